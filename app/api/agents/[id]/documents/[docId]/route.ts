@@ -1,0 +1,20 @@
+import { NextResponse } from "next/server";
+import { parseId, route } from "@/lib/api";
+import { chunkText } from "@/lib/chunking";
+import { getDocument } from "@/lib/documents";
+import { removeDocument } from "@/lib/removal";
+
+type Ctx = { params: Promise<{ id: string; docId: string }> };
+
+export const GET = route(async (_req, { params }: Ctx) => {
+  const p = await params;
+  const doc = getDocument(parseId(p.id, "Agent"), parseId(p.docId, "Document"));
+  const chunks = doc.status === "ready" ? chunkText(doc.text, doc.chunk_size, doc.chunk_overlap) : [];
+  return NextResponse.json({ ...doc, chunks });
+});
+
+export const DELETE = route(async (_req, { params }: Ctx) => {
+  const p = await params;
+  await removeDocument(parseId(p.id, "Agent"), parseId(p.docId, "Document"));
+  return new NextResponse(null, { status: 204 });
+});

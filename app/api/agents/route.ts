@@ -1,0 +1,11 @@
+import { NextResponse } from "next/server";
+import { createAgent, listAgents } from "@/lib/agents";
+import { readJson, route } from "@/lib/api";
+import { agentSchema } from "@/lib/validations/agent";
+
+export const GET = route(async () => NextResponse.json({ agents: listAgents() }));
+
+export const POST = route(async (req) => {
+  const input = agentSchema.parse(await readJson(req));
+  return NextResponse.json(createAgent(input), { status: 201 });
+});

@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { HealthBanner } from "@/components/layout/health-banner";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "KB Inspector",
+  description: "Administer and inspect a RAG knowledge base",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen font-sans">
+        <header className="border-b border-slate-200 bg-white">
+          <nav className="mx-auto flex max-w-6xl items-center gap-6 px-6 py-3" aria-label="Main">
+            <Link href="/" className="font-semibold text-slate-900">
+              KB Inspector
+            </Link>
+            <Link href="/" className="text-sm text-slate-600 hover:text-slate-900">
+              Agents
+            </Link>
+          </nav>
+        </header>
+        <HealthBanner />
+        <main className="mx-auto max-w-6xl px-6 py-8">{children}</main>
+      </body>
+    </html>
+  );
+}

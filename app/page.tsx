@@ -1,0 +1,50 @@
+import Link from "next/link";
+import { listAgents } from "@/lib/agents";
+import { CreateAgentForm } from "@/components/agents/create-agent-form";
+
+export const dynamic = "force-dynamic";
+
+export default function AgentsPage() {
+  const agents = listAgents();
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Agents</h1>
+        <p className="mt-1 text-sm text-slate-600">Each agent retrieves only from its own documents.</p>
+      </div>
+      <CreateAgentForm />
+      {agents.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
+          No agents yet. Create one above, then upload its articles.
+        </p>
+      ) : (
+        <table className="w-full overflow-hidden rounded border border-slate-200 bg-white text-sm">
+          <thead className="bg-slate-100 text-left">
+            <tr>
+              <th className="px-4 py-2">Agent</th>
+              <th className="px-4 py-2">Documents</th>
+              <th className="px-4 py-2">Chunks</th>
+              <th className="px-4 py-2">Tools</th>
+              <th className="px-4 py-2">Last activity</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agents.map((a) => (
+              <tr key={a.id} className="border-t border-slate-200">
+                <td className="px-4 py-2">
+                  <Link href={`/agents/${a.id}`} className="font-medium text-blue-700 underline">
+                    {a.name}
+                  </Link>
+                </td>
+                <td className="px-4 py-2">{a.document_count}</td>
+                <td className="px-4 py-2">{a.chunk_count}</td>
+                <td className="px-4 py-2">{a.tools.join(", ") || "none"}</td>
+                <td className="px-4 py-2">{a.last_activity ? new Date(a.last_activity).toLocaleString("en-GB") : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { createAgent } from "@/lib/agents";
+import { AppError } from "@/lib/errors";
+import { agentSchema } from "@/lib/validations/agent";
+
+export interface FormState {
+  message?: string;
+  errors?: Record<string, string[] | undefined>;
+}
+
+export async function createAgentAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const parsed = agentSchema.safeParse({
+    name: form.get("name"),
+    tools: form.getAll("tools"),
+  });
+  if (!parsed.success) {
+    return { message: "The agent was not created.", errors: parsed.error.flatten().fieldErrors };
+  }
+  let id: number;
+  try {
+    id = createAgent(parsed.data).id;
+  } catch (err) {
+    if (err instanceof AppError) return { message: err.message, errors: { name: [err.message] } };
+    throw err;
+  }
+  revalidatePath("/");
+  redirect(`/agents/${id}`);
+}

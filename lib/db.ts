@@ -1,0 +1,76 @@
+import "server-only";
+import Database from "better-sqlite3";
+import fs from "node:fs";
+import path from "node:path";
+import { env } from "./env.mjs";
+
+// Each entry moves the schema one version forward; never edit a shipped one.
+const MIGRATIONS = [
+  `CREATE TABLE agents (
+     id INTEGER PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     tools TEXT NOT NULL DEFAULT '["document_search"]',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE TABLE documents (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     filename TEXT NOT NULL,
+     type TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     chunk_size INTEGER NOT NULL,
+     chunk_overlap INTEGER NOT NULL,
+     chunk_count INTEGER NOT NULL DEFAULT 0,
+     status TEXT NOT NULL CHECK (status IN ('indexing', 'ready', 'failed')),
+     error TEXT,
+     text TEXT NOT NULL,
+     embedding_model TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX documents_agent ON documents(agent_id, filename);
+   CREATE INDEX documents_sha ON documents(agent_id, sha256);
+   CREATE TABLE tool_calls (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     tool TEXT NOT NULL,
+     input TEXT NOT NULL,
+     ok INTEGER NOT NULL,
+     error TEXT,
+     latency_ms REAL NOT NULL,
+     result_count INTEGER NOT NULL DEFAULT 0,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX tool_calls_agent ON tool_calls(agent_id, created_at);`,
+];
+
+function open(): Database.Database {
+  const dir = env().DATA_DIR;
+  fs.mkdirSync(dir, { recursive: true });
+  const db = new Database(path.join(dir, "kb.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  const version = db.pragma("user_version", { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return db;
+}
+
+// Kept on globalThis so dev-mode module reloads share one connection.
+const holder = globalThis as unknown as { __kbDb?: Database.Database };
+
+export function db(): Database.Database {
+  holder.__kbDb ??= open();
+  return holder.__kbDb;
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { extractText } from "./index";
+import { buildPdf, rejection, utf8 } from "./test-fixtures";
+
+describe("extractText: pdf", () => {
+  it("extracts the text layer of a real PDF", async () => {
+    await expect(extractText("policy.pdf", buildPdf(["Hello refund policy"]))).resolves.toEqual({
+      type: "pdf",
+      text: "Hello refund policy",
+    });
+  });
+
+  it("accepts an upper-case extension", async () => {
+    await expect(extractText("POLICY.PDF", buildPdf(["Hello"]))).resolves.toMatchObject({ type: "pdf" });
+  });
+
+  it("separates pages with one blank line, skipping textless pages", async () => {
+    const { text } = await extractText("two.pdf", buildPdf(["Page one (intro)", null, "Page two"]));
+    expect(text).toBe("Page one (intro)\n\nPage two");
+  });
+
+  it("leaves the caller's bytes intact (pdf.js detaches the buffer it is given)", async () => {
+    const bytes = buildPdf(["Hello"]);
+    const length = bytes.byteLength;
+    await extractText("a.pdf", bytes);
+    expect(bytes.byteLength).toBe(length);
+    await expect(extractText("a.pdf", bytes)).resolves.toMatchObject({ text: "Hello" });
+  });
+
+  it("rejects content that does not start with %PDF-", async () => {
+    const message = await rejection(extractText("notes.pdf", utf8("Hello refund policy")), "type_mismatch");
+    expect(message).toBe('"notes.pdf" is not a PDF: its content does not start with %PDF-.');
+  });
+
+  it("rejects a PDF without a text layer as empty, suggesting a scan", async () => {
+    const message = await rejection(extractText("scan.pdf", buildPdf([null, null])), "empty");
+    expect(message).toContain('"scan.pdf"');
+    expect(message).toMatch(/scanned image/);
+  });
+
+  it("rejects a truncated PDF as unreadable with a short reason", async () => {
+    const bytes = buildPdf(["Hello refund policy"]);
+    const message = await rejection(extractText("cut.pdf", bytes.slice(0, 200)), "unreadable");
+    expect(message).toBe('"cut.pdf" could not be read as a PDF: the file is damaged or truncated.');
+  });
+
+  it("rejects a PDF header followed by garbage as unreadable", async () => {
+    await rejection(extractText("junk.pdf", utf8("%PDF-1.7\nthis is not a pdf body at all")), "unreadable");
+  });
+
+  it("applies maxBytes to PDFs", async () => {
+    await rejection(extractText("a.pdf", buildPdf(["Hello"]), { maxBytes: 100 }), "too_large");
+  });
+});

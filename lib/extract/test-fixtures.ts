@@ -1,0 +1,94 @@
+// Builders for real PDF/DOCX bytes, shared by the tests. Not imported by app code.
+import JSZip from "jszip";
+import { expect } from "vitest";
+import { RejectedFileError, type RejectionCode } from "./errors";
+
+const encoder = new TextEncoder();
+
+export const utf8 = (s: string) => encoder.encode(s);
+
+/**
+ * A minimal PDF 1.4: one page per entry, each showing its string in Helvetica;
+ * `null` gives a page with an empty content stream (no text layer, like a scan).
+ */
+export function buildPdf(pages: (string | null)[]): Uint8Array {
+  const objects: string[] = [];
+  const kids = pages.map((_, i) => `${4 + i * 2} 0 R`).join(" ");
+  objects.push("<< /Type /Catalog /Pages 2 0 R >>");
+  objects.push(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
+  objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  pages.forEach((text, i) => {
+    const content = text === null ? "" : `BT /F1 12 Tf 72 720 Td (${escapePdfString(text)}) Tj ET`;
+    objects.push(
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] " +
+        `/Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
+    );
+    objects.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+  });
+
+  // Offsets are byte positions; the body is ASCII so string length equals byte length.
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xrefAt = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) out += `${String(offset).padStart(10, "0")} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  if (/[^\x00-\x7f]/.test(out)) throw new Error("buildPdf only supports ASCII text");
+  return utf8(out);
+}
+
+function escapePdfString(s: string): string {
+  return s.replace(/[\\()]/g, (c) => `\\${c}`);
+}
+
+const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
+<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>
+<Default Extension="xml" ContentType="application/xml"/>
+<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
+</Types>`;
+
+const PACKAGE_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>
+</Relationships>`;
+
+/** document.xml with one <w:p> per entry; entries must already be XML-escaped. */
+export function documentXml(paragraphs: string[]): string {
+  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${p}</w:t></w:r></w:p>`).join("");
+  return (
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n` +
+    `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`
+  );
+}
+
+export async function buildZip(files: Record<string, string>): Promise<Uint8Array> {
+  const zip = new JSZip();
+  for (const [name, content] of Object.entries(files)) zip.file(name, content);
+  return zip.generateAsync({ type: "uint8array" });
+}
+
+export function buildDocx(paragraphs: string[]): Promise<Uint8Array> {
+  return buildDocxWithDocument(documentXml(paragraphs));
+}
+
+export function buildDocxWithDocument(xml: string): Promise<Uint8Array> {
+  return buildZip({ "[Content_Types].xml": CONTENT_TYPES, "_rels/.rels": PACKAGE_RELS, "word/document.xml": xml });
+}
+
+/** Asserts the rejection code and returns the message; also checks it is user-facing (one line, no stack). */
+export async function rejection(promise: Promise<unknown>, code: RejectionCode): Promise<string> {
+  const err = await promise.then(
+    () => expect.fail(`expected a "${code}" rejection, but extraction succeeded`),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(RejectedFileError);
+  const rejected = err as RejectedFileError;
+  expect({ code: rejected.code, message: rejected.message }).toMatchObject({ code });
+  expect(rejected.message).not.toMatch(/\n|\bat .+:\d+:\d+/);
+  return rejected.message;
+}

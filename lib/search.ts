@@ -1,0 +1,79 @@
+import "server-only";
+import { getAgent } from "./agents";
+import { collectionFor } from "./chroma";
+import { agentChunkCount, embeddingModelsInUse } from "./documents";
+import { embedder } from "./embedder";
+import { AppError, forbidden } from "./errors";
+import { logToolCall } from "./tool-calls";
+import { queryAgent, type VectorHit } from "./vectors";
+
+export interface SearchResult {
+  chunk_text: string;
+  /** Chroma's raw distance in the collection's space: lower is better. */
+  score: number;
+  document_id: number;
+  filename: string;
+  chunk_index: number;
+}
+
+const toResult = (h: VectorHit): SearchResult => ({
+  chunk_text: h.text,
+  score: h.distance,
+  document_id: h.metadata.document_id,
+  filename: h.metadata.filename,
+  chunk_index: h.metadata.chunk_index,
+});
+
+/** Distances are only comparable within one embedding space, so a mixed index is an error. */
+function assertModel(agentId: number, model: string): void {
+  const other = embeddingModelsInUse(agentId).filter((m) => m !== model);
+  if (other.length > 0) {
+    throw new AppError(
+      409,
+      "embedding_model_mismatch",
+      `This agent's documents were embedded with ${other.join(", ")} but the app now embeds with ${model}. ` +
+        "Run `npm run reindex` to re-embed them with the configured model.",
+    );
+  }
+}
+
+/**
+ * The one retrieval function: embed each query with the model that embedded the
+ * chunks, query the shared collection filtered to this agent, closest first.
+ */
+export async function searchAgentDocumentsBatch(agentId: number, queries: string[], topK: number): Promise<SearchResult[][]> {
+  const model = embedder();
+  assertModel(agentId, model.model);
+  if (queries.length === 0) return [];
+  const vectors = await model.embed(queries);
+  // Asking Chroma for more than the agent has only costs time; fewer come back anyway.
+  const n = Math.min(topK, agentChunkCount(agentId));
+  if (n === 0) return queries.map(() => []);
+  const collection = await collectionFor(model);
+  const hits = await queryAgent(collection, agentId, vectors, n);
+  return hits.map((list) => list.map(toResult));
+}
+
+export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
+  const [results] = await searchAgentDocumentsBatch(agentId, [query], topK);
+  return results;
+}
+
+/** The `document_search` tool: gated per agent, every call logged, ok or not. */
+export async function documentSearchTool(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
+  const agent = getAgent(agentId);
+  if (!agent.tools.includes("document_search")) {
+    throw forbidden(`Agent "${agent.name}" does not have the document_search tool enabled.`);
+  }
+  const started = performance.now();
+  const input = { query, top_k: topK };
+  try {
+    const results = await searchAgentDocuments(agentId, query, topK);
+    logToolCall({ agentId, tool: "document_search", input, ok: true, latencyMs: performance.now() - started, resultCount: results.length });
+    return results;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    logToolCall({ agentId, tool: "document_search", input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0 });
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { startChroma } from "../../scripts/chroma-server.mjs";
+
+// One real Chroma server for the whole run; each test file uses its own collection prefix.
+export default async function setup(project: TestProject) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kb-chroma-"));
+  const chroma = await startChroma({ dataDir: dir, restart: false });
+  project.provide("chromaUrl", chroma.url);
+  return async () => {
+    await chroma.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    chromaUrl: string;
+  }
+}

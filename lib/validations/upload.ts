@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../chunking";
+
+const whole = (name: string, min: number) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number.` })
+    .int(`${name} must be a whole number.`)
+    .min(min, `${name} must be at least ${min}.`)
+    .max(100_000, `${name} must be at most 100000.`);
+
+export const chunkSettingsSchema = z
+  .object({
+    chunk_size: whole("chunk_size", 1).default(DEFAULT_CHUNK_SIZE),
+    chunk_overlap: whole("chunk_overlap", 0).default(DEFAULT_CHUNK_OVERLAP),
+  })
+  .refine((s) => s.chunk_overlap < s.chunk_size, {
+    message: "chunk_overlap must be smaller than chunk_size.",
+    path: ["chunk_overlap"],
+  });

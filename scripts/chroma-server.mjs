@@ -1,0 +1,100 @@
+// Starts and supervises a local Chroma server from the `chromadb` package's own CLI.
+// Plain ESM so the launcher (scripts/start.mjs) and the test setup share it.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import net from "node:net";
+import fs from "node:fs";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function chromaCli() {
+  // The package does not export its package.json, so walk up from its entry point.
+  let dir = path.dirname(require.resolve("chromadb"));
+  while (!fs.existsSync(path.join(dir, "package.json"))) dir = path.dirname(dir);
+  return path.join(dir, "dist", "cli.mjs");
+}
+
+export async function waitForHeartbeat(url, timeoutMs = 30_000, isDead = () => false) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = "no answer";
+  while (Date.now() < deadline) {
+    if (isDead()) throw new Error(`Chroma exited before it answered at ${url}`);
+    try {
+      const res = await fetch(`${url}/api/v2/heartbeat`);
+      if (res.ok) return;
+      lastError = `HTTP ${res.status}`;
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`Chroma did not answer at ${url} within ${timeoutMs} ms (${lastError})`);
+}
+
+/**
+ * Runs `chroma run --path dir --port port`, waits until it answers, and restarts it
+ * when it dies unexpectedly. Returns { url, stop }.
+ */
+export async function startChroma({ dataDir, port, log = () => {}, restart = true }) {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const chosenPort = port ?? (await freePort());
+  const url = `http://127.0.0.1:${chosenPort}`;
+  let child = null;
+  let stopping = false;
+  let exited = false;
+  const logFile = fs.openSync(path.join(dataDir, "chroma.log"), "a");
+
+  const launch = () => {
+    exited = false;
+    child = spawn(process.execPath, [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)], {
+      stdio: ["ignore", logFile, logFile],
+      env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
+    });
+    child.on("exit", (code, signal) => {
+      exited = true;
+      if (stopping) return;
+      log(`Chroma exited (code ${code}, signal ${signal}); see ${path.join(dataDir, "chroma.log")}`);
+      if (restart) {
+        setTimeout(() => {
+          if (stopping) return;
+          log("restarting Chroma");
+          launch();
+        }, 1000);
+      }
+    });
+  };
+
+  launch();
+  try {
+    await waitForHeartbeat(url, 30_000, () => exited && !restart);
+  } catch (err) {
+    stopping = true;
+    child?.kill("SIGKILL");
+    throw err;
+  }
+
+  const stop = async () => {
+    stopping = true;
+    if (!child || exited) return;
+    const done = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await done;
+    clearTimeout(timer);
+    fs.closeSync(logFile);
+  };
+  return { url, port: chosenPort, stop, pid: () => child?.pid };
+}
