@@ -54,6 +54,8 @@ export function collectionName(model: string, dimension: number): string {
 }
 
 async function openCollection(e: Embedder): Promise<Collection> {
+  // A model on a compatible server may learn its dimension from a first call.
+  if ("init" in e && typeof e.init === "function") await e.init();
   const name = collectionName(e.model, e.dimension);
   const collection = await chroma().getOrCreateCollection({
     name,
@@ -77,7 +79,7 @@ async function openCollection(e: Embedder): Promise<Collection> {
 /** The shared collection for this embedder; a failed open is retried on the next call. */
 export function collectionFor(e: Embedder): Promise<Collection> {
   holder.__kbCollections ??= new Map();
-  const key = `${chromaUrl()}|${collectionName(e.model, e.dimension)}`;
+  const key = `${chromaUrl()}|${e.model}`;
   let p = holder.__kbCollections.get(key);
   if (!p) {
     p = openCollection(e);

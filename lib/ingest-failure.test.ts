@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "./testing/fake-openai";
+import { apiError, FakeOpenAIServer } from "./testing/fake-openai";
 
 // This file embeds through the OpenAI provider against an OpenAI-compatible server,
 // so the provider can be made to fail part-way through a document.
-let fake: FakeOpenAI;
+let fake: FakeOpenAIServer;
 beforeAll(async () => {
-  fake = await startFakeOpenAI(8);
+  fake = await new FakeOpenAIServer().start();
   process.env.EMBEDDING_PROVIDER = "openai";
   process.env.OPENAI_BASE_URL = fake.url;
   process.env.OPENAI_API_KEY = "sk-test";
-  process.env.OPENAI_EMBEDDING_MODEL = "fake-embed";
+  process.env.OPENAI_EMBEDDING_MODEL = "test-model";
   process.env.OPENAI_EMBEDDING_DIMENSION = "8";
 });
 afterAll(() => fake.close());
@@ -25,9 +25,14 @@ describe("a failed ingest leaves no partial document", () => {
 
     // 100 chunks: the first slice of 64 is embedded and written, the second fails.
     const before = fake.requests.length;
-    fake.failWith = (n) => (n === before + 2 ? { status: 400, body: { error: { message: "input too long", type: "invalid_request_error" } } } : null);
+    fake.queue.push(
+      () => false,
+      (_req, res) => {
+        apiError(res, 400, "input too long");
+        return true;
+      },
+    );
     const res = await ingest(agent.id, "long.txt", "abcdefghij".repeat(200), 20, 0);
-    fake.failWith = () => null;
 
     expect(res).toMatchObject({ outcome: "failed", status: "failed" });
     expect(fake.requests.length).toBe(before + 2);
@@ -48,6 +53,6 @@ describe("a failed ingest leaves no partial document", () => {
     await ingest(agent.id, "a.txt", "same model article");
     const before = fake.requests.length;
     await searchAgentDocuments(agent.id, "which model", 1);
-    expect(fake.requests.slice(before).map((r) => [r.body.model, r.body.input])).toEqual([["fake-embed", ["which model"]]]);
+    expect(fake.requests.slice(before).map((r) => [r.body.model, r.body.input])).toEqual([["test-model", ["which model"]]]);
   });
 });

@@ -1,56 +1,117 @@
+// Test helper (not used by the app): a real OpenAI-compatible HTTP server for embedding tests.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** An OpenAI-compatible embeddings server for tests; the paid API is the one part we stand in for. */
-export interface FakeOpenAI {
-  url: string;
-  requests: { body: { model: string; input: string[]; encoding_format?: string }; headers: http.IncomingHttpHeaders }[];
-  /** Decides the answer to the n-th request (1-based); return null for a normal answer. */
-  failWith: (n: number) => { status: number; body?: unknown; headers?: Record<string, string> } | null;
-  close: () => Promise<void>;
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: {
+    model?: string;
+    input?: string[];
+    encoding_format?: string;
+    dimensions?: number;
+    [key: string]: unknown;
+  };
 }
 
-// A deterministic vector from the text, so equal texts embed equally.
-function vectorFor(text: string, dim: number): number[] {
-  const v = new Array<number>(dim).fill(0);
-  for (let i = 0; i < text.length; i++) v[(text.charCodeAt(i) * 31 + i) % dim] += 1;
-  v[0] += 1;
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
+/** Handles one request; return true when it answered, false to fall through to the default. */
+export type Responder = (req: RecordedRequest, res: http.ServerResponse, server: FakeOpenAIServer) => boolean | void;
+
+/** The deterministic vector the server returns for `text`; all values are exact in float32. */
+export function fakeVector(text: string, dimension: number): number[] {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const v = new Array<number>(dimension);
+  v[0] = 1 + ((h >>> 0) % 65_536);
+  for (let j = 1; j < dimension; j++) v[j] = j === 1 ? text.length % 65_536 : j / 4;
+  return v;
 }
 
-export async function startFakeOpenAI(dimension = 8): Promise<FakeOpenAI> {
-  const fake: FakeOpenAI = { url: "", requests: [], failWith: () => null, close: async () => {} };
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      if (req.method !== "POST" || !req.url?.endsWith("/embeddings")) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
-        return;
-      }
-      const body = JSON.parse(raw);
-      fake.requests.push({ body, headers: req.headers });
-      const failure = fake.failWith(fake.requests.length);
-      if (failure) {
-        res
-          .writeHead(failure.status, { "content-type": "application/json", ...failure.headers })
-          .end(JSON.stringify(failure.body ?? { error: { message: `failure ${failure.status}`, type: "server_error" } }));
-        return;
-      }
-      const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
-      const data = inputs.map((text, index) => {
-        const v = vectorFor(text, dimension);
-        const embedding = body.encoding_format === "base64" ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v;
-        return { object: "embedding", index, embedding };
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function apiError(res: http.ServerResponse, status: number, message: string, code: string | null = null, headers: Record<string, string> = {}) {
+  sendJson(res, status, { error: { message, type: "invalid_request_error", param: null, code } }, headers);
+}
+
+export class FakeOpenAIServer {
+  readonly requests: RecordedRequest[] = [];
+  /** One-shot responders, consumed in order before the default behaviour. */
+  readonly queue: Responder[] = [];
+  /** Dimension per model name; unknown models get a 404 like OpenAI's "model_not_found". */
+  dims: Record<string, number> = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "test-model": 8,
+  };
+  /** Return `data` in a scrambled order (clients must use `index`). */
+  shuffle = false;
+  /** Ignore `encoding_format` and always answer floats, like some compatible servers. */
+  alwaysFloat = false;
+  private server: http.Server | undefined;
+  url = "";
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        let body: RecordedRequest["body"] = {};
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+        } catch {
+          return apiError(res, 400, "invalid JSON body");
+        }
+        const rec: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
+        this.requests.push(rec);
+        const responder = this.queue.shift();
+        if (responder && responder(rec, res, this) !== false) return;
+        this.defaultReply(rec, res);
       });
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ object: "list", data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
-      );
     });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () => new Promise((r) => server.close(() => r()));
-  return fake;
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}/v1`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The embeddings response the server would normally give for `rec`. */
+  embeddingsBody(rec: RecordedRequest) {
+    const { model = "", input = [], dimensions, encoding_format } = rec.body;
+    const dim = dimensions ?? this.dims[model];
+    const base64 = encoding_format === "base64" && !this.alwaysFloat;
+    const data = input.map((text, index) => {
+      const v = fakeVector(text, dim);
+      return {
+        object: "embedding",
+        index,
+        embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v,
+      };
+    });
+    if (this.shuffle) data.sort((a, b) => ((a.index * 7919) % 13) - ((b.index * 7919) % 13) || b.index - a.index);
+    return { object: "list", data, model, usage: { prompt_tokens: 0, total_tokens: 0 } };
+  }
+
+  private defaultReply(rec: RecordedRequest, res: http.ServerResponse) {
+    if (rec.method !== "POST" || rec.path !== "/v1/embeddings") return apiError(res, 404, `Unknown path ${rec.path}`);
+    const model = rec.body.model ?? "";
+    if (!(model in this.dims)) {
+      return apiError(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "model_not_found");
+    }
+    if (!Array.isArray(rec.body.input) || rec.body.input.some((t) => typeof t !== "string" || t === "")) {
+      return apiError(res, 400, "'$.input' is invalid.");
+    }
+    sendJson(res, 200, this.embeddingsBody(rec));
+  }
 }

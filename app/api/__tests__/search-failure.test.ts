@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "@/lib/testing/fake-openai";
+import { apiError, FakeOpenAIServer } from "@/lib/testing/fake-openai";
 
-let fake: FakeOpenAI;
+let fake: FakeOpenAIServer;
 beforeAll(async () => {
-  fake = await startFakeOpenAI(8);
+  fake = await new FakeOpenAIServer().start();
   process.env.EMBEDDING_PROVIDER = "openai";
   process.env.OPENAI_BASE_URL = fake.url;
   process.env.OPENAI_API_KEY = "sk-test-secret";
-  process.env.OPENAI_EMBEDDING_MODEL = "fake-embed";
+  process.env.OPENAI_EMBEDDING_MODEL = "test-model";
   process.env.OPENAI_EMBEDDING_DIMENSION = "8";
 });
 afterAll(() => fake.close());
@@ -21,9 +21,11 @@ describe("search when the embedding provider fails", () => {
     const agent = newAgent("provider down");
     await ingest(agent.id, "a.txt", "an article");
 
-    fake.failWith = () => ({ status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } });
+    fake.queue.push((_req, res) => {
+      apiError(res, 401, "Incorrect API key provided");
+      return true;
+    });
     const res = await call(search.POST, { json: { query: "anything", top_k: 3 }, params: { id: String(agent.id) } });
-    fake.failWith = () => null;
 
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe("embedding_failed");

@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder, stem } from "./local";
+
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+const norm = (v: number[]) => Math.sqrt(cosine(v, v));
+
+const PARAGRAPHS = {
+  sla:
+    "Our support team responds to Priority 1 incidents within 1 hour, 24/7. Priority 2 tickets get a " +
+    "first response within 4 business hours, and all other requests within one business day. Uptime is " +
+    "guaranteed at 99.9% per calendar month; service credits apply when we miss it.",
+  refunds:
+    "Refunds are issued to the original payment method once we receive and inspect the returned item. " +
+    "Processing usually takes 5 to 7 business days, although some banks need up to 10 days to show the " +
+    "credit on your statement.",
+  password:
+    "To reset your password, click 'Forgot password' on the sign-in page and enter the email address on " +
+    "your account. We'll send a reset link that expires after 30 minutes. If the email doesn't arrive, " +
+    "check your spam folder.",
+  invoices:
+    "Invoices are generated on the first day of each billing cycle and emailed to the billing contact. " +
+    "You can download past invoices as PDF from Settings > Billing. To change the company name or VAT " +
+    "number shown on invoices, update your billing details before the next cycle.",
+  shipping:
+    "Orders placed before 2 pm ship the same business day. Standard shipping takes 3 to 5 business days; " +
+    "express delivery arrives within 1 to 2 days. You will receive a tracking number by email as soon as " +
+    "your parcel leaves our warehouse.",
+};
+type Topic = keyof typeof PARAGRAPHS;
+
+async function rank(query: string): Promise<{ topic: Topic; score: number }[]> {
+  const e = new LocalEmbedder();
+  const topics = Object.keys(PARAGRAPHS) as Topic[];
+  const [q, ...docs] = await e.embed([query, ...topics.map((t) => PARAGRAPHS[t])]);
+  return topics.map((topic, i) => ({ topic, score: cosine(q, docs[i]) })).sort((a, b) => b.score - a.score);
+}
+
+/** Checksum of a vector rounded to 1e-6, to detect any change of the features. */
+function checksum(v: number[]): string {
+  let h = 0x811c9dc5;
+  for (const ch of v.map((x) => x.toFixed(6)).join(",")) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+describe("LocalEmbedder", () => {
+  it("has a versioned model name and a fixed dimension", () => {
+    const e = new LocalEmbedder();
+    expect(e.model).toBe(LOCAL_MODEL);
+    expect(e.model).toMatch(/^local-hash-v\d+-768$/);
+    expect(e.dimension).toBe(768);
+    expect(LOCAL_DIMENSION).toBe(768);
+  });
+
+  it("returns one vector of the right dimension per input, in order", async () => {
+    const e = new LocalEmbedder();
+    const texts = ["alpha", "beta gamma", "delta"];
+    const out = await e.embed(texts);
+    expect(out).toHaveLength(3);
+    for (const v of out) expect(v).toHaveLength(768);
+    expect(out[1]).toEqual((await e.embed(["beta gamma"]))[0]);
+    expect(await e.embed([])).toEqual([]);
+  });
+
+  it("is deterministic across instances and independent of batch neighbours", async () => {
+    const text = PARAGRAPHS.refunds;
+    const [a] = await new LocalEmbedder().embed([text]);
+    const b = await new LocalEmbedder().embed([PARAGRAPHS.sla, text, PARAGRAPHS.shipping]);
+    expect(b[1]).toEqual(a);
+  });
+
+  it("returns unit-norm, finite vectors for all kinds of text", async () => {
+    const texts = [
+      ...Object.values(PARAGRAPHS),
+      "x",
+      "the and of", // stopwords only
+      "??? !!! →", // no letters at all
+      "Café crème, naïve façade — Straße",
+      "退款将在收到退回商品后的5至7个工作日内处理。",
+      "Возврат средств занимает до 10 дней",
+      "a".repeat(10_000),
+      "🙂 emoji 👍🏽 text",
+    ];
+    const out = await new LocalEmbedder().embed(texts);
+    for (const v of out) {
+      expect(v.every(Number.isFinite)).toBe(true);
+      expect(norm(v)).toBeCloseTo(1, 10);
+    }
+  });
+
+  it("maps empty and whitespace-only text to a fixed unit vector, never a zero vector", async () => {
+    const [empty, blank] = await new LocalEmbedder().embed(["", "  \n\t "]);
+    expect(empty[0]).toBe(1);
+    expect(norm(empty)).toBe(1);
+    expect(blank).toEqual(empty);
+  });
+
+  it("normalises Unicode (NFKC) and case", async () => {
+    const e = new LocalEmbedder();
+    const [a, b, c] = await e.embed(["ＲＥＦＵＮＤ ﬁle", "refund file", "Refund FILE"]);
+    expect(a).toEqual(b);
+    expect(c).toEqual(b);
+  });
+
+  it("stems common inflections to the same key", () => {
+    const same: [string, string][] = [
+      ["refunds", "refund"],
+      ["passwords", "password"],
+      ["resetting", "reset"],
+      ["charged", "charge"],
+      ["charging", "charges"],
+      ["takes", "taking"],
+      ["policies", "policy"],
+      ["applied", "apply"],
+      ["shipped", "ship"],
+      ["invoices", "invoice"],
+      ["boxes", "box"],
+      ["monthly", "month"],
+      ["billing", "bill"],
+      ["processed", "process"],
+    ];
+    for (const [a, b] of same) expect(stem(a), `${a} vs ${b}`).toBe(stem(b));
+    expect(stem("status")).toBe("status");
+    expect(stem("analysis")).toBe("analysis");
+    expect(stem("thing")).toBe("thing");
+  });
+
+  it("ranks the refund paragraph first for a refund question", async () => {
+    const ranking = await rank("How long do refunds take?");
+    expect(ranking[0].topic).toBe("refunds");
+    expect(ranking[0].score).toBeGreaterThan(ranking[1].score + 0.05);
+  });
+
+  it.each<[string, Topic]>([
+    ["forgot my password, the reset link never arrived", "password"],
+    ["where can I download my invoices?", "invoices"],
+    ["how long does standard shipping take", "shipping"],
+    ["response time for priority incidents", "sla"],
+    ["I returned an item, when will the money be credited?", "refunds"],
+  ])("retrieves the right paragraph for %j", async (query, topic) => {
+    expect((await rank(query))[0].topic).toBe(topic);
+  });
+
+  it("keeps inflected paraphrases closer than unrelated text", async () => {
+    const e = new LocalEmbedder();
+    const [a, b, unrelated1, unrelated2] = await e.embed([
+      "resetting my passwords",
+      "password reset",
+      "shipping takes five business days",
+      "download invoices as PDF",
+    ]);
+    const paraphrase = cosine(a, b);
+    expect(paraphrase).toBeGreaterThan(0.5);
+    expect(paraphrase).toBeGreaterThan(cosine(a, unrelated1) + 0.3);
+    expect(paraphrase).toBeGreaterThan(cosine(a, unrelated2) + 0.3);
+  });
+
+  it("pins the vectors of each model version (bump FEATURE_VERSION when this fails)", async () => {
+    // If you changed features/weights/stemming/hashing on purpose: bump FEATURE_VERSION in
+    // local.ts (so stored vectors are re-embedded) and add the new model name's checksum here.
+    const golden: Record<string, string> = {
+      "local-hash-v1-768": "fdaff978",
+    };
+    const [v] = await new LocalEmbedder().embed([PARAGRAPHS.refunds + " Ünïcödé résumé 退款 don't"]);
+    expect(golden[LOCAL_MODEL], `no checksum recorded for ${LOCAL_MODEL}`).toBeDefined();
+    expect(checksum(v)).toBe(golden[LOCAL_MODEL]);
+  });
+});
