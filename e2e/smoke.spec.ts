@@ -10,7 +10,7 @@ test("the demo agent is there on first start and finds the SLA article", async (
   }).toPass({ timeout: 60_000 });
   await page.getByRole("link", { name: "Support demo" }).click();
   await expect(page.getByRole("heading", { name: "Support demo" })).toBeVisible();
-  await expect(page.getByRole("cell", { name: "support-sla.md" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "support-sla.md", exact: true })).toBeVisible();
 
   await page.getByLabel("Query").fill("support SLA");
   await page.getByRole("button", { name: "Search" }).click();
@@ -42,7 +42,7 @@ test("creates an agent, uploads a file and a bad file, and searches", async ({ p
   await expect(status).toContainText("1 of 2 files are in the knowledge base.");
   await expect(status).toContainText(/shipping\.txt: indexed/);
   await expect(status).toContainText(/photo\.txt: rejected/);
-  await expect(page.getByRole("cell", { name: "shipping.txt" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "shipping.txt", exact: true })).toBeVisible();
 
   await page.getByLabel("Query").fill("when do orders ship");
   await page.getByRole("button", { name: "Search" }).click();
