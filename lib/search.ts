@@ -77,3 +77,29 @@ export async function documentSearchTool(agentId: number, query: string, topK: n
     throw err;
   }
 }
+
+export interface DocumentRank {
+  /** 1-based rank of the document's closest chunk among all the agent's chunks. */
+  rank: number;
+  distance: number;
+  chunk_index: number;
+}
+
+/**
+ * The whole ranking of an agent's chunks for each query, through the same search
+ * function, with no k limit: where every document's best chunk actually lands.
+ */
+export async function rankAllChunks(agentId: number, queries: string[]): Promise<SearchResult[][]> {
+  const total = agentChunkCount(agentId);
+  if (total === 0) return queries.map(() => []);
+  return searchAgentDocumentsBatch(agentId, queries, total);
+}
+
+/** Best rank of each document in one full ranking, keyed by document id. */
+export function bestRanks(ranking: SearchResult[]): Map<number, DocumentRank> {
+  const best = new Map<number, DocumentRank>();
+  ranking.forEach((r, i) => {
+    if (!best.has(r.document_id)) best.set(r.document_id, { rank: i + 1, distance: r.score, chunk_index: r.chunk_index });
+  });
+  return best;
+}
