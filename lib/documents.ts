@@ -33,10 +33,14 @@ export function listDocuments(agentId: number): DocumentRow[] {
 }
 
 /** A document of this agent only: another agent's id is reported as not found. */
+export function findDocument(agentId: number, id: number): DocumentWithText | undefined {
+  return db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as DocumentWithText | undefined;
+}
+
 export function getDocument(agentId: number, id: number): DocumentWithText {
-  const row = db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId);
+  const row = findDocument(agentId, id);
   if (!row) throw notFound(`Document ${id} of agent ${agentId}`);
-  return row as DocumentWithText;
+  return row;
 }
 
 export function findReadyBySha(agentId: number, sha256: string): DocumentRow | undefined {

@@ -6,6 +6,7 @@ import { chunkText } from "./chunking";
 import {
   findByFilename,
   findReadyBySha,
+  getDocument,
   insertDocument,
   markFailed,
   markReady,
@@ -72,18 +73,48 @@ export async function ingestFile(
     };
   }
 
+  return indexDocument(
+    agentId,
+    { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text },
+    settings,
+    onProgress,
+  );
+}
+
+/**
+ * Re-chunks a document's stored text with other settings. The new version is indexed
+ * as a new document and replaces the old one only once it is searchable.
+ */
+export async function reindexDocument(
+  agentId: number,
+  documentId: number,
+  settings: { chunkSize: number; chunkOverlap: number },
+  onProgress: IngestProgress = () => {},
+): Promise<IngestResult> {
+  const doc = getDocument(agentId, documentId);
+  return indexDocument(agentId, doc, settings, onProgress);
+}
+
+async function indexDocument(
+  agentId: number,
+  source: { filename: string; type: string; sha256: string; bytes: number; text: string },
+  settings: { chunkSize: number; chunkOverlap: number },
+  onProgress: IngestProgress,
+): Promise<IngestResult> {
+  const { filename } = source;
+  const base = { filename, document_id: null, chunk_count: 0 };
   onProgress({ stage: "chunk", done: 0, total: 1 });
-  const chunks = chunkText(extracted.text, settings.chunkSize, settings.chunkOverlap);
+  const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap);
   const model = embedder();
   const documentId = insertDocument({
     agent_id: agentId,
     filename,
-    type: extracted.type,
-    sha256,
-    bytes: file.bytes.byteLength,
+    type: source.type,
+    sha256: source.sha256,
+    bytes: source.bytes,
     chunk_size: settings.chunkSize,
     chunk_overlap: settings.chunkOverlap,
-    text: extracted.text,
+    text: source.text,
     embedding_model: model.model,
   });
 
@@ -100,15 +131,14 @@ export async function ingestFile(
   const replaced = findByFilename(agentId, filename, documentId);
   for (const old of replaced) await removeDocument(agentId, old.id);
   onProgress({ stage: "done", done: 1, total: 1 });
+  const replacedReady = replaced.some((d) => d.status === "ready");
   return {
     ...base,
-    outcome: replaced.some((d) => d.status === "ready") ? "replaced" : "indexed",
+    outcome: replacedReady ? "replaced" : "indexed",
     status: "ready",
     document_id: documentId,
     chunk_count: chunks.length,
-    message: replaced.some((d) => d.status === "ready")
-      ? `Replaced the previous version: ${chunks.length} chunks indexed.`
-      : `Indexed ${chunks.length} chunks.`,
+    message: replacedReady ? `Replaced the previous version: ${chunks.length} chunks indexed.` : `Indexed ${chunks.length} chunks.`,
   };
 }
 

@@ -2,20 +2,19 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { createAgent } from "@/lib/agents";
+import { createAgent, updateAgent } from "@/lib/agents";
 import { AppError } from "@/lib/errors";
-import { agentSchema } from "@/lib/validations/agent";
+import { removeAgent } from "@/lib/removal";
+import { agentSchema, agentUpdateSchema } from "@/lib/validations/agent";
 
 export interface FormState {
   message?: string;
   errors?: Record<string, string[] | undefined>;
+  ok?: boolean;
 }
 
 export async function createAgentAction(_prev: FormState, form: FormData): Promise<FormState> {
-  const parsed = agentSchema.safeParse({
-    name: form.get("name"),
-    tools: form.getAll("tools"),
-  });
+  const parsed = agentSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
   if (!parsed.success) {
     return { message: "The agent was not created.", errors: parsed.error.flatten().fieldErrors };
   }
@@ -28,4 +27,23 @@ export async function createAgentAction(_prev: FormState, form: FormData): Promi
   }
   revalidatePath("/");
   redirect(`/agents/${id}`);
+}
+
+export async function updateAgentAction(agentId: number, _prev: FormState, form: FormData): Promise<FormState> {
+  const parsed = agentUpdateSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
+  if (!parsed.success) return { message: "Nothing was saved.", errors: parsed.error.flatten().fieldErrors };
+  try {
+    updateAgent(agentId, parsed.data);
+  } catch (err) {
+    if (err instanceof AppError) return { message: err.message, errors: { name: [err.message] } };
+    throw err;
+  }
+  revalidatePath("/", "layout");
+  return { ok: true, message: "Saved." };
+}
+
+export async function deleteAgentAction(agentId: number): Promise<void> {
+  await removeAgent(agentId);
+  revalidatePath("/", "layout");
+  redirect("/");
 }

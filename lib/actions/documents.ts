@@ -1,30 +1,62 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { AppError } from "@/lib/errors";
-import type { IngestResult } from "@/lib/ingest";
+import { reindexDocument } from "@/lib/ingest";
 import { removeDocument } from "@/lib/removal";
-import { ingestFiles, parseUploadForm } from "@/lib/uploads";
+import { startUploadJob } from "@/lib/upload-jobs";
+import { parseUploadForm } from "@/lib/uploads";
+import { chunkSettingsSchema } from "@/lib/validations/upload";
 
-export interface UploadState {
+export interface StartUploadState {
   message?: string;
-  results?: IngestResult[];
+  jobId?: string;
 }
 
-export async function uploadAction(agentId: number, _prev: UploadState, form: FormData): Promise<UploadState> {
-  let results: IngestResult[];
+/** Starts indexing the files in the background; the page follows the job's progress. */
+export async function startUploadAction(agentId: number, form: FormData): Promise<StartUploadState> {
   try {
-    results = await ingestFiles(agentId, parseUploadForm(form));
+    const upload = parseUploadForm(form);
+    const files = await Promise.all(
+      upload.files.map(async (f) => ({ filename: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })),
+    );
+    return { jobId: startUploadJob(agentId, files, upload).id };
   } catch (err) {
     if (err instanceof AppError) return { message: err.message };
     throw err;
   }
-  revalidatePath(`/agents/${agentId}`);
-  const ok = results.filter((r) => r.status === "ready").length;
-  return { message: `${ok} of ${results.length} files are in the knowledge base.`, results };
 }
 
 export async function deleteDocumentAction(agentId: number, documentId: number): Promise<void> {
   await removeDocument(agentId, documentId);
-  revalidatePath(`/agents/${agentId}`);
+  revalidatePath(`/agents/${agentId}`, "layout");
+}
+
+export interface ReindexState {
+  message?: string;
+  errors?: Record<string, string[] | undefined>;
+  ok?: boolean;
+}
+
+export async function reindexDocumentAction(agentId: number, documentId: number, _prev: ReindexState, form: FormData): Promise<ReindexState> {
+  const parsed = chunkSettingsSchema.safeParse({
+    chunk_size: form.get("chunk_size") || undefined,
+    chunk_overlap: form.get("chunk_overlap") || undefined,
+  });
+  if (!parsed.success) {
+    return { message: parsed.error.issues.map((i) => i.message).join(" "), errors: parsed.error.flatten().fieldErrors };
+  }
+  let newId: number;
+  try {
+    const result = await reindexDocument(agentId, documentId, { chunkSize: parsed.data.chunk_size, chunkOverlap: parsed.data.chunk_overlap });
+    if (result.status !== "ready" || result.document_id === null) return { message: result.message };
+    newId = result.document_id;
+  } catch (err) {
+    if (err instanceof AppError) return { message: err.message };
+    throw err;
+  }
+  revalidatePath(`/agents/${agentId}`, "layout");
+  // The new version is a new document: follow it.
+  redirect(`/agents/${agentId}/documents/${newId}`);
 }

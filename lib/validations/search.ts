@@ -9,3 +9,6 @@ export const searchSchema = z.object({
     .max(100, "top_k must be an integer from 1 to 100.")
     .default(3),
 });
+
+/** The inspector slider's range; the API accepts up to 100. */
+export const INSPECTOR_MAX_K = 50;

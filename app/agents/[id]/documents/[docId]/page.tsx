@@ -1,0 +1,70 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { agentFromParams } from "@/lib/agent-param";
+import { chunkText } from "@/lib/chunking";
+import { findDocument } from "@/lib/documents";
+import { ChunkedText } from "@/components/documents/chunked-text";
+import { ReindexForm } from "@/components/documents/reindex-form";
+import { DeleteDocumentButton } from "@/components/documents/delete-document-button";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string; docId: string }> };
+
+/** A query that should find this chunk: its opening words, used to jump to the inspector. */
+const probeQuery = (text: string) => text.replace(/\s+/g, " ").trim().split(" ").slice(0, 12).join(" ");
+
+export default async function DocumentPage({ params }: Props) {
+  const agent = await agentFromParams(params);
+  const { docId } = await params;
+  const doc = /^\d+$/.test(docId) ? findDocument(agent.id, Number(docId)) : undefined;
+  if (!doc) notFound();
+  // The chunks are recomputed from the stored text with the settings the document was indexed with.
+  const chunks = doc.status === "ready" ? chunkText(doc.text, doc.chunk_size, doc.chunk_overlap) : [];
+  const inspect = (q: string) => `/agents/${agent.id}/search?q=${encodeURIComponent(q)}&k=3&expected=${doc.id}`;
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <h2 className="text-xl font-semibold">{doc.filename}</h2>
+          <p className="text-sm text-slate-600">
+            {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters · {doc.chunk_count} chunks of{" "}
+            {doc.chunk_size} with {doc.chunk_overlap} overlap · {doc.status}
+            {doc.error ? `: ${doc.error}` : ""} · embedded with {doc.embedding_model}
+          </p>
+        </div>
+        <div className="flex items-center gap-3">
+          <Link href={`/agents/${agent.id}`} className="text-sm text-blue-700 underline">
+            All documents
+          </Link>
+        </div>
+      </div>
+      <ReindexForm agentId={agent.id} documentId={doc.id} size={doc.chunk_size} overlap={doc.chunk_overlap} />
+      <ChunkedText text={doc.text} chunks={chunks} label={`${chunks.length} chunks drawn on the extracted text`} />
+      <section aria-labelledby="chunks-heading" className="space-y-2">
+        <h3 id="chunks-heading" className="font-semibold">
+          Chunks
+        </h3>
+        {chunks.length === 0 && <p className="text-sm text-slate-600">This document has no chunks in the index.</p>}
+        <ol className="space-y-2">
+          {chunks.map((c) => (
+            <li key={c.index} className="rounded border border-slate-200 bg-white p-3 text-sm">
+              <div className="mb-1 flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600">
+                <span>
+                  Chunk {c.index} · characters {c.start}–{c.end}
+                </span>
+                <Link href={inspect(probeQuery(c.text))} className="text-blue-700 underline">
+                  Inspect chunk {c.index}
+                </Link>
+              </div>
+              <p className="whitespace-pre-wrap">{c.text}</p>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <div className="border-t border-slate-200 pt-4">
+        <DeleteDocumentButton agentId={agent.id} documentId={doc.id} filename={doc.filename} chunks={doc.chunk_count} />
+      </div>
+    </div>
+  );
+}

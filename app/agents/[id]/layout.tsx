@@ -1,0 +1,27 @@
+import Link from "next/link";
+import { agentFromParams } from "@/lib/agent-param";
+import { AgentTabs } from "@/components/agents/agent-tabs";
+
+export default async function AgentLayout({ params, children }: { params: Promise<{ id: string }>; children: React.ReactNode }) {
+  const agent = await agentFromParams(params);
+  return (
+    <div className="space-y-6">
+      <div>
+        <p className="text-sm text-slate-500">
+          <Link href="/" className="hover:underline">
+            Agents
+          </Link>{" "}
+          / agent {agent.id}
+        </p>
+        <h1 className="text-2xl font-semibold">{agent.name}</h1>
+        {!agent.tools.includes("document_search") && (
+          <p className="mt-1 text-sm text-amber-800">
+            The document_search tool is off for this agent: searches answer 403 until it is enabled in Settings.
+          </p>
+        )}
+      </div>
+      <AgentTabs agentId={agent.id} />
+      {children}
+    </div>
+  );
+}

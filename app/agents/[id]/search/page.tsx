@@ -1,0 +1,29 @@
+import { agentFromParams } from "@/lib/agent-param";
+import { DISTANCE_LABEL } from "@/lib/chroma";
+import { listDocuments } from "@/lib/documents";
+import { Inspector } from "@/components/search/inspector";
+import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ q?: string; k?: string; expected?: string }> };
+
+export default async function SearchInspectorPage({ params, searchParams }: Props) {
+  const agent = await agentFromParams(params);
+  const sp = await searchParams;
+  const k = Number(sp.k);
+  const documents = listDocuments(agent.id).filter((d) => d.status === "ready");
+  const expected = Number(sp.expected);
+  return (
+    <Inspector
+      agentId={agent.id}
+      documents={documents.map((d) => ({ id: d.id, filename: d.filename }))}
+      space={DISTANCE_LABEL}
+      initial={{
+        query: sp.q ?? "",
+        topK: Number.isInteger(k) && k >= 1 && k <= MAX_K ? k : 3,
+        expected: documents.some((d) => d.id === expected) ? expected : null,
+      }}
+    />
+  );
+}

@@ -1,0 +1,27 @@
+import { agentFromParams } from "@/lib/agent-param";
+import { listDocuments } from "@/lib/documents";
+import { AgentSettingsForm } from "@/components/agents/agent-settings-form";
+import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
+
+export const dynamic = "force-dynamic";
+
+export default async function AgentSettingsPage({ params }: { params: Promise<{ id: string }> }) {
+  const agent = await agentFromParams(params);
+  const docs = listDocuments(agent.id);
+  const chunks = docs.reduce((n, d) => n + d.chunk_count, 0);
+  return (
+    <div className="space-y-6">
+      <AgentSettingsForm agentId={agent.id} name={agent.name} tools={agent.tools} />
+      <section aria-labelledby="danger-heading" className="space-y-2 rounded border border-red-200 bg-white p-4">
+        <h2 id="danger-heading" className="font-semibold text-red-800">
+          Delete this agent
+        </h2>
+        <p className="text-sm text-slate-700">
+          Deletes the agent, its {docs.length} documents and their {chunks} chunks from the index, its labeled pairs and
+          evaluation runs. This cannot be undone.
+        </p>
+        <DeleteAgentButton agentId={agent.id} name={agent.name} documents={docs.length} chunks={chunks} />
+      </section>
+    </div>
+  );
+}

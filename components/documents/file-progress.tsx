@@ -1,0 +1,60 @@
+import Link from "next/link";
+import type { FileProgress, UploadJob } from "@/lib/upload-jobs";
+
+const STAGES = ["extract", "chunk", "embed", "write"] as const;
+const OUTCOME = { indexed: "indexed", replaced: "replaced", duplicate: "already present", rejected: "rejected", failed: "failed" } as const;
+
+/** Overall share done: each stage is a quarter, embed and write move with the chunk count. */
+function percent(p: FileProgress): number {
+  if (p.result || p.stage === "done") return 100;
+  if (p.stage === "queued") return 0;
+  const i = STAGES.indexOf(p.stage);
+  const within = p.total > 0 ? p.done / p.total : 0;
+  return Math.round(((i + within) / STAGES.length) * 100);
+}
+
+export function FileProgressList({ agentId, job }: { agentId: number; job: UploadJob }) {
+  return (
+    <div className="space-y-2">
+      <h3 className="text-sm font-medium">{job.finished ? "Upload finished" : "Indexing…"}</h3>
+      <ul className="space-y-2" aria-label="Upload progress">
+        {job.files.map((f, i) => {
+          const r = f.result;
+          const pct = percent(f);
+          return (
+            <li key={`${f.filename}-${i}`} className="space-y-1 text-sm">
+              <div className="flex justify-between gap-4">
+                <span className="font-medium">{f.filename}</span>
+                <span className="text-slate-600">{r ? OUTCOME[r.outcome] : f.stage === "queued" ? "waiting" : `${f.stage}…`}</span>
+              </div>
+              <div
+                role="progressbar"
+                aria-label={`Progress of ${f.filename}`}
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={pct}
+                className="h-2 overflow-hidden rounded bg-slate-200"
+              >
+                <div
+                  className={`h-full transition-all ${r && r.status !== "ready" ? "bg-red-500" : "bg-blue-600"}`}
+                  style={{ width: `${pct}%` }}
+                />
+              </div>
+              {r && (
+                <p className={r.status === "ready" ? "text-green-800" : "text-red-700"}>
+                  {f.filename}: {OUTCOME[r.outcome]}
+                  {r.status === "ready" ? ` (${r.chunk_count} chunks)` : ""} — {r.message}{" "}
+                  {r.document_id && r.status === "ready" && (
+                    <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
+                      open
+                    </Link>
+                  )}
+                </p>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

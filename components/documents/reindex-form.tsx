@@ -1,0 +1,25 @@
+"use client";
+
+import { useActionState } from "react";
+import { reindexDocumentAction, type ReindexState } from "@/lib/actions/documents";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+export function ReindexForm({ agentId, documentId, size, overlap }: { agentId: number; documentId: number; size: number; overlap: number }) {
+  const [state, action] = useActionState<ReindexState, FormData>(reindexDocumentAction.bind(null, agentId, documentId), {});
+  return (
+    <form action={action} className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-3" aria-describedby="reindex-status">
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        Chunk size
+        <input name="chunk_size" type="number" min={1} defaultValue={size} className="w-28 rounded border border-slate-300 px-2 py-1 font-normal" />
+      </label>
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        Overlap
+        <input name="chunk_overlap" type="number" min={0} defaultValue={overlap} className="w-28 rounded border border-slate-300 px-2 py-1 font-normal" />
+      </label>
+      <SubmitButton pendingText="Re-indexing…">Re-index with these settings</SubmitButton>
+      <p id="reindex-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
+        {state.message}
+      </p>
+    </form>
+  );
+}

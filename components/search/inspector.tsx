@@ -1,0 +1,148 @@
+"use client";
+
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { savePairAction } from "@/lib/actions/inspector";
+import { postJson } from "@/lib/api-client";
+import type { Inspection } from "@/lib/inspect";
+import { queryKeys } from "@/lib/query-keys";
+import type { SearchResult } from "@/lib/search";
+import { DistanceChart } from "./distance-chart";
+import { MissDiagnosis } from "./miss-diagnosis";
+import { RecentQueries } from "./recent-queries";
+import { ResultsTable } from "./results-table";
+import { useDebounced } from "./use-debounced";
+import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
+
+
+export interface InspectorProps {
+  agentId: number;
+  documents: { id: number; filename: string }[];
+  space: string;
+  initial: { query: string; topK: number; expected: number | null };
+}
+
+export function Inspector({ agentId, documents, space, initial }: InspectorProps) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const client = useQueryClient();
+  const [query, setQuery] = useState(initial.query);
+  const [topK, setTopK] = useState(initial.topK);
+  const [expected, setExpected] = useState<number | null>(initial.expected);
+  const [saved, setSaved] = useState<{ ok?: boolean; message?: string } | null>(null);
+  const q = useDebounced(query.trim(), 350);
+  const k = useDebounced(topK, 250);
+
+  // The URL carries the whole state, so a link to a miss can be shared.
+  useEffect(() => {
+    const params = new URLSearchParams();
+    if (q) params.set("q", q);
+    params.set("k", String(k));
+    if (expected !== null) params.set("expected", String(expected));
+    router.replace(`${pathname}?${params}`, { scroll: false });
+  }, [q, k, expected, pathname, router]);
+
+  const search = useQuery({
+    queryKey: queryKeys.search(agentId, q, k),
+    queryFn: async () => {
+      const res = await postJson<{ results: SearchResult[] }>(`/api/agents/${agentId}/documents/search`, { query: q, top_k: k });
+      void client.invalidateQueries({ queryKey: queryKeys.toolCalls(agentId) });
+      return res.results;
+    },
+    enabled: q.length > 0,
+    placeholderData: keepPreviousData,
+    retry: false,
+    staleTime: 0,
+  });
+  const inspection = useQuery({
+    queryKey: queryKeys.inspect(agentId, q, expected),
+    queryFn: () => postJson<Inspection>(`/api/agents/${agentId}/inspect`, { query: q, expected_document_id: expected ?? undefined }),
+    enabled: q.length > 0,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+
+  const save = async () => {
+    if (expected === null) return;
+    setSaved(await savePairAction(agentId, q, expected));
+  };
+
+  const results = search.data ?? [];
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
+      <div className="min-w-0 space-y-4">
+        <div className="grid gap-4 rounded border border-slate-200 bg-white p-4 md:grid-cols-[1fr_14rem]">
+          <label className="flex flex-col gap-1 text-sm font-medium">
+            Query
+            <input
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Ask what a user would ask"
+              className="rounded border border-slate-300 px-3 py-2 font-normal"
+            />
+          </label>
+          <label className="flex flex-col gap-1 text-sm font-medium">
+            <span>
+              top_k: <output className="font-mono">{topK}</output>
+            </span>
+            <input type="range" min={1} max={MAX_K} value={topK} onChange={(e) => setTopK(Number(e.target.value))} aria-label="top_k" />
+          </label>
+          <label className="flex flex-col gap-1 text-sm font-medium md:col-span-2">
+            Expected document (why did it miss?)
+            <div className="flex flex-wrap gap-3">
+              <select
+                value={expected ?? ""}
+                onChange={(e) => {
+                  setExpected(e.target.value ? Number(e.target.value) : null);
+                  setSaved(null);
+                }}
+                className="min-w-64 rounded border border-slate-300 px-2 py-1.5 font-normal"
+              >
+                <option value="">None chosen</option>
+                {documents.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.filename}
+                  </option>
+                ))}
+              </select>
+              <button
+                type="button"
+                onClick={save}
+                disabled={expected === null || !q}
+                className="rounded border border-slate-300 px-3 py-1.5 text-sm font-normal hover:bg-slate-50 disabled:opacity-50"
+              >
+                Save as labeled pair
+              </button>
+              <span aria-live="polite" className={`self-center text-sm font-normal ${saved?.ok ? "text-green-800" : "text-red-700"}`}>
+                {saved?.message}
+              </span>
+            </div>
+          </label>
+        </div>
+
+        {!q && <p className="text-sm text-slate-600">Type a query to see the chunks this agent retrieves for it, closest first.</p>}
+        {search.error && (
+          <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+            {search.error.message}
+          </p>
+        )}
+        {inspection.data && expected !== null && <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />}
+        {inspection.data && (
+          <DistanceChart distances={inspection.data.distances} topK={topK} expectedRank={inspection.data.expected?.best_rank ?? null} space={space} />
+        )}
+        {q && search.data && (
+          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={search.isPlaceholderData} />
+        )}
+      </div>
+      <RecentQueries
+        agentId={agentId}
+        onPick={(pq, pk) => {
+          setQuery(pq);
+          setTopK(Math.min(Math.max(pk, 1), MAX_K));
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import type { Inspection } from "@/lib/inspect";
+
+/** Where the expected document really ranked, and what top_k would have retrieved it. */
+export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspection; topK: number; space: string }) {
+  const e = inspection.expected;
+  if (!e) return null;
+  if (!e.indexed) {
+    return (
+      <p role="status" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+        {e.filename} has no chunks in the index, so no top_k can retrieve it. Upload or re-index it first.
+      </p>
+    );
+  }
+  const kth = inspection.distances[Math.min(topK, inspection.distances.length) - 1];
+  const hit = e.best_rank !== null && e.best_rank <= topK;
+  return (
+    <div role="status" className={`space-y-3 rounded border p-3 text-sm ${hit ? "border-green-300 bg-green-50" : "border-amber-300 bg-amber-50"}`}>
+      <p className="font-medium">
+        {hit
+          ? `Retrieved: ${e.filename} is at rank ${e.best_rank}, within top_k = ${topK}.`
+          : `Missed: ${e.filename} first appears at rank ${e.best_rank}; top_k = ${topK} stops before it.`}
+      </p>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
+        <div>
+          <dt className="text-slate-600">Best rank</dt>
+          <dd className="font-mono" data-testid="best-rank">
+            {e.best_rank} of {inspection.total_chunks}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-600">Its distance</dt>
+          <dd className="font-mono">{e.best_distance?.toFixed(4)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-600">Distance of result {topK}</dt>
+          <dd className="font-mono">{kth !== undefined ? kth.toFixed(4) : "—"}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-600">Retrieved from top_k</dt>
+          <dd className="font-mono" data-testid="needed-k">
+            {e.best_rank}
+          </dd>
+        </div>
+      </dl>
+      <table className="w-full text-xs">
+        <caption className="text-left font-medium">All chunks of {e.filename} ({space})</caption>
+        <thead className="text-left text-slate-600">
+          <tr>
+            <th className="py-1 pr-3">Chunk</th>
+            <th className="py-1 pr-3">Rank</th>
+            <th className="py-1 pr-3">Distance</th>
+            <th className="py-1">Opening</th>
+          </tr>
+        </thead>
+        <tbody>
+          {e.chunks.map((c) => (
+            <tr key={c.chunk_index} className="border-t border-black/10">
+              <td className="py-1 pr-3">{c.chunk_index}</td>
+              <td className="py-1 pr-3 font-mono">{c.rank}</td>
+              <td className="py-1 pr-3 font-mono">{c.distance.toFixed(4)}</td>
+              <td className="py-1 text-slate-700">{c.chunk_text.slice(0, 120)}…</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

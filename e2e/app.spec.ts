@@ -1,0 +1,72 @@
+import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const LONG = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} talks about warehouse topic number ${i + 1} in some detail.`).join("\n");
+
+test("uploads several files with a chunk preview, live progress and a result per file", async ({ page, agent }) => {
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByText("No documents yet.")).toBeVisible();
+
+  await page.getByLabel("Files").setInputFiles([
+    { name: "shipping.md", mimeType: "text/markdown", buffer: Buffer.from(ARTICLES["shipping.md"] + LONG) },
+    { name: "returns.txt", mimeType: "text/plain", buffer: Buffer.from(ARTICLES["returns.txt"]) },
+    { name: "photo.txt", mimeType: "text/plain", buffer: PNG },
+  ]);
+  const summary = page.getByTestId("preview-summary");
+  await expect(summary).toHaveText(/^2 chunks from \d+ characters/);
+  await page.getByLabel("Chunk size (characters)").fill("200");
+  await page.getByLabel("Overlap (characters)").fill("50");
+  const smaller = Number((await summary.textContent())!.split(" ")[0]);
+  expect(smaller).toBeGreaterThan(4);
+  await page.getByLabel("Overlap (characters)").fill("200");
+  await expect(page.getByText(/smaller than the chunk size/)).toBeVisible();
+  await page.getByLabel("Overlap (characters)").fill("50");
+  await page.getByLabel("Preview of").selectOption("photo.txt");
+  await expect(page.getByText(/This file will be rejected/)).toBeVisible();
+  await page.screenshot({ path: "e2e/screenshots/upload-preview.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Upload and index" }).click();
+  await expect(page.getByRole("progressbar")).toHaveCount(3);
+  const progress = page.getByRole("list", { name: "Upload progress" });
+  await expect(progress).toContainText(`shipping.md: indexed (${smaller} chunks)`);
+  await expect(progress).toContainText("returns.txt: indexed");
+  await expect(progress).toContainText(/photo\.txt: rejected — .*PNG/);
+  await expect(page.getByRole("progressbar", { name: "Progress of shipping.md" })).toHaveAttribute("aria-valuenow", "100");
+
+  const table = page.getByRole("table", { name: "Documents" });
+  await expect(table.getByRole("link", { name: "shipping.md" })).toBeVisible();
+  await expect(table.getByRole("link", { name: "returns.txt" })).toBeVisible();
+  await expect(table.getByRole("link", { name: "photo.txt" })).toHaveCount(0);
+  await expect(table.getByRole("row", { name: /shipping\.md/ })).toContainText("200 / 50");
+  await page.getByLabel("Filter by name").fill("ret");
+  await expect(table.getByRole("link", { name: "shipping.md" })).toHaveCount(0);
+  await page.screenshot({ path: "e2e/screenshots/documents.png", fullPage: true });
+});
+
+test("opens a document with its chunk boundaries and jumps from a chunk to the inspector", async ({ page, agent }) => {
+  const [doc] = await uploadThroughApi(page, agent.id, { "warehouse.txt": LONG }, { chunk_size: "300", chunk_overlap: "60" });
+  await page.goto(`/agents/${agent.id}`);
+  await page.getByRole("link", { name: "warehouse.txt" }).click();
+  await expect(page.getByRole("heading", { name: "warehouse.txt" })).toBeVisible();
+  await expect(page.getByText(`${doc.chunk_count} chunks drawn on the extracted text`)).toBeVisible();
+  await expect(page.getByText("Chunk 0 · characters 0–300")).toBeVisible();
+  await expect(page.getByText("Chunk 1 · characters 240–540")).toBeVisible();
+  await page.screenshot({ path: "e2e/screenshots/document.png", fullPage: true });
+
+  await page.getByRole("link", { name: "Inspect chunk 1" }).click();
+  await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}/search\\?.*expected=${doc.document_id}`));
+  await expect(page.getByLabel("Query")).toHaveValue(/warehouse topic/);
+  await expect(page.getByLabel("Expected document (why did it miss?)")).toHaveValue(String(doc.document_id));
+  await expect(page.getByRole("status").filter({ hasText: "warehouse.txt" })).toBeVisible();
+});
+
+test("re-indexes a document with other chunk settings", async ({ page, agent }) => {
+  await uploadThroughApi(page, agent.id, { "warehouse.txt": LONG });
+  await page.goto(`/agents/${agent.id}`);
+  await page.getByRole("link", { name: "warehouse.txt" }).click();
+  await page.getByLabel("Chunk size").fill("250");
+  await page.getByLabel("Overlap").fill("25");
+  await page.getByRole("button", { name: "Re-index with these settings" }).click();
+  await expect(page.getByText("Chunk 1 · characters 225–475")).toBeVisible();
+  await expect(page.getByText(/chunks of 250 with 25 overlap/)).toBeVisible();
+});

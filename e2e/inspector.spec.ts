@@ -1,0 +1,123 @@
+import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
+
+const FILLER = Object.fromEntries(
+  ["billing", "security", "mobile app", "integrations", "exports", "teams"].map((topic) => [
+    `${topic.replace(" ", "-")}.txt`,
+    Array.from({ length: 4 }, (_, i) => `${topic} note ${i + 1}: general guidance about ${topic} settings and options.`).join(" "),
+  ]),
+);
+
+test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-runs a recent query", async ({ page, agent }) => {
+  const docs = await uploadThroughApi(page, agent.id, { ...ARTICLES, ...FILLER }, { chunk_size: "120", chunk_overlap: "20" });
+  const total = docs.reduce((n, d) => n + d.chunk_count, 0);
+  expect(total).toBeGreaterThan(12);
+
+  await page.goto(`/agents/${agent.id}/search`);
+  await expect(page.getByText("Type a query to see the chunks")).toBeVisible();
+  await page.getByLabel("Query").fill("when do orders ship");
+  const caption = page.getByRole("table", { name: "Search results" }).locator("caption");
+  await expect(caption).toContainText("3 results");
+  await expect(caption).toContainText("cosine distance, lower is better");
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1).locator("mark").first()).toBeVisible();
+
+  await page.getByRole("slider", { name: "top_k" }).fill("10");
+  await expect(caption).toContainText("10 results");
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("row")).toHaveCount(11);
+  await expect(page).toHaveURL(/q=when\+do\+orders\+ship.*k=10/);
+
+  // An expected document far down the ranking: the page says where it is and what top_k reaches it.
+  await page.getByLabel("Expected document (why did it miss?)").selectOption({ label: "returns.txt" });
+  const diagnosis = page.getByRole("status").filter({ hasText: "returns.txt" });
+  await expect(diagnosis).toBeVisible();
+  const rank = Number((await page.getByTestId("best-rank").textContent())!.split(" ")[0]);
+  expect(rank).toBeGreaterThan(1);
+  await expect(page.getByTestId("needed-k")).toHaveText(String(rank));
+  await page.getByRole("slider", { name: "top_k" }).fill(String(Math.max(rank - 1, 1)));
+  await expect(diagnosis).toContainText(`Missed: returns.txt first appears at rank ${rank}`);
+  await page.getByRole("slider", { name: "top_k" }).fill(String(rank));
+  await expect(diagnosis).toContainText(`Retrieved: returns.txt is at rank ${rank}`);
+  await expect(page).toHaveURL(new RegExp(`expected=${docs.find((d) => d.filename === "returns.txt")!.document_id}`));
+  await expect(page.getByRole("img", { name: /Distances of the first/ })).toBeVisible();
+  await page.screenshot({ path: "e2e/screenshots/inspector.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Save as labeled pair" }).click();
+  await expect(page.getByText("Saved as a labeled pair")).toBeVisible();
+  await page.getByRole("button", { name: "Save as labeled pair" }).click();
+  await expect(page.getByText(/already exists/)).toBeVisible();
+
+  // The shared link restores the same state.
+  const url = page.url();
+  await page.goto(url);
+  await expect(page.getByLabel("Query")).toHaveValue("when do orders ship");
+  await expect(page.getByTestId("best-rank")).toContainText(String(rank));
+
+  const recent = page.getByRole("region", { name: "Recent queries" });
+  await page.getByLabel("Query").fill("refund label");
+  await expect(caption).toContainText("results");
+  await expect(recent.getByRole("button", { name: /refund label/ })).toBeVisible();
+  await recent.getByRole("button", { name: /when do orders ship/ }).first().click();
+  await expect(page.getByLabel("Query")).toHaveValue("when do orders ship");
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
+});
+
+test("a deleted document is gone from search", async ({ page, agent }) => {
+  await uploadThroughApi(page, agent.id, ARTICLES);
+  await page.goto(`/agents/${agent.id}/search?q=${encodeURIComponent("when do orders ship")}&k=5`);
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("link", { name: "shipping.md" })).toBeVisible();
+
+  await page.getByRole("link", { name: "Documents" }).click();
+  page.once("dialog", (d) => {
+    expect(d.message()).toContain('Delete "shipping.md"');
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Delete shipping.md" }).click();
+  await expect(page.getByRole("link", { name: "shipping.md" })).toHaveCount(0);
+
+  await page.goto(`/agents/${agent.id}/search?q=${encodeURIComponent("when do orders ship")}&k=5`);
+  await expect(page.getByRole("table", { name: "Search results" }).locator("caption")).toContainText("1 result ·");
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("link", { name: "shipping.md" })).toHaveCount(0);
+});
+
+test("shows the 403 message when the agent lacks document_search, and works again once enabled", async ({ page, agent }) => {
+  await uploadThroughApi(page, agent.id, ARTICLES);
+  await page.goto(`/agents/${agent.id}/settings`);
+  await page.getByLabel(/document_search/).uncheck();
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  await expect(page.getByText(/The document_search tool is off/)).toBeVisible();
+
+  await page.getByRole("link", { name: "Search inspector" }).click();
+  await page.getByLabel("Query").fill("when do orders ship");
+  await expect(page.getByRole("alert").filter({ hasText: "does not have the document_search tool" })).toBeVisible();
+
+  await page.goto(`/agents/${agent.id}/settings`);
+  await page.getByLabel(/document_search/).check();
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  await page.goto(`/agents/${agent.id}/search?q=orders`);
+  await expect(page.getByRole("table", { name: "Search results" }).locator("caption")).toContainText("results");
+});
+
+test("creates, renames and deletes an agent, with the counts in the confirmation", async ({ page }) => {
+  const name = `Lifecycle ${Date.now()}`;
+  await page.goto("/");
+  await page.getByLabel("New agent name").fill(name);
+  await page.getByRole("button", { name: "Create agent" }).click();
+  await expect(page.getByRole("heading", { name })).toBeVisible();
+  const id = Number(page.url().split("/agents/")[1]);
+  await uploadThroughApi(page, id, { "returns.txt": ARTICLES["returns.txt"] });
+
+  await page.getByRole("link", { name: "Settings" }).click();
+  await page.getByLabel("Name").fill(`${name} renamed`);
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("heading", { name: `${name} renamed` })).toBeVisible();
+
+  page.once("dialog", (d) => {
+    expect(d.message()).toContain("1 document and 1 chunk go with it");
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Delete agent" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("link", { name: `${name} renamed` })).toHaveCount(0);
+});
