@@ -26,6 +26,9 @@ export default function AgentsPage() {
               <th className="px-4 py-2">Chunks</th>
               <th className="px-4 py-2">Tools</th>
               <th className="px-4 py-2">Last activity</th>
+              <th className="px-4 py-2">
+                <span className="sr-only">Shortcuts</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -40,6 +43,17 @@ export default function AgentsPage() {
                 <td className="px-4 py-2">{a.chunk_count}</td>
                 <td className="px-4 py-2">{a.tools.join(", ") || "none"}</td>
                 <td className="px-4 py-2">{a.last_activity ? new Date(a.last_activity).toLocaleString("en-GB") : "—"}</td>
+                <td className="space-x-3 px-4 py-2 text-right">
+                  <Link href={`/agents/${a.id}/search`} className="text-blue-700 hover:underline">
+                    Inspect<span className="sr-only"> {a.name}</span>
+                  </Link>
+                  <Link href={`/agents/${a.id}/eval`} className="text-blue-700 hover:underline">
+                    Recall<span className="sr-only"> of {a.name}</span>
+                  </Link>
+                  <Link href={`/agents/${a.id}/settings`} className="text-blue-700 hover:underline">
+                    Settings<span className="sr-only"> of {a.name}</span>
+                  </Link>
+                </td>
               </tr>
             ))}
           </tbody>

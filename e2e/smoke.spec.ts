@@ -4,7 +4,7 @@ test("the demo agent is there on first start and finds the SLA article", async (
   // The demo agent is created through the API just after start-up.
   await expect(async () => {
     await page.goto("/");
-    await expect(page.getByRole("link", { name: "Support demo" })).toBeVisible({ timeout: 1000 });
+    await expect(page.getByRole("link", { name: "Support demo", exact: true })).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 60_000 });
   await expect(page.getByRole("row", { name: /Support demo/ })).toContainText("6");
   await page.screenshot({ path: "e2e/screenshots/agents.png", fullPage: true });
