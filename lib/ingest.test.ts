@@ -114,3 +114,17 @@ describe("ingest and search against a real Chroma and SQLite", () => {
     expect(await vectorsOf(agent.id, doc.document_id!)).toEqual([]);
   });
 });
+
+describe("a change of embedding model", () => {
+  it("is refused with a message naming both models and the re-embed command", async () => {
+    const { db } = await import("./db");
+    const agent = newAgent("old model");
+    const doc = await ingest(agent.id, "sla.txt", ARTICLES.sla);
+    db().prepare("UPDATE documents SET embedding_model = 'text-embedding-ada-002' WHERE id = ?").run(doc.document_id);
+    const err = await searchAgentDocuments(agent.id, "sla", 3).catch((e) => e);
+    expect(err).toMatchObject({ status: 409, code: "embedding_model_mismatch" });
+    expect(err.message).toMatch(/text-embedding-ada-002/);
+    expect(err.message).toMatch(/local-/);
+    expect(err.message).toMatch(/npm run reindex/);
+  });
+});

@@ -97,3 +97,12 @@ describe("documents API", () => {
     expect((await call(document.GET, { method: "GET", params: { id: String(a.id), docId } })).status).toBe(200);
   });
 });
+
+describe("GET /api/health", () => {
+  it("answers 200 when Chroma answers and a probe embedding and query succeed", async () => {
+    const { GET } = await import("../health/route");
+    const res = await GET();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, chroma: { ok: true }, embedder: { ok: true, dimension: expect.any(Number) } });
+  });
+});
