@@ -2,7 +2,10 @@ import "server-only";
 import { getAgent } from "./agents";
 import { findDocument } from "./documents";
 import { forbidden } from "./errors";
+import { collectionFor } from "./chroma";
+import { embedder } from "./embedder";
 import { rankAllChunks } from "./search";
+import { documentChunks } from "./vectors";
 
 export const CHART_RESULTS = 50;
 
@@ -36,10 +39,13 @@ export async function inspectQuery(agentId: number, query: string, expectedDocum
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
     const doc = findDocument(agentId, expectedDocumentId);
+    const texts = new Map(
+      (await documentChunks(await collectionFor(embedder()), agentId, expectedDocumentId)).map((c) => [c.metadata.chunk_index, c.text]),
+    );
     const chunks = ranking
       .map((r, i) => ({ r, rank: i + 1 }))
       .filter(({ r }) => r.document_id === expectedDocumentId)
-      .map(({ r, rank }) => ({ chunk_index: r.chunk_index, rank, distance: r.score, chunk_text: r.chunk_text }));
+      .map(({ r, rank }) => ({ chunk_index: r.chunk_index, rank, distance: r.score, chunk_text: texts.get(r.chunk_index) ?? "" }));
     expected = {
       document_id: expectedDocumentId,
       filename: doc?.filename ?? `document ${expectedDocumentId}`,

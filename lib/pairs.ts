@@ -54,3 +54,15 @@ export function deletePair(agentId: number, id: number): void {
   getPair(agentId, id);
   db().prepare("DELETE FROM pairs WHERE id = ? AND agent_id = ?").run(id, agentId);
 }
+
+/** Inserts many pairs in one transaction: all of them or, on any error, none. */
+export function insertPairs(agentId: number, rows: { query: string; expected_filename: string; note: string | null }[]): number {
+  const t = now();
+  const insert = db().prepare(
+    "INSERT INTO pairs (agent_id, query, expected_filename, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  db().transaction(() => {
+    for (const r of rows) insert.run(agentId, r.query, r.expected_filename, r.note, t, t);
+  })();
+  return rows.length;
+}

@@ -5,7 +5,7 @@ import { agentChunkCount, embeddingModelsInUse } from "./documents";
 import { embedder } from "./embedder";
 import { AppError, forbidden } from "./errors";
 import { logToolCall } from "./tool-calls";
-import { queryAgent, type VectorHit } from "./vectors";
+import { queryAgent, rankAgent, type RankedChunk, type VectorHit } from "./vectors";
 
 export interface SearchResult {
   chunk_text: string;
@@ -85,18 +85,24 @@ export interface DocumentRank {
   chunk_index: number;
 }
 
+export type { RankedChunk };
+
 /**
- * The whole ranking of an agent's chunks for each query, through the same search
- * function, with no k limit: where every document's best chunk actually lands.
+ * The whole ranking of an agent's chunks for each query, embedded with the same model
+ * and filtered the same way as searchAgentDocuments, with no k limit: where every
+ * document's chunks actually land. Distances only, to stay fast on large agents.
  */
-export async function rankAllChunks(agentId: number, queries: string[]): Promise<SearchResult[][]> {
+export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
+  const model = embedder();
+  assertModel(agentId, model.model);
   const total = agentChunkCount(agentId);
-  if (total === 0) return queries.map(() => []);
-  return searchAgentDocumentsBatch(agentId, queries, total);
+  if (total === 0 || queries.length === 0) return queries.map(() => []);
+  const vectors = await model.embed(queries);
+  return rankAgent(await collectionFor(model), agentId, vectors, total);
 }
 
 /** Best rank of each document in one full ranking, keyed by document id. */
-export function bestRanks(ranking: SearchResult[]): Map<number, DocumentRank> {
+export function bestRanks(ranking: RankedChunk[]): Map<number, DocumentRank> {
   const best = new Map<number, DocumentRank>();
   ranking.forEach((r, i) => {
     if (!best.has(r.document_id)) best.set(r.document_id, { rank: i + 1, distance: r.score, chunk_index: r.chunk_index });

@@ -80,6 +80,36 @@ export async function queryAgent(
   );
 }
 
+export interface RankedChunk {
+  document_id: number;
+  chunk_index: number;
+  score: number;
+}
+
+const ID = /^doc(\d+)#(\d+)$/;
+
+/**
+ * Like queryAgent but distances only: the ids already name document and chunk, and
+ * leaving text and metadata out keeps full rankings fast and within Chroma's limits.
+ */
+export async function rankAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const res = await collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+  return res.ids.map((ids, q) =>
+    ids.map((id, i) => {
+      const m = ID.exec(id);
+      return { document_id: Number(m?.[1]), chunk_index: Number(m?.[2]), score: res.distances[q]?.[i] ?? Number.NaN };
+    }),
+  );
+}
+
+/** The stored chunks of one document of one agent, in chunk order. */
+export async function documentChunks(collection: Collection, agentId: number, documentId: number): Promise<VectorHit[]> {
+  const res = await collection.get({ where: byDocument(agentId, documentId), include: ["documents", "metadatas"] });
+  return res.ids
+    .map((id, i) => ({ id, text: res.documents[i] ?? "", distance: Number.NaN, metadata: res.metadatas[i] as unknown as ChunkMetadata }))
+    .sort((a, b) => a.metadata.chunk_index - b.metadata.chunk_index);
+}
+
 export async function countAgentVectors(collection: Collection, agentId: number): Promise<number> {
   const res = await collection.get({ where: byAgent(agentId), include: [] });
   return res.ids.length;

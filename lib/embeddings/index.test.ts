@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeOpenAIServer } from "../testing/fake-openai";
-import { createEmbedder, EmbeddingError, LOCAL_MODEL, LocalEmbedder, OpenAIEmbedder, PLACEHOLDER_API_KEY } from "./index";
+import { createEmbedder, EmbeddingError, LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder, OpenAIEmbedder, PLACEHOLDER_API_KEY } from "./index";
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
@@ -15,12 +15,12 @@ describe("createEmbedder", () => {
     const e = createEmbedder({ provider: "local" });
     expect(e).toBeInstanceOf(LocalEmbedder);
     expect(e.model).toBe(LOCAL_MODEL);
-    expect(createEmbedder({ provider: "local", model: LOCAL_MODEL, dimension: 768 }).dimension).toBe(768);
+    expect(createEmbedder({ provider: "local", model: LOCAL_MODEL, dimension: LOCAL_DIMENSION }).dimension).toBe(LOCAL_DIMENSION);
   });
 
   it("refuses a local model or dimension it cannot provide", () => {
     expect(() => createEmbedder({ provider: "local", model: "text-embedding-3-small" })).toThrow(EmbeddingError);
-    expect(() => createEmbedder({ provider: "local", dimension: 1536 })).toThrow(/768/);
+    expect(() => createEmbedder({ provider: "local", dimension: 1536 })).toThrow(new RegExp(String(LOCAL_DIMENSION)));
   });
 
   it("requires OPENAI_API_KEY for the OpenAI API", () => {

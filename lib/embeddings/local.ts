@@ -1,236 +1,140 @@
-import type { Embedder } from "./types";
+import path from "node:path";
+import { env } from "../env.mjs";
+import { GLOVE_DIMENSION, loadGlove, type GloveLoad } from "./glove";
+import {
+  addCharNgrams,
+  bucket,
+  CountTable,
+  fmix32,
+  fnv1a,
+  SEED_BIGRAM,
+  SEED_PROBE2,
+  SEED_SIGN,
+  SEED_WORD,
+  stem,
+  STOPWORDS,
+  tokenize,
+} from "./text-features";
+import { EmbeddingError, type Embedder } from "./types";
+import type { WordVectors } from "./word-vectors";
+
+export { stem, tokenize, STOPWORDS } from "./text-features";
 
 /**
- * Offline, key-less, deterministic embedder based on feature hashing ("hashing trick").
+ * Offline, key-less, deterministic embedder: a lexical part made by feature hashing and a
+ * semantic part made from pretrained word vectors, concatenated.
  *
- * No corpus statistics are used (no IDF, no vocabulary): a text's vector depends only on that
- * text and on the constants in this file, so vectors never change when documents are added.
+ * No corpus statistics are used (no IDF, no vocabulary learnt from the documents): a text's
+ * vector depends only on that text and on fixed data, so vectors never change when documents are
+ * added.
  *
- * Pipeline per text:
+ * Lexical part (`lexicalDimension` buckets):
  *   NFKC + lowercase → tokenise (letters/digits/marks, inner apostrophes dropped; every
- *   Han/Hiragana/Katakana character is its own token because those scripts have no spaces)
- *   → drop a small English stopword list → light suffix stemming, then three feature groups:
+ *   Han/Hiragana/Katakana character is its own token) → drop a small English stopword list →
+ *   light suffix stemming, then three feature groups:
  *     - words:     stemmed content words
- *     - bigrams:   adjacent content words (stopwords skipped, never across . ! ? ; : or a
- *                  newline), unordered, so "password reset" matches "reset my password"
- *     - chargrams: character 3-, 4- and 5-grams of each (unstemmed) content word, padded with
- *                  word-boundary markers — robust to inflections the stemmer misses and typos
- *   Each feature is hashed (FNV-1a + murmur3 finaliser) into two of the DIMENSION buckets,
- *   each with weight 1/√2 and a sign (+/-) taken from another hash bit, so collisions cancel
- *   out on average instead of piling up, and one unlucky collision cannot erase a feature. A feature's weight is 1 + ln(tf). Each group is L2-normalised on its own and
- *   scaled by its fixed group weight, so the share of each group in a cosine similarity does
- *   not depend on how many features it happens to produce. The sum is L2-normalised.
+ *     - bigrams:   adjacent content words (never across . ! ? ; : or a newline), unordered
+ *     - chargrams: character 3-, 4- and 5-grams of each content word, padded with boundary
+ *                  markers — robust to inflections the stemmer misses, compounds and typos
+ *   Each feature is hashed into two buckets with signs (collisions cancel on average), weighted
+ *   1 + ln(tf); each group is L2-normalised and scaled by a fixed group weight.
+ * Semantic part (100 dimensions): the SIF-weighted sum (Arora et al., 2017) of the GloVe vectors
+ *   of the content words, where a word's weight a / (a + p(w)) comes from its frequency rank in
+ *   GloVe's own corpus (Zipf: p ≈ 1 / (rank · H)), a fixed, corpus-independent weighting. The
+ *   stored word vectors are unit length with the common mean and top components removed.
+ * The two parts are each unit length, scaled by √(1 − w) and √w, so a cosine similarity is
+ * (1 − w) · lexical cosine + w · semantic cosine. Text without any known English word gets a
+ * lexical-only vector.
  *
- * ANY change to the features, weights, stopwords, stemmer or hashing changes the vectors and
- * MUST bump FEATURE_VERSION (hence LOCAL_MODEL), so stored vectors are never mixed with new
- * ones. local.test.ts pins a checksum per model name to catch a forgotten bump.
+ * ANY change to the features, weights, stopwords, stemmer, hashing or word vectors changes the
+ * vectors and MUST bump the version (hence the model name), so stored vectors are never mixed
+ * with new ones. local.test.ts pins a checksum per model name to catch a forgotten bump.
  */
+export interface LocalModelSpec {
+  version: number;
+  lexicalDimension: number;
+  /** Share of the semantic part in a cosine similarity; 0 means lexical only (no word vectors). */
+  semanticWeight: number;
+  /** Extra hash seed (0 = the default hashing); the benchmark uses it to show seed-to-seed spread. */
+  seed?: number;
+}
 
-export const LOCAL_DIMENSION = 768;
-const FEATURE_VERSION = 1;
-export const LOCAL_MODEL = `local-hash-v${FEATURE_VERSION}-${LOCAL_DIMENSION}`;
+export const LOCAL_SPEC: LocalModelSpec = { version: 2, lexicalDimension: 924, semanticWeight: 0.3 };
 
-/** Fixed group weights (relative; the final vector is normalised). */
+export function modelName(spec: LocalModelSpec): string {
+  const semantic = spec.semanticWeight > 0;
+  const dimension = spec.lexicalDimension + (semantic ? GLOVE_DIMENSION : 0);
+  const defaults = semantic && spec.semanticWeight !== LOCAL_SPEC.semanticWeight ? `-w${spec.semanticWeight}` : "";
+  const seed = spec.seed ? `-seed${spec.seed}` : "";
+  return `local-hash${semantic ? "-glove" : ""}-v${spec.version}-${dimension}${defaults}${seed}`;
+}
+
+export const LOCAL_MODEL = modelName(LOCAL_SPEC);
+export const LOCAL_DIMENSION = LOCAL_SPEC.lexicalDimension + GLOVE_DIMENSION;
+
+/** Fixed lexical group weights (relative; the lexical part is normalised as a whole). */
 const WEIGHT_WORD = 1.0;
 const WEIGHT_BIGRAM = 0.3;
 const WEIGHT_CHARGRAM = 1.2;
+/** SIF's smoothing constant: words more frequent than ~1/a of the text are discounted. */
+const SIF_A = 1e-3;
 
-const MIN_NGRAM = 3;
-const MAX_NGRAM = 5;
-/** Longer "words" (URLs, hashes, base64…) only contribute n-grams from their first chars. */
-const MAX_NGRAM_WORD_LENGTH = 32;
-
-const SEED_WORD = 0x1b873593;
-const SEED_BIGRAM = 0x2f6b1d45;
-const SEED_CHARGRAM = 0x5c3e9a17;
-const SEED_SIGN = 0x68e31da4;
-const SEED_PROBE2 = 0x3c6ef372;
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-/** Word-boundary markers for character n-grams; never occur inside a token. */
-const BOUNDARY_START = 0x02;
-const BOUNDARY_END = 0x03;
-
-// prettier-ignore
-const STOPWORDS: ReadonlySet<string> = new Set([
-  "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-  "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
-  "did", "do", "does", "doing", "down", "during", "each", "either", "else", "etc", "ever", "few",
-  "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-  "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
-  "just", "let", "lets", "may", "me", "might", "more", "most", "must", "my", "myself", "no", "nor",
-  "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
-  "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their",
-  "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through",
-  "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "when", "where",
-  "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
-  "yourself", "yourselves", "im", "ive", "youre", "dont", "doesnt", "didnt", "cant", "wont",
-]);
-
-/**
- * Light, deterministic suffix stemmer for ASCII words (others are returned unchanged).
- * Plural s/es/ies, -ied, -ing, -ed (undoubling "resett" → "reset"), -ly, then a final -e, so
- * e.g. take/takes/taking → "tak", charge/charged/charging → "charg", uses/used/using → "us".
- * Not linguistically perfect — it only has to map inflections of a word to the same key.
- */
-export function stem(word: string): string {
-  const n = word.length;
-  if (n < 3 || !isAsciiLowerWord(word)) return word;
-  let w = word;
-  if (n > 4 && (w.endsWith("ies") || w.endsWith("ied"))) w = w.slice(0, -3) + "y";
-  else if (w.endsWith("sses")) w = w.slice(0, -2);
-  else if (n > 4 && /(?:x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (n > 3 && w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-
-  if (w.length > 4 && w.endsWith("ing") && hasVowel(w, w.length - 3)) {
-    w = undouble(w.slice(0, -3));
-  } else if (w.length > 3 && w.endsWith("ed") && !w.endsWith("eed") && hasVowel(w, w.length - 2)) {
-    w = undouble(w.slice(0, -2));
-  } else if (w.length > 5 && w.endsWith("ly")) {
-    w = w.slice(0, -2);
-  }
-  if (w.length >= 3 && w.endsWith("e")) w = w.slice(0, -1);
-  return w;
-}
-
-function isAsciiLowerWord(w: string): boolean {
-  for (let i = 0; i < w.length; i++) {
-    const c = w.charCodeAt(i);
-    if (c < 0x61 || c > 0x7a) return false;
-  }
-  return true;
-}
-
-function hasVowel(w: string, end: number): boolean {
-  for (let i = 0; i < end; i++) {
-    const c = w.charCodeAt(i);
-    // a e i o u y
-    if (c === 0x61 || c === 0x65 || c === 0x69 || c === 0x6f || c === 0x75 || c === 0x79) return true;
-  }
-  return false;
-}
-
-function undouble(w: string): string {
-  const n = w.length;
-  if (n < 3) return w;
-  const c = w.charCodeAt(n - 1);
-  if (c !== w.charCodeAt(n - 2)) return w;
-  // keep -ll, -ss, -zz (bill, process, buzz) and vowels
-  if (c === 0x6c || c === 0x73 || c === 0x7a || "aeiouy".includes(w[n - 1])) return w;
-  return w.slice(0, -1);
-}
-
-/**
- * murmur3 32-bit finaliser: spreads FNV-1a's weak high bits over the whole word.
- * Returns a signed int32 (stays a small integer in V8: faster Map keys and arithmetic).
- */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
-}
-
-/** Maps a well-mixed 32-bit hash to [0, LOCAL_DIMENSION) from its top 16 bits (multiply-shift). */
-function bucket(h: number): number {
-  return ((h >>> 16) * LOCAL_DIMENSION) >>> 16;
-}
-
-function fnv1a(s: string, seed: number): number {
-  let h = FNV_OFFSET ^ seed;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, FNV_PRIME);
-  }
-  return h | 0;
-}
-
-const NON_ASCII_WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
-
-function isWordCodePoint(cp: number, ch: string): boolean {
-  if (cp < 0x80) {
-    return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
-  }
-  return NON_ASCII_WORD_CHAR.test(ch);
-}
-
-/** Scripts written without spaces: each character is a token (bigrams then pair them up). */
-function isSpacelessScript(cp: number): boolean {
-  return (
-    (cp >= 0x3040 && cp <= 0x30ff) || // Hiragana, Katakana
-    (cp >= 0x3400 && cp <= 0x4dbf) || // CJK Ext A
-    (cp >= 0x4e00 && cp <= 0x9fff) || // CJK Unified Ideographs
-    (cp >= 0xf900 && cp <= 0xfaff) || // CJK Compatibility Ideographs
-    (cp >= 0x20000 && cp <= 0x3134f) // CJK Ext B..G
-  );
-}
-
-function isApostrophe(cp: number): boolean {
-  return cp === 0x27 || cp === 0x2019;
-}
-
-/** Punctuation that ends a phrase: no bigram is formed across it. */
-function isBreak(cp: number): boolean {
-  return cp === 0x2e || cp === 0x21 || cp === 0x3f || cp === 0x3b || cp === 0x3a || cp === 0x0a ||
-    cp === 0x3002 || cp === 0xff01 || cp === 0xff1f; // 。！？
-}
-
-interface Token {
-  text: string;
-  /** a phrase break (sentence punctuation / newline) precedes this token */
-  breakBefore: boolean;
-}
-
-/** Expects NFKC-normalised, lowercased text. */
-export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let start = -1;
-  let hadApostrophe = false;
-  let pendingBreak = false;
-  const n = text.length;
-  const flush = (end: number) => {
-    let t = text.slice(start, end);
-    if (hadApostrophe) t = t.replace(/['\u2019]/g, "");
-    tokens.push({ text: t, breakBefore: pendingBreak });
-    pendingBreak = false;
-    start = -1;
-    hadApostrophe = false;
-  };
-  for (let i = 0; i < n; ) {
-    const cp = text.codePointAt(i)!;
-    const len = cp > 0xffff ? 2 : 1;
-    if (cp >= 0x80 && isSpacelessScript(cp)) {
-      if (start >= 0) flush(i);
-      start = i;
-      flush(i + len);
-    } else if (isWordCodePoint(cp, len === 1 ? text[i] : text.slice(i, i + 2))) {
-      if (start < 0) start = i;
-    } else if (start >= 0 && isApostrophe(cp) && i + 1 < n && isWordCodePoint(text.charCodeAt(i + 1), text[i + 1])) {
-      hadApostrophe = true; // don't → dont, customer's → customers
-    } else {
-      if (start >= 0) flush(i);
-      if (isBreak(cp)) pendingBreak = true;
-    }
-    i += len;
-  }
-  if (start >= 0) flush(n);
-  return tokens;
+export interface LocalEmbedderOptions {
+  spec?: LocalModelSpec;
+  /** Word vectors to use instead of loading GloVe (tests use small ones). */
+  wordVectors?: WordVectors;
+  /** Where the converted GloVe file lives; default DATA_DIR/cache. */
+  cacheDir?: string;
+  log?: (msg: string) => void;
 }
 
 export class LocalEmbedder implements Embedder {
-  readonly model = LOCAL_MODEL;
-  readonly dimension = LOCAL_DIMENSION;
+  readonly model: string;
+  readonly dimension: number;
+  private readonly spec: LocalModelSpec;
+  private words: WordVectors | null;
+  private loading: Promise<GloveLoad> | null = null;
+  /** How the word vectors were obtained (conversion or load time), once ready. */
+  loadInfo: GloveLoad | null = null;
 
-  // Scratch space reused across calls (embedding is synchronous, so no interleaving).
+  // Scratch space reused across calls (embedOne is synchronous, so no interleaving).
   private readonly wordTf = new CountTable(512);
   private readonly bigramTf = new CountTable(512);
   private readonly charTf = new CountTable(4096);
-  private readonly group = new Float64Array(LOCAL_DIMENSION);
-  private readonly acc = new Float64Array(LOCAL_DIMENSION);
+  private readonly knownTf = new CountTable(512);
+  private readonly group: Float64Array;
+  private readonly acc: Float64Array;
+  private readonly semantic = new Float64Array(GLOVE_DIMENSION);
+
+  constructor(private readonly options: LocalEmbedderOptions = {}) {
+    this.spec = options.spec ?? LOCAL_SPEC;
+    this.model = modelName(this.spec);
+    this.dimension = this.spec.lexicalDimension + (this.spec.semanticWeight > 0 ? GLOVE_DIMENSION : 0);
+    this.words = options.wordVectors ?? null;
+    if (this.words && this.words.dims !== GLOVE_DIMENSION) {
+      throw new EmbeddingError(`Word vectors must have ${GLOVE_DIMENSION} dimensions, not ${this.words.dims}.`, "local");
+    }
+    this.group = new Float64Array(this.spec.lexicalDimension);
+    this.acc = new Float64Array(this.spec.lexicalDimension);
+  }
+
+  /** Loads the word vectors (converting them on the very first start); embed() calls it. */
+  async ready(): Promise<void> {
+    if (this.words || this.spec.semanticWeight === 0) return;
+    this.loading ??= loadGlove(this.options.cacheDir ?? path.join(env().DATA_DIR, "cache"), { log: this.options.log });
+    try {
+      this.loadInfo = await this.loading;
+    } catch (err) {
+      this.loading = null;
+      if (err instanceof EmbeddingError) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      throw new EmbeddingError(`The local embedder could not load its word vectors: ${why}`, "local", undefined, { cause: err });
+    }
+    this.words = this.loadInfo.vectors;
+  }
 
   async embed(texts: string[]): Promise<number[][]> {
+    await this.ready();
     const out: number[][] = new Array(texts.length);
     for (let i = 0; i < texts.length; i++) {
       out[i] = this.embedOne(texts[i]);
@@ -240,8 +144,11 @@ export class LocalEmbedder implements Embedder {
     return out;
   }
 
-  /** Synchronous single-text version of embed(). */
+  /** Synchronous single-text version of embed(); needs ready() to have resolved. */
   embedOne(text: string): number[] {
+    const { spec } = this;
+    const words = spec.semanticWeight > 0 ? this.words : null;
+    if (spec.semanticWeight > 0 && !words) throw new Error("LocalEmbedder.embedOne() before ready() resolved");
     const normalized = (text ?? "").normalize("NFKC").toLowerCase();
     const tokens = tokenize(normalized);
     let content = tokens.filter((t) => !STOPWORDS.has(t.text));
@@ -251,24 +158,23 @@ export class LocalEmbedder implements Embedder {
       const trimmed = normalized.trim();
       // Empty / whitespace-only text: a zero vector would make Chroma's cosine distance NaN,
       // so return a fixed unit vector (equally unrelated to everything).
-      if (trimmed === "") return unitVector(LOCAL_DIMENSION);
+      if (trimmed === "") return unitVector(this.dimension);
       // Symbols only ("???", "→"): the whole string is the single feature.
       content = [{ text: trimmed, breakBefore: false }];
     }
 
-    const { wordTf, bigramTf, charTf } = this;
+    const { wordTf, bigramTf, charTf, knownTf } = this;
     wordTf.clear();
     bigramTf.clear();
     charTf.clear();
+    knownTf.clear();
 
     let prevHash = 0;
     let hasPrev = false;
     for (const tok of content) {
       const raw = tok.text;
-      const stemmed = stem(raw);
-      const wordHash = fnv1a(stemmed, SEED_WORD);
+      const wordHash = fnv1a(stem(raw), SEED_WORD);
       wordTf.add(fmix32(wordHash));
-
       if (hasPrev && !tok.breakBefore && prevHash !== wordHash) {
         const lo = prevHash < wordHash ? prevHash : wordHash;
         const hi = prevHash < wordHash ? wordHash : prevHash;
@@ -276,8 +182,11 @@ export class LocalEmbedder implements Embedder {
       }
       prevHash = wordHash;
       hasPrev = true;
-
       if (raw.length > 1) addCharNgrams(charTf, raw);
+      if (words) {
+        const entry = words.lookup(raw);
+        if (entry >= 0) knownTf.add(entry);
+      }
     }
 
     const acc = this.acc;
@@ -285,124 +194,70 @@ export class LocalEmbedder implements Embedder {
     this.addGroup(wordTf, WEIGHT_WORD);
     this.addGroup(bigramTf, WEIGHT_BIGRAM);
     this.addGroup(charTf, WEIGHT_CHARGRAM);
+    const lexicalNorm = norm(acc);
+    const semanticNorm = words ? this.semanticPart(words) : 0;
+    if (lexicalNorm === 0 && semanticNorm === 0) return unitVector(this.dimension); // everything cancelled out
 
-    let norm = 0;
-    for (let i = 0; i < LOCAL_DIMENSION; i++) norm += acc[i] * acc[i];
-    if (norm === 0) return unitVector(LOCAL_DIMENSION); // only if every feature cancelled out
-    const inv = 1 / Math.sqrt(norm);
-    const out = new Array<number>(LOCAL_DIMENSION);
-    for (let i = 0; i < LOCAL_DIMENSION; i++) out[i] = acc[i] * inv;
+    // Each present part gets its share; an absent one leaves the whole vector to the other.
+    const w = lexicalNorm === 0 ? 1 : semanticNorm === 0 ? 0 : spec.semanticWeight;
+    const out = new Array<number>(this.dimension);
+    const lexScale = lexicalNorm === 0 ? 0 : Math.sqrt(1 - w) / lexicalNorm;
+    for (let i = 0; i < spec.lexicalDimension; i++) out[i] = acc[i] * lexScale;
+    if (this.dimension > spec.lexicalDimension) {
+      const semScale = semanticNorm === 0 ? 0 : Math.sqrt(w) / semanticNorm;
+      for (let i = 0; i < GLOVE_DIMENSION; i++) out[spec.lexicalDimension + i] = this.semantic[i] * semScale;
+    }
     return out;
   }
 
+  /** Fills this.semantic with the SIF-weighted sum of the known words' vectors; returns its norm. */
+  private semanticPart(words: WordVectors): number {
+    const s = this.semantic;
+    s.fill(0);
+    const { keys, counts, slots } = this.knownTf;
+    // p(rank) ≈ 1 / ((rank + 1) · H): Zipf's law over the source vocabulary.
+    const harmonic = Math.log(words.sourceWords) + 0.5772156649;
+    for (let k = 0; k < this.knownTf.size; k++) {
+      const slot = slots[k];
+      const entry = keys[slot];
+      const count = counts[slot];
+      const p = 1 / ((words.rank(entry) + 1) * harmonic);
+      words.addTo(s, entry, (SIF_A / (SIF_A + p)) * (count === 1 ? 1 : 1 + Math.log(count)));
+    }
+    return norm(s);
+  }
+
   private addGroup(tf: CountTable, weight: number): void {
-    if (tf.size === 0) return;
+    const size = this.spec.lexicalDimension;
+    if (tf.size === 0 || size === 0) return;
+    const seed = this.spec.seed ?? 0;
     const g = this.group;
     g.fill(0);
     const { keys, counts, slots } = tf;
     for (let k = 0; k < tf.size; k++) {
       const slot = slots[k];
-      const h = keys[slot];
+      const h = seed ? fmix32(keys[slot] ^ seed) : keys[slot];
       const count = counts[slot];
       const value = count === 1 ? 1 : 1 + Math.log(count);
       // Two probes per feature, each with its own sign: a collision that cancels one probe
       // only halves the feature instead of erasing it (matters for short queries).
       const v = value * Math.SQRT1_2;
       const signs = fmix32(h ^ SEED_SIGN);
-      g[bucket(h)] += signs & 1 ? -v : v;
-      g[bucket(fmix32(h ^ SEED_PROBE2))] += signs < 0 ? -v : v;
+      g[bucket(h, size)] += signs & 1 ? -v : v;
+      g[bucket(fmix32(h ^ SEED_PROBE2), size)] += signs < 0 ? -v : v;
     }
-    let norm = 0;
-    for (let i = 0; i < LOCAL_DIMENSION; i++) norm += g[i] * g[i];
-    if (norm === 0) return;
-    const scale = weight / Math.sqrt(norm);
+    const n = norm(g);
+    if (n === 0) return;
+    const scale = weight / n;
     const acc = this.acc;
-    for (let i = 0; i < LOCAL_DIMENSION; i++) acc[i] += g[i] * scale;
+    for (let i = 0; i < size; i++) acc[i] += g[i] * scale;
   }
 }
 
-/**
- * Feature → count table for one text: open addressing over typed arrays, reused across calls
- * (a Map<number, number> was ~3x slower and allocated per entry). Keys are fmix32 outputs,
- * already well mixed, so their low bits pick the slot.
- */
-class CountTable {
-  keys: Int32Array;
-  counts: Int32Array;
-  /** Slot `i` is in use iff stamps[i] === generation; bumping the generation clears the table. */
-  private stamps: Uint32Array;
-  /** Occupied slots in insertion order (for iteration). */
-  slots: Int32Array;
-  size = 0;
-  private generation = 1;
-  private mask: number;
-
-  constructor(capacity: number) {
-    this.keys = new Int32Array(capacity);
-    this.counts = new Int32Array(capacity);
-    this.stamps = new Uint32Array(capacity);
-    this.slots = new Int32Array(capacity);
-    this.mask = capacity - 1;
-  }
-
-  clear(): void {
-    this.size = 0;
-    if (++this.generation === 0xffffffff) {
-      this.stamps.fill(0);
-      this.generation = 1;
-    }
-  }
-
-  add(key: number): void {
-    if (this.size * 2 >= this.keys.length) this.grow();
-    const { keys, stamps, mask, generation } = this;
-    let i = key & mask;
-    while (stamps[i] === generation) {
-      if (keys[i] === key) {
-        this.counts[i]++;
-        return;
-      }
-      i = (i + 1) & mask;
-    }
-    stamps[i] = generation;
-    keys[i] = key;
-    this.counts[i] = 1;
-    this.slots[this.size++] = i;
-  }
-
-  /** Doubles the capacity (load factor ≤ 1/2), keeping insertion order. */
-  private grow(): void {
-    const { keys, counts, slots, size } = this;
-    const capacity = keys.length * 2;
-    this.keys = new Int32Array(capacity);
-    this.counts = new Int32Array(capacity);
-    this.stamps = new Uint32Array(capacity);
-    this.slots = new Int32Array(capacity);
-    this.mask = capacity - 1;
-    this.generation = 1;
-    this.size = 0;
-    for (let k = 0; k < size; k++) {
-      const old = slots[k];
-      this.add(keys[old]);
-      this.counts[this.slots[k]] = counts[old];
-    }
-  }
-}
-
-/** Character 3..5-grams of "⟨word⟩", hashed straight from the char codes (no substrings). */
-function addCharNgrams(tf: CountTable, word: string): void {
-  const len = Math.min(word.length, MAX_NGRAM_WORD_LENGTH);
-  const padded = len + 2;
-  const codeAt = (p: number) => (p === 0 ? BOUNDARY_START : p === padded - 1 ? BOUNDARY_END : word.charCodeAt(p - 1));
-  for (let startPos = 0; startPos + MIN_NGRAM <= padded; startPos++) {
-    let h = FNV_OFFSET ^ SEED_CHARGRAM;
-    for (let p = startPos; p < startPos + MAX_NGRAM && p < padded; p++) {
-      h ^= codeAt(p);
-      h = Math.imul(h, FNV_PRIME);
-      const n = p - startPos + 1;
-      if (n >= MIN_NGRAM) tf.add(fmix32(h ^ n));
-    }
-  }
+function norm(v: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  return Math.sqrt(s);
 }
 
 function unitVector(dimension: number): number[] {

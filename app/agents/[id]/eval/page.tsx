@@ -1,0 +1,98 @@
+import Link from "next/link";
+import { agentFromParams } from "@/lib/agent-param";
+import { agentChunkCount } from "@/lib/documents";
+import { compareRuns } from "@/lib/evaluation/compare";
+import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
+import { isHit } from "@/lib/evaluation/metrics";
+import { listRuns, runResults, type EvalRun } from "@/lib/evaluation/runs";
+import { listPairs } from "@/lib/pairs";
+import { MAX_K } from "@/lib/validations/pair";
+import { ComparisonView } from "@/components/eval/comparison-view";
+import { Headline } from "@/components/eval/headline";
+import { PairResultsTable } from "@/components/eval/pair-results-table";
+import { RecallCurve } from "@/components/eval/recall-curve";
+import { RunHistory } from "@/components/eval/run-history";
+import { RunLauncher } from "@/components/eval/run-launcher";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ run?: string; k?: string; base?: string; head?: string }> };
+
+const pick = (runs: EvalRun[], raw?: string) => runs.find((r) => String(r.id) === raw);
+
+export default async function EvalDashboardPage({ params, searchParams }: Props) {
+  const agent = await agentFromParams(params);
+  const sp = await searchParams;
+  const runs = listRuns(agent.id);
+  const finished = runs.filter((r) => r.status === "done");
+  const running = runs.findLast((r) => r.status === "running");
+  const run = pick(finished, sp.run) ?? finished.at(-1);
+  const askedK = Number(sp.k);
+  const k = Number.isInteger(askedK) && askedK >= 1 && askedK <= MAX_K ? askedK : (run?.k ?? 3);
+  const pairCount = listPairs(agent.id).length;
+  const documentIds = documentIdsByFilename(agent.id);
+  const results = run ? runResults(run.id) : [];
+
+  // By default the viewed run is compared with the finished run before it.
+  const head = pick(finished, sp.head) ?? run;
+  const base = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === head?.id) - 1];
+  const comparison = base && head && base.id !== head.id ? compareRuns(runResults(base.id), runResults(head.id), k) : null;
+
+  return (
+    <div className="space-y-8">
+      <RunLauncher agentId={agent.id} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
+      {!run ? (
+        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
+          No finished evaluation yet.{" "}
+          {pairCount === 0 ? (
+            <>
+              Start by{" "}
+              <Link href={`/agents/${agent.id}/eval/pairs`} className="text-blue-700 underline">
+                adding or importing labeled pairs
+              </Link>
+              , then run one above.
+            </>
+          ) : (
+            `Run one above to see recall@k, MRR and every pair's rank.`
+          )}
+        </p>
+      ) : (
+        <>
+          <Headline run={run} k={k} hits={results.filter((r) => isHit(r, k)).length} currentPairs={pairCount} />
+          <section aria-labelledby="curve-heading" className="space-y-2 rounded border border-slate-200 bg-white p-4">
+            <h2 id="curve-heading" className="font-semibold">
+              Recall@k for k = 1 to 20
+            </h2>
+            <p className="text-sm text-slate-600">How many pairs would be answered if the agent retrieved k results. The dashed line marks the k shown above.</p>
+            <RecallCurve recall={run.recall_at_k ?? {}} k={k} />
+          </section>
+          <section aria-labelledby="pairs-heading" className="space-y-2">
+            <h2 id="pairs-heading" className="text-lg font-semibold">
+              Every pair at k = {k}
+            </h2>
+            <p className="text-sm text-slate-600">
+              Rank is where the expected document&apos;s best chunk landed among all {run.chunk_count} chunks; distance is its cosine distance (lower is
+              better). “Inspect” opens the query in the inspector with the expected document marked.
+            </p>
+            <PairResultsTable
+              agentId={agent.id}
+              k={k}
+              rows={results.map((r) => ({
+                query: r.query,
+                expected: r.expected,
+                documentId: documentIds.get(r.expected) ?? null,
+                rank: r.rank,
+                distance: r.best_distance,
+                missing: r.missing,
+              }))}
+            />
+          </section>
+        </>
+      )}
+      {runs.length > 0 && <RunHistory agentId={agent.id} runs={runs} k={k} selectedId={run?.id} base={base?.id} head={head?.id} />}
+      {comparison && base && head && (
+        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} documentIds={documentIds} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+import { agentFromParams } from "@/lib/agent-param";
+import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
+import { listPairs } from "@/lib/pairs";
+import { AddPairForm } from "@/components/eval/add-pair-form";
+import { ImportPairsForm } from "@/components/eval/import-pairs-form";
+import { PairsTable } from "@/components/eval/pairs-table";
+
+export const dynamic = "force-dynamic";
+
+export default async function PairsPage({ params }: { params: Promise<{ id: string }> }) {
+  const agent = await agentFromParams(params);
+  const documentIds = documentIdsByFilename(agent.id);
+  const pairs = listPairs(agent.id);
+  const api = `/api/agents/${agent.id}/pairs`;
+  return (
+    <div className="space-y-6">
+      <AddPairForm agentId={agent.id} filenames={[...documentIds.keys()].sort()} />
+      <ImportPairsForm agentId={agent.id} />
+      <section aria-labelledby="pairs-list-heading" className="space-y-2">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="pairs-list-heading" className="text-lg font-semibold">
+            {pairs.length} labeled {pairs.length === 1 ? "pair" : "pairs"}
+          </h2>
+          {pairs.length > 0 && (
+            <p className="flex gap-3 text-sm">
+              <a href={`${api}?format=csv`} download className="text-blue-700 underline">
+                Export CSV
+              </a>
+              <a href={`${api}?format=jsonl`} download className="text-blue-700 underline">
+                Export JSONL
+              </a>
+            </p>
+          )}
+        </div>
+        <PairsTable
+          agentId={agent.id}
+          filenames={[...documentIds.keys()].sort()}
+          pairs={pairs.map((p) => ({ id: p.id, query: p.query, expected: p.expected_filename, note: p.note, documentId: documentIds.get(p.expected_filename) ?? null }))}
+        />
+      </section>
+    </div>
+  );
+}

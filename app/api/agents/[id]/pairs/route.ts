@@ -1,0 +1,48 @@
+import { NextResponse } from "next/server";
+import { getAgent } from "@/lib/agents";
+import { parseId, readJson, route } from "@/lib/api";
+import { invalid } from "@/lib/errors";
+import { importPairs } from "@/lib/evaluation/labeled-pairs";
+import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
+import { pairView } from "@/lib/evaluation/views";
+import { listPairs } from "@/lib/pairs";
+import { importBodySchema, MAX_IMPORT_ROWS } from "@/lib/validations/pair";
+
+type Ctx = { params: Promise<{ id: string }> };
+
+const FORMATS = {
+  csv: { type: "text/csv; charset=utf-8", render: toCsv },
+  jsonl: { type: "application/jsonl; charset=utf-8", render: toJsonl },
+};
+
+export const GET = route(async (req, { params }: Ctx) => {
+  const id = parseId((await params).id, "Agent");
+  const agent = getAgent(id);
+  const pairs = listPairs(id).map(pairView);
+  const format = new URL(req.url).searchParams.get("format");
+  if (!format || format === "json") return NextResponse.json({ pairs });
+  if (!(format in FORMATS)) throw invalid('format must be "json", "csv" or "jsonl".');
+  const { type, render } = FORMATS[format as keyof typeof FORMATS];
+  const slug = agent.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `agent-${id}`;
+  return new Response(render(pairs), {
+    headers: { "content-type": type, "content-disposition": `attachment; filename="${slug}-pairs.${format}"` },
+  });
+});
+
+/** A JSON array of {query, expected[, note]}, or the same rows as CSV (text/csv) or JSONL. */
+async function readRows(req: Request): Promise<RawPairRow[]> {
+  const type = req.headers.get("content-type")?.toLowerCase() ?? "";
+  let rows: RawPairRow[];
+  if (type.startsWith("text/csv")) rows = parseCsv(await req.text());
+  else if (/jsonl|ndjson/.test(type)) rows = parseJsonl(await req.text());
+  else return importBodySchema.parse(await readJson(req)).map((r, i) => ({ ...r, row: i + 1 }));
+  if (rows.length > MAX_IMPORT_ROWS) throw invalid(`At most ${MAX_IMPORT_ROWS} pairs per import.`);
+  return rows;
+}
+
+export const POST = route(async (req, { params }: Ctx) => {
+  const id = parseId((await params).id, "Agent");
+  getAgent(id);
+  const report = importPairs(id, await readRows(req));
+  return NextResponse.json({ ...report, total: listPairs(id).length }, { status: report.accepted > 0 ? 201 : 200 });
+});

@@ -1,0 +1,52 @@
+"use client";
+
+import { useActionState, useEffect, useRef } from "react";
+import { createPairAction, type PairFormState } from "@/lib/actions/pairs";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+export function AddPairForm({ agentId, filenames }: { agentId: number; filenames: string[] }) {
+  const [state, action] = useActionState<PairFormState, FormData>(createPairAction.bind(null, agentId), {});
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.ok) form.current?.reset();
+  }, [state]);
+  const error = (field: string) => state.errors?.[field]?.[0];
+  return (
+    <form ref={form} action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="add-pair-status">
+      <h2 className="font-semibold">Add a pair</h2>
+      <div className="flex flex-wrap items-end gap-4">
+        <div className="flex flex-col gap-1">
+          <label htmlFor="pair-query" className="text-sm font-medium">
+            Query
+          </label>
+          <input id="pair-query" name="query" required aria-invalid={!!error("query")} aria-describedby="add-pair-status" className="w-80 rounded border border-slate-300 px-3 py-2 text-sm" />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor="pair-expected" className="text-sm font-medium">
+            Expected document
+          </label>
+          <select id="pair-expected" name="expected" required defaultValue="" aria-invalid={!!error("expected")} aria-describedby="add-pair-status" className="w-64 rounded border border-slate-300 px-2 py-2 text-sm">
+            <option value="" disabled>
+              {filenames.length ? "Choose a document" : "No indexed documents"}
+            </option>
+            {filenames.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor="pair-note" className="text-sm font-medium">
+            Note (optional)
+          </label>
+          <input id="pair-note" name="note" maxLength={500} className="w-56 rounded border border-slate-300 px-3 py-2 text-sm" />
+        </div>
+        <SubmitButton pendingText="Adding…">Add pair</SubmitButton>
+      </div>
+      <p id="add-pair-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
+        {state.ok ? state.message : (error("query") ?? error("expected") ?? error("note") ?? state.message)}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,74 @@
+import Link from "next/link";
+import type { Change, Comparison } from "@/lib/evaluation/compare";
+import { inspectorHref } from "./inspector-link";
+import { rankText } from "./outcome-badge";
+
+const LABEL: Record<Change, { text: string; className: string }> = {
+  regression: { text: "Regression", className: "bg-red-100 text-red-800" },
+  fix: { text: "Fixed", className: "bg-green-100 text-green-800" },
+  worse: { text: "Rank worse", className: "bg-orange-50 text-orange-800" },
+  better: { text: "Rank better", className: "bg-emerald-50 text-emerald-800" },
+  missing: { text: "Not indexed", className: "bg-amber-100 text-amber-900" },
+  new: { text: "New pair", className: "bg-slate-100 text-slate-700" },
+  dropped: { text: "Pair removed", className: "bg-slate-100 text-slate-700" },
+  same: { text: "Same", className: "text-slate-500" },
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Per-pair wins and losses between two runs at k, regressions first. */
+export function ComparisonView({ agentId, comparison, base, head, documentIds }: { agentId: number; comparison: Comparison; base: number; head: number; documentIds: Map<string, number> }) {
+  const { counts, k } = comparison;
+  const changed = comparison.rows.filter((r) => r.change !== "same");
+  return (
+    <section aria-labelledby="compare-heading" className="space-y-3">
+      <h2 id="compare-heading" className="text-lg font-semibold">
+        Run #{base} → run #{head} at k = {k}
+      </h2>
+      <p className="text-sm">
+        <span className="font-medium text-red-800">{plural(counts.regression, "regression")}</span> (hit before, miss now) ·{" "}
+        <span className="font-medium text-green-800">{counts.fix} fixed</span> (miss before, hit now) · {counts.worse} ranked worse · {counts.better} ranked better ·{" "}
+        {counts.same} unchanged
+        {counts.missing > 0 && ` · ${counts.missing} not indexed in one of the runs`}
+        {counts.new + counts.dropped > 0 && ` · ${plural(counts.new, "new pair")}, ${plural(counts.dropped, "removed pair")}`}
+      </p>
+      {changed.length === 0 ? (
+        <p className="text-sm text-slate-600">Every pair ranked the same in both runs.</p>
+      ) : (
+        <table className="w-full rounded border border-slate-200 bg-white text-sm">
+          <caption className="sr-only">Pairs whose result changed, regressions first</caption>
+          <thead className="bg-slate-100 text-left">
+            <tr>
+              <th className="px-3 py-2">Change</th>
+              <th className="px-3 py-2">Query</th>
+              <th className="px-3 py-2">Expected document</th>
+              <th className="px-3 py-2">Rank in #{base}</th>
+              <th className="px-3 py-2">Rank in #{head}</th>
+              <th className="px-3 py-2">
+                <span className="sr-only">Inspect</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {changed.map((r) => (
+              <tr key={`${r.query}\u0000${r.expected}`} className="border-t border-slate-200">
+                <td className="px-3 py-2">
+                  <span className={`rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>
+                </td>
+                <td className="px-3 py-2">{r.query}</td>
+                <td className="px-3 py-2">{r.expected}</td>
+                <td className="px-3 py-2 tabular-nums">{r.base ? rankText(r.base) : "—"}</td>
+                <td className="px-3 py-2 tabular-nums">{r.head ? rankText(r.head) : "—"}</td>
+                <td className="px-3 py-2">
+                  <Link href={inspectorHref(agentId, r.query, k, documentIds.get(r.expected) ?? null)} className="text-blue-700 underline" aria-label={`Open “${r.query}” in the inspector`}>
+                    Inspect
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

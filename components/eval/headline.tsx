@@ -1,0 +1,56 @@
+import type { EvalRun } from "@/lib/evaluation/runs";
+import { pct } from "./line-chart";
+import { KPicker } from "./k-picker";
+import { RunSettings } from "./run-settings";
+
+function Figure({ label, value, detail }: { label: string; value: string; detail: string }) {
+  return (
+    <div className="rounded border border-slate-200 bg-white p-4">
+      <p className="text-sm text-slate-600">{label}</p>
+      <p className="mt-1 text-3xl font-semibold tabular-nums">{value}</p>
+      <p className="mt-1 text-xs text-slate-500">{detail}</p>
+    </div>
+  );
+}
+
+/** Recall@k, MRR and pair count of one run, at the k the user picked. */
+export function Headline({ run, k, hits, currentPairs }: { run: EvalRun; k: number; hits: number; currentPairs: number }) {
+  const recall = run.recall_at_k?.[String(k)] ?? null;
+  const scored = run.n_pairs - run.n_missing;
+  return (
+    <section aria-labelledby="headline-heading" className="space-y-3">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h2 id="headline-heading" className="text-lg font-semibold">
+            Run #{run.id}
+          </h2>
+          <RunSettings run={run} />
+        </div>
+        <KPicker k={k} />
+      </div>
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Figure
+          label={`Recall@${k}`}
+          value={recall === null ? "n/a" : pct(recall)}
+          detail={`${hits} of ${scored} pairs have their expected document ${k === 1 ? "as the first result" : `in the top ${k} results`}.`}
+        />
+        <Figure
+          label="MRR"
+          value={run.mrr === null ? "n/a" : run.mrr.toFixed(3)}
+          detail="Mean of 1 / rank of the expected document (0 when not found); 1 means always first."
+        />
+        <Figure
+          label="Pairs"
+          value={String(run.n_pairs)}
+          detail={currentPairs !== run.n_pairs ? `The agent has ${currentPairs} pairs now; run again to include changes.` : "Every labeled pair of this agent."}
+        />
+      </div>
+      {run.n_missing > 0 && (
+        <p role="note" className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {run.n_missing} {run.n_missing === 1 ? "pair expects a document that is" : "pairs expect documents that are"} no longer indexed.{" "}
+          {run.n_missing === 1 ? "It is" : "They are"} marked “Not indexed” below and left out of recall and MRR, which are computed over the {scored} other pairs.
+        </p>
+      )}
+    </section>
+  );
+}

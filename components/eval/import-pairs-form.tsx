@@ -1,0 +1,57 @@
+"use client";
+
+import { useActionState } from "react";
+import { importPairsAction, type ImportState } from "@/lib/actions/pairs";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+export function ImportPairsForm({ agentId }: { agentId: number }) {
+  const [state, action] = useActionState<ImportState, FormData>(importPairsAction.bind(null, agentId), {});
+  const rejected = state.report?.rejected ?? [];
+  return (
+    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="import-status">
+      <h2 className="font-semibold">Import pairs</h2>
+      <p className="text-sm text-slate-600">
+        CSV with columns <code>query,expected[,note]</code> (a header line is optional) or JSONL with one{" "}
+        <code>{`{"query", "expected"}`}</code> per line. <code>expected</code> is a document&apos;s filename or id. Rows with an empty query, an
+        unknown document or a pair that already exists are rejected and nothing is written for them.
+      </p>
+      <div className="flex flex-wrap items-end gap-4">
+        <div className="flex flex-col gap-1">
+          <label htmlFor="import-file" className="text-sm font-medium">
+            Pairs file (.csv, .jsonl)
+          </label>
+          <input id="import-file" name="file" type="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" className="text-sm" />
+        </div>
+        <SubmitButton pendingText="Importing…">Import</SubmitButton>
+      </div>
+      <div id="import-status" aria-live="polite" className="space-y-2 text-sm">
+        {state.message && <p className={state.report && state.report.accepted > 0 ? "text-green-800" : "text-red-700"}>{state.message}</p>}
+        {rejected.length > 0 && (
+          <table className="w-full text-sm">
+            <caption className="text-left font-medium text-red-800">Rejected rows</caption>
+            <thead className="text-left">
+              <tr>
+                <th className="py-1 pr-3">Line</th>
+                <th className="py-1 pr-3">Query</th>
+                <th className="py-1 pr-3">Expected</th>
+                <th className="py-1 pr-3">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rejected.map((r) => (
+                <tr key={r.row} className="border-t border-slate-200">
+                  <td className="py-1 pr-3">{r.row}</td>
+                  <td className="py-1 pr-3">{r.query ?? "—"}</td>
+                  <td className="py-1 pr-3">{r.expected ?? "—"}</td>
+                  <td className="py-1 pr-3">
+                    <span className="font-medium">{r.reason}</span>: {r.message}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,6 @@
+/** The inspector with the query and the expected document filled in: "why did it miss" in one click. */
+export function inspectorHref(agentId: number, query: string, k: number, documentId: number | null): string {
+  const params = new URLSearchParams({ q: query, k: String(k) });
+  if (documentId !== null) params.set("expected", String(documentId));
+  return `/agents/${agentId}/search?${params}`;
+}

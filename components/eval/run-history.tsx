@@ -1,0 +1,98 @@
+import Link from "next/link";
+import type { EvalRun } from "@/lib/evaluation/runs";
+import { pct } from "./line-chart";
+import { chunkSettingsText, when } from "./run-settings";
+import { TrendChart } from "./trend-chart";
+
+function Status({ run }: { run: EvalRun }) {
+  if (run.status === "done") return <span className="text-green-800">done</span>;
+  if (run.status === "running") return <span>running ({run.done_pairs}/{run.n_pairs})</span>;
+  return <span className="text-red-700">failed: {run.error}</span>;
+}
+
+/** Every run with the settings it ran with; the finished ones as a trend and as choices to compare. */
+export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agentId: number; runs: EvalRun[]; k: number; selectedId?: number; base?: number; head?: number }) {
+  const finished = runs.filter((r) => r.status === "done");
+  return (
+    <section aria-labelledby="history-heading" className="space-y-4">
+      <h2 id="history-heading" className="text-lg font-semibold">
+        Run history
+      </h2>
+      {finished.length > 1 ? (
+        <TrendChart runs={finished} k={k} selectedId={selectedId} />
+      ) : (
+        <p className="text-sm text-slate-600">The trend appears once there are two finished runs.</p>
+      )}
+      <table className="w-full rounded border border-slate-200 bg-white text-sm">
+        <caption className="sr-only">Evaluation runs, newest first</caption>
+        <thead className="bg-slate-100 text-left">
+          <tr>
+            <th className="px-3 py-2">Run</th>
+            <th className="px-3 py-2">When</th>
+            <th className="px-3 py-2">Recall@{k}</th>
+            <th className="px-3 py-2">MRR</th>
+            <th className="px-3 py-2">Pairs</th>
+            <th className="px-3 py-2">Run at k</th>
+            <th className="px-3 py-2">Index</th>
+            <th className="px-3 py-2">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...runs].reverse().map((r) => (
+            <tr key={r.id} className={`border-t border-slate-200 ${r.id === selectedId ? "bg-blue-50" : ""}`}>
+              <td className="px-3 py-2">
+                {r.status === "done" ? (
+                  <Link href={`/agents/${agentId}/eval?run=${r.id}&k=${k}`} className="text-blue-700 underline" aria-current={r.id === selectedId ? "true" : undefined}>
+                    #{r.id}
+                  </Link>
+                ) : (
+                  `#${r.id}`
+                )}
+              </td>
+              <td className="px-3 py-2 whitespace-nowrap">{when(r.created_at)}</td>
+              <td className="px-3 py-2 tabular-nums">{r.recall_at_k?.[String(k)] != null ? pct(r.recall_at_k[String(k)]!) : "—"}</td>
+              <td className="px-3 py-2 tabular-nums">{r.mrr?.toFixed(3) ?? "—"}</td>
+              <td className="px-3 py-2">
+                {r.n_pairs}
+                {r.n_missing > 0 && <span className="text-amber-800"> ({r.n_missing} not indexed)</span>}
+              </td>
+              <td className="px-3 py-2">{r.k}</td>
+              <td className="px-3 py-2 text-xs text-slate-600">
+                {r.embedding_model} · {r.document_count} docs, {r.chunk_count} chunks · {chunkSettingsText(r)}
+              </td>
+              <td className="px-3 py-2">
+                <Status run={r} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {finished.length > 1 && (
+        <form method="get" className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-4" aria-label="Compare two runs">
+          {selectedId !== undefined && <input type="hidden" name="run" value={selectedId} />}
+          <input type="hidden" name="k" value={k} />
+          {[
+            { name: "base", label: "Earlier run", value: base },
+            { name: "head", label: "Later run", value: head },
+          ].map((f) => (
+            <div key={f.name} className="flex flex-col gap-1">
+              <label htmlFor={`compare-${f.name}`} className="text-sm font-medium">
+                {f.label}
+              </label>
+              <select id={`compare-${f.name}`} name={f.name} defaultValue={f.value} className="rounded border border-slate-300 px-2 py-1.5 text-sm">
+                {finished.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    #{r.id} · {when(r.created_at)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ))}
+          <button type="submit" className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800">
+            Compare
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+import "server-only";
+import { listDocuments } from "../documents";
+import { AppError } from "../errors";
+import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../pairs";
+import { pairSchema, type PairInput } from "../validations/pair";
+import type { RawPairRow } from "./pair-files";
+
+export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row";
+
+export interface RejectedRow {
+  row: number;
+  query: string | null;
+  expected: string | null;
+  reason: RejectReason;
+  message: string;
+}
+
+export interface ImportReport {
+  accepted: number;
+  rejected: RejectedRow[];
+}
+
+/** The agent's indexed documents, looked up by filename or by id. */
+function indexedDocuments(agentId: number) {
+  const ready = listDocuments(agentId).filter((d) => d.status === "ready");
+  return { filenames: new Set(ready.map((d) => d.filename)), byId: new Map(ready.map((d) => [String(d.id), d.filename])) };
+}
+
+/** A filename wins over an id, so a file named "12" stays reachable by its name. */
+function resolve(docs: ReturnType<typeof indexedDocuments>, expected: string): string | undefined {
+  if (docs.filenames.has(expected)) return expected;
+  return docs.byId.get(expected);
+}
+
+/** The id of each indexed filename now, for links that must survive a re-upload. */
+export function documentIdsByFilename(agentId: number): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (const d of listDocuments(agentId)) if (d.status === "ready" && !ids.has(d.filename)) ids.set(d.filename, d.id);
+  return ids;
+}
+
+const unknownDocument = (expected: string) =>
+  expected
+    ? `No indexed document "${expected}" in this agent (give its filename or document id).`
+    : "No expected document given.";
+
+const text = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null);
+
+/** Accepts the valid rows, in one transaction, and reports each rejected row with its reason. */
+export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
+  const docs = indexedDocuments(agentId);
+  const seen = new Map(listPairs(agentId).map((p) => [`${p.query}\u0000${p.expected_filename}`, 0]));
+  const rejected: RejectedRow[] = [];
+  const accepted: { query: string; expected_filename: string; note: string | null }[] = [];
+  for (const raw of rows) {
+    const reject = (reason: RejectReason, message: string) =>
+      rejected.push({ row: raw.row, query: text(raw.query), expected: text(raw.expected), reason, message });
+    if (raw.error) {
+      reject("invalid row", raw.error);
+      continue;
+    }
+    if (text(raw.query)?.trim() === "" || raw.query === undefined || raw.query === null) {
+      reject("empty query", "The query is empty.");
+      continue;
+    }
+    const parsed = pairSchema.safeParse({ query: raw.query, expected: raw.expected ?? "", note: raw.note === "" ? null : raw.note });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      if (issue.path[0] === "expected") reject("unknown document", unknownDocument(text(raw.expected)?.trim() ?? ""));
+      else reject("invalid row", `${issue.path.join(".") || "row"}: ${issue.message}`);
+      continue;
+    }
+    const filename = resolve(docs, parsed.data.expected);
+    if (!filename) {
+      reject("unknown document", unknownDocument(parsed.data.expected));
+      continue;
+    }
+    const key = `${parsed.data.query}\u0000${filename}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      reject("duplicate", earlier ? `Same query and document as row ${earlier}.` : "This pair already exists.");
+      continue;
+    }
+    seen.set(key, raw.row);
+    accepted.push({ query: parsed.data.query, expected_filename: filename, note: parsed.data.note });
+  }
+  insertPairs(agentId, accepted);
+  return { accepted: accepted.length, rejected };
+}
+
+function expectedFilename(agentId: number, expected: string): string {
+  const filename = resolve(indexedDocuments(agentId), expected);
+  if (!filename) throw new AppError(422, "unknown_document", unknownDocument(expected));
+  return filename;
+}
+
+export function addPair(agentId: number, input: PairInput): Pair {
+  return createPair(agentId, { query: input.query, expected_filename: expectedFilename(agentId, input.expected), note: input.note });
+}
+
+export function editPair(agentId: number, id: number, input: Partial<PairInput>): Pair {
+  return updatePair(agentId, id, {
+    query: input.query,
+    expected_filename: input.expected === undefined ? undefined : expectedFilename(agentId, input.expected),
+    note: input.note,
+  });
+}

@@ -1,0 +1,47 @@
+/** Where one pair's expected document landed; `missing` when it is no longer indexed. */
+export interface PairOutcome {
+  /** 1-based rank of the expected document's best chunk, null when it was not ranked at all. */
+  rank: number | null;
+  missing: boolean;
+}
+
+export interface Summary {
+  n_pairs: number;
+  /** Pairs whose expected document is indexed: the denominator of recall and MRR. */
+  n_scored: number;
+  n_missing: number;
+  /** Keys "1".."20"; null when no pair could be scored. */
+  recall_at_k: Record<string, number | null>;
+  mrr: number | null;
+}
+
+export const CURVE_KS = Array.from({ length: 20 }, (_, i) => i + 1);
+
+/** Hit at k; null for a pair whose document is missing, which is neither hit nor miss. */
+export function isHit(o: PairOutcome, k: number): boolean | null {
+  if (o.missing) return null;
+  return o.rank !== null && o.rank <= k;
+}
+
+export function recallAtK(outcomes: PairOutcome[], k: number): number | null {
+  const scored = outcomes.filter((o) => !o.missing);
+  if (scored.length === 0) return null;
+  return scored.filter((o) => isHit(o, k)).length / scored.length;
+}
+
+export function meanReciprocalRank(outcomes: PairOutcome[]): number | null {
+  const scored = outcomes.filter((o) => !o.missing);
+  if (scored.length === 0) return null;
+  return scored.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0) / scored.length;
+}
+
+export function summarize(outcomes: PairOutcome[], ks: number[] = CURVE_KS): Summary {
+  const n_missing = outcomes.filter((o) => o.missing).length;
+  return {
+    n_pairs: outcomes.length,
+    n_scored: outcomes.length - n_missing,
+    n_missing,
+    recall_at_k: Object.fromEntries(ks.map((k) => [String(k), recallAtK(outcomes, k)])),
+    mrr: meanReciprocalRank(outcomes),
+  };
+}

@@ -1,0 +1,113 @@
+import "server-only";
+import { ChromaConnectionError } from "chromadb";
+import { getAgent } from "../agents";
+import { listDocuments, type DocumentRow } from "../documents";
+import { embedder } from "../embedder";
+import { EmbeddingError } from "../embeddings";
+import { AppError } from "../errors";
+import { listPairs, type Pair } from "../pairs";
+import { bestRanks, rankAllChunks, type DocumentRank, type RankedChunk } from "../search";
+import { summarize } from "./metrics";
+import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "./runs";
+
+/** Queries embedded and ranked per round trip: few enough to report progress often. */
+export const EVAL_BATCH = 32;
+/**
+ * Chroma binds one SQLite variable per result it returns with metadata, and a call
+ * past SQLite's 32,766 fails ("too many SQL variables"): queries × chunks stays below.
+ */
+export const MAX_RESULTS_PER_CALL = 32_000;
+
+export function batchSize(chunkCount: number): number {
+  return Math.max(1, Math.min(EVAL_BATCH, Math.floor(MAX_RESULTS_PER_CALL / Math.max(chunkCount, 1))));
+}
+
+function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
+  const groups = new Map<string, ChunkSetting>();
+  for (const d of docs) {
+    const key = `${d.chunk_size}/${d.chunk_overlap}`;
+    const g = groups.get(key) ?? { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, documents: 0 };
+    g.documents++;
+    groups.set(key, g);
+  }
+  return [...groups.values()].sort((a, b) => b.documents - a.documents);
+}
+
+/** Where the expected document's best chunk landed; several ready versions of a filename count by the best one. */
+export function pairOutcome(pair: Pair, ranking: RankedChunk[], idsByFilename: Map<string, number[]>): PairResult {
+  const base = { pair_id: pair.id, query: pair.query, expected: pair.expected_filename };
+  const ids = idsByFilename.get(pair.expected_filename);
+  if (!ids) return { ...base, document_id: null, rank: null, best_distance: null, missing: true };
+  const best = bestRanks(ranking);
+  let found: DocumentRank | undefined;
+  let documentId = ids[0];
+  for (const id of ids) {
+    const r = best.get(id);
+    if (r && (!found || r.rank < found.rank)) [found, documentId] = [r, id];
+  }
+  return { ...base, document_id: documentId, rank: found?.rank ?? null, best_distance: found?.distance ?? null, missing: false };
+}
+
+/** A message fit for the page and the API; internal details go to the server log only. */
+function describe(err: unknown): string {
+  if (err instanceof AppError) return err.message;
+  if (err instanceof EmbeddingError) return `The embedding provider failed: ${err.message}`;
+  if (err instanceof ChromaConnectionError) return "The vector store (Chroma) is not reachable.";
+  console.error("evaluation failed:", err);
+  return "The evaluation failed on the server; the details are in its log.";
+}
+
+async function execute(runId: number, agentId: number, pairs: Pair[], docs: DocumentRow[], chunkCount: number): Promise<EvalRun> {
+  const idsByFilename = new Map<string, number[]>();
+  for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
+  const size = batchSize(chunkCount);
+  try {
+    for (let i = 0; i < pairs.length; i += size) {
+      const batch = pairs.slice(i, i + size);
+      const rankings = await rankAllChunks(agentId, batch.map((p) => p.query));
+      saveResults(runId, batch.map((p, j) => pairOutcome(p, rankings[j], idsByFilename)));
+    }
+    finishRun(runId, summarize(runResults(runId)));
+  } catch (err) {
+    failRun(runId, describe(err));
+    throw err;
+  }
+  return getRun(agentId, runId);
+}
+
+/**
+ * Starts a run over all the agent's pairs and returns its id at once; `done`
+ * settles when every pair is ranked. The settings in use are kept with the run.
+ */
+export function startEvaluation(agentId: number, k: number): { runId: number; done: Promise<EvalRun> } {
+  getAgent(agentId);
+  const pairs = listPairs(agentId);
+  if (pairs.length === 0) {
+    throw new AppError(422, "no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
+  }
+  const docs = listDocuments(agentId).filter((d) => d.status === "ready");
+  const chunkCount = docs.reduce((n, d) => n + d.chunk_count, 0);
+  if (chunkCount > MAX_RESULTS_PER_CALL) {
+    throw new AppError(
+      422,
+      "too_many_chunks",
+      `This agent has ${chunkCount} chunks; a full ranking is limited to ${MAX_RESULTS_PER_CALL} chunks per query by the vector store.`,
+    );
+  }
+  const runId = createRun({
+    agent_id: agentId,
+    k,
+    n_pairs: pairs.length,
+    embedding_model: embedder().model,
+    document_count: docs.length,
+    chunk_count: chunkCount,
+    chunk_settings: chunkSettings(docs),
+  });
+  activeRuns().add(runId);
+  const done = execute(runId, agentId, pairs, docs, chunkCount).finally(() => activeRuns().delete(runId));
+  return { runId, done };
+}
+
+export async function evaluate(agentId: number, k: number): Promise<EvalRun> {
+  return startEvaluation(agentId, k).done;
+}

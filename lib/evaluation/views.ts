@@ -1,0 +1,47 @@
+import type { Pair } from "../pairs";
+import { isHit } from "./metrics";
+import type { EvalRun, PairResult } from "./runs";
+
+/** The API's view of one pair's result: hit at the run's k, null when the document is missing. */
+export const pairResultView = (r: PairResult, k: number) => ({
+  query: r.query,
+  expected: r.expected,
+  document_id: r.document_id,
+  rank: r.rank,
+  best_distance: r.best_distance,
+  hit: isHit(r, k),
+  missing: r.missing,
+});
+
+export function runView(run: EvalRun, results?: PairResult[]) {
+  return {
+    run_id: run.id,
+    status: run.status,
+    error: run.error,
+    k: run.k,
+    n_pairs: run.n_pairs,
+    done_pairs: run.done_pairs,
+    n_missing: run.n_missing,
+    n_scored: run.status === "done" ? run.n_pairs - run.n_missing : null,
+    recall_at_k: run.recall_at_k,
+    mrr: run.mrr,
+    settings: {
+      embedding_model: run.embedding_model,
+      document_count: run.document_count,
+      chunk_count: run.chunk_count,
+      chunk_settings: run.chunk_settings,
+    },
+    created_at: run.created_at,
+    finished_at: run.finished_at,
+    ...(results ? { pairs: results.map((r) => pairResultView(r, run.k)) } : {}),
+  };
+}
+
+export const pairView = (p: Pair) => ({
+  id: p.id,
+  query: p.query,
+  expected: p.expected_filename,
+  note: p.note,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});

@@ -1,0 +1,24 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+// `npm run bench:eval`: the benchmark runs under Vitest for the same real Chroma and throwaway
+// SQLite as the tests (global setup and setup file of vitest.config.ts), but on its own.
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@": root,
+      "server-only": path.join(root, "lib/testing/server-only-stub.ts"),
+    },
+  },
+  test: {
+    root,
+    include: ["scripts/bench-eval.run.ts"],
+    globalSetup: ["lib/testing/global-setup.ts"],
+    setupFiles: ["lib/testing/setup.ts"],
+    testTimeout: 1_800_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+  },
+});

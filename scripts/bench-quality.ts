@@ -1,0 +1,133 @@
+// `npm run bench:quality`: retrieval quality of the local embedder (and variants) against BM25
+// on a labeled set built at run time from the Debian FAQ (`apt-get install debian-faq`), through
+// the app's own ingest and search code, on a real Chroma started in a temporary directory.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadDebianFaq, type FaqSet } from "../lib/benchmark/debian-faq";
+import { startChroma } from "./chroma-server.mjs";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-"));
+let stopChroma: (() => Promise<void>) | null = null;
+const cleanup = async () => {
+  await stopChroma?.();
+  fs.rmSync(tmp, { recursive: true, force: true });
+};
+process.on("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+const pct = (x: number) => x.toFixed(3);
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+
+async function main() {
+  let faq: FaqSet;
+  try {
+    faq = loadDebianFaq();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
+  const chroma = await startChroma({ dataDir: path.join(tmp, "chroma"), restart: false });
+  stopChroma = chroma.stop;
+  Object.assign(process.env, {
+    DATA_DIR: path.join(tmp, "data"),
+    CHROMA_URL: chroma.url,
+    CHROMA_COLLECTION_PREFIX: "bench",
+    EMBEDDING_PROVIDER: "local",
+    KB_DEMO: "0",
+  });
+  // Imported only now: lib/ reads the environment on first use.
+  const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local");
+  const { WordVectors } = await import("../lib/embeddings/word-vectors");
+  const { indexArticles, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("../lib/benchmark/run");
+  const { chromaAddThroughput, embedMicros } = await import("../lib/benchmark/throughput");
+  type Spec = typeof LOCAL_SPEC;
+
+  const version = spawnSync("dpkg-query", ["-W", "-f=${Version}", "debian-faq"], { encoding: "utf8" }).stdout || "?";
+  const { articles } = faq;
+  const tuneSet = new Set(faq.tune.map((a) => a.filename));
+  console.log(`Debian FAQ ${version}: ${articles.length} questions, each labeled with the article under it; chunks of 800/100 characters.`);
+  console.log(`Split: "tune" = questions of odd chapters (${faq.tune.length}), "check" = even chapters (${faq.check.length}); choices were made on tune only.\n`);
+
+  // Start-up: the first start with a DATA_DIR converts the package's JSON once; later starts load the cache.
+  const rssBefore = process.memoryUsage().rss;
+  const main = new LocalEmbedder({ log: () => {} });
+  await main.ready();
+  const info = main.loadInfo!;
+  const reload = performance.now();
+  WordVectors.load(info.file);
+  const reloadMs = performance.now() - reload;
+  console.log(`Start-up of ${main.model}: first start converts GloVe once in ${(info.conversion!.ms / 1000).toFixed(1)} s ` +
+    `(process peak RSS ${info.conversion!.peakRssMB} MB, was ${mb(rssBefore)} before); cache ${mb(info.bytes)}, ` +
+    `loaded by later starts in ${reloadMs.toFixed(0)} ms (${info.vectors.count} words).\n`);
+
+  const variants: { label: string; spec: Spec }[] = [
+    { label: "local default", spec: LOCAL_SPEC },
+    { label: "v1: lexical only, 768 (old default)", spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } },
+    { label: "lexical only, 1024", spec: { ...LOCAL_SPEC, lexicalDimension: 1024, semanticWeight: 0 } },
+    { label: "GloVe SIF part only", spec: { ...LOCAL_SPEC, lexicalDimension: 0, semanticWeight: 1 } },
+    { label: "semantic weight 0.15", spec: { ...LOCAL_SPEC, semanticWeight: 0.15 } },
+    { label: "semantic weight 0.45", spec: { ...LOCAL_SPEC, semanticWeight: 0.45 } },
+    { label: "default recipe at 768", spec: { ...LOCAL_SPEC, lexicalDimension: 668 } },
+    { label: "default recipe at 1536", spec: { ...LOCAL_SPEC, lexicalDimension: 1436 } },
+    { label: "default recipe at 4096", spec: { ...LOCAL_SPEC, lexicalDimension: 3996 } },
+    ...[1, 2, 3].map((seed) => ({ label: `default, hash seed ${seed}`, spec: { ...LOCAL_SPEC, seed } })),
+  ];
+
+  const header = `${"method".padEnd(44)} ${"dim".padStart(5)}   R@1   R@3   R@5  R@10   MRR | tune R@3   MRR | check R@3   MRR | µs/chunk`;
+  console.log(header);
+  console.log("-".repeat(header.length));
+  const line = (label: string, dim: string, q: ReturnType<typeof splitQuality>, micros: string) =>
+    console.log(
+      `${label.padEnd(44)} ${dim.padStart(5)} ${pct(q.all.recall[1])} ${pct(q.all.recall[3])} ${pct(q.all.recall[5])} ${pct(q.all.recall[10])} ${pct(q.all.mrr)} |` +
+        `     ${pct(q.tune.recall[3])} ${pct(q.tune.mrr)} |      ${pct(q.check.recall[3])} ${pct(q.check.mrr)} | ${micros.padStart(8)}`,
+    );
+
+  const results = new Map<string, ReturnType<typeof splitQuality>>();
+  const rows: { label: string; dim: string; q: ReturnType<typeof splitQuality>; e?: InstanceType<typeof LocalEmbedder> }[] = [];
+  let firstSet: Awaited<ReturnType<typeof indexArticles>> | null = null;
+  let chunkTexts: string[] = [];
+  for (const [i, v] of variants.entries()) {
+    process.stderr.write(`\rindexing and searching with variant ${i + 1}/${variants.length}...`);
+    const e = i === 0 ? main : new LocalEmbedder({ spec: v.spec, log: () => {} });
+    const set = await indexArticles(`bench ${i}`, articles, e);
+    if (!firstSet) {
+      firstSet = set;
+      chunkTexts = storedChunks(set).map((c) => c.text);
+    }
+    const q = splitQuality(await rankQuestions(set, articles, e), articles, tuneSet);
+    results.set(v.label, q);
+    rows.push({ label: i === 0 ? `local default (${e.model})` : v.label, dim: String(e.dimension), q, e });
+  }
+  process.stderr.write("\r\x1b[K");
+  const bm25 = splitQuality(rankWithBm25(firstSet!, articles), articles, tuneSet);
+  rows.push({ label: "bm25 (MiniSearch defaults)", dim: "-", q: bm25 });
+  const bm25Stem = splitQuality(rankWithBm25(firstSet!, articles, (t) => (STOPWORDS.has(t) ? null : stem(t))), articles, tuneSet);
+  rows.push({ label: "bm25 + the embedder's stopwords and stemmer", dim: "-", q: bm25Stem });
+  // Timed once Chroma is idle: full 800-character chunks, after a warm-up.
+  const fullChunks = chunkTexts.filter((t) => t.length === 800);
+  for (const r of rows) line(r.label, r.dim, r.q, r.e ? (await embedMicros(r.e, fullChunks)).toFixed(0) : "-");
+
+  const def = results.get("local default")!;
+  const rel = (a: number, b: number) => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(0)}%`;
+  const seeds = variants.filter((v) => v.label === "local default" || v.label.startsWith("default, hash seed")).map((v) => results.get(v.label)!.all.recall[3]);
+  console.log(`\nlocal default R@3 ${pct(def.all.recall[3])}: ${rel(def.all.recall[3], bm25.all.recall[3])} vs bm25, ` +
+    `${rel(def.all.recall[3], bm25Stem.all.recall[3])} vs bm25 + stemming (relative); MRR ${rel(def.all.mrr, bm25.all.mrr)} / ${rel(def.all.mrr, bm25Stem.all.mrr)}.`);
+  console.log(`Hash-seed spread of the default recipe: R@3 ${pct(Math.min(...seeds))}..${pct(Math.max(...seeds))} ` +
+    `(one question is ${pct(1 / articles.length)}); differences below that are noise.`);
+  console.log(`µs/chunk: mean time to embed one 800-character chunk (${fullChunks.length} of the ${chunkTexts.length} chunks), word vectors loaded.`);
+
+  console.log(`\nChroma add throughput (real Chroma, slices of 64 through the app's addChunks, 1,024 chunks):`);
+  for (const spec of [{ version: 1, lexicalDimension: 768, semanticWeight: 0 }, LOCAL_SPEC, { ...LOCAL_SPEC, lexicalDimension: 1436 }]) {
+    const e = new LocalEmbedder({ spec, log: () => {} });
+    const t = await chromaAddThroughput(e, chunkTexts, 1024);
+    console.log(`  ${String(e.dimension).padStart(5)} dimensions: ${t.vectorsPerSecond.toFixed(0)} vectors/s (${t.msPerSlice.toFixed(0)} ms per slice of 64)${e.model === main.model ? "  <- default" : ""}`);
+  }
+}
+
+main()
+  .catch((err) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exitCode = 1;
+  })
+  .finally(cleanup);
