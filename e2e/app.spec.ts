@@ -64,8 +64,12 @@ test("re-indexes a document with other chunk settings", async ({ page, agent }) 
   await uploadThroughApi(page, agent.id, { "warehouse.txt": LONG });
   await page.goto(`/agents/${agent.id}`);
   await page.getByRole("link", { name: "warehouse.txt" }).click();
+  await expect(page.getByRole("heading", { name: "warehouse.txt" })).toBeVisible();
+  // Typing before hydration can be lost when React takes over the form.
+  await page.waitForLoadState("networkidle");
   await page.getByLabel("Chunk size").fill("250");
   await page.getByLabel("Overlap").fill("25");
+  await expect(page.getByLabel("Chunk size")).toHaveValue("250");
   await page.getByRole("button", { name: "Re-index with these settings" }).click();
   await expect(page.getByText("Chunk 1 · characters 225–475")).toBeVisible();
   await expect(page.getByText(/chunks of 250 with 25 overlap/)).toBeVisible();
