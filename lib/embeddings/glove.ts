@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { EmbeddingError } from "./types";
 import { readWinkEmbeddings } from "./wink-json";
-import { WordVectors, WordVectorsError, writeFileAtomic, type WordVectorRecipe } from "./word-vectors";
+import { WordVectors, WordVectorsError } from "./word-vectors";
+import { writeFileAtomic, type WordVectorRecipe } from "./word-vectors-builder";
 
 /**
  * The pretrained word vectors of the local embedder: GloVe (6B tokens, 100 dimensions, public

@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { WordVectorsBuilder, WordVectorsError, type WordVectorRecipe } from "./word-vectors";
+import { WordVectorsError } from "./word-vectors";
+import { WordVectorsBuilder, type WordVectorRecipe } from "./word-vectors-builder";
 
 /**
  * Streams the JSON of a wink word-embedding package into a WordVectorsBuilder, without ever
@@ -40,6 +41,7 @@ export class WinkParser {
   private pending: Buffer = Buffer.alloc(0);
   private builder: WordVectorsBuilder | null = null;
   private values = new Float64Array(0);
+  private readonly rank = new Float64Array(1);
   private state: "header" | "entries" | "done" = "header";
   private header = "";
   private readonly decoder = new TextDecoder("utf-8", { fatal: false });
@@ -120,6 +122,17 @@ export class WinkParser {
       p = skipSpace(buf, p + 1);
       if (at(buf, p) !== OPEN_SQUARE) throw this.error(`expected "[" after "${word}":`);
       p++;
+      const close = buf.indexOf(CLOSE_SQUARE, p);
+      if (close < 0) throw INCOMPLETE;
+      // The rank is the last number; words the builder would drop are skipped without parsing the rest.
+      const lastComma = buf.lastIndexOf(COMMA, close);
+      const builder = this.builder!;
+      if (lastComma < p) throw this.error(`bad number list for "${word}"`);
+      parseNumber(buf, skipSpace(buf, lastComma + 1), this.rank, 0);
+      if (!builder.accepts(word, this.rank[0])) {
+        builder.count(this.rank[0]);
+        return close + 1;
+      }
       const values = this.values;
       let n = 0;
       for (;;) {
@@ -133,8 +146,7 @@ export class WinkParser {
         else if (c !== CLOSE_SQUARE) throw this.error(`bad number list for "${word}"`);
       }
       if (n !== values.length) throw this.error(`"${word}" has ${n} numbers, expected ${values.length}`);
-      const rank = values[values.length - 1];
-      this.builder!.add(word, rank, values);
+      builder.add(word, values[values.length - 1], values);
       return p + 1;
     } catch (err) {
       if (err === INCOMPLETE) return -1;

@@ -6,7 +6,8 @@ import { GLOVE_PACKAGE, GLOVE_PACKAGE_VERSION, gloveCacheFile, loadGlove } from 
 import { LocalEmbedder } from "./local";
 import { EmbeddingError } from "./types";
 import { WinkParser } from "./wink-json";
-import { WordVectors, WordVectorsBuilder, WordVectorsError } from "./word-vectors";
+import { WordVectors, WordVectorsError } from "./word-vectors";
+import { WordVectorsBuilder } from "./word-vectors-builder";
 
 const DIMS = 100;
 
