@@ -71,6 +71,8 @@ async function main() {
     { label: "default recipe at 768", spec: { ...LOCAL_SPEC, lexicalDimension: 668 } },
     { label: "default recipe at 1536", spec: { ...LOCAL_SPEC, lexicalDimension: 1436 } },
     { label: "default recipe at 4096", spec: { ...LOCAL_SPEC, lexicalDimension: 3996 } },
+    { label: "default recipe, 4 probes per feature", spec: { ...LOCAL_SPEC, probes: 4 } },
+    { label: "default recipe, 8 probes per feature", spec: { ...LOCAL_SPEC, probes: 8 } },
     ...[1, 2, 3].map((seed) => ({ label: `default, hash seed ${seed}`, spec: { ...LOCAL_SPEC, seed } })),
   ];
 

@@ -54,6 +54,21 @@ describe("LocalEmbedder", () => {
     expect(LOCAL_DIMENSION).toBe(1024);
     expect(modelName(V1)).toBe("local-hash-v1-768");
     expect(modelName({ ...V1, seed: 3 })).not.toBe(modelName(V1));
+    expect(modelName({ ...LOCAL_SPEC_FOR_TEST, probes: 2 })).toBe(modelName(LOCAL_SPEC_FOR_TEST));
+    expect(modelName({ ...LOCAL_SPEC_FOR_TEST, probes: 4 })).toBe("local-hash-glove-v2-1024-p4");
+  });
+
+  it("spreads each feature over `probes` buckets when asked (benchmark variants)", async () => {
+    const text = PARAGRAPHS.invoices;
+    const [base] = await new LocalEmbedder().embed([text]);
+    const [two] = await new LocalEmbedder({ spec: { ...LOCAL_SPEC_FOR_TEST, probes: 2 } }).embed([text]);
+    expect(two).toEqual(base);
+    const [four] = await new LocalEmbedder({ spec: { ...LOCAL_SPEC_FOR_TEST, probes: 4 } }).embed([text]);
+    expect(norm(four)).toBeCloseTo(1, 10);
+    expect(four).not.toEqual(base);
+    // Its first two probes are the 2-probe ones: half of the lexical mass stays in place.
+    expect(cosine(four, base)).toBeGreaterThan(0.6);
+    expect(() => new LocalEmbedder({ spec: { ...LOCAL_SPEC_FOR_TEST, probes: 1 } })).toThrow(/probes/);
   });
 
   it("returns one vector of the right dimension per input, in order", async () => {

@@ -15,6 +15,8 @@ export const SEED_BIGRAM = 0x2f6b1d45;
 const SEED_CHARGRAM = 0x5c3e9a17;
 export const SEED_SIGN = 0x68e31da4;
 export const SEED_PROBE2 = 0x3c6ef372;
+/** Probe p >= 2 of a feature hashes h ^ (p · SEED_PROBE_STEP). */
+export const SEED_PROBE_STEP = 0x7f4a7c15;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 /** Word-boundary markers for character n-grams; never occur inside a token. */
