@@ -2,10 +2,15 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { recoverInterruptedIngests } = await import("./lib/recovery");
+  const { embedder } = await import("./lib/embedder");
   try {
     const n = await recoverInterruptedIngests();
     if (n > 0) console.log(`[kb-inspector] ${n} interrupted ingest(s) marked failed and their partial vectors removed`);
   } catch (err) {
     console.error("[kb-inspector] could not clean up interrupted ingests:", err instanceof Error ? err.message : err);
   }
+  // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
+  void embedder()
+    .embed(["warm-up"])
+    .catch(() => {});
 }

@@ -13,8 +13,9 @@ import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResu
 /** Queries embedded and ranked per round trip: few enough to report progress often. */
 export const EVAL_BATCH = 32;
 /**
- * Chroma binds one SQLite variable per result it returns with metadata, and a call
- * past SQLite's 32,766 fails ("too many SQL variables"): queries × chunks stays below.
+ * Results per Chroma call (queries × chunks). Rankings carry distances only, so Chroma's
+ * SQLite variable limit no longer applies (40,000 results for one query were checked);
+ * the cap keeps each response's size bounded on large agents.
  */
 export const MAX_RESULTS_PER_CALL = 32_000;
 
@@ -87,13 +88,6 @@ export function startEvaluation(agentId: number, k: number): { runId: number; do
   }
   const docs = listDocuments(agentId).filter((d) => d.status === "ready");
   const chunkCount = docs.reduce((n, d) => n + d.chunk_count, 0);
-  if (chunkCount > MAX_RESULTS_PER_CALL) {
-    throw new AppError(
-      422,
-      "too_many_chunks",
-      `This agent has ${chunkCount} chunks; a full ranking is limited to ${MAX_RESULTS_PER_CALL} chunks per query by the vector store.`,
-    );
-  }
   const runId = createRun({
     agent_id: agentId,
     k,
