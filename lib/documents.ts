@@ -78,10 +78,12 @@ export function insertDocument(d: {
   return Number(lastInsertRowid);
 }
 
-export function markReady(id: number, chunkCount: number): void {
-  db()
+/** False when the row is gone (its agent or the document was deleted while it was indexing). */
+export function markReady(id: number, chunkCount: number): boolean {
+  const { changes } = db()
     .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ?")
     .run(chunkCount, now(), id);
+  return changes === 1;
 }
 
 export function markFailed(id: number, reason: string): void {

@@ -128,3 +128,26 @@ describe("a change of embedding model", () => {
     expect(err.message).toMatch(/npm run reindex/);
   });
 });
+
+describe("deleting an agent while one of its files is indexing", () => {
+  it("leaves none of that file's vectors behind", async () => {
+    const { removeAgent: remove } = await import("./removal");
+    const agent = newAgent("deleted mid-ingest");
+    let removed: Promise<void> | undefined;
+    const res = await ingestFile(
+      agent.id,
+      { filename: "long.txt", bytes: enc("chunk text ".repeat(2000)) },
+      { chunkSize: 100, chunkOverlap: 0 },
+      (p) => {
+        // Once the first slice is written, delete the agent.
+        if (p.stage === "embed" && p.done >= 64 && !removed) removed = remove(agent.id);
+      },
+    );
+    await removed;
+    expect(res.status).toBe("failed");
+    const { collectionFor } = await import("./chroma");
+    const { embedder } = await import("./embedder");
+    const left = await (await collectionFor(embedder())).get({ where: { agent_id: agent.id } });
+    expect(left.ids).toEqual([]);
+  });
+});

@@ -125,7 +125,11 @@ async function indexDocument(
     markFailed(documentId, reason);
     return { ...base, outcome: "failed", status: "failed", document_id: documentId, message: `Indexing failed: ${reason}` };
   }
-  markReady(documentId, chunks.length);
+  if (!markReady(documentId, chunks.length)) {
+    // Deleted mid-ingest: the vectors it wrote must not outlive it.
+    await deleteDocumentVectors(await collectionFor(model), agentId, documentId);
+    return { ...base, outcome: "failed", status: "failed", message: "The agent or the document was deleted while it was being indexed." };
+  }
 
   // The older version goes only once the new one is searchable.
   const replaced = findByFilename(agentId, filename, documentId);
