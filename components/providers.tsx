@@ -1,6 +1,7 @@
 "use client";
 
 import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useEffect } from "react";
 
 export function makeQueryClient() {
   return new QueryClient({
@@ -18,5 +19,9 @@ function getQueryClient() {
 }
 
 export function Providers({ children }: { children: React.ReactNode }) {
+  // Marks the page interactive, so browser tests type only once React handles the inputs.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return <QueryClientProvider client={getQueryClient()}>{children}</QueryClientProvider>;
 }

@@ -7,6 +7,16 @@ export interface AgentFixture {
 
 /** A fresh agent per test, created through the API and deleted afterwards. */
 export const test = base.extend<{ agent: AgentFixture }>({
+  // Every navigation waits until React has hydrated the page: typed text is then never lost.
+  page: async ({ page }, use) => {
+    const goto = page.goto.bind(page);
+    page.goto = async (url, options) => {
+      const res = await goto(url, options);
+      await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+      return res;
+    };
+    await use(page);
+  },
   agent: async ({ request }, use, testInfo) => {
     const name = `E2E ${testInfo.title.slice(0, 40)} ${Date.now()}`;
     const res = await request.post("/api/agents", { data: { name, tools: ["document_search"] } });
