@@ -37,26 +37,24 @@ function assertModel(agentId: number, model: string): void {
   }
 }
 
-/**
- * The one retrieval function: embed each query with the model that embedded the
- * chunks, query the shared collection filtered to this agent, closest first.
- */
-export async function searchAgentDocumentsBatch(agentId: number, queries: string[], topK: number): Promise<SearchResult[][]> {
+/** Query vectors from the model that embedded this agent's chunks. */
+async function embedForAgent(agentId: number, queries: string[]) {
   const model = embedder();
   assertModel(agentId, model.model);
-  if (queries.length === 0) return [];
-  const vectors = await model.embed(queries);
-  // Asking Chroma for more than the agent has only costs time; fewer come back anyway.
-  const n = Math.min(topK, agentChunkCount(agentId));
-  if (n === 0) return queries.map(() => []);
-  const collection = await collectionFor(model);
-  const hits = await queryAgent(collection, agentId, vectors, n);
-  return hits.map((list) => list.map(toResult));
+  return { model, vectors: await model.embed(queries) };
 }
 
+/**
+ * The one retrieval function: embed the query with the model that embedded the
+ * chunks, query the shared collection filtered to this agent, closest first.
+ */
 export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
-  const [results] = await searchAgentDocumentsBatch(agentId, [query], topK);
-  return results;
+  const { model, vectors } = await embedForAgent(agentId, [query]);
+  // Asking Chroma for more than the agent has only costs time; fewer come back anyway.
+  const n = Math.min(topK, agentChunkCount(agentId));
+  if (n === 0) return [];
+  const [hits] = await queryAgent(await collectionFor(model), agentId, vectors, n);
+  return hits.map(toResult);
 }
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
@@ -93,11 +91,9 @@ export type { RankedChunk };
  * document's chunks actually land. Distances only, to stay fast on large agents.
  */
 export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
-  const model = embedder();
-  assertModel(agentId, model.model);
   const total = agentChunkCount(agentId);
   if (total === 0 || queries.length === 0) return queries.map(() => []);
-  const vectors = await model.embed(queries);
+  const { model, vectors } = await embedForAgent(agentId, queries);
   return rankAgent(await collectionFor(model), agentId, vectors, total);
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ingestFile, type IngestResult, type IngestStage } from "./ingest";
+import type { IngestResult, IngestStage } from "./ingest";
+import { ingestFiles, type UploadFile } from "./uploads";
 
 export interface FileProgress {
   filename: string;
@@ -32,7 +33,7 @@ function prune() {
 /** Starts indexing in the background and returns at once; poll `getUploadJob` for progress. */
 export function startUploadJob(
   agentId: number,
-  files: { filename: string; bytes: Uint8Array }[],
+  files: UploadFile[],
   settings: { chunkSize: number; chunkOverlap: number },
 ): UploadJob {
   prune();
@@ -44,25 +45,12 @@ export function startUploadJob(
     created_at: Date.now(),
   };
   jobs().set(job.id, job);
-  void (async () => {
-    for (const [i, file] of files.entries()) {
-      const progress = job.files[i];
-      try {
-        progress.result = await ingestFile(agentId, file, settings, (p) => Object.assign(progress, p));
-      } catch (err) {
-        progress.result = {
-          filename: file.filename,
-          outcome: "failed",
-          status: "failed",
-          document_id: null,
-          chunk_count: 0,
-          message: err instanceof Error ? err.message : String(err),
-        };
-      }
-      progress.stage = "done";
-    }
+  void ingestFiles(agentId, files, settings, {
+    onProgress: (i) => (p) => Object.assign(job.files[i], p),
+    onResult: (i, result) => Object.assign(job.files[i], { result, stage: "done" }),
+  }).finally(() => {
     job.finished = true;
-  })();
+  });
   return job;
 }
 

@@ -3,8 +3,13 @@ import { invalid } from "./errors";
 import { ingestFile, type IngestProgress, type IngestResult } from "./ingest";
 import { chunkSettingsSchema } from "./validations/upload";
 
+export interface UploadFile {
+  filename: string;
+  bytes: Uint8Array;
+}
+
 /** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */
-export function parseUploadForm(form: FormData): { files: File[]; chunkSize: number; chunkOverlap: number } {
+export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[]; chunkSize: number; chunkOverlap: number }> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
   const settings = chunkSettingsSchema.safeParse({
@@ -12,21 +17,35 @@ export function parseUploadForm(form: FormData): { files: File[]; chunkSize: num
     chunk_overlap: form.get("chunk_overlap") || undefined,
   });
   if (!settings.success) throw invalid(settings.error.issues.map((i) => i.message).join(" "));
-  return { files, chunkSize: settings.data.chunk_size, chunkOverlap: settings.data.chunk_overlap };
+  return {
+    files: await Promise.all(files.map(async (f) => ({ filename: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))),
+    chunkSize: settings.data.chunk_size,
+    chunkOverlap: settings.data.chunk_overlap,
+  };
 }
 
 /** Ingests files one after another; a rejected or failed file never stops the others. */
 export async function ingestFiles(
   agentId: number,
-  upload: { files: File[]; chunkSize: number; chunkOverlap: number },
-  onProgress?: (fileIndex: number) => IngestProgress,
+  files: UploadFile[],
+  settings: { chunkSize: number; chunkOverlap: number },
+  watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
-  for (const [i, file] of upload.files.entries()) {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    results.push(
-      await ingestFile(agentId, { filename: file.name, bytes }, upload, onProgress?.(i)),
-    );
+  for (const [i, file] of files.entries()) {
+    try {
+      results.push(await ingestFile(agentId, file, settings, watch.onProgress?.(i)));
+    } catch (err) {
+      results.push({
+        filename: file.filename,
+        outcome: "failed",
+        status: "failed",
+        document_id: null,
+        chunk_count: 0,
+        message: err instanceof Error ? err.message : String(err),
+      });
+    }
+    watch.onResult?.(i, results[i]);
   }
   return results;
 }

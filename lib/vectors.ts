@@ -109,8 +109,3 @@ export async function documentChunks(collection: Collection, agentId: number, do
     .map((id, i) => ({ id, text: res.documents[i] ?? "", distance: Number.NaN, metadata: res.metadatas[i] as unknown as ChunkMetadata }))
     .sort((a, b) => a.metadata.chunk_index - b.metadata.chunk_index);
 }
-
-export async function countAgentVectors(collection: Collection, agentId: number): Promise<number> {
-  const res = await collection.get({ where: byAgent(agentId), include: [] });
-  return res.ids.length;
-}

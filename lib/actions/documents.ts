@@ -6,7 +6,7 @@ import { AppError } from "@/lib/errors";
 import { reindexDocument } from "@/lib/ingest";
 import { removeDocument } from "@/lib/removal";
 import { startUploadJob } from "@/lib/upload-jobs";
-import { parseUploadForm } from "@/lib/uploads";
+import { readUploadForm } from "@/lib/uploads";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
 
 export interface StartUploadState {
@@ -17,11 +17,8 @@ export interface StartUploadState {
 /** Starts indexing the files in the background; the page follows the job's progress. */
 export async function startUploadAction(agentId: number, form: FormData): Promise<StartUploadState> {
   try {
-    const upload = parseUploadForm(form);
-    const files = await Promise.all(
-      upload.files.map(async (f) => ({ filename: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })),
-    );
-    return { jobId: startUploadJob(agentId, files, upload).id };
+    const upload = await readUploadForm(form);
+    return { jobId: startUploadJob(agentId, upload.files, upload).id };
   } catch (err) {
     if (err instanceof AppError) return { message: err.message };
     throw err;

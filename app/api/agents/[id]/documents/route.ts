@@ -3,7 +3,7 @@ import { getAgent } from "@/lib/agents";
 import { parseId, route } from "@/lib/api";
 import { listDocuments } from "@/lib/documents";
 import { AppError } from "@/lib/errors";
-import { ingestFiles, parseUploadForm, uploadStatus } from "@/lib/uploads";
+import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/uploads";
 
 type Ctx = { params: Promise<{ id: string }> };
 
@@ -22,7 +22,8 @@ export const POST = route(async (req, { params }: Ctx) => {
   } catch {
     throw new AppError(400, "invalid_multipart", 'Send the files as multipart/form-data in the field "files".');
   }
-  const results = await ingestFiles(id, parseUploadForm(form));
+  const upload = await readUploadForm(form);
+  const results = await ingestFiles(id, upload.files, upload);
   const status = uploadStatus(results);
   const body =
     status === 201
