@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { collectionFor } from "./chroma";
 import { embedder } from "./embedder";
 import { inspectQuery } from "./inspect";
+import { embedForAgent } from "./search";
 import { reindexDocument } from "./ingest";
 import { getDocument, listDocuments } from "./documents";
 import { ARTICLES, ingest, newAgent, vectorsOf } from "./testing/helpers";
@@ -19,7 +20,8 @@ describe("inspectQuery", () => {
     expect(result.total_chunks).toBe(total);
 
     // The same ranking, computed here straight from Chroma.
-    const [vector] = await embedder().embed(["how do I reset my password"]);
+    // The query vector is the product's (weighted by this agent's chunks); the ranking is Chroma's own.
+    const [vector] = (await embedForAgent(agent.id, ["how do I reset my password"])).vectors;
     const direct = await (await collectionFor(embedder())).query({
       queryEmbeddings: [vector],
       nResults: total,

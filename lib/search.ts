@@ -1,6 +1,7 @@
 import "server-only";
 import { getAgent } from "./agents";
 import { collectionFor } from "./chroma";
+import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse } from "./documents";
 import { embedder } from "./embedder";
 import { AppError, forbidden } from "./errors";
@@ -37,11 +38,16 @@ function assertModel(agentId: number, model: string): void {
   }
 }
 
-/** Query vectors from the model that embedded this agent's chunks. */
-async function embedForAgent(agentId: number, queries: string[]) {
+/**
+ * Query vectors from the model that embedded this agent's chunks, weighted by the agent's own
+ * chunks when the provider supports it (the local embedder: rare words count more).
+ */
+export async function embedForAgent(agentId: number, queries: string[]) {
   const model = embedder();
   assertModel(agentId, model.model);
-  return { model, vectors: await model.embed(queries) };
+  const corpus = model.embedQueries ? await agentCorpusStats(agentId, model) : null;
+  const vectors = corpus ? await model.embedQueries!(queries, corpus) : await model.embed(queries);
+  return { model, vectors };
 }
 
 /**

@@ -61,8 +61,9 @@ async function main() {
     `(process peak RSS ${info.conversion!.peakRssMB} MB, was ${mb(rssBefore)} before); cache ${mb(info.bytes)}, ` +
     `loaded by later starts in ${reloadMs.toFixed(0)} ms (${info.vectors.count} words).\n`);
 
-  const variants: { label: string; spec: Spec }[] = [
+  const variants: { label: string; spec: Spec; unweighted?: boolean }[] = [
     { label: "local default", spec: LOCAL_SPEC },
+    { label: "default, queries not weighted by the agent", spec: LOCAL_SPEC, unweighted: true },
     { label: "v1: lexical only, 768 (old default)", spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } },
     { label: "lexical only, 1024", spec: { ...LOCAL_SPEC, lexicalDimension: 1024, semanticWeight: 0 } },
     { label: "GloVe SIF part only", spec: { ...LOCAL_SPEC, lexicalDimension: 0, semanticWeight: 1 } },
@@ -88,7 +89,9 @@ async function main() {
   let chunkTexts: string[] = [];
   for (const [i, v] of variants.entries()) {
     if (process.stderr.isTTY) process.stderr.write(`\rindexing and searching with variant ${i + 1}/${variants.length}...`);
-    const e = i === 0 ? main : new LocalEmbedder({ spec: v.spec, log: () => {} });
+    const local = i === 0 ? main : new LocalEmbedder({ spec: v.spec, log: () => {} });
+    // Without embedQueries, search embeds queries like chunks: no per-agent term weighting.
+    const e = v.unweighted ? { model: local.model, dimension: local.dimension, embed: (t: string[]) => local.embed(t) } : local;
     const set = await indexArticles(`bench ${i}`, articles, e);
     if (!firstSet) {
       firstSet = set;
@@ -96,7 +99,7 @@ async function main() {
     }
     const q = splitQuality(await rankQuestions(set, articles, e), articles, tuneSet);
     results.set(v.label, q);
-    rows.push({ label: i === 0 ? `local default (${e.model})` : v.label, dim: String(e.dimension), q, e });
+    rows.push({ label: i === 0 ? `local default (${e.model})` : v.label, dim: String(e.dimension), q, e: local });
   }
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
   const bm25 = splitQuality(rankWithBm25(firstSet!, articles), articles, tuneSet);

@@ -2,7 +2,7 @@ import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder } from "./local";
 import { OpenAIEmbedder } from "./openai";
 import { EmbeddingError, type Embedder } from "./types";
 
-export { EmbeddingError, type Embedder } from "./types";
+export { EmbeddingError, type CorpusStats, type Embedder } from "./types";
 export { LocalEmbedder, LOCAL_MODEL, LOCAL_DIMENSION } from "./local";
 export {
   OpenAIEmbedder,

@@ -16,7 +16,7 @@ import {
   STOPWORDS,
   tokenize,
 } from "./text-features";
-import { EmbeddingError, type Embedder } from "./types";
+import { EmbeddingError, type CorpusStats, type Embedder } from "./types";
 import type { WordVectors } from "./word-vectors";
 
 export { stem, tokenize, STOPWORDS } from "./text-features";
@@ -85,6 +85,25 @@ const WEIGHT_BIGRAM = 0.3;
 const WEIGHT_CHARGRAM = 1.2;
 /** SIF's smoothing constant: words more frequent than ~1/a of the text are discounted. */
 const SIF_A = 1e-3;
+
+/** Feature groups, as named in a feature id. */
+export const GROUP_WORD = 0;
+export const GROUP_BIGRAM = 1;
+export const GROUP_CHARGRAM = 2;
+/** Words that have a word vector (the semantic part). */
+export const GROUP_KNOWN = 3;
+export type FeatureGroup = typeof GROUP_WORD | typeof GROUP_BIGRAM | typeof GROUP_CHARGRAM | typeof GROUP_KNOWN;
+const GROUP_SPAN = 2 ** 32;
+
+/** One number for a feature and its group: exact in a double, usable as a Map key. */
+export function featureId(key: number, group: FeatureGroup): number {
+  return (key >>> 0) + group * GROUP_SPAN;
+}
+
+/** Per-feature factors applied to a query's features (1 leaves a feature as it is). */
+export interface QueryWeights {
+  weight(feature: number): number;
+}
 
 export interface LocalEmbedderOptions {
   spec?: LocalModelSpec;
@@ -156,11 +175,51 @@ export class LocalEmbedder implements Embedder {
     return out;
   }
 
+  /**
+   * Query vectors weighted for one corpus (an agent's chunks): each query feature is multiplied by
+   * its inverse document frequency there, BM25's ln(1 + (N − df + 0.5) / (df + 0.5)). A word in
+   * nearly every chunk ("debian" in a Debian FAQ) then barely counts, and a word in few chunks
+   * decides. Chunk vectors are unweighted, so the weighting applies once, as in BM25.
+   */
+  async embedQueries(queries: string[], corpus: CorpusStats): Promise<number[][]> {
+    await this.ready();
+    const weights = corpus.chunks > 0 ? idfWeights(corpus) : undefined;
+    return queries.map((q) => this.embedOne(q, weights));
+  }
+
   /** Synchronous single-text version of embed(); needs ready() to have resolved. */
-  embedOne(text: string): number[] {
+  embedOne(text: string, weights?: QueryWeights): number[] {
     const { spec } = this;
     const words = spec.semanticWeight > 0 ? this.words : null;
     if (spec.semanticWeight > 0 && !words) throw new Error("LocalEmbedder.embedOne() before ready() resolved");
+    if (!this.collect(text, words)) return unitVector(this.dimension);
+    const { wordTf, bigramTf, charTf } = this;
+    const acc = this.acc;
+    acc.fill(0);
+    this.addGroup(wordTf, WEIGHT_WORD, GROUP_WORD, weights);
+    this.addGroup(bigramTf, WEIGHT_BIGRAM, GROUP_BIGRAM, weights);
+    this.addGroup(charTf, WEIGHT_CHARGRAM, GROUP_CHARGRAM, weights);
+    const lexicalNorm = norm(acc);
+    const semanticNorm = words ? this.semanticPart(words, weights) : 0;
+    if (lexicalNorm === 0 && semanticNorm === 0) return unitVector(this.dimension); // everything cancelled out
+
+    // Each present part gets its share; an absent one leaves the whole vector to the other.
+    const w = lexicalNorm === 0 ? 1 : semanticNorm === 0 ? 0 : spec.semanticWeight;
+    const out = new Array<number>(this.dimension);
+    const lexScale = lexicalNorm === 0 ? 0 : Math.sqrt(1 - w) / lexicalNorm;
+    for (let i = 0; i < spec.lexicalDimension; i++) out[i] = acc[i] * lexScale;
+    if (this.dimension > spec.lexicalDimension) {
+      const semScale = semanticNorm === 0 ? 0 : Math.sqrt(w) / semanticNorm;
+      for (let i = 0; i < GLOVE_DIMENSION; i++) out[spec.lexicalDimension + i] = this.semantic[i] * semScale;
+    }
+    return out;
+  }
+
+  /**
+   * Fills the count tables with the text's features; false for empty or whitespace-only text
+   * (a zero vector would make Chroma's cosine distance NaN, so it gets a fixed unit vector).
+   */
+  private collect(text: string, words: WordVectors | null): boolean {
     const normalized = (text ?? "").normalize("NFKC").toLowerCase();
     const tokens = tokenize(normalized);
     let content = tokens.filter((t) => !STOPWORDS.has(t.text));
@@ -168,9 +227,7 @@ export class LocalEmbedder implements Embedder {
     if (content.length === 0) content = tokens;
     if (content.length === 0) {
       const trimmed = normalized.trim();
-      // Empty / whitespace-only text: a zero vector would make Chroma's cosine distance NaN,
-      // so return a fixed unit vector (equally unrelated to everything).
-      if (trimmed === "") return unitVector(this.dimension);
+      if (trimmed === "") return false;
       // Symbols only ("???", "→"): the whole string is the single feature.
       content = [{ text: trimmed, breakBefore: false }];
     }
@@ -200,30 +257,34 @@ export class LocalEmbedder implements Embedder {
         if (entry >= 0) knownTf.add(entry);
       }
     }
+    return true;
+  }
 
-    const acc = this.acc;
-    acc.fill(0);
-    this.addGroup(wordTf, WEIGHT_WORD);
-    this.addGroup(bigramTf, WEIGHT_BIGRAM);
-    this.addGroup(charTf, WEIGHT_CHARGRAM);
-    const lexicalNorm = norm(acc);
-    const semanticNorm = words ? this.semanticPart(words) : 0;
-    if (lexicalNorm === 0 && semanticNorm === 0) return unitVector(this.dimension); // everything cancelled out
+  /**
+   * The distinct features of each text, each as a number that also names its group
+   * (key + group · 2^32), for counting in how many chunks of a corpus each feature occurs.
+   */
+  async corpusFeatures(texts: string[]): Promise<number[][]> {
+    await this.ready();
+    return texts.map((t) => this.featuresOf(t));
+  }
 
-    // Each present part gets its share; an absent one leaves the whole vector to the other.
-    const w = lexicalNorm === 0 ? 1 : semanticNorm === 0 ? 0 : spec.semanticWeight;
-    const out = new Array<number>(this.dimension);
-    const lexScale = lexicalNorm === 0 ? 0 : Math.sqrt(1 - w) / lexicalNorm;
-    for (let i = 0; i < spec.lexicalDimension; i++) out[i] = acc[i] * lexScale;
-    if (this.dimension > spec.lexicalDimension) {
-      const semScale = semanticNorm === 0 ? 0 : Math.sqrt(w) / semanticNorm;
-      for (let i = 0; i < GLOVE_DIMENSION; i++) out[spec.lexicalDimension + i] = this.semantic[i] * semScale;
-    }
+  private featuresOf(text: string): number[] {
+    const words = this.spec.semanticWeight > 0 ? this.words : null;
+    if (!this.collect(text, words)) return [];
+    const out: number[] = [];
+    const push = (tf: CountTable, group: FeatureGroup) => {
+      for (let k = 0; k < tf.size; k++) out.push(featureId(tf.keys[tf.slots[k]], group));
+    };
+    push(this.wordTf, GROUP_WORD);
+    push(this.bigramTf, GROUP_BIGRAM);
+    push(this.charTf, GROUP_CHARGRAM);
+    push(this.knownTf, GROUP_KNOWN);
     return out;
   }
 
   /** Fills this.semantic with the SIF-weighted sum of the known words' vectors; returns its norm. */
-  private semanticPart(words: WordVectors): number {
+  private semanticPart(words: WordVectors, weights?: QueryWeights): number {
     const s = this.semantic;
     s.fill(0);
     const { keys, counts, slots } = this.knownTf;
@@ -234,12 +295,13 @@ export class LocalEmbedder implements Embedder {
       const entry = keys[slot];
       const count = counts[slot];
       const p = 1 / ((words.rank(entry) + 1) * harmonic);
-      words.addTo(s, entry, (SIF_A / (SIF_A + p)) * (count === 1 ? 1 : 1 + Math.log(count)));
+      const w = weights ? weights.weight(featureId(entry, GROUP_KNOWN)) : 1;
+      if (w !== 0) words.addTo(s, entry, w * (SIF_A / (SIF_A + p)) * (count === 1 ? 1 : 1 + Math.log(count)));
     }
     return norm(s);
   }
 
-  private addGroup(tf: CountTable, weight: number): void {
+  private addGroup(tf: CountTable, weight: number, group: FeatureGroup, weights?: QueryWeights): void {
     const size = this.spec.lexicalDimension;
     if (tf.size === 0 || size === 0) return;
     const seed = this.spec.seed ?? 0;
@@ -251,7 +313,8 @@ export class LocalEmbedder implements Embedder {
       const slot = slots[k];
       const h = seed ? fmix32(keys[slot] ^ seed) : keys[slot];
       const count = counts[slot];
-      const value = count === 1 ? 1 : 1 + Math.log(count);
+      const value = (count === 1 ? 1 : 1 + Math.log(count)) * (weights ? weights.weight(featureId(keys[slot], group)) : 1);
+      if (value === 0) continue;
       // Two probes per feature (v1, v2), each with its own sign: a collision that cancels one
       // probe only halves the feature instead of erasing it (matters for short queries). More
       // probes at 1/√probes each (count sketch) leave the variance of the collision noise in a
@@ -271,6 +334,17 @@ export class LocalEmbedder implements Embedder {
     const acc = this.acc;
     for (let i = 0; i < size; i++) acc[i] += g[i] * scale;
   }
+}
+
+/** BM25's inverse document frequency of each feature in a corpus; unseen features get the most. */
+export function idfWeights(corpus: CorpusStats): QueryWeights {
+  const n = corpus.chunks;
+  return {
+    weight: (f) => {
+      const df = corpus.df.get(f) ?? 0;
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    },
+  };
 }
 
 function norm(v: Float64Array): number {

@@ -4,6 +4,7 @@ import * as pairsApi from "@/app/api/agents/[id]/pairs/route";
 import { collectionFor } from "../chroma";
 import { embedder } from "../embedder";
 import { removeDocument } from "../removal";
+import { embedForAgent } from "../search";
 import { ARTICLES, ingest, newAgent } from "../testing/helpers";
 import { call } from "../testing/http";
 import { EVAL_BATCH } from "./run";
@@ -35,7 +36,8 @@ beforeAll(async () => {
 async function independentRank(query: string, documentId: number): Promise<{ rank: number | null; distance: number | null }> {
   const collection = await collectionFor(embedder());
   const stored = await collection.get({ where: { agent_id: agentId }, include: ["embeddings", "metadatas"] });
-  const [q] = await embedder().embed([query]);
+  // The query vector is the product's (weighted by the agent's chunks); the ranking is computed here.
+  const [q] = (await embedForAgent(agentId, [query])).vectors;
   const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
   const scored = stored.embeddings.map((e, i) => {
     const v = Array.from(e as ArrayLike<number>);
