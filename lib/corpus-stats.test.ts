@@ -1,17 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { agentCorpusStats } from "./corpus-stats";
-import { agentChunkCount } from "./documents";
+import { agentCorpusStats, forgetAgent } from "./corpus-stats";
+import { agentChunkCount, deleteDocumentRow } from "./documents";
 import { embedder } from "./embedder";
-import { GROUP_WORD, LocalEmbedder } from "./embeddings/local";
+import { LocalEmbedder, wordFeatureId } from "./embeddings/local";
+import type { CountTable } from "./embeddings/text-features";
 import { reindexDocument } from "./ingest";
 import { removeDocument } from "./removal";
 import { rankAllChunks, searchAgentDocuments } from "./search";
 import { ingest, newAgent } from "./testing/helpers";
 
-/** The word feature of a single word, as the counts key it. */
-async function wordFeature(word: string): Promise<number> {
-  const [features] = await (embedder() as LocalEmbedder).corpusFeatures([word]);
-  return features.find((f) => Math.floor(f / 2 ** 32) === GROUP_WORD)!;
+/** The cached counts equal counts built from scratch, feature for feature. */
+async function expectSameAsRebuilt(agentId: number) {
+  const cached = (await agentCorpusStats(agentId, embedder()))!;
+  const snapshot = { chunks: cached.chunks, df: cached.df as CountTable };
+  const pairs = Array.from({ length: snapshot.df.size }, (_, k) => snapshot.df.keys[snapshot.df.slots[k]]).map((f) => [f, snapshot.df.get(f)]);
+  forgetAgent(agentId);
+  const fresh = (await agentCorpusStats(agentId, embedder()))!;
+  const freshTable = fresh.df as CountTable;
+  expect(fresh.df).not.toBe(snapshot.df);
+  expect(snapshot.chunks).toBe(fresh.chunks);
+  const nonzero = (list: (number)[][]) => list.filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
+  const freshPairs = Array.from({ length: freshTable.size }, (_, k) => freshTable.keys[freshTable.slots[k]]).map((f) => [f, freshTable.get(f)]);
+  expect(nonzero(pairs)).toEqual(nonzero(freshPairs));
 }
 
 const ROUTER = {
@@ -25,8 +35,8 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
   it("counts features over exactly the agent's ready chunks and follows adds, removals and re-indexing", async () => {
     const agent = newAgent("counts");
     const e = embedder();
-    const router = await wordFeature("router");
-    const warranty = await wordFeature("warranty");
+    const router = wordFeatureId("router");
+    const warranty = wordFeatureId("warranty");
     const docs = new Map<string, number>();
     for (const [name, text] of Object.entries(ROUTER)) docs.set(name, (await ingest(agent.id, `${name}.md`, text)).document_id!);
 
@@ -35,10 +45,13 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     expect(stats.df.get(router)).toBe(3);
     expect(stats.df.get(warranty)).toBe(1);
 
+    const counted = stats.df;
     await removeDocument(agent.id, docs.get("firmware")!);
     stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.df).toBe(counted); // taken out in place, not rebuilt
     expect(stats.chunks).toBe(3);
     expect(stats.df.get(router)).toBe(2);
+    await expectSameAsRebuilt(agent.id);
 
     // Re-chunked into 3 overlapping chunks, each of which says "warranty".
     const long = `${ROUTER.warranty} ${"Keep the warranty card. ".repeat(12)}`;
@@ -51,6 +64,13 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     stats = (await agentCorpusStats(agent.id, e))!;
     expect(stats.chunks).toBe(agentChunkCount(agent.id));
     expect(stats.df.get(router)).toBeGreaterThan(2);
+    await expectSameAsRebuilt(agent.id);
+
+    // A row that goes without removeDocument (e.g. another process) is noticed: rebuilt.
+    deleteDocumentRow(agent.id, docs.get("lights")!);
+    stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.chunks).toBe(agentChunkCount(agent.id));
+    await expectSameAsRebuilt(agent.id);
   });
 
   it("ranks the chunk with the query's rare word first, where the word every chunk repeats would win unweighted", async () => {

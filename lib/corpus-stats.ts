@@ -1,14 +1,16 @@
 import "server-only";
 import { chunkText } from "./chunking";
 import { db } from "./db";
-import type { CorpusStats, Embedder } from "./embeddings";
+import { newFeatureCounts, type CorpusStats, type Embedder, type FeatureCounts } from "./embeddings";
 
 /**
  * Per-agent feature counts for query-side term weighting (see Embedder.embedQueries): in how
  * many of the agent's indexed chunks each feature occurs. Derived from the documents' stored
- * text, so it needs no bookkeeping in ingest or delete and is right in any process: each call
- * compares the agent's ready documents with what the counts were built from, adds new documents
- * and rebuilds from scratch when one was removed or replaced.
+ * text and kept in memory. Each search compares the agent's ready documents with what the counts
+ * were built from and adds new documents; removeDocument takes a document out while its text is
+ * still there. Anything else that changes (another model, a document gone some other way) is
+ * caught by the same comparison and rebuilds the counts from scratch, so they are always those
+ * of the agent's current chunks.
  */
 
 interface Entry {
@@ -16,10 +18,10 @@ interface Entry {
   /** document id → what its chunks were made from */
   docs: Map<number, string>;
   chunks: number;
-  df: Map<number, number>;
+  df: FeatureCounts;
 }
 
-interface DocKeyRow {
+interface DocKey {
   id: number;
   sha256: string;
   chunk_size: number;
@@ -36,17 +38,11 @@ const holder = globalThis as unknown as {
 const cache = (holder.__kbCorpusStats ??= new Map());
 const locks = (holder.__kbCorpusStatsLock ??= new Map());
 
-const docKey = (r: DocKeyRow) => `${r.sha256}:${r.chunk_size}:${r.chunk_overlap}`;
+const docKey = (d: DocKey) => `${d.sha256}:${d.chunk_size}:${d.chunk_overlap}`;
 
-/**
- * The counts over an agent's ready chunks embedded by `e`'s model, or null when the provider
- * does not weight queries by corpus.
- */
-export async function agentCorpusStats(agentId: number, e: Embedder): Promise<CorpusStats | null> {
-  if (!e.corpusFeatures || !e.embedQueries) return null;
-  // One update at a time per agent, so two searches never both add the same document.
-  const previous = locks.get(agentId) ?? Promise.resolve();
-  const next = previous.catch(() => {}).then(() => update(agentId, e));
+/** Runs `fn` after every earlier call for the same agent has finished. */
+async function serialized<T>(agentId: number, fn: () => Promise<T>): Promise<T> {
+  const next = (locks.get(agentId) ?? Promise.resolve()).catch(() => {}).then(fn);
   locks.set(agentId, next);
   try {
     return await next;
@@ -55,16 +51,25 @@ export async function agentCorpusStats(agentId: number, e: Embedder): Promise<Co
   }
 }
 
+/**
+ * The counts over an agent's ready chunks embedded by `e`'s model, or null when the provider
+ * does not weight queries by corpus.
+ */
+export async function agentCorpusStats(agentId: number, e: Embedder): Promise<CorpusStats | null> {
+  if (!e.countFeatures || !e.embedQueries) return null;
+  return serialized(agentId, () => update(agentId, e));
+}
+
 async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
   const rows = db()
     .prepare(
       "SELECT id, sha256, chunk_size, chunk_overlap FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?",
     )
-    .all(agentId, e.model) as DocKeyRow[];
-  let entry = cache.get(agentId);
+    .all(agentId, e.model) as DocKey[];
   const current = new Map(rows.map((r) => [r.id, docKey(r)]));
+  let entry = cache.get(agentId);
   const stale = !entry || entry.model !== e.model || [...entry.docs].some(([id, key]) => current.get(id) !== key);
-  if (!entry || stale) entry = { model: e.model, docs: new Map(), chunks: 0, df: new Map() };
+  if (!entry || stale) entry = { model: e.model, docs: new Map(), chunks: 0, df: newFeatureCounts() };
   cache.delete(agentId); // re-inserted last: the most recently used
   cache.set(agentId, entry);
   while (cache.size > MAX_AGENTS) cache.delete(cache.keys().next().value!);
@@ -77,8 +82,7 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
     if (!row) continue;
     const [, size, overlap] = key.split(":");
     const chunks = chunkText(row.text, Number(size), Number(overlap));
-    const features = await e.corpusFeatures!(chunks.map((c) => c.text));
-    for (const list of features) for (const f of list) entry.df.set(f, (entry.df.get(f) ?? 0) + 1);
+    await e.countFeatures!(chunks.map((c) => c.text), entry.df);
     entry.chunks += chunks.length;
     entry.docs.set(id, key);
     // Long rebuilds (large agents) must not hold the event loop for seconds.
@@ -88,4 +92,36 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
     }
   }
   return { chunks: entry.chunks, df: entry.df };
+}
+
+/**
+ * Takes a document's chunks out of its agent's counts, before its row (and text) is deleted, so
+ * the next search does not rebuild them all. A no-op when they were never counted.
+ */
+export async function forgetDocument(
+  agentId: number,
+  doc: DocKey & { text: string },
+  e: Embedder,
+): Promise<void> {
+  await serialized(agentId, async () => {
+    const entry = cache.get(agentId);
+    if (!entry || entry.docs.get(doc.id) !== docKey(doc)) return;
+    entry.docs.delete(doc.id);
+    if (entry.model !== e.model || !e.countFeatures) {
+      cache.delete(agentId);
+      return;
+    }
+    const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap);
+    try {
+      await e.countFeatures(chunks.map((c) => c.text), entry.df, -1);
+      entry.chunks -= chunks.length;
+    } catch {
+      cache.delete(agentId); // rebuilt by the next search
+    }
+  });
+}
+
+/** Drops an agent's counts (the agent is gone; its id may be given to a new agent). */
+export function forgetAgent(agentId: number): void {
+  cache.delete(agentId);
 }

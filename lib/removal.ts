@@ -1,7 +1,9 @@
 import "server-only";
 import { deleteAgentRow, getAgent } from "./agents";
 import { ownCollections } from "./chroma";
+import { forgetAgent, forgetDocument } from "./corpus-stats";
 import { deleteDocumentRow, getDocument } from "./documents";
+import { embedder } from "./embedder";
 import { deleteAgentVectors, deleteDocumentVectors } from "./vectors";
 
 // Vectors go first: if Chroma fails, the row stays and the delete can be retried.
@@ -10,6 +12,7 @@ import { deleteAgentVectors, deleteDocumentVectors } from "./vectors";
 export async function removeDocument(agentId: number, documentId: number): Promise<void> {
   const doc = getDocument(agentId, documentId);
   for (const collection of await ownCollections()) await deleteDocumentVectors(collection, agentId, doc.id);
+  await forgetDocument(agentId, doc, embedder());
   deleteDocumentRow(agentId, doc.id);
 }
 
@@ -17,4 +20,5 @@ export async function removeAgent(agentId: number): Promise<void> {
   getAgent(agentId);
   for (const collection of await ownCollections()) await deleteAgentVectors(collection, agentId);
   deleteAgentRow(agentId);
+  forgetAgent(agentId);
 }

@@ -40,7 +40,7 @@ async function main() {
   const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local");
   const { WordVectors } = await import("../lib/embeddings/word-vectors");
   const { indexArticles, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("../lib/benchmark/run");
-  const { chromaAddThroughput, embedMicros } = await import("../lib/benchmark/throughput");
+  const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("../lib/benchmark/throughput");
   type Spec = typeof LOCAL_SPEC;
 
   const version = spawnSync("dpkg-query", ["-W", "-f=${Version}", "debian-faq"], { encoding: "utf8" }).stdout || "?";
@@ -129,6 +129,40 @@ async function main() {
     const t = await chromaAddThroughput(e, chunkTexts, 1024);
     console.log(`  ${String(e.dimension).padStart(5)} dimensions: ${t.vectorsPerSecond.toFixed(0)} vectors/s (${t.msPerSlice.toFixed(0)} ms per slice of 64)${e.model === main.model ? "  <- default" : ""}`);
   }
+
+  // Query weighting: the per-agent feature counts, for this set and for a large agent.
+  console.log(`\nPer-agent feature counts that weight queries (built on the first search, kept in memory):`);
+  for (const [label, texts] of [
+    ["the FAQ articles", chunkTexts],
+    ["packages' copyright files (/usr/share/doc)", copyrightTexts()],
+  ] as const) {
+    const c = await corpusStatsCost(main, [...texts]);
+    console.log(`  ${label}: ${c.chunks} chunks, ${c.features} distinct features, ${c.memoryMB.toFixed(1)} MB; ` +
+      `first search ${c.coldMs.toFixed(0)} ms, then ${c.unchangedMs.toFixed(1)} ms per search, ` +
+      `+${c.addedMs.toFixed(0)} ms after an upload, +${c.removedMs.toFixed(0)} ms after a deletion; full rebuild ${c.rebuiltMs.toFixed(0)} ms`);
+  }
+}
+
+/** About 10,000 chunks of varied English text that every Debian system has: packages' copyright files. */
+function copyrightTexts(): string[] {
+  const dir = "/usr/share/doc";
+  const seen = new Set<string>();
+  const texts: string[] = [];
+  let chars = 0;
+  for (const pkg of fs.readdirSync(dir).sort()) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(dir, pkg, "copyright"), "utf8");
+    } catch {
+      continue;
+    }
+    if (seen.has(text)) continue;
+    seen.add(text);
+    texts.push(text);
+    chars += text.length;
+    if (chars > 7_000_000) break;
+  }
+  return texts;
 }
 
 main()

@@ -41,3 +41,64 @@ export async function embedMicros(e: Embedder, texts: string[], rounds = 5): Pro
   for (let r = 0; r < rounds; r++) await e.embed(texts);
   return ((performance.now() - started) * 1000) / (rounds * texts.length);
 }
+
+/**
+ * Cost of the per-agent feature counts that weight queries, through the app's own
+ * agentCorpusStats: `texts` become ready documents of a scratch agent in SQLite (no vectors:
+ * the counts read only the stored text), then the counts are built cold, checked again with
+ * nothing changed (what every search pays), grown by one document, shrunk by removeDocument,
+ * and rebuilt after a row vanished behind their back.
+ */
+export async function corpusStatsCost(e: Embedder, texts: string[]) {
+  const { createAgent } = await import("../agents");
+  const { insertDocument, markReady, deleteDocumentRow } = await import("../documents");
+  const { agentCorpusStats } = await import("../corpus-stats");
+  const { chunkText } = await import("../chunking");
+  const { removeAgent, removeDocument } = await import("../removal");
+  const { createHash } = await import("node:crypto");
+  const agent = createAgent({ name: `corpus stats cost ${Date.now()}`, tools: [] });
+  const add = (text: string, i: number) => {
+    const id = insertDocument({
+      agent_id: agent.id, filename: `doc-${i}.txt`, type: "txt", bytes: text.length,
+      sha256: createHash("sha256").update(text).digest("hex"),
+      chunk_size: 800, chunk_overlap: 100, text, embedding_model: e.model,
+    });
+    markReady(id, chunkText(text, 800, 100).length);
+    return id;
+  };
+  const ids = texts.slice(0, -1).map(add);
+  const timed = async () => {
+    const started = performance.now();
+    const stats = (await agentCorpusStats(agent.id, e))!;
+    return { ms: performance.now() - started, stats };
+  };
+  try {
+    const used = () => {
+      global.gc?.();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = used();
+    const cold = await timed();
+    const memoryMB = (used() - before) / 1e6;
+    const unchanged = await timed();
+    add(texts[texts.length - 1], texts.length - 1);
+    const added = await timed();
+    await removeDocument(agent.id, ids[0]); // takes the document out of the counts
+    const removed = await timed();
+    deleteDocumentRow(agent.id, ids[1]); // gone without removeDocument: caught, counts rebuilt
+    const rebuilt = await timed();
+    return {
+      chunks: cold.stats.chunks,
+      features: cold.stats.df.size,
+      memoryMB,
+      coldMs: cold.ms,
+      unchangedMs: unchanged.ms,
+      addedMs: added.ms,
+      removedMs: removed.ms,
+      rebuiltMs: rebuilt.ms,
+    };
+  } finally {
+    await removeAgent(agent.id);
+  }
+}

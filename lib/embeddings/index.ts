@@ -2,7 +2,14 @@ import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder } from "./local";
 import { OpenAIEmbedder } from "./openai";
 import { EmbeddingError, type Embedder } from "./types";
 
-export { EmbeddingError, type CorpusStats, type Embedder } from "./types";
+export { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts } from "./types";
+import { CountTable } from "./text-features";
+import type { FeatureCounts } from "./types";
+
+/** An empty, growable feature → count table for Embedder.countFeatures. */
+export function newFeatureCounts(): FeatureCounts {
+  return new CountTable(1 << 12);
+}
 export { LocalEmbedder, LOCAL_MODEL, LOCAL_DIMENSION } from "./local";
 export {
   OpenAIEmbedder,

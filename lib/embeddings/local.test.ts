@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
-  GROUP_CHARGRAM,
-  GROUP_KNOWN,
-  GROUP_WORD,
   LOCAL_DIMENSION,
   LOCAL_MODEL,
   LocalEmbedder,
   modelName,
   stem,
+  wordFeatureId,
   type LocalModelSpec,
 } from "./local";
+import { CountTable } from "./text-features";
 import type { CorpusStats } from "./types";
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -211,19 +210,28 @@ describe("LocalEmbedder", () => {
     ];
 
     async function corpusOf(e: LocalEmbedder, chunks: string[]): Promise<CorpusStats> {
-      const df = new Map<number, number>();
-      for (const features of await e.corpusFeatures(chunks)) for (const f of features) df.set(f, (df.get(f) ?? 0) + 1);
+      const df = new CountTable(64);
+      await e.countFeatures(chunks, df);
       return { chunks: chunks.length, df };
     }
 
-    it("counts each distinct feature once per chunk, tagged with its group", async () => {
+    it("counts each distinct feature once per chunk", async () => {
       const e = new LocalEmbedder();
-      const [once, twice] = await e.corpusFeatures(["router", "router router"]);
-      expect(twice.sort()).toEqual(once.sort());
-      const groups = new Set(once.map((f) => Math.floor(f / 2 ** 32)));
-      // A word, its character n-grams and its word vector; no bigram in a one-word text.
-      expect([...groups].sort()).toEqual([GROUP_WORD, GROUP_CHARGRAM, GROUP_KNOWN]);
-      expect(new Set(once).size).toBe(once.length);
+      const one = new CountTable(16);
+      await e.countFeatures(["router"], one);
+      const two = new CountTable(16);
+      await e.countFeatures(["router router", "router"], two);
+      // The word, its character 3-5-grams (<ro, rou, ...) and its word vector.
+      expect(one.size).toBeGreaterThan(10);
+      expect(two.size).toBe(one.size);
+      for (let k = 0; k < one.size; k++) {
+        const feature = one.keys[one.slots[k]];
+        expect(one.get(feature)).toBe(1);
+        expect(two.get(feature)).toBe(2);
+      }
+      expect(one.get(wordFeatureId("router"))).toBe(1);
+      expect(one.get(wordFeatureId("routers"))).toBe(1); // same stem
+      expect(one.get(wordFeatureId("modem"))).toBe(0);
     });
 
     it("lets the word only one chunk has decide, where plain vectors follow the word every chunk repeats", async () => {
@@ -245,7 +253,7 @@ describe("LocalEmbedder", () => {
     it("embeds queries like chunks when the agent has no chunks yet", async () => {
       const e = new LocalEmbedder();
       const [plain] = await e.embed(["router warranty"]);
-      const [weighted] = await e.embedQueries(["router warranty"], { chunks: 0, df: new Map() });
+      const [weighted] = await e.embedQueries(["router warranty"], { chunks: 0, df: new CountTable(16) });
       expect(weighted).toEqual(plain);
     });
 

@@ -16,7 +16,7 @@ import {
   STOPWORDS,
   tokenize,
 } from "./text-features";
-import { EmbeddingError, type CorpusStats, type Embedder } from "./types";
+import { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts } from "./types";
 import type { WordVectors } from "./word-vectors";
 
 export { stem, tokenize, STOPWORDS } from "./text-features";
@@ -86,18 +86,27 @@ const WEIGHT_CHARGRAM = 1.2;
 /** SIF's smoothing constant: words more frequent than ~1/a of the text are discounted. */
 const SIF_A = 1e-3;
 
-/** Feature groups, as named in a feature id. */
-export const GROUP_WORD = 0;
-export const GROUP_BIGRAM = 1;
-export const GROUP_CHARGRAM = 2;
-/** Words that have a word vector (the semantic part). */
-export const GROUP_KNOWN = 3;
-export type FeatureGroup = typeof GROUP_WORD | typeof GROUP_BIGRAM | typeof GROUP_CHARGRAM | typeof GROUP_KNOWN;
-const GROUP_SPAN = 2 ** 32;
+/** Feature groups; a feature's id mixes its key with its group's tag. */
+const GROUP_WORD = 0;
+const GROUP_BIGRAM = 1;
+const GROUP_CHARGRAM = 2;
+/** Words that have a word vector (the semantic part); keys are word-vector entries. */
+const GROUP_KNOWN = 3;
+type FeatureGroup = typeof GROUP_WORD | typeof GROUP_BIGRAM | typeof GROUP_CHARGRAM | typeof GROUP_KNOWN;
+const GROUP_TAGS = [0, 0x51ed27f3, 0x2c1b3c6d, 0x297a2d39] as const;
 
-/** One number for a feature and its group: exact in a double, usable as a Map key. */
+/**
+ * A 32-bit id for a feature of a group, as the per-agent counts key it. Two features of an
+ * agent share an id with a chance of about (features / 2³²): their counts then add up, which
+ * only makes both a little less weighty.
+ */
 export function featureId(key: number, group: FeatureGroup): number {
-  return (key >>> 0) + group * GROUP_SPAN;
+  return group === GROUP_WORD ? key : fmix32(key ^ GROUP_TAGS[group]);
+}
+
+/** The id of a single word's word feature (tests and diagnostics). */
+export function wordFeatureId(word: string): number {
+  return featureId(fmix32(fnv1a(stem(word.normalize("NFKC").toLowerCase()), SEED_WORD)), GROUP_WORD);
 }
 
 /** Per-feature factors applied to a query's features (1 leaves a feature as it is). */
@@ -260,27 +269,17 @@ export class LocalEmbedder implements Embedder {
     return true;
   }
 
-  /**
-   * The distinct features of each text, each as a number that also names its group
-   * (key + group · 2^32), for counting in how many chunks of a corpus each feature occurs.
-   */
-  async corpusFeatures(texts: string[]): Promise<number[][]> {
+  /** Adds `n` to `into` for each distinct feature of each text (see Embedder.countFeatures). */
+  async countFeatures(texts: string[], into: FeatureCounts, n = 1): Promise<void> {
     await this.ready();
-    return texts.map((t) => this.featuresOf(t));
-  }
-
-  private featuresOf(text: string): number[] {
     const words = this.spec.semanticWeight > 0 ? this.words : null;
-    if (!this.collect(text, words)) return [];
-    const out: number[] = [];
-    const push = (tf: CountTable, group: FeatureGroup) => {
-      for (let k = 0; k < tf.size; k++) out.push(featureId(tf.keys[tf.slots[k]], group));
-    };
-    push(this.wordTf, GROUP_WORD);
-    push(this.bigramTf, GROUP_BIGRAM);
-    push(this.charTf, GROUP_CHARGRAM);
-    push(this.knownTf, GROUP_KNOWN);
-    return out;
+    const tables = [this.wordTf, this.bigramTf, this.charTf, this.knownTf] as const;
+    for (const text of texts) {
+      if (!this.collect(text, words)) continue;
+      tables.forEach((tf, group) => {
+        for (let k = 0; k < tf.size; k++) into.add(featureId(tf.keys[tf.slots[k]], group as FeatureGroup), n);
+      });
+    }
   }
 
   /** Fills this.semantic with the SIF-weighted sum of the known words' vectors; returns its norm. */
@@ -341,7 +340,7 @@ export function idfWeights(corpus: CorpusStats): QueryWeights {
   const n = corpus.chunks;
   return {
     weight: (f) => {
-      const df = corpus.df.get(f) ?? 0;
+      const df = corpus.df.get(f);
       return Math.log(1 + (n - df + 0.5) / (df + 0.5));
     },
   };

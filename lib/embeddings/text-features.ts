@@ -223,21 +223,33 @@ export class CountTable {
     }
   }
 
-  add(key: number): void {
+  /** Adds `n` (default 1; may be negative) to the count of `key`. */
+  add(key: number, n = 1): void {
     if (this.size * 2 >= this.keys.length) this.grow();
     const { keys, stamps, mask, generation } = this;
     let i = key & mask;
     while (stamps[i] === generation) {
       if (keys[i] === key) {
-        this.counts[i]++;
+        this.counts[i] += n;
         return;
       }
       i = (i + 1) & mask;
     }
     stamps[i] = generation;
     keys[i] = key;
-    this.counts[i] = 1;
+    this.counts[i] = n;
     this.slots[this.size++] = i;
+  }
+
+  /** The count of `key`; 0 when absent. */
+  get(key: number): number {
+    const { keys, stamps, mask, generation } = this;
+    let i = key & mask;
+    while (stamps[i] === generation) {
+      if (keys[i] === key) return this.counts[i];
+      i = (i + 1) & mask;
+    }
+    return 0;
   }
 
   /** Doubles the capacity (load factor ≤ 1/2), keeping insertion order. */

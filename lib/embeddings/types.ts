@@ -6,19 +6,27 @@ export interface Embedder {
   /** One vector per input, in input order. Throws EmbeddingError on any provider failure. */
   embed(texts: string[]): Promise<number[][]>;
   /**
-   * Optional query-side term weighting. A provider that has it names each chunk's distinct
-   * features (`corpusFeatures`) and embeds queries against the counts of those features over the
-   * chunks being searched (`embedQueries`). Chunk vectors never depend on the corpus; only
-   * queries do, so nothing stored changes when documents are added.
+   * Optional query-side term weighting. A provider that has it counts each chunk's distinct
+   * features (`countFeatures`, or takes them out again with n = -1) and embeds queries against those counts over the chunks being
+   * searched (`embedQueries`). Chunk vectors never depend on the corpus; only queries do, so
+   * nothing stored changes when documents are added.
    */
-  corpusFeatures?(texts: string[]): Promise<number[][]>;
+  countFeatures?(texts: string[], into: FeatureCounts, n?: 1 | -1): Promise<void>;
   embedQueries?(queries: string[], corpus: CorpusStats): Promise<number[][]>;
 }
 
-/** How many of a corpus's chunks contain each feature (see Embedder.corpusFeatures). */
+/** feature → number of chunks that have it; features are 32-bit integers. */
+export interface FeatureCounts {
+  readonly size: number;
+  /** Adds n (default 1, may be negative) to the feature's count. */
+  add(feature: number, n?: number): void;
+  get(feature: number): number;
+}
+
+/** How many chunks a corpus has, and in how many of them each feature occurs. */
 export interface CorpusStats {
   chunks: number;
-  df: ReadonlyMap<number, number>;
+  df: FeatureCounts;
 }
 
 /** The one error type every provider failure is turned into. */
