@@ -14,6 +14,7 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
 
   await page.goto(`/agents/${agent.id}/search`);
   await expect(page.getByText("Type a query to see the chunks")).toBeVisible();
+  await expect(page.getByText(/Query words count by how rare they are among this agent's chunks/)).toBeVisible();
   await page.getByLabel("Query").fill("when do orders ship");
   const caption = page.getByRole("table", { name: "Search results" }).locator("caption");
   await expect(caption).toContainText("3 results");

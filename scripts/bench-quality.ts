@@ -137,7 +137,7 @@ async function main() {
     ["packages' copyright files (/usr/share/doc)", copyrightTexts()],
   ] as const) {
     const c = await corpusStatsCost(main, [...texts]);
-    console.log(`  ${label}: ${c.chunks} chunks, ${c.features} distinct features, ${c.memoryMB.toFixed(1)} MB; ` +
+    console.log(`  ${label}: ${c.chunks} chunks, ${c.features} distinct features, ${c.memoryMB < 1 ? "<1" : c.memoryMB.toFixed(0)} MB; ` +
       `first search ${c.coldMs.toFixed(0)} ms, then ${c.unchangedMs.toFixed(1)} ms per search, ` +
       `+${c.addedMs.toFixed(0)} ms after an upload, +${c.removedMs.toFixed(0)} ms after a deletion; full rebuild ${c.rebuiltMs.toFixed(0)} ms`);
   }

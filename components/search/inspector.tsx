@@ -20,10 +20,12 @@ export interface InspectorProps {
   agentId: number;
   documents: { id: number; filename: string }[];
   space: string;
+  /** How this provider makes query vectors, when that is worth knowing to read a distance. */
+  queryNote?: string;
   initial: { query: string; topK: number; expected: number | null };
 }
 
-export function Inspector({ agentId, documents, space, initial }: InspectorProps) {
+export function Inspector({ agentId, documents, space, queryNote, initial }: InspectorProps) {
   const router = useRouter();
   const pathname = usePathname();
   const client = useQueryClient();
@@ -120,6 +122,7 @@ export function Inspector({ agentId, documents, space, initial }: InspectorProps
               </span>
             </div>
           </label>
+          {queryNote && <p className="text-xs text-slate-500 md:col-span-2">{queryNote}</p>}
         </div>
 
         {!q && <p className="text-sm text-slate-600">Type a query to see the chunks this agent retrieves for it, closest first.</p>}

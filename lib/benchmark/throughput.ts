@@ -56,6 +56,8 @@ export async function corpusStatsCost(e: Embedder, texts: string[]) {
   const { chunkText } = await import("../chunking");
   const { removeAgent, removeDocument } = await import("../removal");
   const { createHash } = await import("node:crypto");
+  const { useEmbedder } = await import("./run");
+  useEmbedder(e); // removeDocument updates the counts of the configured model
   const agent = createAgent({ name: `corpus stats cost ${Date.now()}`, tools: [] });
   const add = (text: string, i: number) => {
     const id = insertDocument({

@@ -1,6 +1,7 @@
 import { agentFromParams } from "@/lib/agent-param";
 import { DISTANCE_LABEL } from "@/lib/chroma";
 import { listDocuments } from "@/lib/documents";
+import { embedder } from "@/lib/embedder";
 import { Inspector } from "@/components/search/inspector";
 import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
 
@@ -19,6 +20,12 @@ export default async function SearchInspectorPage({ params, searchParams }: Prop
       agentId={agent.id}
       documents={documents.map((d) => ({ id: d.id, filename: d.filename }))}
       space={DISTANCE_LABEL}
+      queryNote={
+        embedder().embedQueries
+          ? `Query words count by how rare they are among this agent's chunks (${embedder().model}), ` +
+            "so adding or removing documents can change a query's distances."
+          : undefined
+      }
       initial={{
         query: sp.q ?? "",
         topK: Number.isInteger(k) && k >= 1 && k <= MAX_K ? k : 3,
