@@ -28,12 +28,17 @@ describe("pair files", () => {
       { query: 'comma, "quote"', expected: "a.md", note: null },
       { query: "new\nline", expected: "b.md", note: "why" },
       { query: " padded ", expected: "c.md", note: null },
+      { query: "=HYPERLINK(\"http://x\")", expected: "@d.md", note: "-v or +x" },
+      { query: "'quoted' stays", expected: "e.md", note: null },
     ];
     const csv = toCsv(pairs);
+    // Spreadsheets would run a cell starting with = + - @ as a formula: those are written as text.
+    expect(csv).toContain(`"'=HYPERLINK(""http://x"")",'@d.md,'-v or +x\r\n`);
+    expect(csv).toContain(`'quoted' stays,e.md,\r\n`);
     expect(csv.startsWith("query,expected,note\r\n")).toBe(true);
     expect(parsePairFile(csv, "pairs.csv").map(({ query, expected, note }) => ({ query, expected, note: note || null }))).toEqual(pairs);
     const jsonl = toJsonl(pairs);
-    expect(jsonl.trim().split("\n")).toHaveLength(3);
+    expect(jsonl.trim().split("\n")).toHaveLength(5);
     expect(parsePairFile(jsonl).map(({ query, expected, note }) => ({ query, expected, note: note ?? null }))).toEqual(pairs);
   });
 });

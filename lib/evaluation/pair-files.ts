@@ -68,7 +68,7 @@ export function parseCsv(text: string): RawPairRow[] {
   return records.map(({ line, cells }) =>
     cells.length < 2
       ? { row: line, query: cells[0], error: "The row needs two columns: query,expected[,note]." }
-      : { row: line, query: cells[0], expected: cells[1], note: cells[2] },
+      : { row: line, query: unguard(cells[0]), expected: unguard(cells[1]), note: unguard(cells[2]) },
   );
 }
 
@@ -123,7 +123,20 @@ export function parsePairFile(text: string, hint = ""): RawPairRow[] {
   return start.startsWith("{") ? parseJsonl(text) : parseCsv(text);
 }
 
-const csvCell = (v: string) => (/[",\r\n]|^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+/**
+ * A spreadsheet runs a cell that starts with = + - @ (or a tab / carriage return before one) as a
+ * formula. Exported cells that start so get a leading apostrophe, which spreadsheets show as text,
+ * and the import takes it off again, so a file goes round trip unchanged.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const GUARDED = /^'[=+\-@\t\r]/;
+const guard = (v: string) => (FORMULA_START.test(v) ? `'${v}` : v);
+const unguard = (v: string | undefined) => (v !== undefined && GUARDED.test(v) ? v.slice(1) : v);
+
+const csvCell = (raw: string) => {
+  const v = guard(raw);
+  return /[",\r\n]|^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+};
 
 export function toCsv(pairs: ExportablePair[]): string {
   const lines = pairs.map((p) => [p.query, p.expected, p.note ?? ""].map(csvCell).join(","));
