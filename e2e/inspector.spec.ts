@@ -21,6 +21,11 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
   await expect(caption).toContainText("cosine distance, lower is better");
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1).locator("mark").first()).toBeVisible();
+  // Each content word of the query, with how much it counts among this agent's chunks.
+  await expect(page.getByRole("region", { name: "Word weights" }).getByTestId("query-word")).toHaveText([
+    new RegExp(`^orders ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
+    new RegExp(`^ship ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
+  ]);
 
   await page.getByRole("slider", { name: "top_k" }).fill("10");
   await expect(caption).toContainText("10 results");

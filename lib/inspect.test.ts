@@ -34,6 +34,18 @@ describe("inspectQuery", () => {
     expect(result.expected!.best_rank).toBe(expectedRanks[0]);
     expect(result.expected!.indexed).toBe(true);
     expect(result.expected!.chunks).toHaveLength(refunds.chunk_count);
+
+    // How much each query word counts: counted here from the chunk texts Chroma holds.
+    const stored = await (await collectionFor(embedder())).get({ where: { agent_id: agent.id }, include: ["documents"] });
+    const having = (re: RegExp) => stored.documents.filter((t) => re.test(t ?? "")).length;
+    const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
+    expect(result.query_words!.map((w) => w.word)).toEqual(["reset", "password"]); // stopwords dropped
+    const [reset, password] = result.query_words!;
+    expect(reset.chunks).toBe(having(/\breset/i));
+    expect(password.chunks).toBe(having(/\bpasswords?\b/i));
+    expect(password.chunks).toBeGreaterThan(0);
+    expect(password.weight).toBeCloseTo(idf(password.chunks), 10);
+    expect(reset.weight).toBeCloseTo(idf(reset.chunks), 10);
   });
 
   it("reports an expected document with no chunks as not indexed, and refuses an agent without the tool", async () => {

@@ -4,7 +4,8 @@ import { findDocument } from "./documents";
 import { forbidden } from "./errors";
 import { collectionFor } from "./chroma";
 import { embedder } from "./embedder";
-import { rankAllChunks } from "./search";
+import type { QueryWord } from "./embeddings";
+import { explainQueryForAgent, rankAllChunks } from "./search";
 import { documentChunks } from "./vectors";
 
 export const CHART_RESULTS = 50;
@@ -24,6 +25,8 @@ export interface Inspection {
   /** Distances of the first results, closest first, for the distance chart. */
   distances: number[];
   expected: ExpectedDiagnosis | null;
+  /** The query's words with how much each counts in this agent (local embedder); null otherwise. */
+  query_words: QueryWord[] | null;
 }
 
 /**
@@ -55,5 +58,11 @@ export async function inspectQuery(agentId: number, query: string, expectedDocum
       chunks,
     };
   }
-  return { total_chunks: ranking.length, distances: ranking.slice(0, CHART_RESULTS).map((r) => r.score), expected };
+  const explained = await explainQueryForAgent(agentId, query);
+  return {
+    total_chunks: ranking.length,
+    distances: ranking.slice(0, CHART_RESULTS).map((r) => r.score),
+    expected,
+    query_words: explained?.words ?? null,
+  };
 }

@@ -4,6 +4,7 @@ import { collectionFor } from "./chroma";
 import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse } from "./documents";
 import { embedder } from "./embedder";
+import type { QueryWord } from "./embeddings";
 import { AppError, forbidden } from "./errors";
 import { logToolCall } from "./tool-calls";
 import { queryAgent, rankAgent, type RankedChunk, type VectorHit } from "./vectors";
@@ -48,6 +49,17 @@ export async function embedForAgent(agentId: number, queries: string[]) {
   const corpus = model.embedQueries ? await agentCorpusStats(agentId, model) : null;
   const vectors = corpus ? await model.embedQueries!(queries, corpus) : await model.embed(queries);
   return { model, vectors };
+}
+
+/**
+ * How the query's words are weighted for this agent, or null when the provider does not weight
+ * queries (the inspector shows it next to the ranking).
+ */
+export async function explainQueryForAgent(agentId: number, query: string): Promise<{ chunks: number; words: QueryWord[] } | null> {
+  const model = embedder();
+  if (!model.explainQuery) return null;
+  const corpus = await agentCorpusStats(agentId, model);
+  return corpus ? { chunks: corpus.chunks, words: model.explainQuery(query, corpus) } : null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
 import { postJson } from "@/lib/api-client";
 import type { Inspection } from "@/lib/inspect";
+import { QueryWords } from "./query-words";
 import { queryKeys } from "@/lib/query-keys";
 import type { SearchResult } from "@/lib/search";
 import { DistanceChart } from "./distance-chart";
@@ -130,6 +131,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
           <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
             {search.error.message}
           </p>
+        )}
+        {q && inspection.data?.query_words && (
+          <QueryWords words={inspection.data.query_words} totalChunks={inspection.data.total_chunks} />
         )}
         {inspection.data && expected !== null && <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />}
         {inspection.data && (

@@ -2,7 +2,7 @@ import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder } from "./local";
 import { OpenAIEmbedder } from "./openai";
 import { EmbeddingError, type Embedder } from "./types";
 
-export { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts } from "./types";
+export { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts, type QueryWord } from "./types";
 import { CountTable } from "./text-features";
 import type { FeatureCounts } from "./types";
 

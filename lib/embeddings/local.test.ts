@@ -250,6 +250,20 @@ describe("LocalEmbedder", () => {
       expect(margin(weighted)).toBeGreaterThan(margin(plain) + 0.05);
     });
 
+    it("explains a query word by word: stopwords dropped, one entry per stem, unseen words at the top weight", async () => {
+      const e = new LocalEmbedder();
+      const corpus = await corpusOf(e, CHUNKS);
+      const words = e.explainQuery("How do routers handle the router WARRANTY and a toaster?", corpus);
+      expect(words.map((w) => w.word)).toEqual(["routers", "handle", "warranty", "toaster"]);
+      const [router, , warranty, toaster] = words;
+      expect(router.chunks).toBe(4);
+      expect(warranty.chunks).toBe(1);
+      expect(toaster.chunks).toBe(0);
+      expect(router.weight).toBeCloseTo(Math.log(1 + 0.5 / 4.5), 10);
+      expect(warranty.weight).toBeCloseTo(Math.log(1 + 3.5 / 1.5), 10);
+      expect(toaster.weight).toBeGreaterThan(warranty.weight);
+    });
+
     it("embeds queries like chunks when the agent has no chunks yet", async () => {
       const e = new LocalEmbedder();
       const [plain] = await e.embed(["router warranty"]);

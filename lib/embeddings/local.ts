@@ -16,7 +16,7 @@ import {
   STOPWORDS,
   tokenize,
 } from "./text-features";
-import { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts } from "./types";
+import { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts, type QueryWord } from "./types";
 import type { WordVectors } from "./word-vectors";
 
 export { stem, tokenize, STOPWORDS } from "./text-features";
@@ -194,6 +194,25 @@ export class LocalEmbedder implements Embedder {
     await this.ready();
     const weights = corpus.chunks > 0 ? idfWeights(corpus) : undefined;
     return queries.map((q) => this.embedOne(q, weights));
+  }
+
+  /**
+   * The query's content words (one per stem, in query order) with the factor embedQueries gives
+   * their word feature. Their n-grams and word vectors are weighted the same way.
+   */
+  explainQuery(query: string, corpus: CorpusStats): QueryWord[] {
+    const tokens = tokenize((query ?? "").normalize("NFKC").toLowerCase());
+    const content = tokens.filter((t) => !STOPWORDS.has(t.text));
+    const weights = corpus.chunks > 0 ? idfWeights(corpus) : undefined;
+    const seen = new Set<number>();
+    const out: QueryWord[] = [];
+    for (const { text } of content.length > 0 ? content : tokens) {
+      const f = wordFeatureId(text);
+      if (seen.has(f)) continue;
+      seen.add(f);
+      out.push({ word: text, chunks: corpus.df.get(f), weight: weights ? weights.weight(f) : 1 });
+    }
+    return out;
   }
 
   /** Synchronous single-text version of embed(); needs ready() to have resolved. */

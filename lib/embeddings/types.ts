@@ -13,6 +13,15 @@ export interface Embedder {
    */
   countFeatures?(texts: string[], into: FeatureCounts, n?: 1 | -1): Promise<void>;
   embedQueries?(queries: string[], corpus: CorpusStats): Promise<number[][]>;
+  /** The query's words as embedQueries weights them, for the inspector. */
+  explainQuery?(query: string, corpus: CorpusStats): QueryWord[];
+}
+
+/** One distinct word of a query: in how many of the corpus's chunks it occurs, and its factor. */
+export interface QueryWord {
+  word: string;
+  chunks: number;
+  weight: number;
 }
 
 /** feature → number of chunks that have it; features are 32-bit integers. */
