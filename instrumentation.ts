@@ -10,7 +10,10 @@ export async function register() {
     console.error("[kb-inspector] could not clean up interrupted ingests:", err instanceof Error ? err.message : err);
   }
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
+  // Then counts the features of the most recently changed agents, for query weighting.
+  const { warmCorpusStats } = await import("./lib/corpus-stats");
   void embedder()
     .embed(["warm-up"])
+    .then(() => warmCorpusStats(embedder()))
     .catch(() => {});
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentCorpusStats, forgetAgent } from "./corpus-stats";
+import { agentCorpusStats, forgetAgent, hasCorpusStats, warmCorpusStats } from "./corpus-stats";
 import { agentChunkCount, deleteDocumentRow } from "./documents";
 import { embedder } from "./embedder";
 import { LocalEmbedder, wordFeatureId } from "./embeddings/local";
@@ -101,5 +101,18 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     expect(await rankAllChunks(agent.id, ["router warranty"])).toEqual(rankingBefore);
     const [theirs] = await searchAgentDocuments(other.id, "router warranty", 1);
     expect(theirs.filename).toMatch(/^w\d\.md$/);
+  });
+
+  it("builds the counts of recently changed agents at start, before their first search", async () => {
+    const a = newAgent("warm a");
+    const b = newAgent("warm b");
+    await ingest(a.id, "setup.md", ROUTER.setup);
+    await ingest(b.id, "lights.md", ROUTER.lights);
+    forgetAgent(a.id);
+    forgetAgent(b.id);
+    expect(hasCorpusStats(a.id) || hasCorpusStats(b.id)).toBe(false);
+    expect(await warmCorpusStats(embedder())).toBeGreaterThanOrEqual(2);
+    expect(hasCorpusStats(a.id) && hasCorpusStats(b.id)).toBe(true);
+    expect((await agentCorpusStats(b.id, embedder()))!.chunks).toBe(1);
   });
 });

@@ -125,3 +125,25 @@ export async function forgetDocument(
 export function forgetAgent(agentId: number): void {
   cache.delete(agentId);
 }
+
+/**
+ * Builds the counts of the agents with the most recently changed documents (at most as many as
+ * stay in memory), one after the other, so their first search after a start is fast. Run in the
+ * background at start; a search that comes first simply waits for its agent's counts.
+ */
+export async function warmCorpusStats(e: Embedder): Promise<number> {
+  if (!e.countFeatures || !e.embedQueries) return 0;
+  const agents = db()
+    .prepare(
+      `SELECT agent_id FROM documents WHERE status = 'ready' AND embedding_model = ?
+       GROUP BY agent_id ORDER BY MAX(updated_at) DESC LIMIT ?`,
+    )
+    .all(e.model, MAX_AGENTS) as { agent_id: number }[];
+  for (const { agent_id } of agents.reverse()) await agentCorpusStats(agent_id, e); // most recent last: kept longest
+  return agents.length;
+}
+
+/** Whether an agent's counts are in memory (diagnostics and tests). */
+export function hasCorpusStats(agentId: number): boolean {
+  return cache.has(agentId);
+}
