@@ -25,9 +25,9 @@ export { stem, tokenize, STOPWORDS } from "./text-features";
  * Offline, key-less, deterministic embedder: a lexical part made by feature hashing and a
  * semantic part made from pretrained word vectors, concatenated.
  *
- * No corpus statistics are used (no IDF, no vocabulary learnt from the documents): a text's
- * vector depends only on that text and on fixed data, so vectors never change when documents are
- * added.
+ * A chunk's vector (embed) depends only on its text and on fixed data (no vocabulary or IDF
+ * learnt from the documents), so stored vectors never change when documents are added. Only
+ * queries (embedQueries) are weighted by the searched agent's chunks: BM25's IDF per feature.
  *
  * Lexical part (`lexicalDimension` buckets):
  *   NFKC + lowercase → tokenise (letters/digits/marks, inner apostrophes dropped; every
@@ -198,7 +198,8 @@ export class LocalEmbedder implements Embedder {
 
   /**
    * The query's content words (one per stem, in query order) with the factor embedQueries gives
-   * their word feature. Their n-grams and word vectors are weighted the same way.
+   * their word feature. Their n-grams, word pairs and word vectors get factors from their own
+   * counts in the same way.
    */
   explainQuery(query: string, corpus: CorpusStats): QueryWord[] {
     const tokens = tokenize((query ?? "").normalize("NFKC").toLowerCase());
