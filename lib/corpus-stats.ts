@@ -76,20 +76,26 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
 
   const text = db().prepare("SELECT text FROM documents WHERE id = ?");
   let lastYield = performance.now();
-  for (const [id, key] of current) {
-    if (entry.docs.has(id)) continue;
-    const row = text.get(id) as { text: string } | undefined;
-    if (!row) continue;
-    const [, size, overlap] = key.split(":");
-    const chunks = chunkText(row.text, Number(size), Number(overlap));
-    await e.countFeatures!(chunks.map((c) => c.text), entry.df);
-    entry.chunks += chunks.length;
-    entry.docs.set(id, key);
-    // Long rebuilds (large agents) must not hold the event loop for seconds.
-    if (performance.now() - lastYield > 50) {
-      await new Promise<void>((r) => setImmediate(r));
-      lastYield = performance.now();
+  try {
+    for (const [id, key] of current) {
+      if (entry.docs.has(id)) continue;
+      const row = text.get(id) as { text: string } | undefined;
+      if (!row) continue;
+      const [, size, overlap] = key.split(":");
+      const chunks = chunkText(row.text, Number(size), Number(overlap));
+      await e.countFeatures!(chunks.map((c) => c.text), entry.df);
+      entry.chunks += chunks.length;
+      entry.docs.set(id, key);
+      // Long rebuilds (large agents) must not hold the event loop for seconds.
+      if (performance.now() - lastYield > 50) {
+        await new Promise<void>((r) => setImmediate(r));
+        lastYield = performance.now();
+      }
     }
+  } catch (err) {
+    // A document may be half counted: start again from scratch next time.
+    if (cache.get(agentId) === entry) cache.delete(agentId);
+    throw err;
   }
   return { chunks: entry.chunks, df: entry.df };
 }
