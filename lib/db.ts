@@ -5,7 +5,7 @@ import path from "node:path";
 import { env } from "./env.mjs";
 
 // Each entry moves the schema one version forward; never edit a shipped one.
-const MIGRATIONS = [
+export const MIGRATIONS = [
   `CREATE TABLE agents (
      id INTEGER PRIMARY KEY,
      name TEXT NOT NULL UNIQUE COLLATE NOCASE,
@@ -84,6 +84,8 @@ const MIGRATIONS = [
      missing INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (run_id, query, expected)
    );`,
+  // How the run's queries were weighted (Embedder.queryWeighting); NULL: not weighted.
+  `ALTER TABLE eval_runs ADD COLUMN query_weighting TEXT;`,
 ];
 
 function open(): Database.Database {

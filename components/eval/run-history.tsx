@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { EvalRun } from "@/lib/evaluation/runs";
 import { pct } from "./line-chart";
-import { chunkSettingsText, when } from "./run-settings";
+import { chunkSettingsText, queryWeightingText, when } from "./run-settings";
 import { TrendChart } from "./trend-chart";
 
 function Status({ run }: { run: EvalRun }) {
@@ -58,7 +58,8 @@ export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agent
               </td>
               <td className="px-3 py-2">{r.k}</td>
               <td className="px-3 py-2 text-xs text-slate-600">
-                {r.embedding_model} · {r.document_count} docs, {r.chunk_count} chunks · {chunkSettingsText(r)}
+                {r.embedding_model}
+                {queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · {r.document_count} docs, {r.chunk_count} chunks · {chunkSettingsText(r)}
               </td>
               <td className="px-3 py-2">
                 <Status run={r} />

@@ -2,6 +2,21 @@ import type { EvalRun } from "@/lib/evaluation/runs";
 
 export const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 
+/** How the run's queries were weighted, when that tells two runs of one model apart. */
+export const queryWeightingText = (run: EvalRun) =>
+  run.query_weighting === "agent-idf-v1"
+    ? "queries weighted by word rarity"
+    : run.query_weighting
+      ? `queries weighted (${run.query_weighting})`
+      : run.embedding_model.startsWith("local-")
+        ? "queries not weighted"
+        : null;
+
+const withWeighting = (run: EvalRun) => {
+  const text = queryWeightingText(run);
+  return text ? ` · ${text}` : "";
+};
+
 export const chunkSettingsText = (run: EvalRun) =>
   run.chunk_settings.map((s) => `${s.chunk_size}/${s.chunk_overlap}${run.chunk_settings.length > 1 ? ` (${s.documents} docs)` : ""}`).join(", ") || "—";
 
@@ -9,7 +24,8 @@ export const chunkSettingsText = (run: EvalRun) =>
 export function RunSettings({ run }: { run: EvalRun }) {
   return (
     <p className="text-sm text-slate-600">
-      {when(run.created_at)} · run at k = {run.k} · {run.embedding_model} · {run.document_count} documents, {run.chunk_count} chunks · chunk
+      {when(run.created_at)} · run at k = {run.k} · {run.embedding_model}
+      {withWeighting(run)} · {run.document_count} documents, {run.chunk_count} chunks · chunk
       size/overlap {chunkSettingsText(run)}
     </p>
   );

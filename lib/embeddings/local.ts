@@ -109,6 +109,9 @@ export function wordFeatureId(word: string): number {
   return featureId(fmix32(fnv1a(stem(word.normalize("NFKC").toLowerCase()), SEED_WORD)), GROUP_WORD);
 }
 
+/** Queries weighted by BM25's IDF of each feature among the searched agent's chunks. */
+export const QUERY_WEIGHTING = "agent-idf-v1";
+
 /** Per-feature factors applied to a query's features (1 leaves a feature as it is). */
 export interface QueryWeights {
   weight(feature: number): number;
@@ -126,6 +129,8 @@ export interface LocalEmbedderOptions {
 export class LocalEmbedder implements Embedder {
   readonly model: string;
   readonly dimension: number;
+  /** See embedQueries; change the name if the weighting ever changes. */
+  readonly queryWeighting = QUERY_WEIGHTING;
   private readonly spec: LocalModelSpec;
   private words: WordVectors | null;
   private loading: Promise<GloveLoad> | null = null;

@@ -3,6 +3,11 @@ export interface Embedder {
   /** Stable name of the model; changes whenever the vectors it produces would change. */
   readonly model: string;
   readonly dimension: number;
+  /**
+   * Names how embedQueries weights queries (recorded with each recall run, since it changes
+   * distances without changing the stored vectors); absent when queries are embedded as is.
+   */
+  readonly queryWeighting?: string;
   /** One vector per input, in input order. Throws EmbeddingError on any provider failure. */
   embed(texts: string[]): Promise<number[][]>;
   /**

@@ -90,6 +90,7 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
     expect(run).toMatchObject({ status: "done", k: 3, n_pairs: pairs.length, done_pairs: pairs.length, n_missing: 1, n_scored: pairs.length - 1 });
     expect(run.settings).toMatchObject({
       embedding_model: embedder().model,
+      query_weighting: "agent-idf-v1",
       document_count: 5,
       chunk_settings: [
         { chunk_size: 800, chunk_overlap: 100, documents: 4 },

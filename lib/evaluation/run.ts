@@ -93,6 +93,7 @@ export function startEvaluation(agentId: number, k: number): { runId: number; do
     k,
     n_pairs: pairs.length,
     embedding_model: embedder().model,
+    query_weighting: embedder().queryWeighting ?? null,
     document_count: docs.length,
     chunk_count: chunkCount,
     chunk_settings: chunkSettings(docs),

@@ -21,6 +21,8 @@ export interface EvalRun {
   n_pairs: number;
   n_missing: number;
   embedding_model: string;
+  /** Embedder.queryWeighting at the time of the run; null: queries were not weighted. */
+  query_weighting: string | null;
   document_count: number;
   chunk_count: number;
   chunk_settings: ChunkSetting[];
@@ -64,10 +66,10 @@ const SELECT = `SELECT r.*, (SELECT COUNT(*) FROM eval_results e WHERE e.run_id 
 export function createRun(s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "recall_at_k" | "mrr" | "created_at" | "finished_at">): number {
   const { lastInsertRowid } = db()
     .prepare(
-      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, document_count, chunk_count, chunk_settings, created_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), now());
+    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), now());
   return Number(lastInsertRowid);
 }
 

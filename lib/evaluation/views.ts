@@ -27,6 +27,7 @@ export function runView(run: EvalRun, results?: PairResult[]) {
     mrr: run.mrr,
     settings: {
       embedding_model: run.embedding_model,
+      query_weighting: run.query_weighting,
       document_count: run.document_count,
       chunk_count: run.chunk_count,
       chunk_settings: run.chunk_settings,
