@@ -101,7 +101,8 @@ function report(agent, run, k) {
   const scored = run.n_pairs - run.n_missing;
   const hits = run.pairs.filter((p) => p.hit).length;
   console.log("");
-  console.log(`Run #${run.run_id} of agent "${agent.name}" (${agent.id}): ${s.embedding_model}, ${s.document_count} documents, ${s.chunk_count} chunks`);
+  const weighting = s.query_weighting ? `, queries weighted (${s.query_weighting})` : "";
+  console.log(`Run #${run.run_id} of agent "${agent.name}" (${agent.id}): ${s.embedding_model}${weighting}, ${s.document_count} documents, ${s.chunk_count} chunks`);
   const label = (s) => s.padEnd(11);
   console.log(`${label(`recall@${k}`)}${pct(run.recall_at_k[String(k)])}  (${hits} of ${scored} pairs in the top ${k})`);
   console.log(`${label("MRR")}${run.mrr === null ? "n/a" : run.mrr.toFixed(3)}`);

@@ -84,6 +84,7 @@ describe("npm run eval", () => {
     expect(res.out).toMatch(/^hit\s+1\s+0\.\d{4}\s+sla\.txt\s+support SLA first response$/m);
     expect(res.out).toMatch(/^MISS\s+\d+\s+\d\.\d{4}\s+sla\.txt\s+invoices downloaded as PDF$/m);
     expect(res.out).toContain("recall@1   75.0%  (3 of 4 pairs in the top 1)");
+    expect(res.out).toMatch(/^Run #\d+ of agent .*: local-hash-glove-v2-1024, queries weighted \(agent-idf-v1\), 4 documents/m);
     expect(res.out).toContain("PASS: recall@1 75.0% meets --min-recall 50.0%.");
   });
 
