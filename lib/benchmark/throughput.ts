@@ -1,8 +1,14 @@
 import "server-only";
+import { createHash } from "node:crypto";
+import { createAgent } from "../agents";
 import { collectionFor } from "../chroma";
-import type { Chunk } from "../chunking";
+import { chunkText, type Chunk } from "../chunking";
+import { agentCorpusStats } from "../corpus-stats";
+import { deleteDocumentRow, insertDocument, markReady } from "../documents";
 import type { Embedder } from "../embeddings";
+import { removeAgent, removeDocument } from "../removal";
 import { addChunks, deleteAgentVectors } from "../vectors";
+import { useEmbedder } from "./run";
 
 // Far above any real agent id, so the scratch vectors can be deleted by their agent filter.
 const SCRATCH_AGENT = 2_000_000_000;
@@ -50,13 +56,6 @@ export async function embedMicros(e: Embedder, texts: string[], rounds = 5): Pro
  * and rebuilt after a row vanished behind their back.
  */
 export async function corpusStatsCost(e: Embedder, texts: string[]) {
-  const { createAgent } = await import("../agents");
-  const { insertDocument, markReady, deleteDocumentRow } = await import("../documents");
-  const { agentCorpusStats } = await import("../corpus-stats");
-  const { chunkText } = await import("../chunking");
-  const { removeAgent, removeDocument } = await import("../removal");
-  const { createHash } = await import("node:crypto");
-  const { useEmbedder } = await import("./run");
   useEmbedder(e); // removeDocument updates the counts of the configured model
   const agent = createAgent({ name: `corpus stats cost ${Date.now()}`, tools: [] });
   const add = (text: string, i: number) => {

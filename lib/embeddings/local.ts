@@ -15,6 +15,7 @@ import {
   stem,
   STOPWORDS,
   tokenize,
+  type Token,
 } from "./text-features";
 import { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts, type QueryWord } from "./types";
 import type { WordVectors } from "./word-vectors";
@@ -102,6 +103,21 @@ const GROUP_TAGS = [0, 0x51ed27f3, 0x2c1b3c6d, 0x297a2d39] as const;
  */
 export function featureId(key: number, group: FeatureGroup): number {
   return group === GROUP_WORD ? key : fmix32(key ^ GROUP_TAGS[group]);
+}
+
+/**
+ * The tokens a text's features are made from: its words without stopwords; all its words when it
+ * has only stopwords ("to be or not to be"); the whole trimmed string when it has no word at all
+ * ("???", "→"); nothing for empty or whitespace-only text.
+ */
+function contentTokens(text: string): Token[] {
+  const normalized = (text ?? "").normalize("NFKC").toLowerCase();
+  const tokens = tokenize(normalized);
+  const content = tokens.filter((t) => !STOPWORDS.has(t.text));
+  if (content.length > 0) return content;
+  if (tokens.length > 0) return tokens;
+  const trimmed = normalized.trim();
+  return trimmed === "" ? [] : [{ text: trimmed, breakBefore: false }];
 }
 
 /** The id of a single word's word feature (tests and diagnostics). */
@@ -207,12 +223,10 @@ export class LocalEmbedder implements Embedder {
    * counts in the same way.
    */
   explainQuery(query: string, corpus: CorpusStats): QueryWord[] {
-    const tokens = tokenize((query ?? "").normalize("NFKC").toLowerCase());
-    const content = tokens.filter((t) => !STOPWORDS.has(t.text));
     const weights = corpus.chunks > 0 ? idfWeights(corpus) : undefined;
     const seen = new Set<number>();
     const out: QueryWord[] = [];
-    for (const { text } of content.length > 0 ? content : tokens) {
+    for (const { text } of contentTokens(query)) {
       const f = wordFeatureId(text);
       if (seen.has(f)) continue;
       seen.add(f);
@@ -254,17 +268,8 @@ export class LocalEmbedder implements Embedder {
    * (a zero vector would make Chroma's cosine distance NaN, so it gets a fixed unit vector).
    */
   private collect(text: string, words: WordVectors | null): boolean {
-    const normalized = (text ?? "").normalize("NFKC").toLowerCase();
-    const tokens = tokenize(normalized);
-    let content = tokens.filter((t) => !STOPWORDS.has(t.text));
-    // A text made only of stopwords ("to be or not to be") still deserves a real vector.
-    if (content.length === 0) content = tokens;
-    if (content.length === 0) {
-      const trimmed = normalized.trim();
-      if (trimmed === "") return false;
-      // Symbols only ("???", "→"): the whole string is the single feature.
-      content = [{ text: trimmed, breakBefore: false }];
-    }
+    const content = contentTokens(text);
+    if (content.length === 0) return false;
 
     const { wordTf, bigramTf, charTf, knownTf } = this;
     wordTf.clear();
