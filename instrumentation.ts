@@ -4,10 +4,10 @@ export async function register() {
   const { recoverInterruptedIngests } = await import("./lib/recovery");
   const { embedder } = await import("./lib/embedder");
   try {
-    const n = await recoverInterruptedIngests();
-    if (n > 0) console.log(`[kb-inspector] ${n} interrupted ingest(s) marked failed and their partial vectors removed`);
+    const n = recoverInterruptedIngests();
+    if (n > 0) console.log(`[kb-inspector] ${n} interrupted ingest(s) marked failed; their partial vectors are being removed`);
   } catch (err) {
-    console.error("[kb-inspector] could not clean up interrupted ingests:", err instanceof Error ? err.message : err);
+    console.error("[kb-inspector] could not recover interrupted ingests:", err instanceof Error ? err.message : err);
   }
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.

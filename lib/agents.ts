@@ -1,6 +1,7 @@
 import "server-only";
 import { db, now } from "./db";
 import { conflict, notFound } from "./errors";
+import { enqueueCleanup } from "./vector-cleanup";
 import type { Tool } from "./validations/agent";
 
 export interface Agent {
@@ -74,7 +75,9 @@ export function updateAgent(id: number, input: { name?: string; tools?: Tool[] }
   return getAgent(id);
 }
 
-/** Removes the row; the caller removes the agent's vectors first. */
-export function deleteAgentRow(id: number): void {
-  db().prepare("DELETE FROM agents WHERE id = ?").run(id);
-}
+/** Removes the agent with its documents and queues all its vectors for removal, in one transaction. */
+export const deleteAgentRow = (id: number) =>
+  db().transaction(() => {
+    db().prepare("DELETE FROM agents WHERE id = ?").run(id);
+    enqueueCleanup(id, null, 0, "agent deleted");
+  })();

@@ -1,8 +1,10 @@
 import "server-only";
-import { ChromaClient, type Collection } from "chromadb";
+import { ChromaClient, ChromaConnectionError, ChromaServerError, type Collection } from "chromadb";
+import { chromaFetch, ChromaNotServingError } from "./chroma-fetch";
 import { env } from "./env.mjs";
 import { AppError, unavailable } from "./errors";
 import type { Embedder } from "./embeddings";
+import { EmbeddingError } from "./embeddings/types";
 
 export const DISTANCE_SPACE = "cosine";
 export const DISTANCE_LABEL = "cosine distance, lower is better";
@@ -43,8 +45,54 @@ export function chroma(): ChromaClient {
       tenant: e.CHROMA_TENANT,
       database: e.CHROMA_DATABASE,
     });
+    useFetch(holder.__kbChroma, chromaFetch(e.CHROMA_TIMEOUT_MS));
   }
   return holder.__kbChroma;
+}
+
+/**
+ * chromadb 3.x takes no custom fetch (its constructor installs its own) and copies
+ * `fetchOptions` once into every request, so one AbortSignal there would expire for all.
+ * The client's HTTP layer takes a fetch, which collections inherit, so it goes there.
+ */
+function useFetch(client: ChromaClient, fetchImpl: typeof fetch): void {
+  const http = (client as unknown as { apiClient?: { setConfig?: (config: { fetch: typeof fetch }) => unknown } }).apiClient;
+  if (typeof http?.setConfig !== "function") {
+    throw new Error("The chromadb client no longer exposes its HTTP client; Chroma calls would have no timeout.");
+  }
+  http.setConfig({ fetch: fetchImpl });
+}
+
+// Network failures that mean the other side is gone or hung, wherever they surface.
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+/**
+ * True when Chroma did not serve a call: refused, reset, timed out or aborted, or answered
+ * that it is not serving (502/503/504). A request Chroma answered and rejected, and any
+ * embedding provider failure, are something else.
+ */
+export function isVectorStoreUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof EmbeddingError) return false;
+    if (e instanceof ChromaConnectionError || e instanceof ChromaNotServingError) return true;
+    // chromadb's own transport names a status only when the body is not Chroma's JSON (a proxy's page).
+    if (e instanceof ChromaServerError && /^50[234]: /.test(e.message)) return true;
+    if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+    if (NETWORK_CODES.has(String((e as { code?: unknown }).code))) return true;
+  }
+  return false;
 }
 
 /** One collection per embedding model: vectors of two models never share an index. */

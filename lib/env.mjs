@@ -25,6 +25,29 @@ const schema = z
     OPENAI_EMBEDDING_DIMENSION: z.coerce.number().int().positive().optional(),
     MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
     KB_DEMO: flag.default(true),
+    // Access (see README "Access"): the address the app listens on, and the password that
+    // turns on sign-in. A non-loopback HOST without ADMIN_PASSWORD refuses to start.
+    HOST: z.string().min(1).default("127.0.0.1"),
+    ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+    /** Comma-separated origins (scheme://host[:port]) allowed besides the app's own. */
+    ALLOWED_ORIGINS: z.string().optional(),
+    /** Comma-separated Host header values accepted besides loopback names and HOST. */
+    ALLOWED_HOSTS: z.string().optional(),
+    /** Signs in with the viewer role (read, search, inspect, run evaluations); needs ADMIN_PASSWORD. */
+    VIEWER_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+    /** How long a sign-in lasts; fractions of an hour are fine. */
+    SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 366).default(12),
+    // Resource limits: every one is a clear 413/422 naming the limit, never a stalled server.
+    MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
+    MAX_PDF_PAGES: z.coerce.number().int().positive().default(2_000),
+    EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    MAX_FILES_PER_REQUEST: z.coerce.number().int().positive().default(50),
+    MAX_REQUEST_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    /** Every Chroma call gives up after this long and answers 503 vector_store_unavailable. */
+    CHROMA_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+    /** Tool-call history kept per agent: rows older than the days, or past the count, go. */
+    TOOL_CALL_RETENTION_DAYS: z.coerce.number().positive().default(30),
+    TOOL_CALL_MAX_PER_AGENT: z.coerce.number().int().positive().default(100_000),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === "openai" && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
@@ -33,6 +56,12 @@ const schema = z
         path: ["OPENAI_API_KEY"],
         message: "is required when EMBEDDING_PROVIDER=openai (or set OPENAI_BASE_URL for a server that needs no key)",
       });
+    }
+    if (env.VIEWER_PASSWORD && !env.ADMIN_PASSWORD) {
+      ctx.addIssue({ code: "custom", path: ["VIEWER_PASSWORD"], message: "needs ADMIN_PASSWORD to be set too" });
+    }
+    if (env.VIEWER_PASSWORD && env.VIEWER_PASSWORD === env.ADMIN_PASSWORD) {
+      ctx.addIssue({ code: "custom", path: ["VIEWER_PASSWORD"], message: "must differ from ADMIN_PASSWORD" });
     }
   });
 
@@ -49,7 +78,8 @@ export function parseEnv(source = process.env) {
   if (!result.success) {
     const lines = result.error.issues.map((i) => {
       const name = String(i.path[0] ?? "environment");
-      const shown = name in cleaned ? ` (got "${cleaned[name]}")` : "";
+      // Secrets are never echoed into logs.
+      const shown = name in cleaned && !/PASSWORD|KEY/.test(name) ? ` (got "${cleaned[name]}")` : "";
       return `  ${name}${shown}: ${i.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);

@@ -15,3 +15,11 @@ export const invalid = (message: string) => new AppError(422, "invalid_request",
 export const conflict = (message: string) => new AppError(409, "conflict", message);
 export const forbidden = (message: string) => new AppError(403, "forbidden", message);
 export const unavailable = (message: string) => new AppError(503, "unavailable", message);
+
+/** Chroma did not answer (down, hung or timed out): the request changed nothing and can be retried. */
+export const vectorStoreUnavailable = () =>
+  new AppError(
+    503,
+    "vector_store_unavailable",
+    "The vector store (Chroma) did not answer, so nothing was changed. Try again in a moment.",
+  );

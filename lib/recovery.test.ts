@@ -6,6 +6,7 @@ import { embedder } from "./embedder";
 import { recoverInterruptedIngests } from "./recovery";
 import { searchAgentDocuments } from "./search";
 import { ingest, newAgent, vectorsOf } from "./testing/helpers";
+import { runCleanup } from "./vector-cleanup";
 import { addChunks } from "./vectors";
 
 describe("recoverInterruptedIngests", () => {
@@ -31,11 +32,13 @@ describe("recoverInterruptedIngests", () => {
     await addChunks(await collectionFor(embedder()), doc, chunks, vectors);
     expect(await vectorsOf(agent.id, id)).toHaveLength(2);
 
-    expect(await recoverInterruptedIngests()).toBe(1);
+    expect(recoverInterruptedIngests()).toBe(1);
     expect(getDocument(agent.id, id)).toMatchObject({ status: "failed", error: expect.stringMatching(/interrupted/) });
-    expect(await vectorsOf(agent.id, id)).toEqual([]);
+    // Failed at once and hidden from search; its vectors go as soon as the queued clean-up runs.
     expect((await searchAgentDocuments(agent.id, "partial article", 10)).map((r) => r.filename)).toEqual(["ready.txt"]);
+    expect(await runCleanup()).toBe(0);
+    expect(await vectorsOf(agent.id, id)).toEqual([]);
     expect(getDocument(agent.id, ready.document_id!).status).toBe("ready");
-    expect(await recoverInterruptedIngests()).toBe(0);
+    expect(recoverInterruptedIngests()).toBe(0);
   });
 });

@@ -1,24 +1,25 @@
 import "server-only";
 import { deleteAgentRow, getAgent } from "./agents";
-import { ownCollections } from "./chroma";
 import { forgetAgent, forgetDocument } from "./corpus-stats";
 import { deleteDocumentRow, getDocument } from "./documents";
 import { embedder } from "./embedder";
-import { deleteAgentVectors, deleteDocumentVectors } from "./vectors";
+import { cleanupNow } from "./vector-cleanup";
 
-// Vectors go first: if Chroma fails, the row stays and the delete can be retried.
-// Every collection is visited because a document may predate the current model.
+// The row goes first, with its vectors queued for removal in the same transaction: the
+// document is gone for every reader at once, and the vectors follow as soon as Chroma
+// confirms (now, or on a retry if Chroma is down). Ids are never reused, so a vector
+// awaiting removal can never be taken for another document's.
 
 export async function removeDocument(agentId: number, documentId: number): Promise<void> {
   const doc = getDocument(agentId, documentId);
-  for (const collection of await ownCollections()) await deleteDocumentVectors(collection, agentId, doc.id);
   await forgetDocument(agentId, doc, embedder());
   deleteDocumentRow(agentId, doc.id);
+  await cleanupNow();
 }
 
 export async function removeAgent(agentId: number): Promise<void> {
   getAgent(agentId);
-  for (const collection of await ownCollections()) await deleteAgentVectors(collection, agentId);
   deleteAgentRow(agentId);
   forgetAgent(agentId);
+  await cleanupNow();
 }

@@ -1,10 +1,10 @@
 import "server-only";
 import { getAgent } from "./agents";
-import { collectionFor } from "./chroma";
 import { agentCorpusStats } from "./corpus-stats";
-import { agentChunkCount, embeddingModelsInUse } from "./documents";
+import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount, readyDocumentIds } from "./documents";
 import { embedder } from "./embedder";
 import type { QueryWord } from "./embeddings";
+import { collectionFor, isVectorStoreUnavailable } from "./chroma";
 import { AppError, forbidden } from "./errors";
 import { logToolCall } from "./tool-calls";
 import { queryAgent, rankAgent, type RankedChunk, type VectorHit } from "./vectors";
@@ -63,16 +63,61 @@ export async function explainQueryForAgent(agentId: number, query: string): Prom
 }
 
 /**
+ * Chroma can fail a query that races a delete (the hit's record is gone by the time it is
+ * read); asking again sees the index without it. Unreachable or hung is not retried here.
+ */
+async function retryRace<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= 3 || isVectorStoreUnavailable(err) || err instanceof AppError) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
+}
+
+/**
+ * Asks Chroma for `want` results per query among the agent's ready documents. The shared
+ * collection also holds vectors no ready document owns (one still indexing, a failed or deleted
+ * one awaiting clean-up), so Chroma is asked for that many more, the others are dropped, and in
+ * the rare case that still leaves too few (they changed meanwhile) it is asked again for more.
+ */
+async function visibleOnly<T extends { document_id: number }>(
+  agentId: number,
+  queries: number,
+  want: number,
+  run: (n: number) => Promise<T[][]>,
+): Promise<T[][]> {
+  const ready = agentChunkCount(agentId);
+  if (ready === 0 || queries === 0) return Array.from({ length: queries }, () => []);
+  const target = Math.min(want, ready);
+  let n = target + hiddenVectorCount(agentId);
+  for (;;) {
+    const raw = await retryRace(() => run(n));
+    // Read after the query: a document removed meanwhile is not shown.
+    const visible = readyDocumentIds(agentId);
+    const kept = raw.map((hits) => hits.filter((h) => visible.has(h.document_id)));
+    if (!raw.some((hits, q) => hits.length === n && kept[q].length < target)) return kept;
+    n *= 2;
+  }
+}
+
+/**
  * The one retrieval function: embed the query with the model that embedded the
- * chunks, query the shared collection filtered to this agent, closest first.
+ * chunks, query the shared collection filtered to this agent, closest first, and keep
+ * the chunks of ready documents only.
  */
 export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
   const { model, vectors } = await embedForAgent(agentId, [query]);
-  // Asking Chroma for more than the agent has only costs time; fewer come back anyway.
-  const n = Math.min(topK, agentChunkCount(agentId));
-  if (n === 0) return [];
-  const [hits] = await queryAgent(await collectionFor(model), agentId, vectors, n);
-  return hits.map(toResult);
+  const collection = await collectionFor(model);
+  const [hits] = await visibleOnly(agentId, 1, topK, async (n) =>
+    // A hit whose metadata is already gone (deleted mid-query) is dropped, not a failure.
+    (await queryAgent(collection, agentId, vectors, n)).map((q) =>
+      q.filter((h) => h.metadata).map((h) => ({ ...h, document_id: h.metadata.document_id })),
+    ),
+  );
+  return hits.slice(0, topK).map(toResult);
 }
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
@@ -109,10 +154,10 @@ export type { RankedChunk };
  * document's chunks actually land. Distances only, to stay fast on large agents.
  */
 export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
-  const total = agentChunkCount(agentId);
-  if (total === 0 || queries.length === 0) return queries.map(() => []);
+  if (agentChunkCount(agentId) === 0 || queries.length === 0) return queries.map(() => []);
   const { model, vectors } = await embedForAgent(agentId, queries);
-  return rankAgent(await collectionFor(model), agentId, vectors, total);
+  const collection = await collectionFor(model);
+  return visibleOnly(agentId, queries.length, Number.MAX_SAFE_INTEGER, (n) => rankAgent(collection, agentId, vectors, n));
 }
 
 /** Best rank of each document in one full ranking, keyed by document id. */

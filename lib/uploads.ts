@@ -1,6 +1,8 @@
 import "server-only";
-import { invalid } from "./errors";
+import { AppError, invalid } from "./errors";
+import { checkFileCount } from "./http-body";
 import { ingestFile, type IngestProgress, type IngestResult } from "./ingest";
+import { sanitizeFilename } from "./validations/filename";
 import { chunkSettingsSchema } from "./validations/upload";
 
 export interface UploadFile {
@@ -12,13 +14,14 @@ export interface UploadFile {
 export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[]; chunkSize: number; chunkOverlap: number }> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
+  checkFileCount(form);
   const settings = chunkSettingsSchema.safeParse({
     chunk_size: form.get("chunk_size") || undefined,
     chunk_overlap: form.get("chunk_overlap") || undefined,
   });
   if (!settings.success) throw invalid(settings.error.issues.map((i) => i.message).join(" "));
   return {
-    files: await Promise.all(files.map(async (f) => ({ filename: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))),
+    files: await Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) }))),
     chunkSize: settings.data.chunk_size,
     chunkOverlap: settings.data.chunk_overlap,
   };
@@ -36,13 +39,15 @@ export async function ingestFiles(
     try {
       results.push(await ingestFile(agentId, file, settings, watch.onProgress?.(i)));
     } catch (err) {
+      if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
       results.push({
         filename: file.filename,
         outcome: "failed",
         status: "failed",
         document_id: null,
         chunk_count: 0,
-        message: err instanceof Error ? err.message : String(err),
+        code: err instanceof AppError ? err.code : "internal",
+        message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
       });
     }
     watch.onResult?.(i, results[i]);
@@ -52,6 +57,8 @@ export async function ingestFiles(
 
 export function uploadStatus(results: IngestResult[]): number {
   if (results.some((r) => r.status === "ready")) return 201;
+  // Nothing was indexed because Chroma did not answer: the files are fine, try again.
+  if (results.some((r) => r.code === "vector_store_unavailable")) return 503;
   if (results.every((r) => r.code === "too_large")) return 413;
   return 422;
 }

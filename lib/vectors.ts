@@ -109,3 +109,28 @@ export async function documentChunks(collection: Collection, agentId: number, do
     .map((id, i) => ({ id, text: res.documents[i] ?? "", distance: Number.NaN, metadata: res.metadatas[i] as unknown as ChunkMetadata }))
     .sort((a, b) => a.metadata.chunk_index - b.metadata.chunk_index);
 }
+
+/**
+ * Every vector in a collection with the agent and document it belongs to, page by page: the
+ * audit's view of what Chroma holds. The one read without an agent filter, since it looks for
+ * vectors that no agent accounts for; it returns ids and owners, never chunk text.
+ */
+export async function* listVectorOwners(
+  collection: Collection,
+  pageSize = 2_000,
+): AsyncGenerator<{ id: string; agent_id: number; document_id: number; chunk_index: number }> {
+  for (let offset = 0; ; offset += pageSize) {
+    const res = await collection.get({ include: ["metadatas"], limit: pageSize, offset });
+    for (const [i, id] of res.ids.entries()) {
+      const m = res.metadatas[i] as unknown as Partial<ChunkMetadata> | null;
+      const parsed = ID.exec(id);
+      yield {
+        id,
+        agent_id: Number(m?.agent_id ?? -1),
+        document_id: Number(m?.document_id ?? parsed?.[1] ?? -1),
+        chunk_index: Number(m?.chunk_index ?? parsed?.[2] ?? -1),
+      };
+    }
+    if (res.ids.length < pageSize) return;
+  }
+}

@@ -4,7 +4,7 @@ import { createAgent } from "../agents";
 import { collectionFor } from "../chroma";
 import { chunkText, type Chunk } from "../chunking";
 import { agentCorpusStats } from "../corpus-stats";
-import { deleteDocumentRow, insertDocument, markReady } from "../documents";
+import { commitReady, deleteDocumentRow, insertDocument } from "../documents";
 import type { Embedder } from "../embeddings";
 import { removeAgent, removeDocument } from "../removal";
 import { addChunks, deleteAgentVectors } from "../vectors";
@@ -64,7 +64,7 @@ export async function corpusStatsCost(e: Embedder, texts: string[]) {
       sha256: createHash("sha256").update(text).digest("hex"),
       chunk_size: 800, chunk_overlap: 100, text, embedding_model: e.model,
     });
-    markReady(id, chunkText(text, 800, 100).length);
+    commitReady(agent.id, id, `doc-${i}.txt`, chunkText(text, 800, 100).length);
     return id;
   };
   const ids = texts.slice(0, -1).map(add);

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { getAgent } from "@/lib/agents";
 import { parseId, route } from "@/lib/api";
 import { listDocuments } from "@/lib/documents";
-import { AppError } from "@/lib/errors";
+import { readLimitedForm } from "@/lib/http-body";
 import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/uploads";
 
 type Ctx = { params: Promise<{ id: string }> };
@@ -16,18 +16,15 @@ export const GET = route(async (_req, { params }: Ctx) => {
 export const POST = route(async (req, { params }: Ctx) => {
   const id = parseId((await params).id, "Agent");
   getAgent(id);
-  let form: FormData;
-  try {
-    form = await req.formData();
-  } catch {
-    throw new AppError(400, "invalid_multipart", 'Send the files as multipart/form-data in the field "files".');
-  }
-  const upload = await readUploadForm(form);
+  const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
   const results = await ingestFiles(id, upload.files, upload);
   const status = uploadStatus(results);
   const body =
     status === 201
       ? { documents: results }
-      : { error: { code: "rejected", message: results.map((r) => `${r.filename}: ${r.message}`).join(" ") }, documents: results };
-  return NextResponse.json(body, { status });
+      : {
+          error: { code: status === 503 ? "vector_store_unavailable" : "rejected", message: results.map((r) => `${r.filename}: ${r.message}`).join(" ") },
+          documents: results,
+        };
+  return NextResponse.json(body, { status, headers: status === 503 ? { "Retry-After": "5" } : undefined });
 });

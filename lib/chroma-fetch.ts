@@ -1,0 +1,107 @@
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  ChromaClientError,
+  ChromaConnectionError,
+  ChromaForbiddenError,
+  ChromaNotFoundError,
+  ChromaQuotaExceededError,
+  ChromaRateLimitError,
+  ChromaServerError,
+  ChromaUnauthorizedError,
+  ChromaUniqueError,
+} from "chromadb";
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+/** A Chroma call that got no complete answer within its deadline (a hung or overloaded server). */
+export class ChromaTimeoutError extends ChromaConnectionError {
+  constructor(
+    readonly timeoutMs: number,
+    cause?: unknown,
+  ) {
+    super(`Chroma did not answer within ${seconds(timeoutMs)}`, cause);
+    this.name = "ChromaTimeoutError";
+  }
+}
+
+/** Chroma, or a proxy in front of it, answered that it is not serving (502, 503, 504). */
+export class ChromaNotServingError extends ChromaServerError {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(`Chroma answered ${status}: ${message}`);
+    this.name = "ChromaNotServingError";
+  }
+}
+
+const NOT_SERVING = new Set([502, 503, 504]);
+
+// A shorter deadline for the Chroma calls made inside one piece of work (the health check).
+const deadline = new AsyncLocalStorage<number>();
+
+/** Runs `work` with every Chroma call inside it giving up after `ms` (or the client's limit, if shorter). */
+export function withChromaDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  return deadline.run(ms, work);
+}
+
+function reason(err: unknown): string {
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
+/** The chromadb error class for a refused request, as the client's own transport would pick it. */
+function errorFor(res: Response, text: string, url: string): Error {
+  let body: { error?: string; message?: string } | null = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: a proxy's page or an empty body
+  }
+  const message = body?.message || body?.error || `${res.status}: ${res.statusText}`;
+  if (NOT_SERVING.has(res.status)) return new ChromaNotServingError(res.status, message);
+  switch (res.status) {
+    case 400:
+      return new ChromaClientError(`Bad request to ${url} with status: ${message}`);
+    case 401:
+      return new ChromaUnauthorizedError(`Unauthorized: ${message}`);
+    case 403:
+      return new ChromaForbiddenError(`You do not have permission to access the requested resource: ${message}`);
+    case 404:
+      return new ChromaNotFoundError(`The requested resource could not be found: ${message}`);
+    case 409:
+      return new ChromaUniqueError(`The resource already exists: ${message}`);
+    case 422:
+      return /^(Quota|Billing limit) exceeded/.test(message) ? new ChromaQuotaExceededError(message) : new ChromaClientError(message);
+    case 429:
+      return new ChromaRateLimitError(`Rate limit exceeded: ${message}`);
+    default:
+      return new ChromaServerError(message);
+  }
+}
+
+/**
+ * The fetch the Chroma client sends every request through: a fresh deadline per request that
+ * covers the whole answer (headers and body), connection failures as ChromaConnectionError
+ * with the cause kept, and refusals as the chromadb error classes the rest of the client expects.
+ */
+export function chromaFetch(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    const ms = Math.min(timeoutMs, deadline.getStore() ?? Infinity);
+    const signal = AbortSignal.timeout(ms);
+    const url = input instanceof Request ? input.url : String(input);
+    let res: Response;
+    let body: ArrayBuffer;
+    try {
+      res = await fetch(input, { ...init, signal });
+      body = await res.arrayBuffer();
+    } catch (err) {
+      if (signal.aborted) throw new ChromaTimeoutError(ms, err);
+      throw new ChromaConnectionError(`Chroma is not reachable at ${new URL(url).origin} (${reason(err)})`, err);
+    }
+    if (!res.ok) throw errorFor(res, new TextDecoder().decode(body), url);
+    const empty = res.status === 204 || res.status === 205 || res.status === 304;
+    return new Response(empty ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}

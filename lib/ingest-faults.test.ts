@@ -1,0 +1,119 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startChroma } from "../scripts/chroma-server.mjs";
+
+// This file runs its own Chroma so it can kill it mid-ingest and start it again on the same
+// data directory and port, as the launcher does.
+type Chroma = Awaited<ReturnType<typeof startChroma>>;
+let chroma: Chroma;
+let dir: string;
+let port: number;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "kb-faults-"));
+  chroma = await startChroma({ dataDir: dir, restart: false });
+  port = chroma.port;
+  process.env.CHROMA_URL = chroma.url;
+  process.env.CHROMA_TIMEOUT_MS = "3000";
+});
+afterAll(async () => {
+  await chroma.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function killChroma() {
+  process.kill(chroma.pid()!, "SIGKILL");
+  await expect.poll(async () => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down")).toBe("down");
+}
+async function restartChroma() {
+  chroma = await startChroma({ dataDir: dir, port, restart: false });
+}
+
+const lib = async () => ({
+  ...(await import("./testing/helpers")),
+  ...(await import("./documents")),
+  ...(await import("./search")),
+  ...(await import("./vector-cleanup")),
+  ...(await import("./recovery")),
+  ...(await import("./audit")),
+  ...(await import("./ingest")),
+  ...(await import("./chroma")),
+  ...(await import("./embedder")),
+  ...(await import("./chunking")),
+  ...(await import("./vectors")),
+});
+
+describe("Chroma dies in the middle of an ingest", () => {
+  it("answers vector_store_unavailable, keeps the older version, and removes the partial vectors once Chroma is back", async () => {
+    const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups } = await lib();
+    const agent = newAgent("chroma dies");
+    const old = await ingest(agent.id, "manual.txt", "The old manual explains the blue lamp.");
+    expect(old.status).toBe("ready");
+
+    // 1,500 chunks: Chroma is killed once a few slices are written.
+    const text = Array.from({ length: 1500 }, (_, i) => `Paragraph ${i} of the new manual about the green lamp.`).join(" ");
+    let killed: Promise<void> | null = null;
+    const result = await ingestFile(agent.id, { filename: "manual.txt", bytes: enc(text) }, { chunkSize: 60, chunkOverlap: 0 }, (p) => {
+      if (p.stage === "write" && p.done >= 256 && !killed) killed = killChroma();
+    });
+    await killed;
+    expect(result).toMatchObject({ outcome: "failed", status: "failed", code: "vector_store_unavailable" });
+    expect(result.message).not.toMatch(/CORS|browser|fetch failed|ECONNREFUSED/i);
+    // What the client was told is what happened: the old version is still the one, nothing new was kept.
+    expect(listDocuments(agent.id).map((d) => [d.id, d.status])).toEqual([[old.document_id, "ready"]]);
+    const queued = pendingCleanups().find((c) => c.agent_id === agent.id);
+    expect(queued?.document_id).toBeGreaterThan(old.document_id!);
+
+    await restartChroma();
+    // Before the clean-up has run, the partial vectors are in Chroma, yet search never shows them.
+    const hits = await searchAgentDocuments(agent.id, "green lamp paragraph new manual", 20);
+    expect(hits.map((h) => h.document_id)).toEqual([old.document_id]);
+
+    expect(await runCleanup({ all: true })).toBe(0);
+    expect(await vectorsOf(agent.id, queued!.document_id!)).toEqual([]);
+    expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1);
+  }, 120_000);
+
+  it("keeps retrying the clean-up of an interrupted ingest at start while Chroma is down, then finishes it", async () => {
+    const { newAgent, ingest, insertDocument, getDocument, embedder, collectionFor, chunkText, addChunks, vectorsOf, recoverInterruptedIngests, runCleanup, pendingCleanups, searchAgentDocuments } =
+      await lib();
+    const agent = newAgent("recovery retried");
+    await ingest(agent.id, "ready.txt", "A ready article about parcels.");
+    const text = "partial article ".repeat(30);
+    const id = insertDocument({
+      agent_id: agent.id, filename: "partial.txt", type: "txt", sha256: "x", bytes: text.length,
+      chunk_size: 100, chunk_overlap: 0, chunk_count: 5, text, embedding_model: embedder().model,
+    });
+    const chunks = chunkText(text, 100, 0).slice(0, 2);
+    await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id, filename: "partial.txt" }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+
+    await killChroma();
+    expect(recoverInterruptedIngests()).toBe(1); // needs no Chroma
+    expect(getDocument(agent.id, id).status).toBe("failed");
+    expect(await runCleanup({ all: true })).toBeGreaterThan(0); // refused: Chroma is down
+    const entry = pendingCleanups().find((c) => c.document_id === id)!;
+    expect(entry.attempts).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(entry.next_attempt_at)).toBeGreaterThan(Date.now());
+
+    await restartChroma();
+    expect((await searchAgentDocuments(agent.id, "partial article", 10)).map((r) => r.filename)).toEqual(["ready.txt"]);
+    expect(await runCleanup({ all: true })).toBe(0);
+    expect(await vectorsOf(agent.id, id)).toEqual([]);
+  }, 120_000);
+
+  it("a search while Chroma is down is a 503 vector_store_unavailable, and the same search works once it is back", async () => {
+    const { newAgent, ingest, searchAgentDocuments } = await lib();
+    const { toErrorResponse } = await import("./api");
+    const agent = newAgent("search down");
+    await ingest(agent.id, "a.txt", "Lamps and bulbs.");
+    await killChroma();
+    const err = await searchAgentDocuments(agent.id, "lamps", 3).catch((e) => e);
+    const res = toErrorResponse(err);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("vector_store_unavailable");
+    await restartChroma();
+    expect(await searchAgentDocuments(agent.id, "lamps", 3)).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// `npm run audit [-- --repair] [--url http://localhost:3000] [--json]`
+// Compares the running app's SQLite with its Chroma and prints what does not match; with
+// --repair, fixes what it can first. Exit 0: consistent; 1: problems left; 2: the app does
+// not answer or refused. With ADMIN_PASSWORD set, pass a token in KB_TOKEN.
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    repair: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+    url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
+  },
+});
+const base = values.url.replace(/\/+$/, "");
+const headers = process.env.KB_TOKEN ? { authorization: `Bearer ${process.env.KB_TOKEN}` } : {};
+
+async function call(method, pathname) {
+  let res;
+  try {
+    res = await fetch(`${base}${pathname}`, { method, headers });
+  } catch (err) {
+    console.error(`The app does not answer at ${base} (${err.cause?.code ?? err.message}); start it or pass --url.`);
+    process.exit(2);
+  }
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    console.error(`${method} ${pathname} answered ${res.status}: ${body?.error?.message ?? "no details"}`);
+    process.exit(2);
+  }
+  return body;
+}
+
+const list = (title, rows, line) => {
+  console.log(`${title}: ${rows.length}`);
+  for (const r of rows.slice(0, 20)) console.log(`  ${line(r)}`);
+  if (rows.length > 20) console.log(`  ... and ${rows.length - 20} more`);
+};
+
+let report;
+if (values.repair) {
+  const repaired = await call("POST", "/api/audit/repair");
+  if (!values.json) {
+    console.log(`repair: removed orphan vectors of ${repaired.removed_orphans.length} document(s), failed ${repaired.failed_stuck.length} stuck document(s), re-indexed ${repaired.reindexed.length} document(s); ${repaired.cleanup_left} clean-up(s) still waiting for Chroma`);
+  }
+  report = repaired.after;
+} else {
+  report = await call("GET", "/api/audit");
+}
+if (values.json) {
+  console.log(JSON.stringify(report, null, 2));
+} else {
+  console.log(`checked ${report.checked_documents} documents and ${report.checked_vectors} vectors`);
+  list("orphan vectors", report.orphan_vectors, (o) => `agent ${o.agent_id} document ${o.document_id}: ${o.vectors} vector(s) in ${o.collection}`);
+  list("missing vectors", report.missing_vectors, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} of ${d.expected}`);
+  list("count mismatches", report.count_mismatches, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} vectors, ${d.expected} chunks`);
+  list("stuck documents", report.stuck_documents, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}" indexing since ${d.since}`);
+  list("awaiting clean-up", report.awaiting_cleanup, (c) => `agent ${c.agent_id} document ${c.document_id ?? "(all)"}: ${c.reason}, ${c.attempts} failed attempt(s), next at ${c.next_attempt_at}`);
+  console.log(report.ok ? "consistent" : "problems found (npm run audit -- --repair fixes what it can)");
+}
+process.exit(report.ok ? 0 : 1);
