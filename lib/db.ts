@@ -162,21 +162,29 @@ function open(): Database.Database {
   db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
+  migrate(db);
+  return db;
+}
+
+/** Moves a database forward to the latest schema, one version per transaction. */
+export function migrate(db: Database.Database): void {
   const version = db.pragma("user_version", { simple: true }) as number;
   if (version < MIGRATIONS.length) {
     // Rebuilding a table that others reference needs foreign keys off while it runs.
     db.pragma("foreign_keys = OFF");
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      db.transaction(() => {
-        db.exec(MIGRATIONS[v]);
-        const broken = db.pragma("foreign_key_check") as unknown[];
-        if (broken.length > 0) throw new Error(`schema migration ${v + 1} left ${broken.length} broken references`);
-        db.pragma(`user_version = ${v + 1}`);
-      })();
+    try {
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        db.transaction(() => {
+          db.exec(MIGRATIONS[v]);
+          const broken = db.pragma("foreign_key_check") as unknown[];
+          if (broken.length > 0) throw new Error(`schema migration ${v + 1} left ${broken.length} broken references`);
+          db.pragma(`user_version = ${v + 1}`);
+        })();
+      }
+    } finally {
+      db.pragma("foreign_keys = ON");
     }
-    db.pragma("foreign_keys = ON");
   }
-  return db;
 }
 
 // Kept on globalThis so dev-mode module reloads share one connection.

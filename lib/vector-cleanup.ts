@@ -1,5 +1,5 @@
 import "server-only";
-import { ownCollections } from "./chroma";
+import { isVectorStoreUnavailable, ownCollections } from "./chroma";
 import { db, now } from "./db";
 import { deleteAgentVectors, deleteDocumentVectors } from "./vectors";
 
@@ -62,8 +62,10 @@ function retryDelay(attempts: number): number {
   return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-const holder = globalThis as unknown as { __kbCleanup?: { running: Promise<number> | null; timer: NodeJS.Timeout | null } };
-const state = () => (holder.__kbCleanup ??= { running: null, timer: null });
+const holder = globalThis as unknown as {
+  __kbCleanup?: { running: Promise<number> | null; timer: NodeJS.Timeout | null; due: number };
+};
+const state = () => (holder.__kbCleanup ??= { running: null, timer: null, due: 0 });
 
 /**
  * Runs every entry that is due (or all of them with `all`); returns how many are left.
@@ -78,17 +80,23 @@ export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> 
         ? db().prepare("SELECT * FROM vector_cleanup ORDER BY id").all()
         : db().prepare("SELECT * FROM vector_cleanup WHERE next_attempt_at <= ? ORDER BY id").all(now())
     ) as CleanupEntry[];
-    for (const entry of due) {
+    const retry = db().prepare("UPDATE vector_cleanup SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?");
+    for (const [i, entry] of due.entries()) {
       try {
         await attempt(entry);
         db().prepare("DELETE FROM vector_cleanup WHERE id = ?").run(entry.id);
       } catch (err) {
-        const attempts = entry.attempts + 1;
         const detail = err instanceof Error ? err.message : String(err);
-        console.error(`[kb-inspector] vector clean-up for agent ${entry.agent_id}, document ${entry.document_id ?? "*"} failed (attempt ${attempts}):`, detail);
-        db()
-          .prepare("UPDATE vector_cleanup SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?")
-          .run(attempts, detail.slice(0, 500), new Date(Date.now() + retryDelay(attempts)).toISOString(), entry.id);
+        // Chroma down: the rest would fail the same way; all of them wait for the next attempt.
+        const failed = isVectorStoreUnavailable(err) ? due.slice(i) : [entry];
+        console.error(
+          `[kb-inspector] vector clean-up: ${failed.length} removal(s) must wait (attempt ${entry.attempts + 1}; ` +
+            `agent ${entry.agent_id}, document ${entry.document_id ?? "*"}): ${detail}`,
+        );
+        for (const e of failed) {
+          retry.run(e.attempts + 1, detail.slice(0, 500), new Date(Date.now() + retryDelay(e.attempts + 1)).toISOString(), e.id);
+        }
+        if (failed.length > 1) break;
       }
     }
     return (db().prepare("SELECT COUNT(*) AS n FROM vector_cleanup").get() as { n: number }).n;
@@ -106,10 +114,10 @@ export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> 
  */
 export function scheduleCleanup(delayMs = 0): void {
   const s = state();
-  if (s.timer) {
-    if (delayMs > 0) return;
-    clearTimeout(s.timer);
-  }
+  const due = Date.now() + delayMs;
+  if (s.timer && s.due <= due) return;
+  if (s.timer) clearTimeout(s.timer);
+  s.due = due;
   s.timer = setTimeout(async () => {
     s.timer = null;
     let left = 0;
@@ -130,13 +138,15 @@ export function scheduleCleanup(delayMs = 0): void {
 
 /**
  * Tries the clean-up of what was just queued right away, so a delete that Chroma accepts is
- * complete when the caller answers; a failure only leaves it to the retries.
+ * complete when the caller answers. Waits a few seconds at most: a hung Chroma must not hold
+ * the request, and a failure only leaves the work to the retries.
  */
-export async function cleanupNow(): Promise<void> {
-  try {
-    const left = await runCleanup();
-    if (left > 0) scheduleCleanup(FIRST_RETRY_MS);
-  } catch {
-    scheduleCleanup(FIRST_RETRY_MS);
-  }
+export async function cleanupNow(maxWaitMs = 5_000): Promise<void> {
+  const run = runCleanup().then(
+    (left) => (left > 0 ? scheduleCleanup(FIRST_RETRY_MS) : undefined),
+    () => scheduleCleanup(FIRST_RETRY_MS),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([run, new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs)))]);
+  clearTimeout(timer);
 }

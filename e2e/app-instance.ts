@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * A second app on its own port and data directory, started with `npm start`'s launcher (the
+ * build of the spec run is reused), for specs that kill processes or need other settings.
+ */
+export class AppInstance {
+  readonly dataDir: string;
+  readonly url: string;
+  private launcher: ChildProcess | null = null;
+  readonly log: string[] = [];
+
+  constructor(
+    readonly port: number,
+    private readonly env: Record<string, string> = {},
+    dataDir?: string,
+  ) {
+    this.dataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kb-instance-"));
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async start(timeoutMs = 120_000): Promise<void> {
+    this.launcher = spawn(process.execPath, ["scripts/start.mjs"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, KB_DEMO: "0", NEXT_TELEMETRY_DISABLED: "1", ...this.env, PORT: String(this.port), DATA_DIR: this.dataDir },
+    });
+    const keep = (b: Buffer) => this.log.push(...b.toString().split("\n").filter(Boolean).slice(-50));
+    this.launcher.stdout!.on("data", keep);
+    this.launcher.stderr!.on("data", keep);
+    await this.waitUntilHealthy(timeoutMs);
+  }
+
+  async waitUntilHealthy(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const ok = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    throw new Error(`the app at ${this.url} did not become healthy within ${timeoutMs} ms:\n${this.log.slice(-30).join("\n")}`);
+  }
+
+  /**
+   * The whole app at once (launcher, server, Chroma), as a power cut or the OOM killer would:
+   * every process started with this instance's DATA_DIR.
+   */
+  async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const l = this.launcher;
+    if (!l?.pid || l.exitCode !== null) return;
+    const exited = new Promise((r) => l.once("exit", r));
+    const targets = signal === "SIGKILL" ? this.processes() : [l.pid];
+    for (const pid of targets) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    await exited;
+    // Wait until nothing of this instance is left, so the next start finds its ports free.
+    for (let i = 0; i < 150 && this.processes().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    this.launcher = null;
+  }
+
+  /** Pids of every process started for this instance (they inherit its DATA_DIR). */
+  processes(): number[] {
+    const marker = `DATA_DIR=${this.dataDir}\0`;
+    const pids: number[] = [];
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) pids.push(Number(entry));
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+    return pids;
+  }
+
+  /** Pid of the embedded Chroma server of this instance (found by its data directory). */
+  chromaPid(): number | null {
+    const marker = path.join(this.dataDir, "chroma");
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let cmd = "";
+      try {
+        cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      } catch {
+        continue;
+      }
+      const args = cmd.split("\0");
+      if (args.includes("run") && args.includes(marker)) return Number(entry);
+    }
+    return null;
+  }
+
+  async stop(): Promise<void> {
+    await this.kill("SIGTERM");
+    for (const pid of this.processes()) process.kill(pid, "SIGKILL");
+  }
+
+  remove(): void {
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
