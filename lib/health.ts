@@ -1,7 +1,12 @@
 import "server-only";
-import { chroma, collectionFor } from "./chroma";
+import { chroma, collectionFor, isVectorStoreUnavailable } from "./chroma";
+import { withChromaDeadline } from "./chroma-fetch";
+import { db } from "./db";
 import { embeddingModelsInUse } from "./documents";
 import { embedder } from "./embedder";
+import { AppError } from "./errors";
+import { activeIngests } from "./ingest";
+import { pendingCleanups } from "./vector-cleanup";
 import { queryAgent } from "./vectors";
 
 export interface Health {
@@ -10,18 +15,35 @@ export interface Health {
   embedder: { ok: boolean; model?: string; dimension?: number; error?: string };
   /** Models of indexed documents that differ from the configured one. */
   stale_models: string[];
+  /** Documents left indexing with no ingest running, and vector removals still waiting for Chroma. */
+  index: { stuck_documents: number; awaiting_cleanup: number };
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** The health check answers within seconds even when Chroma hangs, whatever CHROMA_TIMEOUT_MS is. */
+export const HEALTH_CHROMA_DEADLINE_MS = 3_000;
+const probe = <T>(work: () => Promise<T>) => withChromaDeadline(HEALTH_CHROMA_DEADLINE_MS, work);
+
+/** What start-up recovery or the clean-up queue has not finished: read from SQLite only. */
+export function indexBacklog(): Health["index"] {
+  const indexing = db().prepare("SELECT id FROM documents WHERE status = 'indexing'").all() as { id: number }[];
+  const active = activeIngests();
+  return {
+    stuck_documents: indexing.filter((d) => !active.has(d.id)).length,
+    awaiting_cleanup: pendingCleanups().length,
+  };
+}
+
 /** Chroma answers, and one probe embedding plus a filtered query succeed. */
 export async function checkHealth(): Promise<Health> {
-  const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [] };
+  const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [], index: indexBacklog() };
   try {
-    await chroma().heartbeat();
+    await probe(() => chroma().heartbeat());
     health.chroma.ok = true;
   } catch (err) {
-    health.chroma.error = `Chroma is not answering: ${message(err)}`;
+    // Timeouts and refusals already say what happened to Chroma, in words a user can act on.
+    health.chroma.error = isVectorStoreUnavailable(err) || err instanceof AppError ? message(err) : `Chroma is not answering: ${message(err)}`;
   }
   try {
     const e = embedder();
@@ -31,7 +53,7 @@ export async function checkHealth(): Promise<Health> {
     health.embedder.ok = true;
     health.stale_models = embeddingModelsInUse().filter((m) => m !== e.model);
     // An agent id no agent has: the probe exercises the filtered query and returns nothing.
-    if (health.chroma.ok) await queryAgent(await collectionFor(e), -1, [vector], 1);
+    if (health.chroma.ok) await probe(async () => queryAgent(await collectionFor(e), -1, [vector], 1));
   } catch (err) {
     if (health.embedder.ok) {
       health.chroma.ok = false;

@@ -89,6 +89,8 @@ describe("Chroma dies in the middle of an ingest", () => {
     const chunks = chunkText(text, 100, 0).slice(0, 2);
     await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id, filename: "partial.txt" }, chunks, await embedder().embed(chunks.map((c) => c.text)));
 
+    const { indexBacklog, checkHealth } = await import("./health");
+    expect(indexBacklog().stuck_documents).toBe(1);
     await killChroma();
     expect(recoverInterruptedIngests()).toBe(1); // needs no Chroma
     expect(getDocument(agent.id, id).status).toBe("failed");
@@ -96,6 +98,9 @@ describe("Chroma dies in the middle of an ingest", () => {
     const entry = pendingCleanups().find((c) => c.document_id === id)!;
     expect(entry.attempts).toBeGreaterThanOrEqual(1);
     expect(Date.parse(entry.next_attempt_at)).toBeGreaterThan(Date.now());
+    // Health says what is left, not 200-and-silent.
+    const health = await checkHealth();
+    expect(health).toMatchObject({ ok: false, index: { stuck_documents: 0, awaiting_cleanup: 1 } });
 
     await restartChroma();
     expect((await searchAgentDocuments(agent.id, "partial article", 10)).map((r) => r.filename)).toEqual(["ready.txt"]);

@@ -12,6 +12,10 @@ export async function HealthBanner() {
       `Some documents were embedded with ${health.stale_models.join(", ")}, not ${health.embedder.model}; run \`npm run reindex\`.`,
     );
   }
+  const { stuck_documents: stuck, awaiting_cleanup: waiting } = health.index;
+  if (stuck > 0) problems.push(`${stuck} document(s) stopped while indexing; open Index health to repair.`);
+  // Removals are retried on their own; worth a word only while Chroma keeps refusing them.
+  if (waiting > 0 && !health.chroma.ok) problems.push(`${waiting} vector removal(s) are waiting for Chroma and will be retried.`);
   if (problems.length === 0) return null;
   return (
     <div role="alert" className="border-b border-red-200 bg-red-50">
