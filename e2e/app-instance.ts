@@ -19,6 +19,10 @@ export class AppInstance {
     dataDir?: string,
   ) {
     this.dataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kb-instance-"));
+    // The word-vector cache the spec run's app already built: converting it again takes ~20 s.
+    const shared = process.env.E2E_DATA_DIR && path.join(process.env.E2E_DATA_DIR, "cache");
+    const own = path.join(this.dataDir, "cache");
+    if (shared && fs.existsSync(shared) && !fs.existsSync(own)) fs.symlinkSync(shared, own);
     this.url = `http://127.0.0.1:${port}`;
   }
 
