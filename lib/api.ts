@@ -1,8 +1,8 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { ChromaConnectionError } from "chromadb";
-import { AppError } from "./errors";
+import { isVectorStoreUnavailable } from "./chroma";
+import { AppError, vectorStoreUnavailable } from "./errors";
 import { EmbeddingError } from "./embeddings";
 import { RejectedFileError } from "./extract";
 
@@ -18,15 +18,16 @@ export function toErrorResponse(err: unknown) {
   if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
   if (err instanceof z.ZodError) return errorResponse(422, "invalid_request", zodMessage(err));
   if (err instanceof RejectedFileError) {
-    return errorResponse(err.code === "too_large" ? 413 : 422, `rejected_${err.code}`, err.message);
+    return errorResponse(["too_large", "too_much_text", "too_many_pages"].includes(err.code) ? 413 : 422, `rejected_${err.code}`, err.message);
   }
   if (err instanceof EmbeddingError) {
     console.error("embedding failed:", err);
     return errorResponse(500, "embedding_failed", `The embedding provider failed: ${err.message}`);
   }
-  if (err instanceof ChromaConnectionError) {
-    console.error("chroma unreachable:", err);
-    return errorResponse(503, "vector_store_unavailable", "The vector store (Chroma) is not reachable.");
+  if (isVectorStoreUnavailable(err)) {
+    console.error("vector store unavailable:", err);
+    const e = vectorStoreUnavailable();
+    return errorResponse(e.status, e.code, e.message);
   }
   console.error("unexpected error:", err);
   return errorResponse(500, "internal", "Something went wrong on the server; the details are in its log.");

@@ -1,6 +1,6 @@
 import "server-only";
-import { ChromaConnectionError } from "chromadb";
 import { getAgent } from "../agents";
+import { isVectorStoreUnavailable } from "../chroma";
 import { listDocuments, type DocumentRow } from "../documents";
 import { embedder } from "../embedder";
 import { EmbeddingError } from "../embeddings";
@@ -53,7 +53,10 @@ export function pairOutcome(pair: Pair, ranking: RankedChunk[], idsByFilename: M
 function describe(err: unknown): string {
   if (err instanceof AppError) return err.message;
   if (err instanceof EmbeddingError) return `The embedding provider failed: ${err.message}`;
-  if (err instanceof ChromaConnectionError) return "The vector store (Chroma) is not reachable.";
+  if (isVectorStoreUnavailable(err)) {
+    console.error("evaluation stopped, vector store unavailable:", err);
+    return "The vector store (Chroma) did not answer, so the evaluation stopped. Try again in a moment.";
+  }
   console.error("evaluation failed:", err);
   return "The evaluation failed on the server; the details are in its log.";
 }
