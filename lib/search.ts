@@ -89,17 +89,23 @@ async function visibleOnly<T extends { document_id: number }>(
   want: number,
   run: (n: number) => Promise<T[][]>,
 ): Promise<T[][]> {
-  const ready = agentChunkCount(agentId);
-  if (ready === 0 || queries === 0) return Array.from({ length: queries }, () => []);
-  const target = Math.min(want, ready);
-  let n = target + hiddenVectorCount(agentId);
-  for (;;) {
+  if (queries === 0 || agentChunkCount(agentId) === 0) return Array.from({ length: queries }, () => []);
+  let n = Math.min(want, agentChunkCount(agentId)) + hiddenVectorCount(agentId);
+  for (let retries = 0; ; ) {
     const raw = await retryRace(() => run(n));
     // Read after the query: a document removed meanwhile is not shown.
     const visible = readyDocumentIds(agentId);
+    const target = Math.min(want, agentChunkCount(agentId));
     const kept = raw.map((hits) => hits.filter((h) => visible.has(h.document_id)));
-    if (!raw.some((hits, q) => hits.length === n && kept[q].length < target)) return kept;
-    n *= 2;
+    if (kept.every((hits) => hits.length >= target)) return kept;
+    if (raw.some((hits, q) => hits.length === n && kept[q].length < target)) {
+      n *= 2; // crowded out by vectors of documents that are not ready
+    } else if (retries++ >= 2) {
+      return kept; // the agent's vectors are incomplete (the audit reports it)
+    } else {
+      // Chroma answered with fewer than it holds: a removal was running meanwhile. Ask again.
+      await new Promise((r) => setTimeout(r, 25 * retries));
+    }
   }
 }
 

@@ -59,6 +59,7 @@ export function uploadStatus(results: IngestResult[]): number {
   if (results.some((r) => r.status === "ready")) return 201;
   // Nothing was indexed because Chroma did not answer: the files are fine, try again.
   if (results.some((r) => r.code === "vector_store_unavailable")) return 503;
-  if (results.every((r) => r.code === "too_large")) return 413;
+  // Every file over a size limit (bytes, extracted text, PDF pages): 413, as for one file.
+  if (results.every((r) => r.code !== undefined && ["too_large", "too_much_text", "too_many_pages"].includes(r.code))) return 413;
   return 422;
 }
