@@ -46,6 +46,33 @@ const lib = async () => ({
 });
 
 describe("Chroma dies in the middle of an ingest", () => {
+  it("a Chroma that hangs mid-ingest gives 503 within the timeout, and once it answers again nothing of the file is left", async () => {
+    const { newAgent, ingestFile, enc, listDocuments, pendingCleanups, runCleanup, auditIndex } = await lib();
+    const agent = newAgent("chroma hangs");
+    const text = Array.from({ length: 800 }, (_, i) => `Line ${i} of a long guide to the yellow lamp.`).join(" ");
+    let stopped = false;
+    const started = Date.now();
+    const pid = chroma.pid()!;
+    try {
+      const result = await ingestFile(agent.id, { filename: "guide.txt", bytes: enc(text) }, { chunkSize: 60, chunkOverlap: 0 }, (p) => {
+        if (p.stage === "write" && p.done >= 128 && !stopped) {
+          stopped = true;
+          process.kill(pid, "SIGSTOP");
+        }
+      });
+      expect(result).toMatchObject({ status: "failed", code: "vector_store_unavailable" });
+      expect(Date.now() - started).toBeLessThan(20_000); // CHROMA_TIMEOUT_MS is 3 s here, plus the delete's wait
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    expect(listDocuments(agent.id)).toEqual([]);
+    expect(pendingCleanups().some((c) => c.agent_id === agent.id)).toBe(true);
+    // Chroma may still apply the write it was sent before it hung: the clean-up runs after it.
+    await expect.poll(async () => runCleanup({ all: true }), { timeout: 30_000 }).toBe(0);
+    const audit = await auditIndex();
+    expect(audit.orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
+  }, 90_000);
+
   it("answers vector_store_unavailable, keeps the older version, and removes the partial vectors once Chroma is back", async () => {
     const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups } = await lib();
     const agent = newAgent("chroma dies");
