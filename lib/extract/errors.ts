@@ -1,6 +1,16 @@
 export type DocumentType = "txt" | "md" | "html" | "pdf" | "docx";
 
-export type RejectionCode = "unsupported_type" | "type_mismatch" | "encoding" | "empty" | "too_large" | "unreadable";
+export type RejectionCode =
+  | "unsupported_type"
+  | "type_mismatch"
+  | "encoding"
+  | "empty"
+  | "too_large"
+  | "unreadable"
+  | "too_much_text"
+  | "too_many_pages"
+  | "extract_timeout"
+  | "extract_out_of_memory";
 
 /** An upload we refuse; `message` is written for the person who uploaded the file. */
 export class RejectedFileError extends Error {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "./html";
+import { htmlToText } from "./html.mjs";
 import { extractText } from "./index";
 import { rejection, utf8 } from "./test-fixtures";
 

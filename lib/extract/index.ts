@@ -1,17 +1,23 @@
 import { docxToText } from "./docx";
 import { ACCEPTED_EXTENSIONS, extensionOf, typeFromFilename } from "./detect";
 import { RejectedFileError, formatMB, quoted, type DocumentType } from "./errors";
-import { htmlToText } from "./html";
+import { htmlToText } from "./html.mjs";
+import { LimitExceeded } from "./limit-exceeded.mjs";
+import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limits";
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
 
 export { RejectedFileError, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";
 
-export interface ExtractOptions {
+/** maxTextChars, maxPdfPages and timeoutMs default to MAX_TEXT_CHARS, MAX_PDF_PAGES and EXTRACT_TIMEOUT_MS. */
+export interface ExtractOptions extends Partial<Limits> {
   /** Upper bound on the upload size; no limit when omitted. */
   maxBytes?: number;
 }
+
+// Smaller pages parse in a few tens of milliseconds, less than a worker round trip costs.
+const INLINE_HTML_CHARS = 256 * 1024;
 
 /**
  * Validates an uploaded file against its name and returns its plain text.
@@ -37,22 +43,42 @@ export async function extractText(
     throw new RejectedFileError("empty", `${quoted(filename)} is empty (0 bytes).`);
   }
 
-  const text = normalizeLineEndings(await toText(type, filename, bytes)).trimEnd();
+  const limits = resolveLimits(opts);
+  const text = normalizeLineEndings(await toText(type, filename, bytes, limits)).trimEnd();
+  if (text.length > limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
   if (!text.trim()) throw noText(type, filename);
   return { type, text };
 }
 
-async function toText(type: DocumentType, filename: string, bytes: Uint8Array): Promise<string> {
+async function toText(type: DocumentType, filename: string, bytes: Uint8Array, limits: Limits): Promise<string> {
   switch (type) {
     case "txt":
     case "md":
+      // UTF-8 needs at most 3 bytes per UTF-16 unit: past 3 bytes per allowed character, no need to decode.
+      if (bytes.byteLength > 3 * limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
       return decodeText(filename, bytes);
     case "html":
-      return htmlToText(normalizeLineEndings(decodeText(filename, bytes)));
+      return htmlText(filename, normalizeLineEndings(decodeText(filename, bytes)), limits);
     case "pdf":
-      return collapseBlankLines(normalizeLineEndings(await pdfToText(filename, bytes)));
+      return collapseBlankLines(normalizeLineEndings(await pdfToText(filename, bytes, limits)));
     case "docx":
-      return collapseBlankLines(normalizeLineEndings(await docxToText(filename, bytes)));
+      return collapseBlankLines(normalizeLineEndings(await docxToText(filename, bytes, limits)));
+  }
+}
+
+async function htmlText(filename: string, html: string, limits: Limits): Promise<string> {
+  const maxChars = limits.maxTextChars;
+  if (html.length > INLINE_HTML_CHARS) {
+    const result = await extractInWorker(filename, "html", { kind: "html", html, maxChars }, limits);
+    if ("text" in result) return result.text;
+    // node-html-parser recovers from any markup; a failure here is a bug, not a bad file.
+    throw new Error(`HTML extraction failed: ${result.failure === "parse" ? result.message : result.failure}`);
+  }
+  try {
+    return htmlToText(html, maxChars);
+  } catch (err) {
+    if (err instanceof LimitExceeded) throw tooMuchText(filename, "html", maxChars);
+    throw err;
   }
 }
 

@@ -27,6 +27,13 @@ describe("extractText: pdf", () => {
     await expect(extractText("a.pdf", bytes)).resolves.toMatchObject({ text: "Hello" });
   });
 
+  it("reads a Node Buffer and leaves it intact", async () => {
+    const bytes = Buffer.from(buildPdf(["Hello"]));
+    const copy = Buffer.from(bytes);
+    await expect(extractText("a.pdf", bytes)).resolves.toMatchObject({ text: "Hello" });
+    expect(bytes.equals(copy)).toBe(true);
+  });
+
   it("rejects content that does not start with %PDF-", async () => {
     const message = await rejection(extractText("notes.pdf", utf8("Hello refund policy")), "type_mismatch");
     expect(message).toBe('"notes.pdf" is not a PDF: its content does not start with %PDF-.');

@@ -1,0 +1,103 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { extractText } from "./index";
+import { ExtractOutOfMemory, ExtractPool, workerFile } from "./pool";
+import { buildDocx, buildPdf, rejection } from "./test-fixtures";
+
+// About 1,500 pages of text: seconds of pdf.js work, which used to hold up every request.
+const bigPdf = buildPdf(Array.from({ length: 1_500 }, (_, i) => `Page ${i + 1}: refunds are issued within fourteen days of the request.`));
+
+// A client on its own thread, so its timings show how long this thread kept requests waiting.
+const CLIENT = `
+const { parentPort, workerData } = require("node:worker_threads");
+let stop = false;
+parentPort.on("message", () => { stop = true; });
+(async () => {
+  const latencies = [];
+  while (!stop) {
+    const started = Date.now();
+    await fetch(workerData.url).then((r) => r.text());
+    latencies.push(Date.now() - started);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  parentPort.postMessage(latencies);
+})();
+`;
+
+describe("extraction off the main thread", () => {
+  let server: http.Server;
+  let url: string;
+  beforeAll(async () => {
+    server = http.createServer((_, res) => res.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("keeps answering requests and timers on time while a large PDF is read", async () => {
+    const client = new Worker(CLIENT, { eval: true, workerData: { url } });
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const { text } = await extractText("big.pdf", bigPdf);
+    delay.disable();
+    client.postMessage("stop");
+    const latencies: number[] = await new Promise((resolve) => client.once("message", resolve));
+    await client.terminate();
+
+    expect(text).toContain("Page 1500: refunds");
+    expect(latencies.length).toBeGreaterThan(3);
+    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    expect(delay.max / 1e6).toBeLessThan(200);
+  });
+
+  it("stops a file past its deadline, frees the CPU and reads the next file", async () => {
+    const started = performance.now();
+    const message = await rejection(extractText("slow.pdf", bigPdf, { timeoutMs: 200 }), "extract_timeout");
+    expect(message).toBe(
+      '"slow.pdf" took too long to read (over 0.2 seconds, the EXTRACT_TIMEOUT_MS limit). ' +
+        "It may be damaged or unusually complex; split it into smaller files or save it again and retry.",
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+
+    // A parse left running would keep a core busy.
+    const cpu = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const used = process.cpuUsage(cpu);
+    expect((used.user + used.system) / 1000).toBeLessThan(250);
+
+    await expect(extractText("next.pdf", buildPdf(["Next file"]))).resolves.toMatchObject({ text: "Next file" });
+  });
+});
+
+describe("ExtractPool", () => {
+  it("turns a worker running out of memory into a rejection, then carries on", async () => {
+    const pool = new ExtractPool({ size: 1, memoryMb: 32, idleMs: 1_000, workerFile: workerFile() });
+    const bytes = await buildDocx(Array.from({ length: 50_000 }, (_, i) => `Paragraph ${i}: refunds are issued within 14 days.`));
+    try {
+      await expect(pool.run({ kind: "docx", bytes, maxChars: 1e9, maxXmlBytes: 1e9 }, 30_000)).rejects.toBeInstanceOf(
+        ExtractOutOfMemory,
+      );
+      await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 5_000)).resolves.toEqual({
+        ok: true,
+        text: "still here",
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("queues jobs beyond its size and runs them all", async () => {
+    const pool = new ExtractPool({ size: 1, memoryMb: 256, idleMs: 1_000, workerFile: workerFile() });
+    try {
+      const replies = await Promise.all(
+        [1, 2, 3].map((n) => pool.run({ kind: "html", html: `<p>job ${n}</p>`, maxChars: 100 }, 5_000)),
+      );
+      expect(replies).toEqual([1, 2, 3].map((n) => ({ ok: true, text: `job ${n}` })));
+    } finally {
+      await pool.close();
+    }
+  });
+});

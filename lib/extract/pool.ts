@@ -1,0 +1,186 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+
+/** What the worker (worker.mjs) is asked to read; limits travel with each job. */
+export type ExtractJob =
+  | { kind: "pdf"; bytes: Uint8Array; maxChars: number; maxPages: number; maxStreamBytes: number }
+  | { kind: "docx"; bytes: Uint8Array; maxChars: number; maxXmlBytes: number }
+  | { kind: "html"; html: string; maxChars: number };
+
+export type ExtractReply =
+  | { ok: true; text: string }
+  | { ok: false; failure: "limit"; code: "too_much_text" | "too_many_pages"; pages?: number; retire: true }
+  | { ok: false; failure: "damaged_zip" }
+  | { ok: false; failure: "parse"; name: string; message: string };
+
+/** The job ran past its deadline; its worker was terminated. */
+export class ExtractTimeout extends Error {}
+
+/** The job took its worker past the heap limit; the worker is gone, the server is not. */
+export class ExtractOutOfMemory extends Error {}
+
+/** The worker failed while reading the job's file (an error its reader did not catch). */
+export class ExtractCrashed extends Error {}
+
+export interface PoolOptions {
+  size: number;
+  /** V8 heap limit of each worker. */
+  memoryMb: number;
+  /** An idle worker is stopped after this long, giving its memory back. */
+  idleMs: number;
+  workerFile: string;
+}
+
+interface Pending {
+  job: ExtractJob;
+  timeoutMs: number;
+  resolve(reply: ExtractReply): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  pending?: Pending;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Worker threads that parse uploads off the event loop, one job per worker at a time and
+ * the rest queued. A job past its deadline, or past the heap limit, costs its worker: the
+ * worker is terminated and a fresh one takes the next job.
+ */
+export class ExtractPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Pending[] = [];
+
+  constructor(private readonly options: PoolOptions) {}
+
+  /** The deadline counts from the moment a worker takes the job, not from the queue. */
+  run(job: ExtractJob, timeoutMs: number): Promise<ExtractReply> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, timeoutMs, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Stops every worker; jobs still queued or running fail. */
+  async close(): Promise<void> {
+    for (const pending of this.queue.splice(0)) pending.reject(new Error("The extraction pool was closed."));
+    await Promise.all([...this.slots].map((slot) => this.retire(slot, new Error("The extraction pool was closed."))));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length) {
+      let slot = [...this.slots].find((s) => !s.pending);
+      if (!slot && this.slots.size < this.options.size) slot = this.spawn();
+      if (!slot) return;
+      this.start(slot, this.queue.shift()!);
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.options.workerFile, {
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
+      // The parent's flags (a TypeScript loader, inspector, heap size) mean nothing to the worker.
+      execArgv: [],
+    });
+    const slot: Slot = { worker };
+    worker.on("message", (reply: ExtractReply) => this.finish(slot, reply));
+    worker.on("error", (err: Error & { code?: string }) => {
+      if (err.code === "ERR_WORKER_OUT_OF_MEMORY") return void this.retire(slot, new ExtractOutOfMemory(err.message));
+      // Logged here: the user only learns that the file could not be read.
+      console.error("text extraction worker failed:", err);
+      void this.retire(slot, new ExtractCrashed(err.message, { cause: err }));
+    });
+    worker.on("exit", () => void this.retire(slot, new ExtractCrashed("The extraction worker stopped unexpectedly.")));
+    this.slots.add(slot);
+    return slot;
+  }
+
+  private start(slot: Slot, pending: Pending): void {
+    clearTimeout(slot.timer);
+    slot.pending = pending;
+    slot.worker.ref();
+    slot.timer = setTimeout(() => void this.retire(slot, new ExtractTimeout()), pending.timeoutMs);
+    const { job } = pending;
+    try {
+      // Bytes go over as a fresh copy whose buffer is transferred, so the caller's stay intact
+      // (a Buffer's slice() would share, and transfer, the caller's memory).
+      if (job.kind === "html") slot.worker.postMessage(job);
+      else {
+        const bytes = new Uint8Array(job.bytes);
+        slot.worker.postMessage({ ...job, bytes }, [bytes.buffer]);
+      }
+    } catch (err) {
+      this.finishWith(slot, () => pending.reject(err as Error));
+    }
+  }
+
+  private finish(slot: Slot, reply: ExtractReply): void {
+    const pending = slot.pending;
+    if (!pending) return;
+    if ("retire" in reply) {
+      slot.pending = undefined;
+      pending.resolve(reply);
+      void this.retire(slot);
+    } else {
+      this.finishWith(slot, () => pending.resolve(reply));
+    }
+  }
+
+  private finishWith(slot: Slot, settle: () => void): void {
+    clearTimeout(slot.timer);
+    slot.pending = undefined;
+    // An idle worker must not keep a script or test process alive.
+    slot.worker.unref();
+    slot.timer = setTimeout(() => void this.retire(slot), this.options.idleMs).unref();
+    settle();
+    this.dispatch();
+  }
+
+  /** Takes a worker out of the pool for good, failing its job if it had one. */
+  private async retire(slot: Slot, reason?: Error): Promise<void> {
+    if (!this.slots.delete(slot)) return;
+    clearTimeout(slot.timer);
+    const pending = slot.pending;
+    slot.pending = undefined;
+    if (pending) pending.reject(reason ?? new Error("The extraction worker stopped."));
+    this.dispatch();
+    await slot.worker.terminate();
+  }
+}
+
+// Each worker may use up to MEMORY_MB, so a large machine still runs only a few at once.
+const MAX_WORKERS = 4;
+// mammoth holds ~30-50 bytes per byte of document XML; 1 GB reads Word files of a few million characters.
+const MEMORY_MB = 1024;
+const IDLE_MS = 60_000;
+
+/**
+ * Next bundles lib/ into .next/, where a worker file would lose its imports; the worker is
+ * plain ESM loaded from the app's own directory, like scripts/, so node_modules resolve.
+ */
+export function workerFile(): string {
+  return path.join(process.cwd(), "lib", "extract", "worker.mjs");
+}
+
+let shared: ExtractPool | undefined;
+
+/** The process-wide pool, started on first use. */
+export function extractPool(): ExtractPool {
+  if (!shared) {
+    const file = workerFile();
+    if (!fs.existsSync(file)) {
+      throw new Error(`The text extraction worker is missing at ${file}; start the app from its own directory.`);
+    }
+    shared = new ExtractPool({
+      size: Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism() - 1)),
+      memoryMb: MEMORY_MB,
+      idleMs: IDLE_MS,
+      workerFile: file,
+    });
+  }
+  return shared;
+}
