@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AccountMenu } from "@/components/auth/account-menu";
 import { HealthBanner } from "@/components/layout/health-banner";
 import { Providers } from "@/components/providers";
 import "./globals.css";
@@ -21,6 +22,10 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/" className="text-sm text-slate-600 hover:text-slate-900">
               Agents
             </Link>
+            <Link href="/audit" className="text-sm text-slate-600 hover:text-slate-900">
+              Index health
+            </Link>
+            <AccountMenu />
           </nav>
         </header>
         <HealthBanner />

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { createAgent, updateAgent } from "@/lib/agents";
+import { requireRole } from "@/lib/auth";
 import { AppError } from "@/lib/errors";
 import { removeAgent } from "@/lib/removal";
 import { agentSchema, agentUpdateSchema } from "@/lib/validations/agent";
@@ -14,6 +15,7 @@ export interface FormState {
 }
 
 export async function createAgentAction(_prev: FormState, form: FormData): Promise<FormState> {
+  await requireRole("editor");
   const parsed = agentSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
   if (!parsed.success) {
     return { message: "The agent was not created.", errors: parsed.error.flatten().fieldErrors };
@@ -30,6 +32,7 @@ export async function createAgentAction(_prev: FormState, form: FormData): Promi
 }
 
 export async function updateAgentAction(agentId: number, _prev: FormState, form: FormData): Promise<FormState> {
+  await requireRole("editor");
   const parsed = agentUpdateSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
   if (!parsed.success) return { message: "Nothing was saved.", errors: parsed.error.flatten().fieldErrors };
   try {
@@ -43,6 +46,7 @@ export async function updateAgentAction(agentId: number, _prev: FormState, form:
 }
 
 export async function deleteAgentAction(agentId: number): Promise<void> {
+  await requireRole("editor");
   await removeAgent(agentId);
   revalidatePath("/", "layout");
   redirect("/");

@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
+import { requireRole } from "@/lib/auth";
 import { AppError } from "@/lib/errors";
 import { reindexDocument } from "@/lib/ingest";
 import { removeDocument } from "@/lib/removal";
@@ -16,6 +17,7 @@ export interface StartUploadState {
 
 /** Starts indexing the files in the background; the page follows the job's progress. */
 export async function startUploadAction(agentId: number, form: FormData): Promise<StartUploadState> {
+  await requireRole("editor");
   try {
     const upload = await readUploadForm(form);
     return { jobId: startUploadJob(agentId, upload.files, upload).id };
@@ -26,6 +28,7 @@ export async function startUploadAction(agentId: number, form: FormData): Promis
 }
 
 export async function deleteDocumentAction(agentId: number, documentId: number): Promise<void> {
+  await requireRole("editor");
   await removeDocument(agentId, documentId);
   revalidatePath(`/agents/${agentId}`, "layout");
 }
@@ -37,6 +40,7 @@ export interface ReindexState {
 }
 
 export async function reindexDocumentAction(agentId: number, documentId: number, _prev: ReindexState, form: FormData): Promise<ReindexState> {
+  await requireRole("editor");
   const parsed = chunkSettingsSchema.safeParse({
     chunk_size: form.get("chunk_size") || undefined,
     chunk_overlap: form.get("chunk_overlap") || undefined,

@@ -1,6 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { requireRole } from "@/lib/auth";
 import { AppError } from "@/lib/errors";
 import { startEvaluation } from "@/lib/evaluation/run";
 import { evalRequestSchema } from "@/lib/validations/pair";
@@ -14,6 +15,7 @@ export interface StartEvalState {
 
 /** Starts a run and answers with its id at once; the page follows its progress by polling. */
 export async function startEvalAction(agentId: number, _prev: StartEvalState, form: FormData): Promise<StartEvalState> {
+  await requireRole("viewer");
   const parsed = evalRequestSchema.pick({ k: true }).safeParse({ k: Number(form.get("k")) });
   if (!parsed.success) return { message: "The evaluation was not started.", errors: parsed.error.flatten().fieldErrors };
   let runId: number;

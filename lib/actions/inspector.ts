@@ -1,6 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { requireRole } from "@/lib/auth";
 import { getDocument } from "@/lib/documents";
 import { AppError } from "@/lib/errors";
 import { createPair } from "@/lib/pairs";
@@ -12,6 +13,7 @@ export interface SavePairState {
 
 /** Saves the inspector's query and expected document as a labeled pair for the recall dashboard. */
 export async function savePairAction(agentId: number, query: string, documentId: number): Promise<SavePairState> {
+  await requireRole("editor");
   const trimmed = query.trim();
   if (!trimmed) return { message: "Type a query first." };
   try {

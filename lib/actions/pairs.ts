@@ -1,6 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { requireRole } from "@/lib/auth";
 import { AppError } from "@/lib/errors";
 import { addPair, editPair, importPairs, type ImportReport } from "@/lib/evaluation/labeled-pairs";
 import { parsePairFile } from "@/lib/evaluation/pair-files";
@@ -32,6 +33,7 @@ function failure(err: unknown): PairFormState {
 const revalidate = (agentId: number) => revalidatePath(`/agents/${agentId}/eval`, "layout");
 
 export async function createPairAction(agentId: number, _prev: PairFormState, form: FormData): Promise<PairFormState> {
+  await requireRole("editor");
   const parsed = pairSchema.safeParse(fields(form));
   if (!parsed.success) return { message: "The pair was not added.", errors: parsed.error.flatten().fieldErrors };
   try {
@@ -44,6 +46,7 @@ export async function createPairAction(agentId: number, _prev: PairFormState, fo
 }
 
 export async function updatePairAction(agentId: number, pairId: number, _prev: PairFormState, form: FormData): Promise<PairFormState> {
+  await requireRole("editor");
   const parsed = pairSchema.safeParse(fields(form));
   if (!parsed.success) return { message: "Nothing was saved.", errors: parsed.error.flatten().fieldErrors };
   try {
@@ -56,11 +59,13 @@ export async function updatePairAction(agentId: number, pairId: number, _prev: P
 }
 
 export async function deletePairAction(agentId: number, pairId: number): Promise<void> {
+  await requireRole("editor");
   deletePair(agentId, pairId);
   revalidate(agentId);
 }
 
 export async function importPairsAction(agentId: number, _prev: ImportState, form: FormData): Promise<ImportState> {
+  await requireRole("editor");
   const file = form.get("file");
   if (!(file instanceof File) || file.size === 0) return { message: "Choose a CSV or JSONL file to import." };
   if (file.size > MAX_IMPORT_BYTES) return { message: "The file is larger than 5 MB; split it into several imports." };

@@ -1,0 +1,53 @@
+"use client";
+
+import { useActionState } from "react";
+import { createTokenAction, type CreateTokenState } from "@/lib/actions/tokens";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+export function CreateTokenForm() {
+  const [state, action] = useActionState<CreateTokenState, FormData>(createTokenAction, {});
+  const error = state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? (state.token ? undefined : state.message);
+  return (
+    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="token-status">
+      <h2 className="font-semibold">New token</h2>
+      <div className="flex flex-wrap items-end gap-4">
+        <div className="flex flex-col gap-1">
+          <label htmlFor="token-name" className="text-sm font-medium">
+            Token name
+          </label>
+          <input
+            id="token-name"
+            name="name"
+            required
+            maxLength={80}
+            placeholder="e.g. CI recall gate"
+            aria-describedby="token-status"
+            className="w-64 rounded border border-slate-300 px-3 py-2 text-sm"
+          />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor="token-role" className="text-sm font-medium">
+            Role
+          </label>
+          <select id="token-role" name="role" defaultValue="viewer" className="rounded border border-slate-300 px-3 py-2 text-sm">
+            <option value="viewer">viewer (read, search, run evaluations)</option>
+            <option value="editor">editor (also upload, delete, change settings)</option>
+          </select>
+        </div>
+        <SubmitButton pendingText="Creating…">Create token</SubmitButton>
+      </div>
+      <div id="token-status" aria-live="polite" className="text-sm">
+        {error && <p className="text-red-700">{error}</p>}
+        {state.token && (
+          <div className="space-y-2 rounded border border-green-200 bg-green-50 p-3">
+            <p className="text-green-900">{state.message}</p>
+            <label className="flex flex-col gap-1 font-medium text-green-900">
+              New token
+              <input readOnly value={state.token} onFocus={(e) => e.currentTarget.select()} className="rounded border border-green-300 bg-white px-2 py-1 font-mono text-xs font-normal" />
+            </label>
+          </div>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,51 @@
+"use server";
+
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { authConfig, sessionKeys } from "@/lib/auth/config";
+import { LoginThrottle } from "@/lib/auth/login-throttle";
+import { roleForPassword } from "@/lib/auth/passwords";
+import { safeNextPath } from "@/lib/auth/request-rules";
+import { SESSION_COOKIE, signSession } from "@/lib/auth/session";
+
+export interface LoginState {
+  message?: string;
+}
+
+const holder = globalThis as unknown as { __kbLoginThrottle?: LoginThrottle };
+const throttle = () => (holder.__kbLoginThrottle ??= new LoginThrottle());
+
+/** The client as the nearest hop saw it: the last X-Forwarded-For entry (the socket address when direct). */
+const clientOf = (h: Headers) => h.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
+
+export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
+  const config = authConfig();
+  const next = safeNextPath(form.get("next"));
+  if (!config.enabled) redirect(next);
+  const h = await headers();
+  const client = clientOf(h);
+  const wait = throttle().begin(client);
+  if (wait > 0) return { message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.` };
+  const password = form.get("password");
+  const role = typeof password === "string" && password.length <= 1024 ? roleForPassword(password, config.adminPassword!, config.viewerPassword) : null;
+  if (!role) {
+    // Each wrong guess also costs time.
+    await new Promise((r) => setTimeout(r, 500));
+    return { message: "That password is not right." };
+  }
+  throttle().succeeded(client);
+  const token = await signSession(role, sessionKeys(), config.maxAgeSeconds);
+  (await cookies()).set(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: h.get("x-forwarded-proto")?.split(",")[0].trim() === "https",
+    path: "/",
+    maxAge: config.maxAgeSeconds,
+  });
+  redirect(next);
+}
+
+export async function logoutAction(): Promise<void> {
+  (await cookies()).delete(SESSION_COOKIE);
+  redirect("/login");
+}

@@ -1,0 +1,34 @@
+import { env } from "../env.mjs";
+import { accessSettings, type AccessSettings } from "./request-rules";
+import { deriveSessionKeys, loadSessionSalt, type SessionKeys } from "./session";
+
+export interface AuthConfig {
+  /** Sign-in is required: ADMIN_PASSWORD is set. */
+  enabled: boolean;
+  adminPassword?: string;
+  viewerPassword?: string;
+  maxAgeSeconds: number;
+  access: AccessSettings;
+}
+
+export function authConfig(): AuthConfig {
+  const e = env();
+  return {
+    enabled: Boolean(e.ADMIN_PASSWORD),
+    adminPassword: e.ADMIN_PASSWORD,
+    viewerPassword: e.VIEWER_PASSWORD,
+    maxAgeSeconds: Math.round(e.SESSION_MAX_AGE_HOURS * 3600),
+    access: accessSettings(e),
+  };
+}
+
+// Derived once per process (the proxy and the pages share it through globalThis).
+const holder = globalThis as unknown as { __kbSessionKeys?: SessionKeys };
+
+/** The session signing keys; only called when sign-in is on. */
+export function sessionKeys(): SessionKeys {
+  const e = env();
+  if (!e.ADMIN_PASSWORD) throw new Error("sign-in is off: ADMIN_PASSWORD is not set");
+  holder.__kbSessionKeys ??= deriveSessionKeys(loadSessionSalt(e.DATA_DIR), e.ADMIN_PASSWORD, e.VIEWER_PASSWORD);
+  return holder.__kbSessionKeys;
+}
