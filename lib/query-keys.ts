@@ -7,4 +7,5 @@ export const queryKeys = {
   upload: (agentId: number, jobId: string) => ["agent", agentId, "upload", jobId] as const,
   evals: (agentId: number) => ["agent", agentId, "evals"] as const,
   evalRun: (agentId: number, runId: number) => ["agent", agentId, "evals", runId] as const,
+  audit: ["audit"] as const,
 };
