@@ -91,7 +91,9 @@ test("without a session the API answers 401 and pages go to sign-in; health stay
   expect((await api.json()).error.code).toBe("unauthorized");
   const post = await request.post(`${BASE}/agents/1/documents/search`, { data: { query: "x" } });
   expect(post.status()).toBe(401);
-  expect((await request.get(`${BASE}/api/health`)).status()).toBe(200);
+  const health = await request.get(`${BASE}/api/health`);
+  expect(health.status()).toBe(200);
+  expect(await health.json()).toEqual({ ok: true }); // no model names or errors before sign-in
 
   const res = await request.get(`${BASE}/agents/1/search?q=refunds`, { maxRedirects: 0 });
   expect(res.status()).toBe(307);

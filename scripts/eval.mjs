@@ -35,7 +35,9 @@ function options(argv) {
 async function api(base, pathname, init) {
   let res;
   try {
-    res = await fetch(`${base}${pathname}`, init);
+    // With ADMIN_PASSWORD set, the app needs a token (created under Settings → API tokens).
+    const auth = process.env.KB_TOKEN ? { authorization: `Bearer ${process.env.KB_TOKEN}` } : {};
+    res = await fetch(`${base}${pathname}`, { ...init, headers: { ...init?.headers, ...auth } });
   } catch (err) {
     throw new Error(`The app does not answer at ${base} (${err.cause?.code ?? err.message}); start it or pass --url.`);
   }
