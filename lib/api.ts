@@ -4,7 +4,7 @@ import { z } from "zod";
 import { isVectorStoreUnavailable } from "./chroma";
 import { AppError, vectorStoreUnavailable } from "./errors";
 import { EmbeddingError } from "./embeddings";
-import { RejectedFileError } from "./extract";
+import { RejectedFileError, SIZE_LIMIT_CODES } from "./extract";
 
 export function errorResponse(status: number, code: string, message: string) {
   return NextResponse.json({ error: { code, message } }, { status });
@@ -18,7 +18,7 @@ export function toErrorResponse(err: unknown) {
   if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
   if (err instanceof z.ZodError) return errorResponse(422, "invalid_request", zodMessage(err));
   if (err instanceof RejectedFileError) {
-    return errorResponse(["too_large", "too_much_text", "too_many_pages"].includes(err.code) ? 413 : 422, `rejected_${err.code}`, err.message);
+    return errorResponse(SIZE_LIMIT_CODES.includes(err.code) ? 413 : 422, `rejected_${err.code}`, err.message);
   }
   if (err instanceof EmbeddingError) {
     console.error("embedding failed:", err);

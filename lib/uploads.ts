@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, invalid } from "./errors";
 import { checkFileCount } from "./http-body";
+import { SIZE_LIMIT_CODES } from "./extract";
 import { ingestFile, type IngestProgress, type IngestResult } from "./ingest";
 import { sanitizeFilename } from "./validations/filename";
 import { chunkSettingsSchema } from "./validations/upload";
@@ -60,6 +61,6 @@ export function uploadStatus(results: IngestResult[]): number {
   // Nothing was indexed because Chroma did not answer: the files are fine, try again.
   if (results.some((r) => r.code === "vector_store_unavailable")) return 503;
   // Every file over a size limit (bytes, extracted text, PDF pages): 413, as for one file.
-  if (results.every((r) => r.code !== undefined && ["too_large", "too_much_text", "too_many_pages"].includes(r.code))) return 413;
+  if (results.every((r) => r.code !== undefined && SIZE_LIMIT_CODES.includes(r.code))) return 413;
   return 422;
 }

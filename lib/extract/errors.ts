@@ -13,6 +13,9 @@ export type RejectionCode =
   | "extract_out_of_memory";
 
 /** An upload we refuse; `message` is written for the person who uploaded the file. */
+/** Refusals for being too big in some way (bytes, extracted text, PDF pages): HTTP 413. */
+export const SIZE_LIMIT_CODES: readonly string[] = ["too_large", "too_much_text", "too_many_pages"];
+
 export class RejectedFileError extends Error {
   constructor(
     readonly code: RejectionCode,

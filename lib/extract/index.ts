@@ -7,7 +7,7 @@ import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limi
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
 
-export { RejectedFileError, type DocumentType, type RejectionCode } from "./errors";
+export { RejectedFileError, SIZE_LIMIT_CODES, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";
 
 /** maxTextChars, maxPdfPages and timeoutMs default to MAX_TEXT_CHARS, MAX_PDF_PAGES and EXTRACT_TIMEOUT_MS. */
