@@ -1,10 +1,10 @@
 // Starts and supervises a local Chroma server from the `chromadb` package's own CLI.
 // Plain ESM so the launcher (scripts/start.mjs) and the test setup share it.
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
 import fs from "node:fs";
 import path from "node:path";
+import { describeExit, spawnWatched } from "./supervise.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -59,14 +59,19 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
 
   const launch = () => {
     exited = false;
-    child = spawn(process.execPath, [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)], {
-      stdio: ["ignore", logFile, logFile],
+    // Through the watchdog: Chroma goes with this process even if it is SIGKILLed.
+    const current = spawnWatched(process.execPath, [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)], {
+      stdout: logFile,
+      stderr: logFile,
       env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
+      graceMs: 5000,
     });
-    child.on("exit", (code, signal) => {
+    child = current;
+    current.closed.then((exit) => {
+      if (child !== current) return;
       exited = true;
       if (stopping) return;
-      log(`Chroma exited (code ${code}, signal ${signal}); see ${path.join(dataDir, "chroma.log")}`);
+      log(`Chroma exited (${describeExit(exit)}); see ${path.join(dataDir, "chroma.log")}`);
       if (restart) {
         setTimeout(() => {
           if (stopping) return;
@@ -77,24 +82,21 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
     });
   };
 
+  let logClosed = false;
+  const stop = async () => {
+    stopping = true;
+    await child?.stop();
+    if (!logClosed) fs.closeSync(logFile);
+    logClosed = true;
+  };
+
   launch();
   try {
     await waitForHeartbeat(url, 30_000, () => exited && !restart);
   } catch (err) {
-    stopping = true;
-    child?.kill("SIGKILL");
+    await stop();
     throw err;
   }
 
-  const stop = async () => {
-    stopping = true;
-    if (!child || exited) return;
-    const done = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    await done;
-    clearTimeout(timer);
-    fs.closeSync(logFile);
-  };
-  return { url, port: chosenPort, stop, pid: () => child?.pid };
+  return { url, port: chosenPort, stop, pid: () => child?.pid() };
 }

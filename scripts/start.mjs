@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: checks the configuration, builds if the sources changed, starts the
-// embedded Chroma unless CHROMA_URL is set, serves the app, and seeds the demo agent
-// on the first start with an empty DATA_DIR.
-import { spawn, spawnSync } from "node:child_process";
+// embedded Chroma unless CHROMA_URL is set, serves the app on HOST (127.0.0.1 by default),
+// and seeds the demo agent on the first start with an empty DATA_DIR. Every child runs
+// under a watchdog (scripts/supervise.mjs): it dies with this process even on SIGKILL;
+// a crashed app is restarted; SIGTERM/SIGINT stop the app, then Chroma, then exit 0.
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
@@ -10,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { startChroma } from "./chroma-server.mjs";
 import { seedDemo } from "./demo-seed.mjs";
+import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
+import { describeExit, spawnWatched, stopOnSignals, supervise } from "./supervise.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
@@ -25,6 +28,20 @@ try {
   }
   throw err;
 }
+
+// Before anything is built or started: an app open to the network needs a password.
+const refusal = accessRefusal(env);
+if (refusal) {
+  console.error(refusal);
+  process.exit(1);
+}
+
+let build = null;
+let chroma = null;
+let app = null;
+const signals = stopOnSignals(() => [build, app, chroma], log);
+// Once a signal is being handled, the start-up sequence goes no further.
+const halted = () => new Promise(() => {});
 
 const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 const childEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: env.DATA_DIR };
@@ -47,29 +64,32 @@ function sourceFingerprint() {
   return hash.digest("hex");
 }
 
-function buildIfNeeded() {
+async function buildIfNeeded() {
   const stamp = path.join(root, ".next", "kb-source-fingerprint");
   const fingerprint = sourceFingerprint();
   const built = fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === fingerprint;
   if (built) return;
   log("building the app (first start or sources changed)...");
-  const res = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, stdio: "inherit", env: childEnv });
-  if (res.status !== 0) {
-    console.error("The build failed; see the output above.");
-    process.exit(res.status ?? 1);
+  build = spawnWatched(process.execPath, [nextBin, "build"], { cwd: root, env: childEnv });
+  const exit = await build.closed;
+  build = null;
+  if (signals.stopping()) await halted();
+  if (exit.code !== 0) {
+    console.error(`The build failed (${describeExit(exit)}); see the output above.`);
+    process.exit(exit.code || 1);
   }
   fs.writeFileSync(stamp, fingerprint);
 }
 
 const firstStart = !fs.existsSync(path.join(env.DATA_DIR, "kb.sqlite"));
-if (!dev) buildIfNeeded();
+if (!dev) await buildIfNeeded();
 
-let chroma = null;
 if (!env.CHROMA_URL) {
   log(`starting the embedded Chroma (data in ${path.join(env.DATA_DIR, "chroma")})...`);
   try {
     chroma = await startChroma({ dataDir: path.join(env.DATA_DIR, "chroma"), port: env.CHROMA_PORT, log });
   } catch (err) {
+    if (signals.stopping()) await halted();
     console.error(`Could not start the embedded Chroma: ${err.message}`);
     process.exit(1);
   }
@@ -77,26 +97,24 @@ if (!env.CHROMA_URL) {
   log(`Chroma is answering at ${chroma.url}`);
 }
 
-const app = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
+log(`serving the app on ${localUrl({ host: env.HOST, port: env.PORT })} (HOST=${env.HOST})`);
+app = supervise({
+  name: "the app (next-server)",
+  command: process.execPath,
+  args: [nextBin, ...nextArgs({ dev, port: env.PORT, host: env.HOST })],
   cwd: root,
-  stdio: "inherit",
   env: childEnv,
+  log,
+  // A crash loop is not fixed by restarting forever: exit non-zero and let a process manager decide.
+  onGiveUp: async () => {
+    console.error("[kb-inspector] the app keeps exiting; stopping Chroma and giving up (see the output above).");
+    await chroma?.stop();
+    process.exit(1);
+  },
 });
 
-let stopping = false;
-async function shutdown(code) {
-  if (stopping) return;
-  stopping = true;
-  if (app.exitCode === null) app.kill("SIGTERM");
-  await chroma?.stop();
-  process.exit(code);
-}
-process.on("SIGINT", () => shutdown(130));
-process.on("SIGTERM", () => shutdown(143));
-app.on("exit", (code) => shutdown(code ?? 1));
-
 if (firstStart && env.KB_DEMO) {
-  seedDemo(`http://127.0.0.1:${env.PORT}`, path.join(root, "demo"), log).catch((err) =>
+  seedDemo(localUrl({ host: env.HOST, port: env.PORT }), path.join(root, "demo"), log).catch((err) =>
     console.error(`[kb-inspector] the demo agent could not be created: ${err.message}`),
   );
 }

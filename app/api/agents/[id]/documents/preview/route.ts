@@ -4,6 +4,8 @@ import { getAgent } from "@/lib/agents";
 import { env } from "@/lib/env.mjs";
 import { invalid } from "@/lib/errors";
 import { extractText } from "@/lib/extract";
+import { readLimitedForm } from "@/lib/http-body";
+import { sanitizeFilename } from "@/lib/validations/filename";
 
 type Ctx = { params: Promise<{ id: string }> };
 
@@ -13,8 +15,9 @@ const PREVIEW_CHARS = 200_000;
 /** Extracts a file's text without storing anything, for the chunk preview before upload. */
 export const POST = route(async (req, { params }: Ctx) => {
   getAgent(parseId((await params).id, "Agent"));
-  const file = (await req.formData()).get("file");
+  const file = (await readLimitedForm(req, 'one file in the field "file"')).get("file");
   if (!file || typeof file === "string") throw invalid('Send one file in the multipart field "file".');
-  const { type, text } = await extractText(file.name, new Uint8Array(await file.arrayBuffer()), { maxBytes: env().MAX_UPLOAD_BYTES });
+  const filename = sanitizeFilename(file.name);
+  const { type, text } = await extractText(filename, new Uint8Array(await file.arrayBuffer()), { maxBytes: env().MAX_UPLOAD_BYTES });
   return NextResponse.json({ type, length: text.length, truncated: text.length > PREVIEW_CHARS, text: text.slice(0, PREVIEW_CHARS) });
 });
