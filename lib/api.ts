@@ -1,6 +1,7 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import { z } from "zod";
+import { gateRequest } from "./auth/gate";
 import { isVectorStoreUnavailable } from "./chroma";
 import { AppError, vectorStoreUnavailable } from "./errors";
 import { EmbeddingError } from "./embeddings";
@@ -42,6 +43,15 @@ export function route<C>(handler: (req: Request, ctx: C) => Promise<Response>) {
       return toErrorResponse(err);
     }
   };
+}
+
+/**
+ * route() for the handlers the proxy leaves out (uploads: Next would buffer their bodies for
+ * it): the same access checks run first, before a byte of the body is read.
+ */
+export function gatedRoute<C>(handler: (req: Request, ctx: C) => Promise<Response>) {
+  const inner = route(handler);
+  return async (req: Request, ctx: C): Promise<Response> => (await gateRequest(req)) ?? inner(req, ctx);
 }
 
 export function parseId(raw: string, what = "id"): number {

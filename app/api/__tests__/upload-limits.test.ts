@@ -136,3 +136,20 @@ describe("uploaded filenames", () => {
     expect(res).toMatchObject({ status: 200, body: { type: "md", text: "# Hi" } });
   });
 });
+
+describe("the upload routes' own access checks (the proxy leaves them out)", () => {
+  it("refuse a cross-origin upload and a foreign Host before reading the body", async () => {
+    const agent = newAgent("gate");
+    const big = "words ".repeat(150_000); // 900 KB, under the 1 MB limit of this file
+    const { req: crossOrigin, pulled } = await streamedRequest(filesForm([["a.txt", big]]), { declareLength: true });
+    crossOrigin.headers.set("origin", "http://evil.example");
+    const refused = await answer(await documents.POST(crossOrigin, { params: Promise.resolve({ id: String(agent.id) }) }));
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden_origin" } } });
+    expect(pulled.bytes).toBeLessThanOrEqual(CHUNK); // at most what the stream buffers on its own
+
+    const rebound = new Request("http://evil.example/api/agents/1/documents", { method: "GET" });
+    const res = await preview.POST(rebound, { params: Promise.resolve({ id: String(agent.id) }) });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe("forbidden_host");
+  });
+});

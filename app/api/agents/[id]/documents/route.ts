@@ -1,19 +1,19 @@
 import { NextResponse } from "next/server";
 import { getAgent } from "@/lib/agents";
-import { parseId, route } from "@/lib/api";
+import { gatedRoute, parseId } from "@/lib/api";
 import { listDocuments } from "@/lib/documents";
 import { readLimitedForm } from "@/lib/http-body";
 import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/uploads";
 
 type Ctx = { params: Promise<{ id: string }> };
 
-export const GET = route(async (_req, { params }: Ctx) => {
+export const GET = gatedRoute(async (_req, { params }: Ctx) => {
   const id = parseId((await params).id, "Agent");
   getAgent(id);
   return NextResponse.json({ documents: listDocuments(id) });
 });
 
-export const POST = route(async (req, { params }: Ctx) => {
+export const POST = gatedRoute(async (req, { params }: Ctx) => {
   const id = parseId((await params).id, "Agent");
   getAgent(id);
   const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { parseId, route } from "@/lib/api";
+import { gatedRoute, parseId } from "@/lib/api";
 import { getAgent } from "@/lib/agents";
 import { env } from "@/lib/env.mjs";
 import { invalid } from "@/lib/errors";
@@ -13,7 +13,7 @@ type Ctx = { params: Promise<{ id: string }> };
 const PREVIEW_CHARS = 200_000;
 
 /** Extracts a file's text without storing anything, for the chunk preview before upload. */
-export const POST = route(async (req, { params }: Ctx) => {
+export const POST = gatedRoute(async (req, { params }: Ctx) => {
   getAgent(parseId((await params).id, "Agent"));
   const file = (await readLimitedForm(req, 'one file in the field "file"')).get("file");
   if (!file || typeof file === "string") throw invalid('Send one file in the multipart field "file".');
