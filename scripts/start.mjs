@@ -113,7 +113,10 @@ app = supervise({
   },
 });
 
-if (firstStart && env.KB_DEMO) {
+if (firstStart && env.KB_DEMO && env.ADMIN_PASSWORD) {
+  // A shared, signed-in install starts empty: the launcher holds no credentials to seed it with.
+  log("no demo agent: ADMIN_PASSWORD is set (sign in and create agents from the start page)");
+} else if (firstStart && env.KB_DEMO) {
   seedDemo(localUrl({ host: env.HOST, port: env.PORT }), path.join(root, "demo"), log).catch((err) =>
     console.error(`[kb-inspector] the demo agent could not be created: ${err.message}`),
   );
