@@ -70,7 +70,10 @@ async function search(page: Page, agentId: number, query: string) {
 }
 
 test("finds vectors deleted from and added to Chroma behind the app's back, and repairs them", async ({ page, agent }) => {
-  const [doc] = await uploadThroughApi(page, agent.id, { "kettle-care.txt": KETTLE }, { chunk_size: String(CHUNK_SIZE), chunk_overlap: "0" });
+  const [doc] = await uploadThroughApi(page, agent.id, { "kettle-care.txt": KETTLE }, {
+    chunk_size: String(CHUNK_SIZE),
+    chunk_overlap: "0",
+  });
   expect(doc.chunk_count).toBeGreaterThanOrEqual(4);
   const row = (await documentsOf(page, agent.id)).find((d) => d.id === doc.document_id);
   expect(row?.status).toBe("ready");
@@ -89,17 +92,22 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
     metadatas: [{ agent_id: agent.id, document_id: ORPHAN_DOC, filename: "ghost.txt", chunk_index: 0, start: 0, end: 5 }],
     documents: ["ghost"],
   });
-  expect((await vectorIds(chroma, collection, { agent_id: agent.id })).sort()).toEqual(
-    [...Array.from({ length: doc.chunk_count }, (_, i) => `doc${doc.document_id}#${i}`).filter((id) => !gone.includes(id)), `doc${ORPHAN_DOC}#0`].sort(),
-  );
+  const kept = Array.from({ length: doc.chunk_count }, (_, i) => `doc${doc.document_id}#${i}`).filter((id) => !gone.includes(id));
+  expect((await vectorIds(chroma, collection, { agent_id: agent.id })).sort()).toEqual([...kept, `doc${ORPHAN_DOC}#0`].sort());
   // Searches now miss the deleted parts of the text.
   expect((await search(page, agent.id, chunkText(1))).map((r) => r.chunk_index)).not.toContain(1);
 
   await page.goto("/audit");
   const status = page.getByRole("status");
-  await expect(status).toContainText(/orphan vectors? from [1-9]\d* documents?, [1-9]\d* documents? with missing vectors, [1-9]\d* count mismatch/);
+  await expect(status).toContainText(
+    /orphan vectors? from [1-9]\d* documents?, [1-9]\d* documents? with missing vectors, [1-9]\d* count mismatch/,
+  );
 
-  const orphan = page.getByRole("table", { name: "Orphan vectors" }).getByRole("row").filter({ hasText: agent.name }).filter({ hasText: `document ${ORPHAN_DOC}` });
+  const orphan = page
+    .getByRole("table", { name: "Orphan vectors" })
+    .getByRole("row")
+    .filter({ hasText: agent.name })
+    .filter({ hasText: `document ${ORPHAN_DOC}` });
   await expect(orphan).toHaveCount(1);
   await expect(orphan.getByRole("cell")).toHaveText([agent.name, `document ${ORPHAN_DOC}`, collection.name, "1", `doc${ORPHAN_DOC}#0`]);
 
@@ -107,7 +115,10 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
   const expected = String(doc.chunk_count);
   const found = String(doc.chunk_count - gone.length);
   for (const title of ["Missing vectors", "Count mismatches"]) {
-    const incomplete = page.getByRole("table", { name: title }).getByRole("row").filter({ has: page.getByRole("link", { name: docName }) });
+    const incomplete = page
+      .getByRole("table", { name: title })
+      .getByRole("row")
+      .filter({ has: page.getByRole("link", { name: docName }) });
     await expect(incomplete).toHaveCount(1);
     await expect(incomplete.getByRole("cell")).toHaveText([agent.name, docName, expected, found, gone.join(", ")]);
   }
@@ -125,7 +136,9 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
 
   await page.getByRole("button", { name: "Repair…" }).click();
   const confirm = page.getByRole("group", { name: "Repair the index?" });
-  await expect(confirm).toContainText(/remove [1-9]\d* orphan vectors?; re-index [1-9]\d* incomplete documents? from the stored text/);
+  await expect(confirm).toContainText(
+    /remove [1-9]\d* orphan vectors?; re-index [1-9]\d* incomplete documents? from the stored text/,
+  );
   const repaired = page.waitForResponse((r) => r.url().endsWith("/api/audit/repair") && r.request().method() === "POST");
   await confirm.getByRole("button", { name: "Confirm repair" }).click();
   const repair = (await (await repaired).json()) as RepairReport;
@@ -135,14 +148,18 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
   const newId = mine[0].new_document_id!;
   expect(newId).not.toBe(doc.document_id);
   // Every re-index succeeded (ours among them), and nothing is left inconsistent.
-  await expect(status).toContainText(/Repair removed [1-9]\d* orphan vectors? from [1-9]\d* documents?, marked \d+ stuck documents? failed, re-indexed (\d+) of \1 incomplete documents?/);
+  await expect(status).toContainText(
+    /Repair removed [1-9]\d* orphan vectors? from [1-9]\d* documents?, marked \d+ stuck documents? failed, re-indexed (\d+) of \1 incomplete documents?/,
+  );
   await expect(status).toContainText(CONSISTENT);
   await expect(page.getByRole("table")).toHaveCount(0);
   await page.screenshot({ path: "e2e/screenshots/audit-repaired-problems.png", fullPage: true });
 
   // Through the API: the re-indexed version replaced the old one and all of it is found again.
   const docs = await documentsOf(page, agent.id);
-  expect(docs.map((d) => [d.id, d.filename, d.status, d.chunk_count])).toEqual([[newId, "kettle-care.txt", "ready", doc.chunk_count]]);
+  expect(docs.map((d) => [d.id, d.filename, d.status, d.chunk_count])).toEqual([
+    [newId, "kettle-care.txt", "ready", doc.chunk_count],
+  ]);
   expect((await vectorIds(chroma, collection, { agent_id: agent.id })).sort()).toEqual(
     Array.from({ length: doc.chunk_count }, (_, i) => `doc${newId}#${i}`).sort(),
   );
