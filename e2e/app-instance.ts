@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { findChroma } from "./spec-chroma";
 
 /**
  * A second app on its own port and data directory, started with `npm start`'s launcher (the
@@ -84,21 +85,9 @@ export class AppInstance {
     return pids;
   }
 
-  /** Pid of the embedded Chroma server of this instance (found by its data directory). */
+  /** Pid of the embedded Chroma server of this instance (not its watchdog). */
   chromaPid(): number | null {
-    const marker = path.join(this.dataDir, "chroma");
-    for (const entry of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      let cmd = "";
-      try {
-        cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      } catch {
-        continue;
-      }
-      const args = cmd.split("\0");
-      if (args.includes("run") && args.includes(marker)) return Number(entry);
-    }
-    return null;
+    return findChroma(this.dataDir)?.pid ?? null;
   }
 
   async stop(): Promise<void> {

@@ -11,14 +11,12 @@ export interface SpecChroma {
 }
 
 /**
- * Finds the spec app's Chroma server by its data directory, `${E2E_DATA_DIR}/chroma`, in
+ * Finds the Chroma server of an app by its data directory (`<dataDir>/chroma`) in
  * `/proc/<pid>/cmdline` (`node …/chromadb/dist/cli.mjs run --path <dir> --host <h> --port <n>`).
  * Its watchdog's command line repeats those arguments; that process is skipped, since
- * stopping it would leave Chroma answering.
+ * stopping it would leave Chroma answering. Null when none is running.
  */
-export function specChroma(): SpecChroma {
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir) throw new Error("E2E_DATA_DIR is not set: run the specs through playwright.config.ts");
+export function findChroma(dataDir: string): SpecChroma | null {
   const marker = path.join(dataDir, "chroma");
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -39,7 +37,16 @@ export function specChroma(): SpecChroma {
     if (!Number.isInteger(port) || port <= 0) continue;
     return { url: `http://${arg("--host") ?? "127.0.0.1"}:${port}`, pid: Number(entry) };
   }
-  throw new Error(`No Chroma server with --path ${marker} is running`);
+  return null;
+}
+
+/** The embedded Chroma of the spec run's app (Playwright's `webServer`). */
+export function specChroma(): SpecChroma {
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir) throw new Error("E2E_DATA_DIR is not set: run the specs through playwright.config.ts");
+  const found = findChroma(dataDir);
+  if (!found) throw new Error(`No Chroma server with --path ${path.join(dataDir, "chroma")} is running`);
+  return found;
 }
 
 const COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections";

@@ -39,7 +39,10 @@ export class ChromaNotServingError extends ChromaServerError {
 const NOT_SERVING = new Set([502, 503, 504]);
 
 // A shorter deadline for the Chroma calls made inside one piece of work (the health check).
-const deadline = new AsyncLocalStorage<number>();
+// Shared through globalThis like the client itself: pages and route handlers are bundled
+// apart, and the client one bundle created must see the deadline another bundle set.
+const holder = globalThis as unknown as { __kbChromaDeadline?: AsyncLocalStorage<number> };
+const deadline = (holder.__kbChromaDeadline ??= new AsyncLocalStorage<number>());
 
 /** Runs `work` with every Chroma call inside it giving up after `ms` (or the client's limit, if shorter). */
 export function withChromaDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
