@@ -85,7 +85,7 @@ test("a deleted document is gone from search", async ({ page, agent }) => {
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("link", { name: "shipping.md" })).toHaveCount(0);
 });
 
-test("shows the 403 message when the agent lacks document_search, and works again once enabled", async ({ page, agent }) => {
+test("with document_search off the inspector still works and says the agent itself is refused, which the log shows", async ({ page, agent }) => {
   await uploadThroughApi(page, agent.id, ARTICLES);
   await page.goto(`/agents/${agent.id}/settings`);
   await page.getByLabel(/document_search/).uncheck();
@@ -93,9 +93,24 @@ test("shows the 403 message when the agent lacks document_search, and works agai
   await expect(page.getByText("Saved.")).toBeVisible();
   await expect(page.getByText(/The document_search tool is off/)).toBeVisible();
 
+  // The agent's own call is refused, and logged as a failed call.
+  const refused = await page.request.post(`/api/agents/${agent.id}/documents/search`, { data: { query: "parcel refund", top_k: 3 } });
+  expect(refused.status()).toBe(403);
+
   await page.getByRole("link", { name: "Search inspector" }).click();
   await page.getByLabel("Query").fill("when do orders ship");
-  await expect(page.getByRole("alert").filter({ hasText: "does not have the document_search tool" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
+  await expect(page.getByText(/the agent itself is refused \(403\) when it searches/)).toBeVisible();
+  const recent = page.getByRole("region", { name: "Recent queries" });
+  await expect(recent.getByRole("button", { name: /parcel refund.*agent.*failed/ })).toBeVisible();
+  await expect(recent.getByRole("button", { name: /when do orders ship.*inspector/ })).toBeVisible();
+
+  // Ten slider stops of one query are one line in Recent queries.
+  for (const k of [2, 4, 6, 8]) {
+    await page.getByRole("slider", { name: "top_k" }).fill(String(k));
+    await expect(page.getByRole("table", { name: "Search results" }).locator("caption")).toContainText(`${Math.min(k, 2)} result`);
+  }
+  await expect(recent.getByRole("button", { name: /when do orders ship/ })).toHaveCount(1);
 
   await page.goto(`/agents/${agent.id}/settings`);
   await page.getByLabel(/document_search/).check();
@@ -103,6 +118,7 @@ test("shows the 403 message when the agent lacks document_search, and works agai
   await expect(page.getByText("Saved.")).toBeVisible();
   await page.goto(`/agents/${agent.id}/search?q=orders`);
   await expect(page.getByRole("table", { name: "Search results" }).locator("caption")).toContainText("results");
+  await expect(page.getByText(/the agent itself is refused/)).toHaveCount(0);
 });
 
 test("creates, renames and deletes an agent, with the counts in the confirmation", async ({ page }) => {

@@ -29,7 +29,7 @@ export function listAgents(): AgentSummary[] {
          (SELECT COALESCE(SUM(chunk_count), 0) FROM documents d WHERE d.agent_id = a.id AND d.status = 'ready') AS chunk_count,
          MAX(a.updated_at,
              COALESCE((SELECT MAX(updated_at) FROM documents d WHERE d.agent_id = a.id), ''),
-             COALESCE((SELECT MAX(created_at) FROM tool_calls t WHERE t.agent_id = a.id), '')) AS last_activity
+             COALESCE((SELECT MAX(created_at) FROM tool_calls t WHERE t.agent_id = a.id AND t.source = 'api'), '')) AS last_activity
        FROM agents a ORDER BY a.name`,
     )
     .all() as (Row & Omit<AgentSummary, keyof Agent>)[];

@@ -153,6 +153,8 @@ export const MIGRATIONS = [
      last_used_at TEXT,
      revoked_at TEXT
    );`,
+  // Who searched: the agent through the API, or a person in the inspector (not the agent's call).
+  `ALTER TABLE tool_calls ADD COLUMN source TEXT NOT NULL DEFAULT 'api';`,
 ];
 
 function open(): Database.Database {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { collectionFor } from "./chroma";
 import { embedder } from "./embedder";
 import { inspectQuery } from "./inspect";
-import { embedForAgent } from "./search";
+import { documentSearchTool, embedForAgent } from "./search";
 import { reindexDocument } from "./ingest";
 import { getDocument, listDocuments } from "./documents";
 import { ARTICLES, ingest, newAgent, vectorsOf } from "./testing/helpers";
@@ -15,7 +15,7 @@ describe("inspectQuery", () => {
     await ingest(other.id, "other.txt", ARTICLES.refunds);
     const refunds = listDocuments(agent.id).find((d) => d.filename === "refunds.txt")!;
 
-    const result = await inspectQuery(agent.id, "how do I reset my password", refunds.id);
+    const result = await inspectQuery(agent.id, "how do I reset my password", 5, refunds.id);
     const total = listDocuments(agent.id).reduce((n, d) => n + d.chunk_count, 0);
     expect(result.total_chunks).toBe(total);
 
@@ -48,13 +48,29 @@ describe("inspectQuery", () => {
     expect(reset.weight).toBeCloseTo(idf(reset.chunks), 10);
   });
 
-  it("reports an expected document with no chunks as not indexed, and refuses an agent without the tool", async () => {
+  it("reports an expected document with no chunks as not indexed, and inspects an agent without the tool", async () => {
     const agent = newAgent("inspect missing");
     await ingest(agent.id, "sla.txt", ARTICLES.sla);
-    const res = await inspectQuery(agent.id, "sla", 999_999);
+    const res = await inspectQuery(agent.id, "sla", 3, 999_999);
     expect(res.expected).toMatchObject({ indexed: false, best_rank: null, chunks: [] });
+    // An admin tests an agent before switching its tool on: the inspector works, and says the agent is refused.
     const noTool = newAgent("inspect no tool", []);
-    await expect(inspectQuery(noTool.id, "sla")).rejects.toThrow(/document_search/);
+    await ingest(noTool.id, "sla.txt", ARTICLES.sla);
+    const off = await inspectQuery(noTool.id, "first response time", 3);
+    expect(off.total_chunks).toBe(1);
+    expect(off.results.map((r) => r.filename)).toEqual(["sla.txt"]);
+    await expect(documentSearchTool(noTool.id, "first response time", 3)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("lists exactly what the agent's search returns for the same query and k: the head of the ranking it diagnoses", async () => {
+    const agent = newAgent("inspect equals search");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 50, 10);
+    for (const [query, k] of [["refund to my card", 3], ["password reset email", 7], ["billing pdf invoices", 1], ["support", 12]] as const) {
+      const inspected = await inspectQuery(agent.id, query, k);
+      const searched = await documentSearchTool(agent.id, query, k);
+      expect(inspected.results).toEqual(searched);
+      expect(inspected.results.map((r) => r.score)).toEqual(inspected.distances.slice(0, k));
+    }
   });
 });
 

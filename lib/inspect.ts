@@ -1,12 +1,11 @@
 import "server-only";
 import { getAgent } from "./agents";
+import { chunkId, collectionFor } from "./chroma";
 import { findDocument } from "./documents";
-import { forbidden } from "./errors";
-import { collectionFor } from "./chroma";
 import { embedder } from "./embedder";
 import type { QueryWord } from "./embeddings";
-import { explainQueryForAgent, rankAllChunks } from "./search";
-import { documentChunks } from "./vectors";
+import { explainQueryForAgent, logged, rankAllChunks, type SearchResult } from "./search";
+import { chunksByIds, documentChunks } from "./vectors";
 
 export const CHART_RESULTS = 50;
 
@@ -21,6 +20,8 @@ export interface ExpectedDiagnosis {
 }
 
 export interface Inspection {
+  /** The first top_k chunks of the ranking below: what the agent's search returns for this query and k. */
+  results: SearchResult[];
   total_chunks: number;
   /** Distances of the first results, closest first, for the distance chart. */
   distances: number[];
@@ -30,21 +31,37 @@ export interface Inspection {
 }
 
 /**
- * Where everything ranks for one query, with no k limit: the distance curve and,
- * for an expected document, the rank of each of its chunks.
+ * Everything the inspector shows for one query, from one embedding and one full ranking
+ * (no k limit): the top_k list is the head of the same ranking the diagnosis reads, so the
+ * two cannot disagree at the cut. Works with the agent's tool switched off, so an admin can
+ * test an agent before enabling it; logged as an inspector search, not as the agent's call.
  */
-export async function inspectQuery(agentId: number, query: string, expectedDocumentId?: number): Promise<Inspection> {
-  const agent = getAgent(agentId);
-  if (!agent.tools.includes("document_search")) {
-    throw forbidden(`Agent "${agent.name}" does not have the document_search tool enabled.`);
-  }
-  const [ranking] = await rankAllChunks(agentId, [query]);
+export async function inspectQuery(agentId: number, query: string, topK: number, expectedDocumentId?: number): Promise<Inspection> {
+  getAgent(agentId);
+  const collection = await collectionFor(embedder());
+  const inspection = await logged(
+    agentId,
+    "inspector",
+    { query, top_k: topK },
+    async () => {
+      const [ranking] = await rankAllChunks(agentId, [query]);
+      const head = ranking.slice(0, topK);
+      const found = await chunksByIds(collection, agentId, head.map((r) => chunkId(r.document_id, r.chunk_index)));
+      const results = head.flatMap((r): SearchResult[] => {
+        const hit = found.get(chunkId(r.document_id, r.chunk_index));
+        if (!hit) return []; // removed since the ranking was made
+        return [{ chunk_text: hit.text, score: r.score, document_id: r.document_id, filename: hit.metadata.filename, chunk_index: r.chunk_index }];
+      });
+      return { ranking, results };
+    },
+    (r) => r.results.length,
+  );
+  const { ranking, results } = inspection;
+
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
     const doc = findDocument(agentId, expectedDocumentId);
-    const texts = new Map(
-      (await documentChunks(await collectionFor(embedder()), agentId, expectedDocumentId)).map((c) => [c.metadata.chunk_index, c.text]),
-    );
+    const texts = new Map((await documentChunks(collection, agentId, expectedDocumentId)).map((c) => [c.metadata.chunk_index, c.text]));
     const chunks = ranking
       .map((r, i) => ({ r, rank: i + 1 }))
       .filter(({ r }) => r.document_id === expectedDocumentId)
@@ -60,6 +77,7 @@ export async function inspectQuery(agentId: number, query: string, expectedDocum
   }
   const explained = await explainQueryForAgent(agentId, query);
   return {
+    results,
     total_chunks: ranking.length,
     distances: ranking.slice(0, CHART_RESULTS).map((r) => r.score),
     expected,

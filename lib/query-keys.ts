@@ -1,8 +1,8 @@
 /** Every react-query key in one place, so a mutation can invalidate by prefix. */
 export const queryKeys = {
   agent: (agentId: number) => ["agent", agentId] as const,
-  search: (agentId: number, query: string, topK: number) => ["agent", agentId, "search", query, topK] as const,
-  inspect: (agentId: number, query: string, expected: number | null) => ["agent", agentId, "inspect", query, expected] as const,
+  inspect: (agentId: number, query: string, topK: number, expected: number | null) =>
+    ["agent", agentId, "inspect", query, topK, expected] as const,
   toolCalls: (agentId: number) => ["agent", agentId, "tool-calls"] as const,
   upload: (agentId: number, jobId: string) => ["agent", agentId, "upload", jobId] as const,
   evals: (agentId: number) => ["agent", agentId, "evals"] as const,

@@ -3,10 +3,10 @@ import { getAgent } from "./agents";
 import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount, readyDocumentIds } from "./documents";
 import { embedder } from "./embedder";
-import type { QueryWord } from "./embeddings";
+import { EmbeddingError, type QueryWord } from "./embeddings";
 import { collectionFor, isVectorStoreUnavailable } from "./chroma";
-import { AppError, forbidden } from "./errors";
-import { logToolCall } from "./tool-calls";
+import { AppError, forbidden, vectorStoreUnavailable } from "./errors";
+import { logToolCall, type ToolCallSource } from "./tool-calls";
 import { queryAgent, rankAgent, type RankedChunk, type VectorHit } from "./vectors";
 
 export interface SearchResult {
@@ -126,21 +126,50 @@ export async function searchAgentDocuments(agentId: number, query: string, topK:
   return hits.slice(0, topK).map(toResult);
 }
 
+const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the document_search tool enabled.`;
+
+/**
+ * The agent-facing gate, one place for every path an agent searches through (the REST search,
+ * and the ask pipeline): the agent exists and has the `document_search` tool. A refusal is
+ * logged as a failed call: the agent asked and was refused, which an operator needs to see.
+ */
+export function gateDocumentSearch(agentId: number, input: { query: string; top_k: number }): void {
+  const agent = getAgent(agentId);
+  if (agent.tools.includes("document_search")) return;
+  const message = NOT_ENABLED(agent.name);
+  logToolCall({ agentId, tool: "document_search", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+  throw forbidden(message);
+}
+
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
 export async function documentSearchTool(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
-  const agent = getAgent(agentId);
-  if (!agent.tools.includes("document_search")) {
-    throw forbidden(`Agent "${agent.name}" does not have the document_search tool enabled.`);
-  }
-  const started = performance.now();
   const input = { query, top_k: topK };
+  gateDocumentSearch(agentId, input);
+  return logged(agentId, "api", input, () => searchAgentDocuments(agentId, query, topK), (r) => r.length);
+}
+
+/** Runs a search and logs it as a tool call with its source, latency and result count, ok or not. */
+export async function logged<T>(
+  agentId: number,
+  source: ToolCallSource,
+  input: { query: string; top_k: number },
+  run: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<T> {
+  const started = performance.now();
   try {
-    const results = await searchAgentDocuments(agentId, query, topK);
-    logToolCall({ agentId, tool: "document_search", input, ok: true, latencyMs: performance.now() - started, resultCount: results.length });
-    return results;
+    const result = await run();
+    logToolCall({ agentId, tool: "document_search", source, input, ok: true, latencyMs: performance.now() - started, resultCount: count(result) });
+    return result;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    logToolCall({ agentId, tool: "document_search", input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0 });
+    // Stored and shown in the log view: the app's own words, never a library's.
+    const message =
+      err instanceof AppError || err instanceof EmbeddingError
+        ? err.message
+        : isVectorStoreUnavailable(err)
+          ? vectorStoreUnavailable().message
+          : "The search failed on the server; the details are in its log.";
+    logToolCall({ agentId, tool: "document_search", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0 });
     throw err;
   }
 }

@@ -12,7 +12,11 @@ export interface ToolCall {
   latency_ms: number;
   result_count: number;
   created_at: string;
+  /** `api`: the agent's own call; `inspector`: a person testing retrieval. */
+  source: ToolCallSource;
 }
+
+export type ToolCallSource = "api" | "inspector";
 
 export function logToolCall(c: {
   agentId: number;
@@ -22,13 +26,14 @@ export function logToolCall(c: {
   error?: string;
   latencyMs: number;
   resultCount: number;
+  source?: ToolCallSource;
 }): void {
   db()
     .prepare(
-      `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now());
+    .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api");
   maybePrune(c.agentId);
 }
 
@@ -80,5 +85,20 @@ export function pruneToolCalls(
 export function recentToolCalls(agentId: number, limit = 20): ToolCall[] {
   return db()
     .prepare("SELECT * FROM tool_calls WHERE agent_id = ? ORDER BY id DESC LIMIT ?")
+    .all(agentId, limit) as ToolCall[];
+}
+
+/**
+ * The latest call of each distinct query, newest first: what "Recent queries" lists, so a
+ * query tried at ten top_k values or reloaded five times shows once, with its latest run.
+ */
+export function recentQueries(agentId: number, limit = 15): ToolCall[] {
+  return db()
+    .prepare(
+      `SELECT t.* FROM tool_calls t
+       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ?
+             GROUP BY json_extract(input, '$.query') ORDER BY id DESC LIMIT ?) latest ON latest.id = t.id
+       ORDER BY t.id DESC`,
+    )
     .all(agentId, limit) as ToolCall[];
 }

@@ -134,3 +134,15 @@ export async function* listVectorOwners(
     if (res.ids.length < pageSize) return;
   }
 }
+
+/** Text and metadata of the given chunks of one agent, keyed by id; ids already gone are absent. */
+export async function chunksByIds(collection: Collection, agentId: number, ids: string[]): Promise<Map<string, VectorHit>> {
+  if (ids.length === 0) return new Map();
+  const res = await collection.get({ ids, where: byAgent(agentId), include: ["documents", "metadatas"] });
+  const found = new Map<string, VectorHit>();
+  res.ids.forEach((id, i) => {
+    const metadata = res.metadatas[i] as unknown as ChunkMetadata | null;
+    if (metadata) found.set(id, { id, text: res.documents[i] ?? "", distance: Number.NaN, metadata });
+  });
+  return found;
+}

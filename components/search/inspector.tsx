@@ -8,7 +8,6 @@ import { postJson } from "@/lib/api-client";
 import type { Inspection } from "@/lib/inspect";
 import { QueryWords } from "./query-words";
 import { queryKeys } from "@/lib/query-keys";
-import type { SearchResult } from "@/lib/search";
 import { DistanceChart } from "./distance-chart";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { RecentQueries } from "./recent-queries";
@@ -46,24 +45,19 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
     router.replace(`${pathname}?${params}`, { scroll: false });
   }, [q, k, expected, pathname, router]);
 
-  const search = useQuery({
-    queryKey: queryKeys.search(agentId, q, k),
+  // One request per change of query, k or expected document: the list and the diagnosis come
+  // from the same ranking.
+  const inspection = useQuery({
+    queryKey: queryKeys.inspect(agentId, q, k, expected),
     queryFn: async () => {
-      const res = await postJson<{ results: SearchResult[] }>(`/api/agents/${agentId}/documents/search`, { query: q, top_k: k });
+      const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect`, { query: q, top_k: k, expected_document_id: expected ?? undefined });
       void client.invalidateQueries({ queryKey: queryKeys.toolCalls(agentId) });
-      return res.results;
+      return res;
     },
     enabled: q.length > 0,
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: 0,
-  });
-  const inspection = useQuery({
-    queryKey: queryKeys.inspect(agentId, q, expected),
-    queryFn: () => postJson<Inspection>(`/api/agents/${agentId}/inspect`, { query: q, expected_document_id: expected ?? undefined }),
-    enabled: q.length > 0,
-    placeholderData: keepPreviousData,
-    retry: false,
   });
 
   const save = async () => {
@@ -71,7 +65,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
     setSaved(await savePairAction(agentId, q, expected));
   };
 
-  const results = search.data ?? [];
+  const results = inspection.data?.results ?? [];
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
       <div className="min-w-0 space-y-4">
@@ -127,9 +121,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
         </div>
 
         {!q && <p className="text-sm text-slate-600">Type a query to see the chunks this agent retrieves for it, closest first.</p>}
-        {search.error && (
+        {inspection.error && (
           <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-            {search.error.message}
+            {inspection.error.message}
           </p>
         )}
         {q && inspection.data?.query_words && (
@@ -139,8 +133,8 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
         {inspection.data && (
           <DistanceChart distances={inspection.data.distances} topK={topK} expectedRank={inspection.data.expected?.best_rank ?? null} space={space} />
         )}
-        {q && search.data && (
-          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={search.isPlaceholderData} />
+        {q && inspection.data && (
+          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={inspection.isPlaceholderData} />
         )}
       </div>
       <RecentQueries

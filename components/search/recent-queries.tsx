@@ -5,11 +5,11 @@ import { apiFetch } from "@/lib/api-client";
 import { queryKeys } from "@/lib/query-keys";
 import type { ToolCall } from "@/lib/tool-calls";
 
-/** The agent's last document_search calls, from every path; clicking one runs it again. */
+/** The latest run of each distinct query, the agent's and the inspector's; clicking one runs it again. */
 export function RecentQueries({ agentId, onPick }: { agentId: number; onPick: (query: string, topK: number) => void }) {
   const calls = useQuery({
     queryKey: queryKeys.toolCalls(agentId),
-    queryFn: () => apiFetch<{ tool_calls: ToolCall[] }>(`/api/agents/${agentId}/tool-calls?limit=15`),
+    queryFn: () => apiFetch<{ tool_calls: ToolCall[] }>(`/api/agents/${agentId}/tool-calls?distinct=query&limit=15`),
     staleTime: 0,
   });
   const list = calls.data?.tool_calls ?? [];
@@ -32,8 +32,8 @@ export function RecentQueries({ agentId, onPick }: { agentId: number; onPick: (q
               >
                 <span className="block truncate font-medium text-slate-900">{input.query}</span>
                 <span className={c.ok ? "text-slate-600" : "text-red-700"}>
-                  {new Date(c.created_at).toLocaleTimeString("en-GB")} · k {input.top_k} · {c.latency_ms.toFixed(0)} ms ·{" "}
-                  {c.ok ? `${c.result_count} results` : "failed"}
+                  {new Date(c.created_at).toLocaleTimeString("en-GB")} · {c.source === "inspector" ? "inspector" : "agent"} · k {input.top_k} ·{" "}
+                  {c.latency_ms.toFixed(0)} ms · {c.ok ? `${c.result_count} results` : "failed"}
                 </span>
               </button>
             </li>

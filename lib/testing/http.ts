@@ -1,10 +1,10 @@
 /** Calls a route handler the way Next does: a Request and a params promise. */
 export async function call<P extends Record<string, string>>(
   handler: (req: Request, ctx: { params: Promise<P> }) => Promise<Response>,
-  opts: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; params?: Partial<P> } = {},
+  opts: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; params?: Partial<P>; url?: string } = {},
 ) {
   const headers = { ...(opts.json !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers };
-  const req = new Request("http://localhost/test", {
+  const req = new Request(`http://localhost/test${opts.url ?? ""}`, {
     method: opts.method ?? "POST",
     headers,
     body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.body,

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { searchSchema } from "./search";
 
-export const inspectSchema = z.object({
-  query: z.string({ error: "query is required." }).trim().min(1, "query must not be empty."),
+/** The inspector asks what the search endpoint answers, plus the document that should have come up. */
+export const inspectSchema = searchSchema.extend({
   expected_document_id: z.number().int().positive().optional(),
 });

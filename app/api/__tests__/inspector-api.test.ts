@@ -4,6 +4,7 @@ import * as preview from "../agents/[id]/documents/preview/route";
 import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as uploads from "../agents/[id]/uploads/[jobId]/route";
 import * as search from "../agents/[id]/documents/search/route";
+import { listAgents } from "@/lib/agents";
 import { call } from "@/lib/testing/http";
 import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
 import { getUploadJob, startUploadJob } from "@/lib/upload-jobs";
@@ -28,6 +29,45 @@ describe("inspector endpoints", () => {
     expect(ok.body.expected).toBeNull();
     expect((await call(inspect.POST, { json: { query: " " }, params: { id } })).status).toBe(422);
     expect((await call(inspect.POST, { json: { query: "x" }, params: { id: "777777" } })).status).toBe(404);
+  });
+
+  it("the inspector's list is the REST search's answer for the same query and k, in one request", async () => {
+    const inspected = await call(inspect.POST, { json: { query: "refund to my card", top_k: 2 }, params: { id } });
+    const searched = await call(search.POST, { json: { query: "refund to my card", top_k: 2 }, params: { id } });
+    expect(inspected.body.results).toHaveLength(2);
+    expect(inspected.body.results).toEqual(searched.body.results);
+  });
+
+  it("logs inspector searches apart from the agent's calls: distinct recent queries, last activity untouched", async () => {
+    const agent = newAgent("sources");
+    await ingest(agent.id, "sla.txt", ARTICLES.sla);
+    const aid = String(agent.id);
+    await call(search.POST, { json: { query: "response time", top_k: 2 }, params: { id: aid } });
+    const before = listAgents().find((a) => a.id === agent.id)!.last_activity;
+    for (const k of [1, 2, 3, 4]) await call(inspect.POST, { json: { query: "premium support", top_k: k }, params: { id: aid } });
+    await call(inspect.POST, { json: { query: "response time", top_k: 5 }, params: { id: aid } });
+    expect(listAgents().find((a) => a.id === agent.id)!.last_activity).toBe(before);
+
+    const all = await call(toolCalls.GET, { method: "GET", params: { id: aid } });
+    expect(all.body.tool_calls.map((c: { source: string }) => c.source)).toEqual(["inspector", "inspector", "inspector", "inspector", "inspector", "api"]);
+    const distinct = await call(toolCalls.GET, { method: "GET", params: { id: aid }, url: "?distinct=query" });
+    expect(distinct.body.tool_calls.map((c: { input: string; source: string }) => [JSON.parse(c.input).query, JSON.parse(c.input).top_k, c.source])).toEqual([
+      ["response time", 5, "inspector"],
+      ["premium support", 4, "inspector"],
+    ]);
+  });
+
+  it("the agent-facing gate refuses an agent without document_search and logs the refusal; the inspector still answers", async () => {
+    const agent = newAgent("gated", []);
+    await ingest(agent.id, "sla.txt", ARTICLES.sla);
+    const aid = String(agent.id);
+    const refused = await call(search.POST, { json: { query: "response time" }, params: { id: aid } });
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
+    const [log] = (await call(toolCalls.GET, { method: "GET", params: { id: aid } })).body.tool_calls;
+    expect(log).toMatchObject({ ok: 0, source: "api", error: expect.stringMatching(/document_search/) });
+    const inspected = await call(inspect.POST, { json: { query: "response time" }, params: { id: aid } });
+    expect(inspected.status).toBe(200);
+    expect(inspected.body.results.map((r: { filename: string }) => r.filename)).toEqual(["sla.txt"]);
   });
 
   it("preview extracts text without storing anything, and rejects what an upload would reject", async () => {
