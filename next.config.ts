@@ -48,6 +48,15 @@ const nextConfig: NextConfig = {
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },
+  async rewrites() {
+    return {
+      // The original path of the search endpoint, kept for existing clients. Before the
+      // filesystem, so the document page at /agents/[id]/documents/[docId] never takes it.
+      beforeFiles: [{ source: "/agents/:id/documents/search", destination: "/api/agents/:id/documents/search" }],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
 };
 
 export default nextConfig;

@@ -15,6 +15,10 @@ test("the demo agent is there on first start and finds the SLA article", async (
   expect(body.query).toBe("support SLA");
   expect(body.results).toHaveLength(3);
   expect(body.results[0].filename).toBe("support-sla.md");
+  // The original path is a rewrite of the API route: the same answer on both.
+  const direct = await request.post("/api/agents/1/documents/search", { data: { query: "support SLA", top_k: 3 } });
+  expect(direct.status()).toBe(200);
+  expect(await direct.json()).toEqual(body);
 
   const health = await request.get("/api/health");
   expect(health.status()).toBe(200);

@@ -65,3 +65,24 @@ export async function checkHealth(): Promise<Health> {
   health.ok = health.chroma.ok && health.embedder.ok;
   return health;
 }
+
+/** How long the page banner reuses a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
+export const HEALTH_CACHE_MS = 5_000;
+
+// One entry per process, like the clients: `at` is set once the check has settled.
+const cache = globalThis as unknown as { __kbHealth?: { pending: Promise<Health>; at?: number } };
+
+/** checkHealth() for page renders: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
+export function cachedHealth(): Promise<Health> {
+  const last = cache.__kbHealth;
+  if (last && (last.at === undefined || Date.now() - last.at < HEALTH_CACHE_MS)) return last.pending;
+  const entry: { pending: Promise<Health>; at?: number } = { pending: checkHealth() };
+  cache.__kbHealth = entry;
+  entry.pending.then(
+    () => (entry.at = Date.now()),
+    () => {
+      if (cache.__kbHealth === entry) cache.__kbHealth = undefined; // a thrown check is not kept
+    },
+  );
+  return entry.pending;
+}

@@ -73,3 +73,12 @@ describe("tool-call history retention", () => {
     expect(queries(b.id)).toEqual(["b1", "b2", "b3"]);
   });
 });
+
+describe("a call whose agent was deleted meanwhile", () => {
+  it("is not logged, and logging it does not fail the call", async () => {
+    const { logToolCall } = await import("./tool-calls");
+    expect(() =>
+      logToolCall({ agentId: 987_654, tool: "document_search", input: { query: "q", top_k: 1 }, ok: true, latencyMs: 1, resultCount: 0 }),
+    ).not.toThrow();
+  });
+});

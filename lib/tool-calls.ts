@@ -28,12 +28,18 @@ export function logToolCall(c: {
   resultCount: number;
   source?: ToolCallSource;
 }): void {
-  db()
-    .prepare(
-      `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api");
+  try {
+    db()
+      .prepare(
+        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api");
+  } catch (err) {
+    // The agent was deleted while its search ran: there is nothing left to log it against.
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") return;
+    throw err;
+  }
   maybePrune(c.agentId);
 }
 

@@ -1,11 +1,12 @@
 import { connection } from "next/server";
-import { checkHealth } from "@/lib/health";
+import { cachedHealth } from "@/lib/health";
 
 /** Says plainly when search cannot work, instead of letting every page fail its own way. */
 export async function HealthBanner() {
   // Health is a request-time fact; without this the build would probe it while prerendering.
   await connection();
-  const health = await checkHealth();
+  // Shared by renders for a few seconds: a check embeds a probe and queries Chroma.
+  const health = await cachedHealth();
   const problems = [health.chroma.error, health.embedder.error].filter(Boolean);
   if (health.stale_models.length > 0) {
     problems.push(

@@ -26,6 +26,12 @@ function embedder(opts: Partial<OpenAIEmbedderOptions> = {}) {
   return new OpenAIEmbedder({ apiKey: KEY, baseURL: server.url, model: "test-model", retryBaseMs: 1, ...opts });
 }
 
+/** A sleep that returns at once and keeps the delays it was asked for. */
+function recordedSleep() {
+  const waits: number[] = [];
+  return { waits, sleep: async (ms: number) => void waits.push(ms) };
+}
+
 async function failure(p: Promise<unknown>): Promise<EmbeddingError> {
   const err = await p.then(
     () => undefined,
@@ -203,16 +209,18 @@ describe("OpenAIEmbedder: batching and order", () => {
 describe("OpenAIEmbedder: retries", () => {
   it("retries a 429 with retry-after: 0, then succeeds", async () => {
     server.queue.push((_req, res) => apiError(res, 429, "Rate limit reached", "rate_limit_exceeded", { "retry-after": "0" }));
-    const out = await embedder({ retryBaseMs: 5_000 }).embed(["a"]); // would time out if retry-after were ignored
+    const { waits, sleep } = recordedSleep();
+    const out = await embedder({ retryBaseMs: 5_000, sleep }).embed(["a"]);
+    expect(waits).toEqual([0]); // the header, not the 5 s backoff
     expect(server.requests).toHaveLength(2);
     expect(out).toEqual([fakeVector("a", 8)]);
   });
 
   it("honours retry-after-ms", async () => {
     server.queue.push((_req, res) => apiError(res, 429, "slow down", null, { "retry-after-ms": "150" }));
-    const started = Date.now();
-    await embedder().embed(["a"]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    const { waits, sleep } = recordedSleep();
+    await embedder({ sleep }).embed(["a"]);
+    expect(waits).toEqual([150]);
     expect(server.requests).toHaveLength(2);
   });
 

@@ -81,6 +81,8 @@ export interface OpenAIEmbedderOptions {
    */
   encodingFormat?: "float" | "base64";
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** Waits between retries. Default: a timer; tests pass one that records the delays. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class OpenAIEmbedder implements Embedder {
@@ -96,6 +98,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly retryBaseMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly encodingFormat: "float" | "base64";
+  private readonly sleep: (ms: number) => Promise<void>;
   private initPromise: Promise<void> | undefined;
 
   constructor(opts: OpenAIEmbedderOptions) {
@@ -134,6 +137,7 @@ export class OpenAIEmbedder implements Embedder {
     this.retryBaseMs = nonNegative(opts.retryBaseMs, 500);
     this.maxRetryDelayMs = nonNegative(opts.maxRetryDelayMs, 60_000);
     this.encodingFormat = opts.encodingFormat ?? (this.official ? "base64" : "float");
+    this.sleep = opts.sleep ?? sleep;
     this.client = new OpenAI({
       apiKey,
       baseURL,
@@ -224,7 +228,7 @@ export class OpenAIEmbedder implements Embedder {
         });
       } catch (err) {
         if (attempt >= this.maxRetries || !isRetryable(err)) throw this.toEmbeddingError(err, attempt);
-        await sleep(this.retryDelayMs(err, attempt));
+        await this.sleep(this.retryDelayMs(err, attempt));
       }
     }
   }
