@@ -1,8 +1,8 @@
 // Runs once when the server starts.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { recoverInterruptedIngests } = await import("./lib/recovery");
-  const { embedder } = await import("./lib/embedder");
+  const { recoverInterruptedIngests } = await import("./lib/ingest/recover");
+  const { embedder } = await import("./lib/embeddings/configured");
   try {
     const n = recoverInterruptedIngests();
     if (n > 0) console.log(`[kb-inspector] ${n} interrupted ingest(s) marked failed; their partial vectors are being removed`);
@@ -11,7 +11,7 @@ export async function register() {
   }
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
-  const { warmCorpusStats } = await import("./lib/corpus-stats");
+  const { warmCorpusStats } = await import("./lib/retrieval/corpus-stats");
   void embedder()
     .embed(["warm-up"])
     .then(() => warmCorpusStats(embedder()))

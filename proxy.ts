@@ -11,6 +11,6 @@ export async function proxy(req: NextRequest) {
 export const config = {
   // Static build output needs no checks. The two upload routes are left out because Next
   // reads a whole request body into memory before a proxy answers; they run the same gate
-  // themselves before reading a byte of it (see withGate in lib/api.ts).
+  // themselves before reading a byte of it (see gatedRoute in lib/http/route.ts).
   matcher: ["/((?!_next/static/|_next/image|favicon.ico|api/agents/[^/]+/documents$|api/agents/[^/]+/documents/preview$).*)"],
 };

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { listAgents } from "@/lib/agents";
+import { listAgents } from "@/lib/db/agents";
 import { CreateAgentForm } from "@/components/agents/create-agent-form";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import type { RepairReport } from "../lib/audit";
+import type { RepairReport } from "../lib/ingest/audit";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 import { addVectors, appCollection, deleteVectors, specChroma, vectorIds } from "./spec-chroma";
 

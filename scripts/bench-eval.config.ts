@@ -9,14 +9,14 @@ export default defineConfig({
   resolve: {
     alias: {
       "@": root,
-      "server-only": path.join(root, "lib/testing/server-only-stub.ts"),
+      "server-only": path.join(root, "test/server-only-stub.ts"),
     },
   },
   test: {
     root,
     include: ["scripts/bench-eval.run.ts"],
-    globalSetup: ["lib/testing/global-setup.ts"],
-    setupFiles: ["lib/testing/setup.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/setup.ts"],
     testTimeout: 1_800_000,
     hookTimeout: 120_000,
     pool: "forks",

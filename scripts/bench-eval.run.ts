@@ -1,10 +1,10 @@
 import { it } from "vitest";
-import { createAgent } from "@/lib/agents";
-import { agentChunkCount } from "@/lib/documents";
-import { embedder } from "@/lib/embedder";
+import { createAgent } from "@/lib/db/agents";
+import { agentChunkCount } from "@/lib/db/documents";
+import { embedder } from "@/lib/embeddings/configured";
 import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { EVAL_BATCH, evaluate } from "@/lib/evaluation/run";
-import { ingestFile } from "@/lib/ingest";
+import { ingestFile } from "@/lib/ingest/pipeline";
 
 // Sizes can be changed from the environment: BENCH_DOCS=500 BENCH_PAIRS=2000 npm run bench:eval
 const DOCS = Number(process.env.BENCH_DOCS ?? 250);

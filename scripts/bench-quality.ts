@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadDebianFaq, type FaqSet } from "../lib/benchmark/debian-faq";
+import { loadDebianFaq, type FaqSet } from "./bench/debian-faq";
 import { startChroma } from "./chroma-server.mjs";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-"));
@@ -37,10 +37,10 @@ async function main() {
     KB_DEMO: "0",
   });
   // Imported only now: lib/ reads the environment on first use.
-  const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local");
-  const { WordVectors } = await import("../lib/embeddings/word-vectors");
-  const { indexArticles, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("../lib/benchmark/run");
-  const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("../lib/benchmark/throughput");
+  const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local/embedder");
+  const { WordVectors } = await import("../lib/embeddings/local/word-vectors");
+  const { indexArticles, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
+  const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("./bench/throughput");
   type Spec = typeof LOCAL_SPEC;
 
   const version = spawnSync("dpkg-query", ["-W", "-f=${Version}", "debian-faq"], { encoding: "utf8" }).stdout || "?";

@@ -10,7 +10,7 @@ import * as agent from "@/app/api/agents/[id]/route";
 import * as pairs from "@/app/api/agents/[id]/pairs/route";
 import * as evals from "@/app/api/agents/[id]/evals/route";
 import * as evalRun from "@/app/api/agents/[id]/evals/[runId]/route";
-import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
+import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 

@@ -98,8 +98,8 @@ async function main() {
 
   try {
     // Imported only now: lib/ reads the environment (CHROMA_URL) on first use.
-    const { documentsToReindex, dropEmptyCollections, reindex } = await import("../lib/reindex");
-    const { embedder } = await import("../lib/embedder");
+    const { documentsToReindex, dropEmptyCollections, reindex } = await import("../lib/ingest/re-embed");
+    const { embedder } = await import("../lib/embeddings/configured");
     const model = embedder().model;
     const todo = documentsToReindex(args.agentId);
     const scope = args.agentId === undefined ? "" : ` of agent ${args.agentId}`;

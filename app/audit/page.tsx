@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { listAgents } from "@/lib/agents";
+import { listAgents } from "@/lib/db/agents";
 import { currentIdentity } from "@/lib/auth";
 import { AuditPanel } from "@/components/audit/audit-panel";
 

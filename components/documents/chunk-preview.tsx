@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import { apiFetch } from "@/lib/api-client";
-import { chunkText } from "@/lib/chunking";
+import { apiFetch } from "@/lib/http/client-fetch";
+import { chunkText } from "@/lib/ingest/chunking";
 import { ChunkedText } from "./chunked-text";
 
 interface Preview {

@@ -1,4 +1,4 @@
-import type { Chunk } from "@/lib/chunking";
+import type { Chunk } from "@/lib/ingest/chunking";
 
 interface Segment {
   start: number;

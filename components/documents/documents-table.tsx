@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import type { DocumentRow } from "@/lib/documents";
+import type { DocumentRow } from "@/lib/db/documents";
 import { DeleteDocumentButton } from "./delete-document-button";
 
 const kb = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);

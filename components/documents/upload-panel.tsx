@@ -4,10 +4,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { startUploadAction } from "@/lib/actions/documents";
-import { apiFetch } from "@/lib/api-client";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@/lib/chunking";
-import { queryKeys } from "@/lib/query-keys";
-import type { UploadJob } from "@/lib/upload-jobs";
+import { apiFetch } from "@/lib/http/client-fetch";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@/lib/ingest/chunking";
+import { queryKeys } from "@/lib/http/query-keys";
+import type { UploadJob } from "@/lib/ingest/upload-jobs";
 import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList } from "./file-progress";
 

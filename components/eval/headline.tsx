@@ -1,4 +1,4 @@
-import type { EvalRun } from "@/lib/evaluation/runs";
+import type { EvalRun } from "@/lib/db/eval-runs";
 import { pct } from "./line-chart";
 import { KPicker } from "./k-picker";
 import { RunSettings } from "./run-settings";

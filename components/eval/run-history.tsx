@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { EvalRun } from "@/lib/evaluation/runs";
+import type { EvalRun } from "@/lib/db/eval-runs";
 import { pct } from "./line-chart";
 import { chunkSettingsText, queryWeightingText, when } from "./run-settings";
 import { TrendChart } from "./trend-chart";

@@ -5,8 +5,8 @@ import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useRef } from "react";
 import { useFormStatus } from "react-dom";
 import { startEvalAction, type StartEvalState } from "@/lib/actions/evals";
-import { apiFetch } from "@/lib/api-client";
-import { queryKeys } from "@/lib/query-keys";
+import { apiFetch } from "@/lib/http/client-fetch";
+import { queryKeys } from "@/lib/http/query-keys";
 
 interface RunStatus {
   run_id: number;

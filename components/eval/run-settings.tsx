@@ -1,4 +1,4 @@
-import type { EvalRun } from "@/lib/evaluation/runs";
+import type { EvalRun } from "@/lib/db/eval-runs";
 
 export const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 

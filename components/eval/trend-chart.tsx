@@ -1,4 +1,4 @@
-import type { EvalRun } from "@/lib/evaluation/runs";
+import type { EvalRun } from "@/lib/db/eval-runs";
 import { LineChart, pct } from "./line-chart";
 
 const decimalTicks = [0, 0.25, 0.5, 0.75, 1].map((value) => ({ value, label: String(value) }));

@@ -1,5 +1,5 @@
 import { connection } from "next/server";
-import { cachedHealth } from "@/lib/health";
+import { cachedHealth } from "@/lib/retrieval/health";
 
 /** Says plainly when search cannot work, instead of letting every page fail its own way. */
 export async function HealthBanner() {

@@ -4,10 +4,10 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
-import { postJson } from "@/lib/api-client";
-import type { Inspection } from "@/lib/inspect";
+import { postJson } from "@/lib/http/client-fetch";
+import type { Inspection } from "@/lib/retrieval/inspect";
 import { QueryWords } from "./query-words";
-import { queryKeys } from "@/lib/query-keys";
+import { queryKeys } from "@/lib/http/query-keys";
 import { DistanceChart } from "./distance-chart";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { RecentQueries } from "./recent-queries";

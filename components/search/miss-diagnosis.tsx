@@ -1,4 +1,4 @@
-import type { Inspection } from "@/lib/inspect";
+import type { Inspection } from "@/lib/retrieval/inspect";
 
 /** Where the expected document really ranked, and what top_k would have retrieved it. */
 export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspection; topK: number; space: string }) {

@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch } from "@/lib/api-client";
-import { queryKeys } from "@/lib/query-keys";
-import type { ToolCall } from "@/lib/tool-calls";
+import { apiFetch } from "@/lib/http/client-fetch";
+import { queryKeys } from "@/lib/http/query-keys";
+import type { ToolCall } from "@/lib/db/tool-calls";
 
 /** The latest run of each distinct query, the agent's and the inspector's; clicking one runs it again. */
 export function RecentQueries({ agentId, onPick }: { agentId: number; onPick: (query: string, topK: number) => void }) {

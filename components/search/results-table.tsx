@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { SearchResult } from "@/lib/search";
+import type { SearchResult } from "@/lib/retrieval/retrieve";
 import { Highlight } from "./highlight";
 
 export function ResultsTable(props: { results: SearchResult[]; query: string; agentId: number; expected: number | null; space: string; stale: boolean }) {

@@ -2,10 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { createAgent, updateAgent } from "@/lib/agents";
+import { createAgent, updateAgent } from "@/lib/db/agents";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/errors";
-import { removeAgent } from "@/lib/removal";
+import { AppError } from "@/lib/http/errors";
+import { removeAgent } from "@/lib/ingest/remove";
 import { agentSchema, agentUpdateSchema } from "@/lib/validations/agent";
 
 export interface FormState {

@@ -3,11 +3,11 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/errors";
-import { reindexDocument } from "@/lib/ingest";
-import { removeDocument } from "@/lib/removal";
-import { startUploadJob } from "@/lib/upload-jobs";
-import { readUploadForm } from "@/lib/uploads";
+import { AppError } from "@/lib/http/errors";
+import { reindexDocument } from "@/lib/ingest/pipeline";
+import { removeDocument } from "@/lib/ingest/remove";
+import { startUploadJob } from "@/lib/ingest/upload-jobs";
+import { readUploadForm } from "@/lib/ingest/uploads";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
 
 export interface StartUploadState {

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/http/errors";
 import { startEvaluation } from "@/lib/evaluation/run";
 import { evalRequestSchema } from "@/lib/validations/pair";
 

@@ -2,9 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { getDocument } from "@/lib/documents";
-import { AppError } from "@/lib/errors";
-import { createPair } from "@/lib/pairs";
+import { getDocument } from "@/lib/db/documents";
+import { AppError } from "@/lib/http/errors";
+import { createPair } from "@/lib/db/pairs";
 
 export interface SavePairState {
   ok?: boolean;

@@ -2,10 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/http/errors";
 import { addPair, editPair, importPairs, type ImportReport } from "@/lib/evaluation/labeled-pairs";
 import { parsePairFile } from "@/lib/evaluation/pair-files";
-import { deletePair } from "@/lib/pairs";
+import { deletePair } from "@/lib/db/pairs";
 import { MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
 
 export interface PairFormState {

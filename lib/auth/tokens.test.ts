@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../db";
+import { db } from "../db/client";
 import { createToken, hashToken, listTokens, revokeToken, verifyToken } from "./tokens";
 
 describe("API tokens", () => {

@@ -1,6 +1,6 @@
 // Bearer tokens for scripts and CI: shown once when created, only their sha256 is stored.
 import { createHash, randomBytes } from "node:crypto";
-import { db } from "../db";
+import { db } from "../db/client";
 import type { Role } from "./request-rules";
 
 export interface ApiToken {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeOpenAIServer } from "../testing/fake-openai";
+import { FakeOpenAIServer } from "../../test/fake-openai";
 import { createEmbedder, EmbeddingError, LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder, OpenAIEmbedder, PLACEHOLDER_API_KEY } from "./index";
 
 let server: FakeOpenAIServer;

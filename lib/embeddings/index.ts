@@ -1,16 +1,16 @@
-import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder } from "./local";
-import { OpenAIEmbedder } from "./openai";
+import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder } from "./local/embedder";
+import { OpenAIEmbedder } from "./openai/embedder";
 import { EmbeddingError, type Embedder } from "./types";
 
 export { EmbeddingError, type CorpusStats, type Embedder, type FeatureCounts, type QueryWord } from "./types";
-import { CountTable } from "./text-features";
+import { CountTable } from "./local/text-features";
 import type { FeatureCounts } from "./types";
 
 /** An empty, growable feature → count table for Embedder.countFeatures. */
 export function newFeatureCounts(): FeatureCounts {
   return new CountTable(1 << 12);
 }
-export { LocalEmbedder, LOCAL_MODEL, LOCAL_DIMENSION } from "./local";
+export { LocalEmbedder, LOCAL_MODEL, LOCAL_DIMENSION } from "./local/embedder";
 export {
   OpenAIEmbedder,
   KNOWN_DIMENSIONS,
@@ -19,7 +19,7 @@ export {
   MAX_TOKENS_PER_REQUEST,
   MAX_INPUT_CHARS,
   type OpenAIEmbedderOptions,
-} from "./openai";
+} from "./openai/embedder";
 
 export const DEFAULT_OPENAI_MODEL = "text-embedding-3-small";
 /** Sent when an OpenAI-compatible server (baseURL set) needs no key; many local servers ignore it. */

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as evals from "@/app/api/agents/[id]/evals/route";
 import * as pairsApi from "@/app/api/agents/[id]/pairs/route";
-import { collectionFor } from "../chroma";
-import { embedder } from "../embedder";
-import { removeDocument } from "../removal";
-import { embedForAgent } from "../search";
-import { ARTICLES, ingest, newAgent } from "../testing/helpers";
-import { call } from "../testing/http";
+import { collectionFor } from "../vector-store/client";
+import { embedder } from "../embeddings/configured";
+import { removeDocument } from "../ingest/remove";
+import { embedForAgent } from "../retrieval/retrieve";
+import { ARTICLES, ingest, newAgent } from "../../test/helpers";
+import { call } from "../../test/http";
 import { EVAL_BATCH } from "./run";
 
 // Long enough to be cut into several chunks at 160/20, so a document's chunks rank apart.

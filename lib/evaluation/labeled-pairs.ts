@@ -1,7 +1,7 @@
 import "server-only";
-import { listDocuments } from "../documents";
-import { AppError } from "../errors";
-import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../pairs";
+import { listDocuments } from "../db/documents";
+import { AppError } from "../http/errors";
+import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
 import { pairSchema, type PairInput } from "../validations/pair";
 import type { RawPairRow } from "./pair-files";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { batchSize, EVAL_BATCH, MAX_RESULTS_PER_CALL, pairOutcome } from "./run";
 import { isHit, meanReciprocalRank, recallAtK, summarize, type PairOutcome } from "./metrics";
-import type { SearchResult } from "../search";
+import type { SearchResult } from "../retrieval/retrieve";
 
 const found = (rank: number | null): PairOutcome => ({ rank, missing: false });
 const missing: PairOutcome = { rank: null, missing: true };

@@ -1,14 +1,14 @@
 import "server-only";
-import { getAgent } from "../agents";
-import { isVectorStoreUnavailable } from "../chroma";
-import { listDocuments, type DocumentRow } from "../documents";
-import { embedder } from "../embedder";
+import { getAgent } from "../db/agents";
+import { isVectorStoreUnavailable } from "../vector-store/client";
+import { listDocuments, type DocumentRow } from "../db/documents";
+import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
-import { AppError } from "../errors";
-import { listPairs, type Pair } from "../pairs";
-import { bestRanks, rankAllChunks, type DocumentRank, type RankedChunk } from "../search";
+import { AppError } from "../http/errors";
+import { listPairs, type Pair } from "../db/pairs";
+import { bestRanks, rankAllChunks, type DocumentRank, type RankedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
-import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "./runs";
+import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
 
 /** Queries embedded and ranked per round trip: few enough to report progress often. */
 export const EVAL_BATCH = 32;

@@ -1,6 +1,6 @@
-import type { Pair } from "../pairs";
+import type { Pair } from "../db/pairs";
 import { isHit } from "./metrics";
-import type { EvalRun, PairResult } from "./runs";
+import type { EvalRun, PairResult } from "../db/eval-runs";
 
 /** The API's view of one pair's result: hit at the run's k, null when the document is missing. */
 export const pairResultView = (r: PairResult, k: number) => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../chunking";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../ingest/chunking";
 
 const whole = (name: string, min: number) =>
   z.coerce

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { agentFromParams } from "@/lib/agent-param";
+import { agentFromParams } from "@/lib/http/agent-param";
 import { AgentTabs } from "@/components/agents/agent-tabs";
 
 export default async function AgentLayout({ params, children }: { params: Promise<{ id: string }>; children: React.ReactNode }) {

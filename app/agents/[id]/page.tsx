@@ -1,5 +1,5 @@
-import { agentFromParams } from "@/lib/agent-param";
-import { listDocuments } from "@/lib/documents";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { listDocuments } from "@/lib/db/documents";
 import { UploadPanel } from "@/components/documents/upload-panel";
 import { DocumentsTable } from "@/components/documents/documents-table";
 

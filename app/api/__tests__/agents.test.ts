@@ -3,8 +3,8 @@ import * as agents from "../agents/route";
 import * as agent from "../agents/[id]/route";
 import * as documents from "../agents/[id]/documents/route";
 import * as document from "../agents/[id]/documents/[docId]/route";
-import { call, filesForm } from "@/lib/testing/http";
-import { ARTICLES } from "@/lib/testing/helpers";
+import { call, filesForm } from "@/test/http";
+import { ARTICLES } from "@/test/helpers";
 
 const create = (name: string, tools = ["document_search"]) => call(agents.POST, { json: { name, tools } });
 

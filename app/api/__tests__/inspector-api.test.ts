@@ -4,10 +4,10 @@ import * as preview from "../agents/[id]/documents/preview/route";
 import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as uploads from "../agents/[id]/uploads/[jobId]/route";
 import * as search from "../agents/[id]/documents/search/route";
-import { listAgents } from "@/lib/agents";
-import { call } from "@/lib/testing/http";
-import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
-import { getUploadJob, startUploadJob } from "@/lib/upload-jobs";
+import { listAgents } from "@/lib/db/agents";
+import { call } from "@/test/http";
+import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import { getUploadJob, startUploadJob } from "@/lib/ingest/upload-jobs";
 
 let id: string;
 const oneFile = (name: string, content: string) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiError, FakeOpenAIServer } from "@/lib/testing/fake-openai";
+import { apiError, FakeOpenAIServer } from "@/test/fake-openai";
 
 let fake: FakeOpenAIServer;
 beforeAll(async () => {
@@ -15,9 +15,9 @@ afterAll(() => fake.close());
 describe("search when the embedding provider fails", () => {
   it("answers 500 and still commits a failed ToolCall", async () => {
     const search = await import("../agents/[id]/documents/search/route");
-    const { call } = await import("@/lib/testing/http");
-    const { ingest, newAgent } = await import("@/lib/testing/helpers");
-    const { recentToolCalls } = await import("@/lib/tool-calls");
+    const { call } = await import("@/test/http");
+    const { ingest, newAgent } = await import("@/test/helpers");
+    const { recentToolCalls } = await import("@/lib/db/tool-calls");
     const agent = newAgent("provider down");
     await ingest(agent.id, "a.txt", "an article");
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as search from "../agents/[id]/documents/search/route";
-import { call } from "@/lib/testing/http";
-import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
-import { recentToolCalls } from "@/lib/tool-calls";
+import { call } from "@/test/http";
+import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import { recentToolCalls } from "@/lib/db/tool-calls";
 
 let agentId: string;
 beforeAll(async () => {

@@ -9,8 +9,8 @@ vi.hoisted(() => {
 import * as documents from "../agents/[id]/documents/route";
 import * as preview from "../agents/[id]/documents/preview/route";
 import { startUploadAction } from "@/lib/actions/documents";
-import { call, filesForm } from "@/lib/testing/http";
-import { ARTICLES, newAgent } from "@/lib/testing/helpers";
+import { call, filesForm } from "@/test/http";
+import { ARTICLES, newAgent } from "@/test/helpers";
 
 const LIMIT = 1024 * 1024;
 const CHUNK = 64 * 1024;

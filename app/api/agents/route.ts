@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
-import { createAgent, listAgents } from "@/lib/agents";
-import { readJson, route } from "@/lib/api";
+import { createAgent, listAgents } from "@/lib/db/agents";
+import { readJson, route } from "@/lib/http/route";
 import { agentSchema } from "@/lib/validations/agent";
 
 export const GET = route(async () => NextResponse.json({ agents: listAgents() }));

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
-import { route } from "@/lib/api";
-import { auditIndex } from "@/lib/audit";
+import { route } from "@/lib/http/route";
+import { auditIndex } from "@/lib/ingest/audit";
 
 export const dynamic = "force-dynamic";
 

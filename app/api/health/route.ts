@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { currentIdentity } from "@/lib/auth";
-import { checkHealth } from "@/lib/health";
+import { checkHealth } from "@/lib/retrieval/health";
 
 export const dynamic = "force-dynamic";
 

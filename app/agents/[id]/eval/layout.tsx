@@ -1,5 +1,5 @@
-import { agentFromParams } from "@/lib/agent-param";
-import { listPairs } from "@/lib/pairs";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { listPairs } from "@/lib/db/pairs";
 import { EvalNav } from "@/components/eval/eval-nav";
 
 export default async function EvalLayout({ params, children }: { params: Promise<{ id: string }>; children: React.ReactNode }) {

@@ -1,11 +1,11 @@
 import Link from "next/link";
-import { agentFromParams } from "@/lib/agent-param";
-import { agentChunkCount } from "@/lib/documents";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { agentChunkCount } from "@/lib/db/documents";
 import { compareRuns } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
-import { listRuns, runResults, type EvalRun } from "@/lib/evaluation/runs";
-import { listPairs } from "@/lib/pairs";
+import { listRuns, runResults, type EvalRun } from "@/lib/db/eval-runs";
+import { listPairs } from "@/lib/db/pairs";
 import { MAX_K } from "@/lib/validations/pair";
 import { ComparisonView } from "@/components/eval/comparison-view";
 import { Headline } from "@/components/eval/headline";

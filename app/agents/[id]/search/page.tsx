@@ -1,7 +1,7 @@
-import { agentFromParams } from "@/lib/agent-param";
-import { DISTANCE_LABEL } from "@/lib/chroma";
-import { listDocuments } from "@/lib/documents";
-import { embedder } from "@/lib/embedder";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { DISTANCE_LABEL } from "@/lib/vector-store/client";
+import { listDocuments } from "@/lib/db/documents";
+import { embedder } from "@/lib/embeddings/configured";
 import { Inspector } from "@/components/search/inspector";
 import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
 

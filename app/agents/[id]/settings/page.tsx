@@ -1,5 +1,5 @@
-import { agentFromParams } from "@/lib/agent-param";
-import { listDocuments } from "@/lib/documents";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { listDocuments } from "@/lib/db/documents";
 import { AgentSettingsForm } from "@/components/agents/agent-settings-form";
 import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
 

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { getAgent, updateAgent } from "@/lib/agents";
-import { parseId, readJson, route } from "@/lib/api";
-import { removeAgent } from "@/lib/removal";
+import { getAgent, updateAgent } from "@/lib/db/agents";
+import { parseId, readJson, route } from "@/lib/http/route";
+import { removeAgent } from "@/lib/ingest/remove";
 import { agentUpdateSchema } from "@/lib/validations/agent";
 
 type Ctx = { params: Promise<{ id: string }> };

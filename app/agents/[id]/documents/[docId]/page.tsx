@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { agentFromParams } from "@/lib/agent-param";
-import { chunkText } from "@/lib/chunking";
-import { findDocument } from "@/lib/documents";
+import { agentFromParams } from "@/lib/http/agent-param";
+import { chunkText } from "@/lib/ingest/chunking";
+import { findDocument } from "@/lib/db/documents";
 import { ChunkedText } from "@/components/documents/chunked-text";
 import { ReindexForm } from "@/components/documents/reindex-form";
 import { DeleteDocumentButton } from "@/components/documents/delete-document-button";

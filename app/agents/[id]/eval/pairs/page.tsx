@@ -1,6 +1,6 @@
-import { agentFromParams } from "@/lib/agent-param";
+import { agentFromParams } from "@/lib/http/agent-param";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
-import { listPairs } from "@/lib/pairs";
+import { listPairs } from "@/lib/db/pairs";
 import { AddPairForm } from "@/components/eval/add-pair-form";
 import { ImportPairsForm } from "@/components/eval/import-pairs-form";
 import { PairsTable } from "@/components/eval/pairs-table";

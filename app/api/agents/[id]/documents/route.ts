@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { gatedRoute, parseId } from "@/lib/api";
-import { listDocuments } from "@/lib/documents";
-import { readLimitedForm } from "@/lib/http-body";
-import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/uploads";
+import { getAgent } from "@/lib/db/agents";
+import { gatedRoute, parseId } from "@/lib/http/route";
+import { listDocuments } from "@/lib/db/documents";
+import { readLimitedForm } from "@/lib/http/body";
+import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/ingest/uploads";
 
 type Ctx = { params: Promise<{ id: string }> };
 

@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as evals from "./route";
 import * as one from "./[runId]/route";
 import * as pairs from "../pairs/route";
-import { db } from "@/lib/db";
-import { INTERRUPTED } from "@/lib/evaluation/runs";
-import { call } from "@/lib/testing/http";
-import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
+import { db } from "@/lib/db/client";
+import { INTERRUPTED } from "@/lib/db/eval-runs";
+import { call } from "@/test/http";
+import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 
 let id: string;
 beforeAll(async () => {

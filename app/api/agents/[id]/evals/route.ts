@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { parseId, readJson, route } from "@/lib/api";
+import { getAgent } from "@/lib/db/agents";
+import { parseId, readJson, route } from "@/lib/http/route";
 import { startEvaluation } from "@/lib/evaluation/run";
-import { listRuns, runResults } from "@/lib/evaluation/runs";
+import { listRuns, runResults } from "@/lib/db/eval-runs";
 import { runView } from "@/lib/evaluation/views";
 import { evalRequestSchema } from "@/lib/validations/pair";
 

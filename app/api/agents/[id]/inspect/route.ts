@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
-import { parseId, readJson, route } from "@/lib/api";
-import { inspectQuery } from "@/lib/inspect";
+import { parseId, readJson, route } from "@/lib/http/route";
+import { inspectQuery } from "@/lib/retrieval/inspect";
 import { inspectSchema } from "@/lib/validations/inspect";
 
 type Ctx = { params: Promise<{ id: string }> };

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pairs from "./route";
 import * as pair from "./[pairId]/route";
-import { call } from "@/lib/testing/http";
-import { ARTICLES, ingest, newAgent } from "@/lib/testing/helpers";
+import { call } from "@/test/http";
+import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 
 let id: string;
 let refundsId: number;

@@ -1,11 +1,11 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { parseId, readJson, route } from "@/lib/api";
-import { invalid } from "@/lib/errors";
+import { getAgent } from "@/lib/db/agents";
+import { parseId, readJson, route } from "@/lib/http/route";
+import { invalid } from "@/lib/http/errors";
 import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
 import { pairView } from "@/lib/evaluation/views";
-import { listPairs } from "@/lib/pairs";
+import { listPairs } from "@/lib/db/pairs";
 import { importBodySchema, MAX_IMPORT_ROWS } from "@/lib/validations/pair";
 
 type Ctx = { params: Promise<{ id: string }> };

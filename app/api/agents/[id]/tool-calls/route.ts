@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { parseId, route } from "@/lib/api";
-import { recentQueries, recentToolCalls } from "@/lib/tool-calls";
+import { getAgent } from "@/lib/db/agents";
+import { parseId, route } from "@/lib/http/route";
+import { recentQueries, recentToolCalls } from "@/lib/db/tool-calls";
 
 type Ctx = { params: Promise<{ id: string }> };
 

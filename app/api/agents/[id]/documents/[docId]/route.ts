@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
-import { parseId, route } from "@/lib/api";
-import { chunkText } from "@/lib/chunking";
-import { getDocument } from "@/lib/documents";
-import { removeDocument } from "@/lib/removal";
+import { parseId, route } from "@/lib/http/route";
+import { chunkText } from "@/lib/ingest/chunking";
+import { getDocument } from "@/lib/db/documents";
+import { removeDocument } from "@/lib/ingest/remove";
 
 type Ctx = { params: Promise<{ id: string; docId: string }> };
 

@@ -1,10 +1,10 @@
 import { NextResponse } from "next/server";
-import { gatedRoute, parseId } from "@/lib/api";
-import { getAgent } from "@/lib/agents";
+import { gatedRoute, parseId } from "@/lib/http/route";
+import { getAgent } from "@/lib/db/agents";
 import { env } from "@/lib/env.mjs";
-import { invalid } from "@/lib/errors";
+import { invalid } from "@/lib/http/errors";
 import { extractText } from "@/lib/extract";
-import { readLimitedForm } from "@/lib/http-body";
+import { readLimitedForm } from "@/lib/http/body";
 import { sanitizeFilename } from "@/lib/validations/filename";
 
 type Ctx = { params: Promise<{ id: string }> };

@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
-import { parseId, readJson, route } from "@/lib/api";
-import { documentSearchTool } from "@/lib/search";
+import { parseId, readJson, route } from "@/lib/http/route";
+import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { searchSchema } from "@/lib/validations/search";
-import { getAgent } from "@/lib/agents";
+import { getAgent } from "@/lib/db/agents";
 
 type Ctx = { params: Promise<{ id: string }> };
 

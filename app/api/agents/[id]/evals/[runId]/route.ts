@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { parseId, route } from "@/lib/api";
-import { getRun, runResults } from "@/lib/evaluation/runs";
+import { getAgent } from "@/lib/db/agents";
+import { parseId, route } from "@/lib/http/route";
+import { getRun, runResults } from "@/lib/db/eval-runs";
 import { runView } from "@/lib/evaluation/views";
 
 type Ctx = { params: Promise<{ id: string; runId: string }> };

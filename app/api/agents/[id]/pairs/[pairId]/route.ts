@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/agents";
-import { parseId, readJson, route } from "@/lib/api";
+import { getAgent } from "@/lib/db/agents";
+import { parseId, readJson, route } from "@/lib/http/route";
 import { editPair } from "@/lib/evaluation/labeled-pairs";
 import { pairView } from "@/lib/evaluation/views";
-import { deletePair, getPair } from "@/lib/pairs";
+import { deletePair, getPair } from "@/lib/db/pairs";
 import { pairUpdateSchema } from "@/lib/validations/pair";
 
 type Ctx = { params: Promise<{ id: string; pairId: string }> };

@@ -1,0 +1,83 @@
+import "server-only";
+import { db, now } from "./client";
+import { conflict, notFound } from "../http/errors";
+import { enqueueCleanup } from "../ingest/cleanup";
+import type { Tool } from "../validations/agent";
+
+export interface Agent {
+  id: number;
+  name: string;
+  tools: Tool[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentSummary extends Agent {
+  document_count: number;
+  chunk_count: number;
+  last_activity: string | null;
+}
+
+type Row = Omit<Agent, "tools"> & { tools: string };
+const toAgent = (r: Row): Agent => ({ ...r, tools: JSON.parse(r.tools) });
+
+export function listAgents(): AgentSummary[] {
+  const rows = db()
+    .prepare(
+      `SELECT a.*,
+         (SELECT COUNT(*) FROM documents d WHERE d.agent_id = a.id AND d.status = 'ready') AS document_count,
+         (SELECT COALESCE(SUM(chunk_count), 0) FROM documents d WHERE d.agent_id = a.id AND d.status = 'ready') AS chunk_count,
+         MAX(a.updated_at,
+             COALESCE((SELECT MAX(updated_at) FROM documents d WHERE d.agent_id = a.id), ''),
+             COALESCE((SELECT MAX(created_at) FROM tool_calls t WHERE t.agent_id = a.id AND t.source = 'api'), '')) AS last_activity
+       FROM agents a ORDER BY a.name`,
+    )
+    .all() as (Row & Omit<AgentSummary, keyof Agent>)[];
+  return rows.map((r) => ({ ...toAgent(r), document_count: r.document_count, chunk_count: r.chunk_count, last_activity: r.last_activity }));
+}
+
+export function findAgent(id: number): Agent | undefined {
+  const row = db().prepare("SELECT * FROM agents WHERE id = ?").get(id) as Row | undefined;
+  return row && toAgent(row);
+}
+
+export function getAgent(id: number): Agent {
+  const agent = findAgent(id);
+  if (!agent) throw notFound(`Agent ${id}`);
+  return agent;
+}
+
+export function findAgentByName(name: string): Agent | undefined {
+  const row = db().prepare("SELECT * FROM agents WHERE name = ?").get(name) as Row | undefined;
+  return row && toAgent(row);
+}
+
+function assertNameFree(name: string, exceptId?: number) {
+  const other = findAgentByName(name);
+  if (other && other.id !== exceptId) throw conflict(`An agent named "${name}" already exists.`);
+}
+
+export function createAgent(input: { name: string; tools: Tool[] }): Agent {
+  assertNameFree(input.name);
+  const t = now();
+  const { lastInsertRowid } = db()
+    .prepare("INSERT INTO agents (name, tools, created_at, updated_at) VALUES (?, ?, ?, ?)")
+    .run(input.name, JSON.stringify(input.tools), t, t);
+  return getAgent(Number(lastInsertRowid));
+}
+
+export function updateAgent(id: number, input: { name?: string; tools?: Tool[] }): Agent {
+  const agent = getAgent(id);
+  if (input.name !== undefined) assertNameFree(input.name, id);
+  db()
+    .prepare("UPDATE agents SET name = ?, tools = ?, updated_at = ? WHERE id = ?")
+    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), now(), id);
+  return getAgent(id);
+}
+
+/** Removes the agent with its documents and queues all its vectors for removal, in one transaction. */
+export const deleteAgentRow = (id: number) =>
+  db().transaction(() => {
+    db().prepare("DELETE FROM agents WHERE id = ?").run(id);
+    enqueueCleanup(id, null, 0, "agent deleted");
+  })();

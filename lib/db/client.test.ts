@@ -1,0 +1,71 @@
+import Database from "better-sqlite3";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+describe("schema migrations", () => {
+  it("moves a database of an older version forward and keeps its rows", async () => {
+    // A database as the previous release left it (schema version 2), with a recall run in it.
+    const { MIGRATIONS } = await import("./client");
+    const file = path.join(process.env.DATA_DIR!, "kb.sqlite");
+    const old = new Database(file);
+    for (const sql of MIGRATIONS.slice(0, 2)) old.exec(sql);
+    old.pragma("user_version = 2");
+    const t = new Date().toISOString();
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (1, 'Old', ?, ?)").run(t, t);
+    old
+      .prepare(
+        `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, document_count, chunk_count, chunk_settings, created_at)
+         VALUES (1, 3, 'done', 0, 'local-hash-glove-v2-1024', 0, 0, '[]', ?)`,
+      )
+      .run(t);
+    old.close();
+
+    const { db } = await import("./client");
+    const { listRuns } = await import("./eval-runs");
+    expect(db().pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    const [run] = listRuns(1);
+    expect(run).toMatchObject({ agent_id: 1, k: 3, embedding_model: "local-hash-glove-v2-1024", query_weighting: null });
+  });
+});
+
+describe("schema version 4", () => {
+  it("keeps every id, never reuses one, keeps cascades, and queues failed documents' vectors for clean-up", async () => {
+    const { MIGRATIONS, migrate } = await import("./client");
+    const old = new Database(path.join(process.env.DATA_DIR!, "v3.sqlite"));
+    old.pragma("foreign_keys = ON");
+    for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
+    old.pragma("user_version = 3");
+    const t = new Date().toISOString();
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (5, 'Kept', ?, ?)").run(t, t);
+    const doc = old.prepare(
+      `INSERT INTO documents (id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, status, text, embedding_model, created_at, updated_at)
+       VALUES (?, 5, ?, 'txt', 'x', 1, 800, 100, ?, 't', 'm', ?, ?)`,
+    );
+    doc.run(7, "a.txt", "ready", t, t);
+    doc.run(9, "b.txt", "failed", t, t);
+    old.prepare("INSERT INTO pairs (agent_id, query, expected_filename, created_at, updated_at) VALUES (5, 'q', 'a.txt', ?, ?)").run(t, t);
+
+    migrate(old);
+    expect(old.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(old.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(old.prepare("SELECT id, status FROM documents ORDER BY id").all()).toEqual([
+      { id: 7, status: "ready" },
+      { id: 9, status: "failed" },
+    ]);
+    expect(old.prepare("SELECT agent_id, document_id FROM vector_cleanup").all()).toEqual([{ agent_id: 5, document_id: 9 }]);
+
+    // The highest ids are deleted, and the next rows still get new ones.
+    old.prepare("DELETE FROM documents WHERE id = 9").run();
+    const next = old.prepare(
+      `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, status, text, embedding_model, created_at, updated_at)
+       VALUES (5, 'c.txt', 'txt', 'y', 1, 800, 100, 'ready', 't', 'm', ?, ?)`,
+    ).run(t, t);
+    expect(Number(next.lastInsertRowid)).toBe(10);
+    old.prepare("DELETE FROM agents WHERE id = 5").run();
+    expect(old.prepare("SELECT COUNT(*) AS n FROM documents").get()).toEqual({ n: 0 }); // cascade still holds
+    expect(old.prepare("SELECT COUNT(*) AS n FROM pairs").get()).toEqual({ n: 0 });
+    const agent = old.prepare("INSERT INTO agents (name, created_at, updated_at) VALUES ('New', ?, ?)").run(t, t);
+    expect(Number(agent.lastInsertRowid)).toBe(6);
+    old.close();
+  });
+});

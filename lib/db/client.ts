@@ -1,0 +1,202 @@
+import "server-only";
+import Database from "better-sqlite3";
+import fs from "node:fs";
+import path from "node:path";
+import { env } from "../env.mjs";
+
+// Each entry moves the schema one version forward; never edit a shipped one.
+export const MIGRATIONS = [
+  `CREATE TABLE agents (
+     id INTEGER PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     tools TEXT NOT NULL DEFAULT '["document_search"]',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE TABLE documents (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     filename TEXT NOT NULL,
+     type TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     chunk_size INTEGER NOT NULL,
+     chunk_overlap INTEGER NOT NULL,
+     chunk_count INTEGER NOT NULL DEFAULT 0,
+     status TEXT NOT NULL CHECK (status IN ('indexing', 'ready', 'failed')),
+     error TEXT,
+     text TEXT NOT NULL,
+     embedding_model TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX documents_agent ON documents(agent_id, filename);
+   CREATE INDEX documents_sha ON documents(agent_id, sha256);
+   CREATE TABLE tool_calls (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     tool TEXT NOT NULL,
+     input TEXT NOT NULL,
+     ok INTEGER NOT NULL,
+     error TEXT,
+     latency_ms REAL NOT NULL,
+     result_count INTEGER NOT NULL DEFAULT 0,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX tool_calls_agent ON tool_calls(agent_id, created_at);`,
+  // Labeled pairs name the expected document by filename, so they survive a re-upload.
+  `CREATE TABLE pairs (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     query TEXT NOT NULL,
+     expected_filename TEXT NOT NULL,
+     note TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     UNIQUE (agent_id, query, expected_filename)
+   );
+   CREATE TABLE eval_runs (
+     id INTEGER PRIMARY KEY,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     k INTEGER NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+     error TEXT,
+     done_pairs INTEGER NOT NULL DEFAULT 0,
+     n_pairs INTEGER NOT NULL,
+     embedding_model TEXT NOT NULL,
+     document_count INTEGER NOT NULL,
+     chunk_count INTEGER NOT NULL,
+     chunk_settings TEXT NOT NULL,
+     recall_at_k TEXT,
+     mrr REAL,
+     created_at TEXT NOT NULL,
+     finished_at TEXT
+   );
+   CREATE INDEX eval_runs_agent ON eval_runs(agent_id, id);
+   CREATE TABLE eval_results (
+     run_id INTEGER NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+     pair_id INTEGER,
+     query TEXT NOT NULL,
+     expected TEXT NOT NULL,
+     document_id INTEGER,
+     rank INTEGER,
+     best_distance REAL,
+     missing INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (run_id, query, expected)
+   );`,
+  // How the run's queries were weighted (Embedder.queryWeighting); NULL: not weighted.
+  `ALTER TABLE eval_runs ADD COLUMN query_weighting TEXT;`,
+  // Ids are never reused (AUTOINCREMENT), so a vector left behind by a deleted agent or
+  // document can never be taken for a new one's. Tables are rebuilt the way SQLite documents it.
+  `CREATE TABLE agents_v4 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     tools TEXT NOT NULL DEFAULT '["document_search"]',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   INSERT INTO agents_v4 (id, name, tools, created_at, updated_at) SELECT id, name, tools, created_at, updated_at FROM agents;
+   DROP TABLE agents;
+   ALTER TABLE agents_v4 RENAME TO agents;
+   CREATE TABLE documents_v4 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     filename TEXT NOT NULL,
+     type TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     chunk_size INTEGER NOT NULL,
+     chunk_overlap INTEGER NOT NULL,
+     chunk_count INTEGER NOT NULL DEFAULT 0,
+     status TEXT NOT NULL CHECK (status IN ('indexing', 'ready', 'failed')),
+     error TEXT,
+     text TEXT NOT NULL,
+     embedding_model TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   INSERT INTO documents_v4 SELECT id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count,
+     status, error, text, embedding_model, created_at, updated_at FROM documents;
+   DROP TABLE documents;
+   ALTER TABLE documents_v4 RENAME TO documents;
+   CREATE INDEX documents_agent ON documents(agent_id, filename);
+   CREATE INDEX documents_sha ON documents(agent_id, sha256);
+   CREATE INDEX documents_status ON documents(status);
+   INSERT INTO sqlite_sequence (name, seq)
+     SELECT 'agents', COALESCE(MAX(id), 0) FROM agents WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'agents');
+   INSERT INTO sqlite_sequence (name, seq)
+     SELECT 'documents', COALESCE(MAX(id), 0) FROM documents WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'documents');
+   -- Vectors that must go: a failed or interrupted ingest's, a deleted document's or agent's
+   -- (document_id NULL: all of the agent's). Retried with backoff until Chroma confirms.
+   CREATE TABLE vector_cleanup (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     agent_id INTEGER NOT NULL,
+     document_id INTEGER,
+     vectors INTEGER NOT NULL DEFAULT 0,
+     reason TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     next_attempt_at TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX vector_cleanup_agent ON vector_cleanup(agent_id, document_id);
+   -- Failed documents of earlier versions may still hold vectors whose removal was never retried.
+   INSERT INTO vector_cleanup (agent_id, document_id, vectors, reason, next_attempt_at, created_at)
+     SELECT agent_id, id, 0, 'failed before the upgrade', updated_at, updated_at FROM documents WHERE status = 'failed';
+   -- Bearer tokens for automation; only a hash of each token is kept.
+   CREATE TABLE api_tokens (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     name TEXT NOT NULL,
+     role TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL,
+     last_used_at TEXT,
+     revoked_at TEXT
+   );`,
+  // Who searched: the agent through the API, or a person in the inspector (not the agent's call).
+  `ALTER TABLE tool_calls ADD COLUMN source TEXT NOT NULL DEFAULT 'api';`,
+];
+
+function open(): Database.Database {
+  const dir = env().DATA_DIR;
+  fs.mkdirSync(dir, { recursive: true });
+  const db = new Database(path.join(dir, "kb.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(db);
+  return db;
+}
+
+/** Moves a database forward to the latest schema, one version per transaction. */
+export function migrate(db: Database.Database): void {
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (version < MIGRATIONS.length) {
+    // Rebuilding a table that others reference needs foreign keys off while it runs.
+    db.pragma("foreign_keys = OFF");
+    try {
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        db.transaction(() => {
+          db.exec(MIGRATIONS[v]);
+          const broken = db.pragma("foreign_key_check") as unknown[];
+          if (broken.length > 0) throw new Error(`schema migration ${v + 1} left ${broken.length} broken references`);
+          db.pragma(`user_version = ${v + 1}`);
+        })();
+      }
+    } finally {
+      db.pragma("foreign_keys = ON");
+    }
+  }
+}
+
+// Kept on globalThis so dev-mode module reloads share one connection.
+const holder = globalThis as unknown as { __kbDb?: Database.Database };
+
+export function db(): Database.Database {
+  holder.__kbDb ??= open();
+  return holder.__kbDb;
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}

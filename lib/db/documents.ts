@@ -1,0 +1,151 @@
+import "server-only";
+import { db, now } from "./client";
+import { notFound } from "../http/errors";
+import { enqueueCleanup, pendingVectorsOf } from "../ingest/cleanup";
+
+export type DocumentStatus = "indexing" | "ready" | "failed";
+
+export interface DocumentRow {
+  id: number;
+  agent_id: number;
+  filename: string;
+  type: string;
+  sha256: string;
+  bytes: number;
+  chunk_size: number;
+  chunk_overlap: number;
+  chunk_count: number;
+  status: DocumentStatus;
+  error: string | null;
+  embedding_model: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DocumentWithText = DocumentRow & { text: string };
+
+const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count,
+  status, error, embedding_model, created_at, updated_at`;
+
+export function listDocuments(agentId: number): DocumentRow[] {
+  return db()
+    .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? ORDER BY created_at DESC, id DESC`)
+    .all(agentId) as DocumentRow[];
+}
+
+/** A document of this agent only: another agent's id is reported as not found. */
+export function findDocument(agentId: number, id: number): DocumentWithText | undefined {
+  return db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as DocumentWithText | undefined;
+}
+
+export function getDocument(agentId: number, id: number): DocumentWithText {
+  const row = findDocument(agentId, id);
+  if (!row) throw notFound(`Document ${id} of agent ${agentId}`);
+  return row;
+}
+
+export function findReadyBySha(agentId: number, sha256: string): DocumentRow | undefined {
+  return db()
+    .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? AND sha256 = ? AND status = 'ready' LIMIT 1`)
+    .get(agentId, sha256) as DocumentRow | undefined;
+}
+
+export function insertDocument(d: {
+  agent_id: number;
+  filename: string;
+  type: string;
+  sha256: string;
+  bytes: number;
+  chunk_size: number;
+  chunk_overlap: number;
+  text: string;
+  embedding_model: string;
+  /** While indexing: how many chunks the document will have (searches allow for them). */
+  chunk_count?: number;
+}): number {
+  const t = now();
+  const { lastInsertRowid } = db()
+    .prepare(
+      `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text,
+         embedding_model, created_at, updated_at)
+       VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_count, 'indexing', @text,
+         @embedding_model, @t, @t)`,
+    )
+    .run({ chunk_count: 0, ...d, t });
+  return Number(lastInsertRowid);
+}
+
+/**
+ * Makes an indexed document searchable and, in the same transaction, retires the older
+ * versions of its filename (ready or failed; never one still indexing), queueing their
+ * vectors for removal. Null when the row is gone (deleted while it was indexing).
+ */
+export const commitReady = (agentId: number, id: number, filename: string, chunkCount: number) =>
+  db().transaction((): { retired: DocumentWithText[] } | null => {
+    const { changes } = db()
+      .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")
+      .run(chunkCount, now(), id);
+    if (changes !== 1) return null;
+    const retired = db()
+      .prepare("SELECT * FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
+      .all(agentId, filename, id) as DocumentWithText[];
+    for (const old of retired) {
+      db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);
+      if (old.status === "ready") enqueueCleanup(agentId, old.id, old.chunk_count, "replaced by a newer version");
+    }
+    return { retired };
+  })();
+
+/** Marks a document failed and queues whatever vectors it wrote for removal, in one transaction. */
+export const markFailed = (agentId: number, id: number, reason: string, vectors: number) =>
+  db().transaction(() => {
+    db()
+      .prepare("UPDATE documents SET status = 'failed', error = ?, chunk_count = 0, updated_at = ? WHERE id = ? AND agent_id = ?")
+      .run(reason, now(), id, agentId);
+    enqueueCleanup(agentId, id, vectors, "ingest failed");
+  })();
+
+/** Deletes the row and queues its vectors for removal, in one transaction. */
+export const deleteDocumentRow = (agentId: number, id: number, reason = "document deleted") =>
+  db().transaction(() => {
+    const row = db().prepare("SELECT chunk_count FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as
+      | { chunk_count: number }
+      | undefined;
+    if (!row) return;
+    db().prepare("DELETE FROM documents WHERE id = ? AND agent_id = ?").run(id, agentId);
+    enqueueCleanup(agentId, id, row.chunk_count, reason);
+  })();
+
+/** Ids of the agent's documents that search may show: ready ones only. */
+export function readyDocumentIds(agentId: number): Set<number> {
+  const rows = db().prepare("SELECT id FROM documents WHERE agent_id = ? AND status = 'ready'").all(agentId) as { id: number }[];
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * How many of the agent's vectors in Chroma may belong to no ready document (indexing, failed
+ * or removed ones not cleaned up yet): a search asks Chroma for that many more and drops them.
+ */
+export function hiddenVectorCount(agentId: number): number {
+  const row = db()
+    .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS n FROM documents WHERE agent_id = ? AND status = 'indexing'")
+    .get(agentId) as { n: number };
+  return row.n + pendingVectorsOf(agentId);
+}
+
+/** Models the agent's ready documents were embedded with. */
+export function embeddingModelsInUse(agentId?: number): string[] {
+  const rows = (
+    agentId === undefined
+      ? db().prepare("SELECT DISTINCT embedding_model FROM documents WHERE status = 'ready'").all()
+      : db().prepare("SELECT DISTINCT embedding_model FROM documents WHERE status = 'ready' AND agent_id = ?").all(agentId)
+  ) as { embedding_model: string }[];
+  return rows.map((r) => r.embedding_model);
+}
+
+export function agentChunkCount(agentId: number): number {
+  const row = db()
+    .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS n FROM documents WHERE agent_id = ? AND status = 'ready'")
+    .get(agentId) as { n: number };
+  return row.n;
+}

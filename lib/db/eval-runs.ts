@@ -1,0 +1,125 @@
+import "server-only";
+import { db, now } from "./client";
+import { notFound } from "../http/errors";
+import type { Summary } from "../evaluation/metrics";
+
+export type RunStatus = "running" | "done" | "failed";
+
+export interface ChunkSetting {
+  chunk_size: number;
+  chunk_overlap: number;
+  documents: number;
+}
+
+export interface EvalRun {
+  id: number;
+  agent_id: number;
+  k: number;
+  status: RunStatus;
+  error: string | null;
+  done_pairs: number;
+  n_pairs: number;
+  n_missing: number;
+  embedding_model: string;
+  /** Embedder.queryWeighting at the time of the run; null: queries were not weighted. */
+  query_weighting: string | null;
+  document_count: number;
+  chunk_count: number;
+  chunk_settings: ChunkSetting[];
+  recall_at_k: Record<string, number | null> | null;
+  mrr: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface PairResult {
+  pair_id: number | null;
+  query: string;
+  expected: string;
+  document_id: number | null;
+  rank: number | null;
+  best_distance: number | null;
+  missing: boolean;
+}
+
+type RunRow = Omit<EvalRun, "chunk_settings" | "recall_at_k"> & { chunk_settings: string; recall_at_k: string | null };
+
+const toRun = (r: RunRow): EvalRun => ({
+  ...r,
+  chunk_settings: JSON.parse(r.chunk_settings),
+  recall_at_k: r.recall_at_k ? JSON.parse(r.recall_at_k) : null,
+});
+
+export const INTERRUPTED = "interrupted: the server stopped before the run finished";
+
+// Runs executing in this process; a 'running' row outside it was cut off by a restart.
+const holder = globalThis as unknown as { __kbActiveRuns?: Set<number> };
+export const activeRuns = (): Set<number> => (holder.__kbActiveRuns ??= new Set());
+
+function sweepInterrupted(agentId: number): void {
+  const running = db().prepare("SELECT id FROM eval_runs WHERE agent_id = ? AND status = 'running'").all(agentId) as { id: number }[];
+  for (const { id } of running) if (!activeRuns().has(id)) failRun(id, INTERRUPTED);
+}
+
+const SELECT = `SELECT r.*, (SELECT COUNT(*) FROM eval_results e WHERE e.run_id = r.id AND e.missing = 1) AS n_missing FROM eval_runs r`;
+
+export function createRun(s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "recall_at_k" | "mrr" | "created_at" | "finished_at">): number {
+  const { lastInsertRowid } = db()
+    .prepare(
+      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), now());
+  return Number(lastInsertRowid);
+}
+
+/** Stores one batch of results and moves the progress counter, together. */
+export function saveResults(runId: number, results: PairResult[]): void {
+  const insert = db().prepare(
+    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, missing)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  db().transaction(() => {
+    for (const r of results) insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.missing ? 1 : 0);
+    db().prepare("UPDATE eval_runs SET done_pairs = done_pairs + ? WHERE id = ?").run(results.length, runId);
+  })();
+}
+
+export function finishRun(runId: number, summary: Summary): void {
+  db()
+    .prepare("UPDATE eval_runs SET status = 'done', recall_at_k = ?, mrr = ?, finished_at = ? WHERE id = ?")
+    .run(JSON.stringify(summary.recall_at_k), summary.mrr, now(), runId);
+}
+
+export function failRun(runId: number, message: string): void {
+  db()
+    .prepare("UPDATE eval_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status = 'running'")
+    .run(message, now(), runId);
+}
+
+/** The agent's runs, oldest first. */
+export function listRuns(agentId: number): EvalRun[] {
+  sweepInterrupted(agentId);
+  return (db().prepare(`${SELECT} WHERE r.agent_id = ? ORDER BY r.id`).all(agentId) as RunRow[]).map(toRun);
+}
+
+export function findRun(agentId: number, runId: number): EvalRun | undefined {
+  sweepInterrupted(agentId);
+  const row = db().prepare(`${SELECT} WHERE r.id = ? AND r.agent_id = ?`).get(runId, agentId) as RunRow | undefined;
+  return row && toRun(row);
+}
+
+export function getRun(agentId: number, runId: number): EvalRun {
+  const run = findRun(agentId, runId);
+  if (!run) throw notFound(`Evaluation run ${runId} of agent ${agentId}`);
+  return run;
+}
+
+/** Results in the order of the pairs when the run started. */
+export function runResults(runId: number): PairResult[] {
+  const rows = db()
+    .prepare("SELECT pair_id, query, expected, document_id, rank, best_distance, missing FROM eval_results WHERE run_id = ? ORDER BY rowid")
+    .all(runId) as (Omit<PairResult, "missing"> & { missing: number })[];
+  return rows.map((r) => ({ ...r, missing: r.missing === 1 }));
+}
+

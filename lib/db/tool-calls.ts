@@ -1,0 +1,110 @@
+import "server-only";
+import { db, now } from "./client";
+import { env } from "../env.mjs";
+
+export interface ToolCall {
+  id: number;
+  agent_id: number;
+  tool: string;
+  input: string;
+  ok: number;
+  error: string | null;
+  latency_ms: number;
+  result_count: number;
+  created_at: string;
+  /** `api`: the agent's own call; `inspector`: a person testing retrieval. */
+  source: ToolCallSource;
+}
+
+export type ToolCallSource = "api" | "inspector";
+
+export function logToolCall(c: {
+  agentId: number;
+  tool: string;
+  input: unknown;
+  ok: boolean;
+  error?: string;
+  latencyMs: number;
+  resultCount: number;
+  source?: ToolCallSource;
+}): void {
+  try {
+    db()
+      .prepare(
+        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api");
+  } catch (err) {
+    // The agent was deleted while its search ran: there is nothing left to log it against.
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") return;
+    throw err;
+  }
+  maybePrune(c.agentId);
+}
+
+const DAY_MS = 86_400_000;
+/** How often one agent's history is pruned, per process; in between it may overshoot a little. */
+export const PRUNE_INTERVAL_MS = 60_000;
+const holder = globalThis as unknown as { __kbToolCallsPrunedAt?: Map<number, number> };
+
+function maybePrune(agentId: number): void {
+  const prunedAt = (holder.__kbToolCallsPrunedAt ??= new Map());
+  const at = Date.now();
+  if (at - (prunedAt.get(agentId) ?? Number.NEGATIVE_INFINITY) < PRUNE_INTERVAL_MS) return;
+  prunedAt.set(agentId, at);
+  try {
+    pruneToolCalls(agentId);
+  } catch (err) {
+    // Keeping the history bounded must never fail the call being logged.
+    console.error("pruning the tool-call history failed:", err);
+  }
+}
+
+/**
+ * Deletes one agent's calls older than `retentionDays` or beyond its newest `maxPerAgent`;
+ * both deletes walk the (agent_id, created_at) index. Returns how many rows went.
+ */
+export function pruneToolCalls(
+  agentId: number,
+  limits: { retentionDays: number; maxPerAgent: number } = {
+    retentionDays: env().TOOL_CALL_RETENTION_DAYS,
+    maxPerAgent: env().TOOL_CALL_MAX_PER_AGENT,
+  },
+): number {
+  const d = db();
+  const cutoff = new Date(Date.now() - limits.retentionDays * DAY_MS).toISOString();
+  return d.transaction(() => {
+    let removed = d.prepare("DELETE FROM tool_calls WHERE agent_id = ? AND created_at < ?").run(agentId, cutoff).changes;
+    const oldestKept = d
+      .prepare("SELECT created_at, id FROM tool_calls WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?")
+      .get(agentId, limits.maxPerAgent - 1) as { created_at: string; id: number } | undefined;
+    if (oldestKept) {
+      removed += d
+        .prepare("DELETE FROM tool_calls WHERE agent_id = ? AND (created_at, id) < (?, ?)")
+        .run(agentId, oldestKept.created_at, oldestKept.id).changes;
+    }
+    return removed;
+  })();
+}
+
+export function recentToolCalls(agentId: number, limit = 20): ToolCall[] {
+  return db()
+    .prepare("SELECT * FROM tool_calls WHERE agent_id = ? ORDER BY id DESC LIMIT ?")
+    .all(agentId, limit) as ToolCall[];
+}
+
+/**
+ * The latest call of each distinct query, newest first: what "Recent queries" lists, so a
+ * query tried at ten top_k values or reloaded five times shows once, with its latest run.
+ */
+export function recentQueries(agentId: number, limit = 15): ToolCall[] {
+  return db()
+    .prepare(
+      `SELECT t.* FROM tool_calls t
+       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ?
+             GROUP BY json_extract(input, '$.query') ORDER BY id DESC LIMIT ?) latest ON latest.id = t.id
+       ORDER BY t.id DESC`,
+    )
+    .all(agentId, limit) as ToolCall[];
+}

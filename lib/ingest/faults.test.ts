@@ -1,0 +1,151 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startChroma } from "../../scripts/chroma-server.mjs";
+
+// This file runs its own Chroma so it can kill it mid-ingest and start it again on the same
+// data directory and port, as the launcher does.
+type Chroma = Awaited<ReturnType<typeof startChroma>>;
+let chroma: Chroma;
+let dir: string;
+let port: number;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "kb-faults-"));
+  chroma = await startChroma({ dataDir: dir, restart: false });
+  port = chroma.port;
+  process.env.CHROMA_URL = chroma.url;
+  process.env.CHROMA_TIMEOUT_MS = "3000";
+});
+afterAll(async () => {
+  await chroma.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function killChroma() {
+  process.kill(chroma.pid()!, "SIGKILL");
+  await expect.poll(async () => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down")).toBe("down");
+}
+async function restartChroma() {
+  chroma = await startChroma({ dataDir: dir, port, restart: false });
+}
+
+const lib = async () => ({
+  ...(await import("../../test/helpers")),
+  ...(await import("../db/documents")),
+  ...(await import("../retrieval/retrieve")),
+  ...(await import("./cleanup")),
+  ...(await import("./recover")),
+  ...(await import("./audit")),
+  ...(await import("./pipeline")),
+  ...(await import("../vector-store/client")),
+  ...(await import("../embeddings/configured")),
+  ...(await import("./chunking")),
+  ...(await import("../vector-store/chunks")),
+});
+
+describe("Chroma dies in the middle of an ingest", () => {
+  it("a Chroma that hangs mid-ingest gives 503 within the timeout, and once it answers again nothing of the file is left", async () => {
+    const { newAgent, ingestFile, enc, listDocuments, pendingCleanups, runCleanup, auditIndex } = await lib();
+    const agent = newAgent("chroma hangs");
+    const text = Array.from({ length: 800 }, (_, i) => `Line ${i} of a long guide to the yellow lamp.`).join(" ");
+    let stopped = false;
+    const started = Date.now();
+    const pid = chroma.pid()!;
+    try {
+      const result = await ingestFile(agent.id, { filename: "guide.txt", bytes: enc(text) }, { chunkSize: 60, chunkOverlap: 0 }, (p) => {
+        if (p.stage === "write" && p.done >= 128 && !stopped) {
+          stopped = true;
+          process.kill(pid, "SIGSTOP");
+        }
+      });
+      expect(result).toMatchObject({ status: "failed", code: "vector_store_unavailable" });
+      expect(Date.now() - started).toBeLessThan(20_000); // CHROMA_TIMEOUT_MS is 3 s here, plus the delete's wait
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    expect(listDocuments(agent.id)).toEqual([]);
+    expect(pendingCleanups().some((c) => c.agent_id === agent.id)).toBe(true);
+    // Chroma may still apply the write it was sent before it hung: the clean-up runs after it.
+    await expect.poll(async () => runCleanup({ all: true }), { timeout: 30_000 }).toBe(0);
+    const audit = await auditIndex();
+    expect(audit.orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
+  }, 90_000);
+
+  it("answers vector_store_unavailable, keeps the older version, and removes the partial vectors once Chroma is back", async () => {
+    const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups } = await lib();
+    const agent = newAgent("chroma dies");
+    const old = await ingest(agent.id, "manual.txt", "The old manual explains the blue lamp.");
+    expect(old.status).toBe("ready");
+
+    // 1,500 chunks: Chroma is killed once a few slices are written.
+    const text = Array.from({ length: 1500 }, (_, i) => `Paragraph ${i} of the new manual about the green lamp.`).join(" ");
+    let killed: Promise<void> | null = null;
+    const result = await ingestFile(agent.id, { filename: "manual.txt", bytes: enc(text) }, { chunkSize: 60, chunkOverlap: 0 }, (p) => {
+      if (p.stage === "write" && p.done >= 256 && !killed) killed = killChroma();
+    });
+    await killed;
+    expect(result).toMatchObject({ outcome: "failed", status: "failed", code: "vector_store_unavailable" });
+    expect(result.message).not.toMatch(/CORS|browser|fetch failed|ECONNREFUSED/i);
+    // What the client was told is what happened: the old version is still the one, nothing new was kept.
+    expect(listDocuments(agent.id).map((d) => [d.id, d.status])).toEqual([[old.document_id, "ready"]]);
+    const queued = pendingCleanups().find((c) => c.agent_id === agent.id);
+    expect(queued?.document_id).toBeGreaterThan(old.document_id!);
+
+    await restartChroma();
+    // Before the clean-up has run, the partial vectors are in Chroma, yet search never shows them.
+    const hits = await searchAgentDocuments(agent.id, "green lamp paragraph new manual", 20);
+    expect(hits.map((h) => h.document_id)).toEqual([old.document_id]);
+
+    expect(await runCleanup({ all: true })).toBe(0);
+    expect(await vectorsOf(agent.id, queued!.document_id!)).toEqual([]);
+    expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1);
+  }, 120_000);
+
+  it("keeps retrying the clean-up of an interrupted ingest at start while Chroma is down, then finishes it", async () => {
+    const { newAgent, ingest, insertDocument, getDocument, embedder, collectionFor, chunkText, addChunks, vectorsOf, recoverInterruptedIngests, runCleanup, pendingCleanups, searchAgentDocuments } =
+      await lib();
+    const agent = newAgent("recovery retried");
+    await ingest(agent.id, "ready.txt", "A ready article about parcels.");
+    const text = "partial article ".repeat(30);
+    const id = insertDocument({
+      agent_id: agent.id, filename: "partial.txt", type: "txt", sha256: "x", bytes: text.length,
+      chunk_size: 100, chunk_overlap: 0, chunk_count: 5, text, embedding_model: embedder().model,
+    });
+    const chunks = chunkText(text, 100, 0).slice(0, 2);
+    await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id, filename: "partial.txt" }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+
+    const { indexBacklog, checkHealth } = await import("../retrieval/health");
+    expect(indexBacklog().stuck_documents).toBe(1);
+    await killChroma();
+    expect(recoverInterruptedIngests()).toBe(1); // needs no Chroma
+    expect(getDocument(agent.id, id).status).toBe("failed");
+    expect(await runCleanup({ all: true })).toBeGreaterThan(0); // refused: Chroma is down
+    const entry = pendingCleanups().find((c) => c.document_id === id)!;
+    expect(entry.attempts).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(entry.next_attempt_at)).toBeGreaterThan(Date.now());
+    // Health says what is left, not 200-and-silent.
+    const health = await checkHealth();
+    expect(health).toMatchObject({ ok: false, index: { stuck_documents: 0, awaiting_cleanup: 1 } });
+
+    await restartChroma();
+    expect((await searchAgentDocuments(agent.id, "partial article", 10)).map((r) => r.filename)).toEqual(["ready.txt"]);
+    expect(await runCleanup({ all: true })).toBe(0);
+    expect(await vectorsOf(agent.id, id)).toEqual([]);
+  }, 120_000);
+
+  it("a search while Chroma is down is a 503 vector_store_unavailable, and the same search works once it is back", async () => {
+    const { newAgent, ingest, searchAgentDocuments } = await lib();
+    const { toErrorResponse } = await import("../http/route");
+    const agent = newAgent("search down");
+    await ingest(agent.id, "a.txt", "Lamps and bulbs.");
+    await killChroma();
+    const err = await searchAgentDocuments(agent.id, "lamps", 3).catch((e) => e);
+    const res = toErrorResponse(err);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("vector_store_unavailable");
+    await restartChroma();
+    expect(await searchAgentDocuments(agent.id, "lamps", 3)).toHaveLength(1);
+  }, 60_000);
+});

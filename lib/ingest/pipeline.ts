@@ -1,0 +1,202 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { getAgent } from "../db/agents";
+import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { chunkText } from "./chunking";
+import { forgetDocument } from "../retrieval/corpus-stats";
+import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
+import { embedder } from "../embeddings/configured";
+import { EmbeddingError } from "../embeddings";
+import { env } from "../env.mjs";
+import { AppError } from "../http/errors";
+import { extractText, RejectedFileError } from "../extract";
+import { withKeys } from "./keyed-lock";
+import { cleanupNow, enqueueCleanup } from "./cleanup";
+import { sanitizeFilename } from "../validations/filename";
+import { addChunks } from "../vector-store/chunks";
+
+export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
+export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;
+
+export type IngestOutcome = "indexed" | "replaced" | "duplicate" | "rejected" | "failed";
+
+export interface IngestResult {
+  filename: string;
+  outcome: IngestOutcome;
+  message: string;
+  document_id: number | null;
+  status: "ready" | "failed" | "rejected";
+  chunk_count: number;
+  /** Why a file was rejected, e.g. too_large or type_mismatch. */
+  code?: string;
+}
+
+// Chunks embedded and written per step: bounds memory and gives the UI progress to show.
+const EMBED_SLICE = 64;
+
+/**
+ * Extracts, chunks, embeds and writes one file for an agent, all or nothing: a rejected
+ * file writes nothing; a failure after the row exists marks the document failed with the
+ * reason (or removes the row when Chroma was unreachable) and queues the vectors already
+ * written for removal. Whatever the result says is what happened.
+ */
+export async function ingestFile(
+  agentId: number,
+  file: { filename: string; bytes: Uint8Array },
+  settings: { chunkSize: number; chunkOverlap: number },
+  onProgress: IngestProgress = () => {},
+): Promise<IngestResult> {
+  getAgent(agentId);
+  const filename = sanitizeFilename(file.filename);
+  const base = { filename, document_id: null, chunk_count: 0 };
+
+  onProgress({ stage: "extract", done: 0, total: 1 });
+  let extracted;
+  try {
+    extracted = await extractText(filename, file.bytes, { maxBytes: env().MAX_UPLOAD_BYTES });
+  } catch (err) {
+    if (err instanceof RejectedFileError) return { ...base, outcome: "rejected", status: "rejected", code: err.code, message: err.message };
+    throw err;
+  }
+
+  const sha256 = createHash("sha256").update(file.bytes).digest("hex");
+  // One ingest at a time per filename (a replace must see the version before it) and per
+  // content (a second copy must find the first), so parallel uploads cannot undo each other.
+  return withKeys([`${agentId}:name:${filename}`, `${agentId}:sha:${sha256}`], async () => {
+    const existing = findReadyBySha(agentId, sha256);
+    if (existing) {
+      return {
+        ...base,
+        outcome: "duplicate" as const,
+        status: "ready" as const,
+        document_id: existing.id,
+        chunk_count: existing.chunk_count,
+        message: `Already present as "${existing.filename}" (document ${existing.id}); nothing was changed.`,
+      };
+    }
+    return indexDocument(
+      agentId,
+      { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text },
+      settings,
+      onProgress,
+    );
+  });
+}
+
+/**
+ * Re-chunks a document's stored text with other settings. The new version is indexed
+ * as a new document and replaces the old one only once it is searchable.
+ */
+export async function reindexDocument(
+  agentId: number,
+  documentId: number,
+  settings: { chunkSize: number; chunkOverlap: number },
+  onProgress: IngestProgress = () => {},
+): Promise<IngestResult> {
+  const doc = getDocument(agentId, documentId);
+  return withKeys([`${agentId}:name:${doc.filename}`, `${agentId}:sha:${doc.sha256}`], () =>
+    indexDocument(agentId, doc, settings, onProgress),
+  );
+}
+
+/** Ingests in progress in this process: an `indexing` row not among them is stuck. */
+const holder = globalThis as unknown as { __kbActiveIngests?: Set<number> };
+export const activeIngests = () => (holder.__kbActiveIngests ??= new Set());
+
+/** What to tell the user about a failed ingest; internal detail stays in the server log. */
+function failure(err: unknown): { code: string; message: string; keepRow: boolean } {
+  if (isVectorStoreUnavailable(err)) {
+    return {
+      code: "vector_store_unavailable",
+      message: "The vector store (Chroma) did not answer, so the file was not indexed and nothing was kept. Try again in a moment.",
+      keepRow: false,
+    };
+  }
+  if (err instanceof EmbeddingError) return { code: "embedding_failed", message: `The embedding provider failed: ${err.message}`, keepRow: true };
+  if (err instanceof AppError) return { code: err.code, message: err.message, keepRow: true };
+  console.error("[kb-inspector] ingest failed:", err);
+  return { code: "internal", message: "Indexing failed on the server; the details are in its log.", keepRow: true };
+}
+
+async function indexDocument(
+  agentId: number,
+  source: { filename: string; type: string; sha256: string; bytes: number; text: string },
+  settings: { chunkSize: number; chunkOverlap: number },
+  onProgress: IngestProgress,
+): Promise<IngestResult> {
+  const { filename } = source;
+  const base = { filename, document_id: null, chunk_count: 0 };
+  onProgress({ stage: "chunk", done: 0, total: 1 });
+  const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap);
+  const model = embedder();
+  const documentId = insertDocument({
+    agent_id: agentId,
+    filename,
+    type: source.type,
+    sha256: source.sha256,
+    bytes: source.bytes,
+    chunk_size: settings.chunkSize,
+    chunk_overlap: settings.chunkOverlap,
+    chunk_count: chunks.length,
+    text: source.text,
+    embedding_model: model.model,
+  });
+
+  activeIngests().add(documentId);
+  try {
+    await writeChunks(agentId, documentId, filename, chunks, onProgress);
+  } catch (err) {
+    const f = failure(err);
+    // Its vectors are queued for removal in the same transaction that fails or deletes it.
+    if (f.keepRow) markFailed(agentId, documentId, f.message, chunks.length);
+    else deleteDocumentRow(agentId, documentId, "ingest failed: vector store unavailable");
+    await cleanupNow();
+    return { ...base, outcome: "failed", status: "failed", code: f.code, document_id: f.keepRow ? documentId : null, message: f.message };
+  } finally {
+    activeIngests().delete(documentId);
+  }
+
+  const committed = commitReady(agentId, documentId, filename, chunks.length);
+  if (!committed) {
+    // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
+    enqueueCleanup(agentId, documentId, chunks.length, "deleted while indexing");
+    await cleanupNow();
+    return { ...base, outcome: "failed", status: "failed", code: "deleted", message: "The agent or the document was deleted while it was being indexed." };
+  }
+  for (const old of committed.retired) await forgetDocument(agentId, old, model);
+  if (committed.retired.length > 0) await cleanupNow();
+  onProgress({ stage: "done", done: 1, total: 1 });
+  const replacedReady = committed.retired.some((d) => d.status === "ready");
+  return {
+    ...base,
+    outcome: replacedReady ? "replaced" : "indexed",
+    status: "ready",
+    document_id: documentId,
+    chunk_count: chunks.length,
+    message: replacedReady ? `Replaced the previous version: ${chunks.length} chunks indexed.` : `Indexed ${chunks.length} chunks.`,
+  };
+}
+
+/**
+ * Embeds and writes a document's chunks slice by slice, so a long file never holds all its
+ * vectors in memory at once and the UI has progress to show. A failure throws; the caller
+ * queues the vectors already written for removal.
+ */
+export async function writeChunks(
+  agentId: number,
+  documentId: number,
+  filename: string,
+  chunks: ReturnType<typeof chunkText>,
+  onProgress: IngestProgress = () => {},
+): Promise<void> {
+  const model = embedder();
+  const collection = await collectionFor(model);
+  for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
+    const slice = chunks.slice(i, i + EMBED_SLICE);
+    onProgress({ stage: "embed", done: i, total: chunks.length });
+    const vectors = await model.embed(slice.map((c) => c.text));
+    onProgress({ stage: "write", done: i, total: chunks.length });
+    await addChunks(collection, { agentId, documentId, filename }, slice, vectors);
+  }
+  onProgress({ stage: "write", done: chunks.length, total: chunks.length });
+}

@@ -1,0 +1,66 @@
+import "server-only";
+import { AppError, invalid } from "../http/errors";
+import { checkFileCount } from "../http/body";
+import { SIZE_LIMIT_CODES } from "../extract";
+import { ingestFile, type IngestProgress, type IngestResult } from "./pipeline";
+import { sanitizeFilename } from "../validations/filename";
+import { chunkSettingsSchema } from "../validations/upload";
+
+export interface UploadFile {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+/** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */
+export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[]; chunkSize: number; chunkOverlap: number }> {
+  const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
+  if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
+  checkFileCount(form);
+  const settings = chunkSettingsSchema.safeParse({
+    chunk_size: form.get("chunk_size") || undefined,
+    chunk_overlap: form.get("chunk_overlap") || undefined,
+  });
+  if (!settings.success) throw invalid(settings.error.issues.map((i) => i.message).join(" "));
+  return {
+    files: await Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) }))),
+    chunkSize: settings.data.chunk_size,
+    chunkOverlap: settings.data.chunk_overlap,
+  };
+}
+
+/** Ingests files one after another; a rejected or failed file never stops the others. */
+export async function ingestFiles(
+  agentId: number,
+  files: UploadFile[],
+  settings: { chunkSize: number; chunkOverlap: number },
+  watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
+): Promise<IngestResult[]> {
+  const results: IngestResult[] = [];
+  for (const [i, file] of files.entries()) {
+    try {
+      results.push(await ingestFile(agentId, file, settings, watch.onProgress?.(i)));
+    } catch (err) {
+      if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
+      results.push({
+        filename: file.filename,
+        outcome: "failed",
+        status: "failed",
+        document_id: null,
+        chunk_count: 0,
+        code: err instanceof AppError ? err.code : "internal",
+        message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
+      });
+    }
+    watch.onResult?.(i, results[i]);
+  }
+  return results;
+}
+
+export function uploadStatus(results: IngestResult[]): number {
+  if (results.some((r) => r.status === "ready")) return 201;
+  // Nothing was indexed because Chroma did not answer: the files are fine, try again.
+  if (results.some((r) => r.code === "vector_store_unavailable")) return 503;
+  // Every file over a size limit (bytes, extracted text, PDF pages): 413, as for one file.
+  if (results.every((r) => r.code !== undefined && SIZE_LIMIT_CODES.includes(r.code))) return 413;
+  return 422;
+}

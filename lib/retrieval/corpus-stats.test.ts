@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { agentCorpusStats, forgetAgent, hasCorpusStats, warmCorpusStats } from "./corpus-stats";
+import { agentChunkCount, deleteDocumentRow } from "../db/documents";
+import { embedder } from "../embeddings/configured";
+import { LocalEmbedder, wordFeatureId } from "../embeddings/local/embedder";
+import type { CountTable } from "../embeddings/local/text-features";
+import { reindexDocument } from "../ingest/pipeline";
+import { removeDocument } from "../ingest/remove";
+import { rankAllChunks, searchAgentDocuments } from "./retrieve";
+import { ingest, newAgent } from "../../test/helpers";
+
+/** The cached counts equal counts built from scratch, feature for feature. */
+async function expectSameAsRebuilt(agentId: number) {
+  const cached = (await agentCorpusStats(agentId, embedder()))!;
+  const snapshot = { chunks: cached.chunks, df: cached.df as CountTable };
+  const pairs = Array.from({ length: snapshot.df.size }, (_, k) => snapshot.df.keys[snapshot.df.slots[k]]).map((f) => [f, snapshot.df.get(f)]);
+  forgetAgent(agentId);
+  const fresh = (await agentCorpusStats(agentId, embedder()))!;
+  const freshTable = fresh.df as CountTable;
+  expect(fresh.df).not.toBe(snapshot.df);
+  expect(snapshot.chunks).toBe(fresh.chunks);
+  const nonzero = (list: (number)[][]) => list.filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
+  const freshPairs = Array.from({ length: freshTable.size }, (_, k) => freshTable.keys[freshTable.slots[k]]).map((f) => [f, freshTable.get(f)]);
+  expect(nonzero(pairs)).toEqual(nonzero(freshPairs));
+}
+
+const ROUTER = {
+  setup: "Router setup: plug the router into the modem, then open the router admin page to finish the router setup.",
+  firmware: "Router firmware updates install overnight. The router restarts by itself when the router firmware is updated.",
+  lights: "Router lights: a blinking orange router light means the router has no uplink; a green router light is fine.",
+  warranty: "Warranty claims need the receipt and the serial number printed under the device.",
+};
+
+describe("query weighting by the agent's own chunks (real Chroma and SQLite)", () => {
+  it("counts features over exactly the agent's ready chunks and follows adds, removals and re-indexing", async () => {
+    const agent = newAgent("counts");
+    const e = embedder();
+    const router = wordFeatureId("router");
+    const warranty = wordFeatureId("warranty");
+    const docs = new Map<string, number>();
+    for (const [name, text] of Object.entries(ROUTER)) docs.set(name, (await ingest(agent.id, `${name}.md`, text)).document_id!);
+
+    let stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.chunks).toBe(4);
+    expect(stats.df.get(router)).toBe(3);
+    expect(stats.df.get(warranty)).toBe(1);
+
+    const counted = stats.df;
+    await removeDocument(agent.id, docs.get("firmware")!);
+    stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.df).toBe(counted); // taken out in place, not rebuilt
+    expect(stats.chunks).toBe(3);
+    expect(stats.df.get(router)).toBe(2);
+    await expectSameAsRebuilt(agent.id);
+
+    // Re-chunked into 3 overlapping chunks, each of which says "warranty".
+    const long = `${ROUTER.warranty} ${"Keep the warranty card. ".repeat(12)}`;
+    await ingest(agent.id, "warranty-card.md", long, 120, 20);
+    stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.chunks).toBe(agentChunkCount(agent.id));
+    expect(stats.df.get(warranty)).toBe(1 + (stats.chunks - 3));
+
+    await reindexDocument(agent.id, docs.get("setup")!, { chunkSize: 60, chunkOverlap: 10 });
+    stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.chunks).toBe(agentChunkCount(agent.id));
+    expect(stats.df.get(router)).toBeGreaterThan(2);
+    await expectSameAsRebuilt(agent.id);
+
+    // A row that goes without removeDocument (e.g. another process) is noticed: rebuilt.
+    deleteDocumentRow(agent.id, docs.get("lights")!);
+    stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.chunks).toBe(agentChunkCount(agent.id));
+    await expectSameAsRebuilt(agent.id);
+  });
+
+  it("ranks the chunk with the query's rare word first, where the word every chunk repeats would win unweighted", async () => {
+    const agent = newAgent("rare words");
+    for (const [name, text] of Object.entries(ROUTER)) await ingest(agent.id, `${name}.md`, text);
+    const [top] = await searchAgentDocuments(agent.id, "router warranty", 1);
+    expect(top.filename).toBe("warranty.md");
+
+    // The same chunks and query without the weighting: a router article comes first.
+    const e = embedder() as LocalEmbedder;
+    const texts = Object.values(ROUTER);
+    const [q, ...chunks] = await e.embed(["router warranty", ...texts]);
+    const cos = (v: number[]) => v.reduce((s, x, i) => s + x * q[i], 0);
+    const best = texts[chunks.map(cos).reduce((b, s, i, all) => (s > all[b] ? i : b), 0)];
+    expect(best).not.toBe(ROUTER.warranty);
+  });
+
+  it("weights an agent's queries by that agent's chunks only", async () => {
+    const agent = newAgent("mine");
+    const other = newAgent("theirs");
+    for (const [name, text] of Object.entries(ROUTER)) await ingest(agent.id, `${name}.md`, text);
+    const before = await searchAgentDocuments(agent.id, "router warranty", 4);
+    const rankingBefore = await rankAllChunks(agent.id, ["router warranty"]);
+
+    // Another agent full of the word this agent has once: would lower its weight if counts were shared.
+    for (let i = 0; i < 5; i++) await ingest(other.id, `w${i}.md`, `Warranty terms ${i}: the warranty covers parts; warranty repairs are free.`);
+    expect(await searchAgentDocuments(agent.id, "router warranty", 4)).toEqual(before);
+    expect(await rankAllChunks(agent.id, ["router warranty"])).toEqual(rankingBefore);
+    const [theirs] = await searchAgentDocuments(other.id, "router warranty", 1);
+    expect(theirs.filename).toMatch(/^w\d\.md$/);
+  });
+
+  it("builds the counts of recently changed agents at start, before their first search", async () => {
+    const a = newAgent("warm a");
+    const b = newAgent("warm b");
+    await ingest(a.id, "setup.md", ROUTER.setup);
+    await ingest(b.id, "lights.md", ROUTER.lights);
+    forgetAgent(a.id);
+    forgetAgent(b.id);
+    expect(hasCorpusStats(a.id) || hasCorpusStats(b.id)).toBe(false);
+    expect(await warmCorpusStats(embedder())).toBeGreaterThanOrEqual(2);
+    expect(hasCorpusStats(a.id) && hasCorpusStats(b.id)).toBe(true);
+    expect((await agentCorpusStats(b.id, embedder()))!.chunks).toBe(1);
+  });
+});

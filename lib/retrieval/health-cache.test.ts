@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GET } from "@/app/api/health/route";
+import { HealthBanner } from "@/components/layout/health-banner";
+import { embedder } from "../embeddings/configured";
+import { cachedHealth, HEALTH_CACHE_MS } from "./health";
+
+// The banner marks itself request-time with connection(), which needs Next's request scope.
+vi.mock("next/server", async (original) => ({ ...(await original<typeof import("next/server")>()), connection: async () => {} }));
+
+// Only the clock is faked: the checks still talk to the real Chroma over real sockets.
+beforeEach(() => vi.useFakeTimers({ toFake: ["Date"] }));
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("the health banner's check", () => {
+  it("embeds once for renders within a few seconds, and checks again after that", async () => {
+    const embed = vi.spyOn(embedder(), "embed");
+    const render = () => HealthBanner();
+
+    expect(await Promise.all([render(), render()])).toEqual([null, null]); // a healthy install shows no banner
+    expect(embed).toHaveBeenCalledTimes(1);
+
+    vi.setSystemTime(Date.now() + HEALTH_CACHE_MS - 1);
+    await render();
+    expect(embed).toHaveBeenCalledTimes(1);
+
+    vi.setSystemTime(Date.now() + 2);
+    const first = await cachedHealth();
+    expect(embed).toHaveBeenCalledTimes(2);
+    expect(first).toMatchObject({ ok: true, embedder: { ok: true } });
+    expect(await cachedHealth()).toBe(first);
+    expect(embed).toHaveBeenCalledTimes(2);
+  });
+
+  it("leaves GET /api/health checking afresh on every call", async () => {
+    const embed = vi.spyOn(embedder(), "embed");
+    expect((await GET()).status).toBe(200);
+    expect((await GET()).status).toBe(200);
+    expect(embed).toHaveBeenCalledTimes(2);
+  });
+});

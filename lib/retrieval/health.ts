@@ -1,0 +1,88 @@
+import "server-only";
+import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { withChromaDeadline } from "../vector-store/fetch";
+import { db } from "../db/client";
+import { embeddingModelsInUse } from "../db/documents";
+import { embedder } from "../embeddings/configured";
+import { AppError } from "../http/errors";
+import { activeIngests } from "../ingest/pipeline";
+import { pendingCleanups } from "../ingest/cleanup";
+import { queryAgent } from "../vector-store/chunks";
+
+export interface Health {
+  ok: boolean;
+  chroma: { ok: boolean; error?: string };
+  embedder: { ok: boolean; model?: string; dimension?: number; error?: string };
+  /** Models of indexed documents that differ from the configured one. */
+  stale_models: string[];
+  /** Documents left indexing with no ingest running, and vector removals still waiting for Chroma. */
+  index: { stuck_documents: number; awaiting_cleanup: number };
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The health check answers within seconds even when Chroma hangs, whatever CHROMA_TIMEOUT_MS is. */
+export const HEALTH_CHROMA_DEADLINE_MS = 3_000;
+const probe = <T>(work: () => Promise<T>) => withChromaDeadline(HEALTH_CHROMA_DEADLINE_MS, work);
+
+/** What start-up recovery or the clean-up queue has not finished: read from SQLite only. */
+export function indexBacklog(): Health["index"] {
+  const indexing = db().prepare("SELECT id FROM documents WHERE status = 'indexing'").all() as { id: number }[];
+  const active = activeIngests();
+  return {
+    stuck_documents: indexing.filter((d) => !active.has(d.id)).length,
+    awaiting_cleanup: pendingCleanups().length,
+  };
+}
+
+/** Chroma answers, and one probe embedding plus a filtered query succeed. */
+export async function checkHealth(): Promise<Health> {
+  const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [], index: indexBacklog() };
+  try {
+    await probe(() => chroma().heartbeat());
+    health.chroma.ok = true;
+  } catch (err) {
+    // Timeouts and refusals already say what happened to Chroma, in words a user can act on.
+    health.chroma.error = isVectorStoreUnavailable(err) || err instanceof AppError ? message(err) : `Chroma is not answering: ${message(err)}`;
+  }
+  try {
+    const e = embedder();
+    health.embedder.model = e.model;
+    const [vector] = await e.embed(["health probe"]);
+    health.embedder.dimension = vector.length;
+    health.embedder.ok = true;
+    health.stale_models = embeddingModelsInUse().filter((m) => m !== e.model);
+    // An agent id no agent has: the probe exercises the filtered query and returns nothing.
+    if (health.chroma.ok) await probe(async () => queryAgent(await collectionFor(e), -1, [vector], 1));
+  } catch (err) {
+    if (health.embedder.ok) {
+      health.chroma.ok = false;
+      health.chroma.error = `The probe query failed: ${message(err)}`;
+    } else {
+      health.embedder.error = `The embedder failed: ${message(err)}`;
+    }
+  }
+  health.ok = health.chroma.ok && health.embedder.ok;
+  return health;
+}
+
+/** How long the page banner reuses a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
+export const HEALTH_CACHE_MS = 5_000;
+
+// One entry per process, like the clients: `at` is set once the check has settled.
+const cache = globalThis as unknown as { __kbHealth?: { pending: Promise<Health>; at?: number } };
+
+/** checkHealth() for page renders: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
+export function cachedHealth(): Promise<Health> {
+  const last = cache.__kbHealth;
+  if (last && (last.at === undefined || Date.now() - last.at < HEALTH_CACHE_MS)) return last.pending;
+  const entry: { pending: Promise<Health>; at?: number } = { pending: checkHealth() };
+  cache.__kbHealth = entry;
+  entry.pending.then(
+    () => (entry.at = Date.now()),
+    () => {
+      if (cache.__kbHealth === entry) cache.__kbHealth = undefined; // a thrown check is not kept
+    },
+  );
+  return entry.pending;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { collectionFor } from "../vector-store/client";
+import { embedder } from "../embeddings/configured";
+import { inspectQuery } from "./inspect";
+import { documentSearchTool, embedForAgent } from "./retrieve";
+import { reindexDocument } from "../ingest/pipeline";
+import { getDocument, listDocuments } from "../db/documents";
+import { ARTICLES, ingest, newAgent, vectorsOf } from "../../test/helpers";
+
+describe("inspectQuery", () => {
+  it("ranks every chunk of the expected document with no k limit, as a direct Chroma query does", async () => {
+    const agent = newAgent("inspect");
+    const other = newAgent("inspect other");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text}`, 60, 10);
+    await ingest(other.id, "other.txt", ARTICLES.refunds);
+    const refunds = listDocuments(agent.id).find((d) => d.filename === "refunds.txt")!;
+
+    const result = await inspectQuery(agent.id, "how do I reset my password", 5, refunds.id);
+    const total = listDocuments(agent.id).reduce((n, d) => n + d.chunk_count, 0);
+    expect(result.total_chunks).toBe(total);
+
+    // The same ranking, computed here straight from Chroma.
+    // The query vector is the product's (weighted by this agent's chunks); the ranking is Chroma's own.
+    const [vector] = (await embedForAgent(agent.id, ["how do I reset my password"])).vectors;
+    const direct = await (await collectionFor(embedder())).query({
+      queryEmbeddings: [vector],
+      nResults: total,
+      where: { agent_id: agent.id },
+    });
+    const ids = direct.ids[0];
+    expect(result.distances).toEqual(direct.distances[0].slice(0, 50));
+    const expectedRanks = ids.flatMap((id, i) => (id.startsWith(`doc${refunds.id}#`) ? [i + 1] : []));
+    expect(result.expected!.chunks.map((c) => c.rank)).toEqual(expectedRanks);
+    expect(result.expected!.best_rank).toBe(expectedRanks[0]);
+    expect(result.expected!.indexed).toBe(true);
+    expect(result.expected!.chunks).toHaveLength(refunds.chunk_count);
+
+    // How much each query word counts: counted here from the chunk texts Chroma holds.
+    const stored = await (await collectionFor(embedder())).get({ where: { agent_id: agent.id }, include: ["documents"] });
+    const having = (re: RegExp) => stored.documents.filter((t) => re.test(t ?? "")).length;
+    const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
+    expect(result.query_words!.map((w) => w.word)).toEqual(["reset", "password"]); // stopwords dropped
+    const [reset, password] = result.query_words!;
+    expect(reset.chunks).toBe(having(/\breset/i));
+    expect(password.chunks).toBe(having(/\bpasswords?\b/i));
+    expect(password.chunks).toBeGreaterThan(0);
+    expect(password.weight).toBeCloseTo(idf(password.chunks), 10);
+    expect(reset.weight).toBeCloseTo(idf(reset.chunks), 10);
+  });
+
+  it("reports an expected document with no chunks as not indexed, and inspects an agent without the tool", async () => {
+    const agent = newAgent("inspect missing");
+    await ingest(agent.id, "sla.txt", ARTICLES.sla);
+    const res = await inspectQuery(agent.id, "sla", 3, 999_999);
+    expect(res.expected).toMatchObject({ indexed: false, best_rank: null, chunks: [] });
+    // An admin tests an agent before switching its tool on: the inspector works, and says the agent is refused.
+    const noTool = newAgent("inspect no tool", []);
+    await ingest(noTool.id, "sla.txt", ARTICLES.sla);
+    const off = await inspectQuery(noTool.id, "first response time", 3);
+    expect(off.total_chunks).toBe(1);
+    expect(off.results.map((r) => r.filename)).toEqual(["sla.txt"]);
+    await expect(documentSearchTool(noTool.id, "first response time", 3)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("lists exactly what the agent's search returns for the same query and k: the head of the ranking it diagnoses", async () => {
+    const agent = newAgent("inspect equals search");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 50, 10);
+    for (const [query, k] of [["refund to my card", 3], ["password reset email", 7], ["billing pdf invoices", 1], ["support", 12]] as const) {
+      const inspected = await inspectQuery(agent.id, query, k);
+      const searched = await documentSearchTool(agent.id, query, k);
+      expect(inspected.results).toEqual(searched);
+      expect(inspected.results.map((r) => r.score)).toEqual(inspected.distances.slice(0, k));
+    }
+  });
+});
+
+describe("reindexDocument", () => {
+  it("re-chunks the stored text with new settings and replaces the old version only when done", async () => {
+    const agent = newAgent("reindex");
+    const first = await ingest(agent.id, "long.txt", "x".repeat(1000), 800, 100);
+    expect(first.chunk_count).toBe(2);
+    const again = await reindexDocument(agent.id, first.document_id!, { chunkSize: 300, chunkOverlap: 50 });
+    expect(again).toMatchObject({ outcome: "replaced", status: "ready", chunk_count: 4 });
+    expect(listDocuments(agent.id).map((d) => d.id)).toEqual([again.document_id]);
+    expect(getDocument(agent.id, again.document_id!)).toMatchObject({ chunk_size: 300, chunk_overlap: 50, chunk_count: 4 });
+    expect(await vectorsOf(agent.id, first.document_id!)).toEqual([]);
+    expect(await vectorsOf(agent.id, again.document_id!)).toHaveLength(4);
+  });
+});

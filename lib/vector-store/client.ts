@@ -1,0 +1,150 @@
+import "server-only";
+import { ChromaClient, ChromaConnectionError, ChromaServerError, type Collection } from "chromadb";
+import { chromaFetch, ChromaNotServingError } from "./fetch";
+import { env } from "../env.mjs";
+import { AppError, unavailable } from "../http/errors";
+import type { Embedder } from "../embeddings";
+import { EmbeddingError } from "../embeddings/types";
+
+export const DISTANCE_SPACE = "cosine";
+export const DISTANCE_LABEL = "cosine distance, lower is better";
+
+export interface ChunkMetadata {
+  agent_id: number;
+  document_id: number;
+  filename: string;
+  chunk_index: number;
+  start: number;
+  end: number;
+}
+
+export const chunkId = (documentId: number, chunkIndex: number) => `doc${documentId}#${chunkIndex}`;
+
+/** Where the app's Chroma is: CHROMA_URL, or the embedded server the launcher started. */
+export function chromaUrl(): string {
+  const url = env().CHROMA_URL;
+  if (!url) {
+    throw unavailable("Chroma is not configured: start the app with `npm start`, which runs the embedded Chroma, or set CHROMA_URL.");
+  }
+  return url;
+}
+
+const holder = globalThis as unknown as {
+  __kbChroma?: ChromaClient;
+  __kbCollections?: Map<string, Promise<Collection>>;
+};
+
+export function chroma(): ChromaClient {
+  if (!holder.__kbChroma) {
+    const url = new URL(chromaUrl());
+    const e = env();
+    holder.__kbChroma = new ChromaClient({
+      host: url.hostname,
+      port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
+      ssl: url.protocol === "https:",
+      tenant: e.CHROMA_TENANT,
+      database: e.CHROMA_DATABASE,
+    });
+    useFetch(holder.__kbChroma, chromaFetch(e.CHROMA_TIMEOUT_MS));
+  }
+  return holder.__kbChroma;
+}
+
+/**
+ * chromadb 3.x takes no custom fetch (its constructor installs its own) and copies
+ * `fetchOptions` once into every request, so one AbortSignal there would expire for all.
+ * The client's HTTP layer takes a fetch, which collections inherit, so it goes there.
+ */
+function useFetch(client: ChromaClient, fetchImpl: typeof fetch): void {
+  const http = (client as unknown as { apiClient?: { setConfig?: (config: { fetch: typeof fetch }) => unknown } }).apiClient;
+  if (typeof http?.setConfig !== "function") {
+    throw new Error("The chromadb client no longer exposes its HTTP client; Chroma calls would have no timeout.");
+  }
+  http.setConfig({ fetch: fetchImpl });
+}
+
+// Network failures that mean the other side is gone or hung, wherever they surface.
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+/**
+ * True when Chroma did not serve a call: refused, reset, timed out or aborted, or answered
+ * that it is not serving (502/503/504). A request Chroma answered and rejected, and any
+ * embedding provider failure, are something else.
+ */
+export function isVectorStoreUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof EmbeddingError) return false;
+    if (e instanceof ChromaConnectionError || e instanceof ChromaNotServingError) return true;
+    // chromadb's own transport names a status only when the body is not Chroma's JSON (a proxy's page).
+    if (e instanceof ChromaServerError && /^50[234]: /.test(e.message)) return true;
+    if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+    if (NETWORK_CODES.has(String((e as { code?: unknown }).code))) return true;
+  }
+  return false;
+}
+
+/** One collection per embedding model: vectors of two models never share an index. */
+export function collectionName(model: string, dimension: number): string {
+  const slug = model.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
+  return `${env().CHROMA_COLLECTION_PREFIX}-${slug}-${dimension}`.slice(0, 200);
+}
+
+async function openCollection(e: Embedder): Promise<Collection> {
+  // A model on a compatible server may learn its dimension from a first call.
+  if ("init" in e && typeof e.init === "function") await e.init();
+  const name = collectionName(e.model, e.dimension);
+  const collection = await chroma().getOrCreateCollection({
+    name,
+    embeddingFunction: null,
+    configuration: { hnsw: { space: DISTANCE_SPACE } },
+    metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
+  });
+  const meta = collection.metadata ?? {};
+  if (meta.embedding_model !== e.model || Number(meta.embedding_dimension) !== e.dimension) {
+    throw new AppError(
+      409,
+      "embedding_model_mismatch",
+      `Chroma collection "${name}" holds vectors of ${meta.embedding_model ?? "an unknown model"} ` +
+        `(${meta.embedding_dimension ?? "?"} dimensions) but the app is configured for ${e.model} (${e.dimension}). ` +
+        "Run `npm run reindex` to re-embed the documents with the configured model.",
+    );
+  }
+  return collection;
+}
+
+/** The shared collection for this embedder; a failed open is retried on the next call. */
+export function collectionFor(e: Embedder): Promise<Collection> {
+  holder.__kbCollections ??= new Map();
+  const key = `${chromaUrl()}|${e.model}`;
+  let p = holder.__kbCollections.get(key);
+  if (!p) {
+    p = openCollection(e);
+    holder.__kbCollections.set(key, p);
+    p.catch(() => holder.__kbCollections?.delete(key));
+  }
+  return p;
+}
+
+/** All collections this app owns (every embedding model it has used). */
+export async function ownCollections(): Promise<Collection[]> {
+  const prefix = `${env().CHROMA_COLLECTION_PREFIX}-`;
+  const all: Collection[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await chroma().listCollections({ limit: 100, offset });
+    all.push(...page);
+    if (page.length < 100) break;
+  }
+  return all.filter((c) => c.name.startsWith(prefix));
+}

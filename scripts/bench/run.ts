@@ -1,0 +1,82 @@
+import "server-only";
+import { createAgent } from "../../lib/db/agents";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText } from "../../lib/ingest/chunking";
+import { getDocument } from "../../lib/db/documents";
+import type { Embedder } from "../../lib/embeddings";
+import { ingestFile } from "../../lib/ingest/pipeline";
+import { bestRanks, rankAllChunks } from "../../lib/retrieval/retrieve";
+import { Bm25Index } from "./bm25";
+import type { FaqArticle } from "./debian-faq";
+import { quality, rankOf, type Quality } from "./metrics";
+
+/**
+ * Runs a labeled set through the product's own code: ingest (extraction, default chunking,
+ * embedding, Chroma) and the one search function, ranking all of an agent's chunks per question.
+ */
+
+const holder = globalThis as unknown as { __kbEmbedder?: Embedder };
+
+/** Makes `e` the process's configured embedder (lib/embeddings/configured.ts keeps it on globalThis). */
+export function useEmbedder(e: Embedder): void {
+  holder.__kbEmbedder = e;
+}
+
+export interface IndexedSet {
+  agentId: number;
+  /** Document id of each article, in article order. */
+  documentIds: number[];
+  chunkCount: number;
+  ingestMs: number;
+}
+
+export async function indexArticles(name: string, articles: FaqArticle[], e: Embedder): Promise<IndexedSet> {
+  useEmbedder(e);
+  const agent = createAgent({ name, tools: ["document_search"] });
+  const documentIds: number[] = [];
+  let chunkCount = 0;
+  const started = performance.now();
+  for (const a of articles) {
+    const settings = { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP };
+    const r = await ingestFile(agent.id, { filename: a.filename, bytes: new TextEncoder().encode(a.html) }, settings);
+    if (r.status !== "ready" || r.document_id === null) throw new Error(`${a.filename} was not indexed: ${r.message}`);
+    documentIds.push(r.document_id);
+    chunkCount += r.chunk_count;
+  }
+  return { agentId: agent.id, documentIds, chunkCount, ingestMs: performance.now() - started };
+}
+
+/** 1-based rank of each article's first chunk for its own question (null: not retrieved). */
+export async function rankQuestions(set: IndexedSet, articles: FaqArticle[], e: Embedder): Promise<(number | null)[]> {
+  useEmbedder(e);
+  const rankings = await rankAllChunks(set.agentId, articles.map((a) => a.question));
+  return rankings.map((ranking, i) => bestRanks(ranking).get(set.documentIds[i])?.rank ?? null);
+}
+
+/** The stored chunks of an indexed set, exactly as the vector index holds them. */
+export function storedChunks(set: IndexedSet): { documentId: number; text: string }[] {
+  return set.documentIds.flatMap((id) => {
+    const doc = getDocument(set.agentId, id);
+    return chunkText(doc.text, doc.chunk_size, doc.chunk_overlap).map((c) => ({ documentId: id, text: c.text }));
+  });
+}
+
+export function rankWithBm25(
+  set: IndexedSet,
+  articles: FaqArticle[],
+  processTerm?: (term: string) => string | null,
+): (number | null)[] {
+  const chunks = storedChunks(set);
+  const index = new Bm25Index(chunks.map((c) => c.text), processTerm);
+  return articles.map((a, i) => rankOf(index.rank(a.question), (c) => chunks[c].documentId === set.documentIds[i]));
+}
+
+export interface SplitQuality {
+  all: Quality;
+  tune: Quality;
+  check: Quality;
+}
+
+export function splitQuality(ranks: (number | null)[], articles: FaqArticle[], tune: Set<string>): SplitQuality {
+  const pick = (inTune: boolean) => ranks.filter((_, i) => tune.has(articles[i].filename) === inTune);
+  return { all: quality(ranks), tune: quality(pick(true)), check: quality(pick(false)) };
+}

@@ -1,0 +1,28 @@
+import { createAgent } from "../lib/db/agents";
+import { collectionFor } from "../lib/vector-store/client";
+import { embedder } from "../lib/embeddings/configured";
+import { ingestFile } from "../lib/ingest/pipeline";
+
+export const enc = (s: string) => new TextEncoder().encode(s);
+
+export function newAgent(name: string, tools: "document_search"[] = ["document_search"]) {
+  return createAgent({ name: `${name} ${Math.random().toString(36).slice(2, 8)}`, tools });
+}
+
+export function ingest(agentId: number, filename: string, text: string, chunkSize = 800, chunkOverlap = 100) {
+  return ingestFile(agentId, { filename, bytes: enc(text) }, { chunkSize, chunkOverlap });
+}
+
+/** What Chroma holds for a document, read straight from the collection. */
+export async function vectorsOf(agentId: number, documentId: number) {
+  const collection = await collectionFor(embedder());
+  const res = await collection.get({ where: { $and: [{ agent_id: agentId }, { document_id: documentId }] } });
+  return res.ids.map((id, i) => ({ id, metadata: res.metadatas[i] }));
+}
+
+export const ARTICLES = {
+  sla: "Support SLA. Premium customers get a first response from the support team within 4 business hours. Business customers within 8 hours.",
+  refunds: "Refund policy. A full refund is available within 30 days of purchase. Refunds reach the original payment method in 5 to 10 days.",
+  password: "Password reset. Use the forgot password link on the sign-in page; the reset email link works for one hour.",
+  invoices: "Invoices are issued on the first day of each billing period and can be downloaded as PDF from the billing settings.",
+};
