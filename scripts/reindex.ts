@@ -98,10 +98,10 @@ async function main() {
 
   try {
     // Imported only now: lib/ reads the environment (CHROMA_URL) on first use.
-    const { documentsToReindex, dropEmptyCollections, reindex } = await import("../lib/ingest/re-embed");
+    const { documentsToReembed, dropEmptyCollections, reembedDocuments } = await import("../lib/ingest/re-embed");
     const { embedder } = await import("../lib/embeddings/configured");
     const model = embedder().model;
-    const todo = documentsToReindex(args.agentId);
+    const todo = documentsToReembed(args.agentId);
     const scope = args.agentId === undefined ? "" : ` of agent ${args.agentId}`;
     if (todo.length === 0) {
       console.log(`Nothing to re-embed: every ready document${scope} already uses ${model}.`);
@@ -113,7 +113,7 @@ async function main() {
     const tty = process.stderr.isTTY;
     let lastLogged = -1;
     const started = performance.now();
-    const summary = await reindex({
+    const summary = await reembedDocuments({
       agentId: args.agentId,
       onProgress: (p) => {
         if (tty) {

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { FileProgress, UploadJob } from "@/lib/ingest/upload-jobs";
+import type { FileProgress, UploadJob } from "@/lib/ingest/uploads";
 
 const STAGES = ["extract", "chunk", "embed", "write"] as const;
 const OUTCOME = { indexed: "indexed", replaced: "replaced", duplicate: "already present", rejected: "rejected", failed: "failed" } as const;

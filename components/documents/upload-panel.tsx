@@ -7,7 +7,7 @@ import { startUploadAction } from "@/lib/actions/documents";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@/lib/ingest/chunking";
 import { queryKeys } from "@/lib/http/query-keys";
-import type { UploadJob } from "@/lib/ingest/upload-jobs";
+import type { UploadJob } from "@/lib/ingest/uploads";
 import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList } from "./file-progress";
 

@@ -3,12 +3,11 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/http/errors";
-import { reindexDocument } from "@/lib/ingest/pipeline";
+import { rechunkDocument } from "@/lib/ingest/pipeline";
 import { removeDocument } from "@/lib/ingest/remove";
-import { startUploadJob } from "@/lib/ingest/upload-jobs";
-import { readUploadForm } from "@/lib/ingest/uploads";
+import { readUploadForm, startUploadJob } from "@/lib/ingest/uploads";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
+import { formText, toFormState, type FormState } from "./form-state";
 
 export interface StartUploadState {
   message?: string;
@@ -22,8 +21,7 @@ export async function startUploadAction(agentId: number, form: FormData): Promis
     const upload = await readUploadForm(form);
     return { jobId: startUploadJob(agentId, upload.files, upload).id };
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message };
-    throw err;
+    return toFormState(err);
   }
 }
 
@@ -33,29 +31,21 @@ export async function deleteDocumentAction(agentId: number, documentId: number):
   revalidatePath(`/agents/${agentId}`, "layout");
 }
 
-export interface ReindexState {
-  message?: string;
-  errors?: Record<string, string[] | undefined>;
-  ok?: boolean;
-}
+export type ReindexState = FormState<{ chunk_size: string; chunk_overlap: string }>;
 
 export async function reindexDocumentAction(agentId: number, documentId: number, _prev: ReindexState, form: FormData): Promise<ReindexState> {
   await requireRole("editor");
-  const parsed = chunkSettingsSchema.safeParse({
-    chunk_size: form.get("chunk_size") || undefined,
-    chunk_overlap: form.get("chunk_overlap") || undefined,
-  });
-  if (!parsed.success) {
-    return { message: parsed.error.issues.map((i) => i.message).join(" "), errors: parsed.error.flatten().fieldErrors };
-  }
+  const values = { chunk_size: formText(form, "chunk_size"), chunk_overlap: formText(form, "chunk_overlap") };
+  // An empty field means the default.
+  const parsed = chunkSettingsSchema.safeParse({ chunk_size: values.chunk_size || undefined, chunk_overlap: values.chunk_overlap || undefined });
+  if (!parsed.success) return toFormState(parsed.error, { values });
   let newId: number;
   try {
-    const result = await reindexDocument(agentId, documentId, { chunkSize: parsed.data.chunk_size, chunkOverlap: parsed.data.chunk_overlap });
-    if (result.status !== "ready" || result.document_id === null) return { message: result.message };
+    const result = await rechunkDocument(agentId, documentId, { chunkSize: parsed.data.chunk_size, chunkOverlap: parsed.data.chunk_overlap });
+    if (result.status !== "ready" || result.document_id === null) return { message: result.message, values };
     newId = result.document_id;
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message };
-    throw err;
+    return toFormState(err, { values });
   }
   revalidatePath(`/agents/${agentId}`, "layout");
   // The new version is a new document: follow it.

@@ -1,7 +1,7 @@
 import "server-only";
 import { ownCollections } from "../vector-store/client";
 import { db, now } from "../db/client";
-import { activeIngests, reindexDocument } from "./pipeline";
+import { activeIngests, rechunkDocument } from "./pipeline";
 import { enqueueCleanup, pendingCleanups, runCleanup } from "./cleanup";
 import { chunkId } from "../vector-store/client";
 import { listVectorOwners } from "../vector-store/chunks";
@@ -161,7 +161,7 @@ export async function repairIndex(): Promise<RepairReport> {
       | { chunk_size: number; chunk_overlap: number }
       | undefined;
     if (!row) continue;
-    const result = await reindexDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap });
+    const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap });
     reindexed.push({ document_id: d.document_id, new_document_id: result.document_id, outcome: result.outcome, message: result.message });
   }
   return {

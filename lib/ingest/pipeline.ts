@@ -13,10 +13,9 @@ import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeFilename } from "../validations/filename";
-import { addChunks } from "../vector-store/chunks";
+import { writeChunks, type IngestProgress } from "./write-chunks";
 
-export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
-export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;
+export type { IngestProgress, IngestStage } from "./write-chunks";
 
 export type IngestOutcome = "indexed" | "replaced" | "duplicate" | "rejected" | "failed";
 
@@ -30,9 +29,6 @@ export interface IngestResult {
   /** Why a file was rejected, e.g. too_large or type_mismatch. */
   code?: string;
 }
-
-// Chunks embedded and written per step: bounds memory and gives the UI progress to show.
-const EMBED_SLICE = 64;
 
 /**
  * Extracts, chunks, embeds and writes one file for an agent, all or nothing: a rejected
@@ -87,7 +83,7 @@ export async function ingestFile(
  * Re-chunks a document's stored text with other settings. The new version is indexed
  * as a new document and replaces the old one only once it is searchable.
  */
-export async function reindexDocument(
+export async function rechunkDocument(
   agentId: number,
   documentId: number,
   settings: { chunkSize: number; chunkOverlap: number },
@@ -144,7 +140,7 @@ async function indexDocument(
 
   activeIngests().add(documentId);
   try {
-    await writeChunks(agentId, documentId, filename, chunks, onProgress);
+    await writeChunks({ collection: await collectionFor(model), model }, { agentId, documentId, filename }, chunks, onProgress);
   } catch (err) {
     const f = failure(err);
     // Its vectors are queued for removal in the same transaction that fails or deletes it.
@@ -175,28 +171,4 @@ async function indexDocument(
     chunk_count: chunks.length,
     message: replacedReady ? `Replaced the previous version: ${chunks.length} chunks indexed.` : `Indexed ${chunks.length} chunks.`,
   };
-}
-
-/**
- * Embeds and writes a document's chunks slice by slice, so a long file never holds all its
- * vectors in memory at once and the UI has progress to show. A failure throws; the caller
- * queues the vectors already written for removal.
- */
-export async function writeChunks(
-  agentId: number,
-  documentId: number,
-  filename: string,
-  chunks: ReturnType<typeof chunkText>,
-  onProgress: IngestProgress = () => {},
-): Promise<void> {
-  const model = embedder();
-  const collection = await collectionFor(model);
-  for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
-    const slice = chunks.slice(i, i + EMBED_SLICE);
-    onProgress({ stage: "embed", done: i, total: chunks.length });
-    const vectors = await model.embed(slice.map((c) => c.text));
-    onProgress({ stage: "write", done: i, total: chunks.length });
-    await addChunks(collection, { agentId, documentId, filename }, slice, vectors);
-  }
-  onProgress({ stage: "write", done: chunks.length, total: chunks.length });
 }

@@ -4,7 +4,7 @@ import { db } from "../db/client";
 import { getDocument } from "../db/documents";
 import { LocalEmbedder, type LocalModelSpec } from "../embeddings/local/embedder";
 import type { Embedder } from "../embeddings";
-import { documentsToReindex, dropEmptyCollections, reindex, type ReindexProgress } from "./re-embed";
+import { documentsToReembed, dropEmptyCollections, reembedDocuments, type ReembedProgress } from "./re-embed";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 
@@ -42,9 +42,9 @@ describe("reindex", () => {
     useModel(newModel);
     await expect(searchAgentDocuments(agent.id, "refund", 3)).rejects.toMatchObject({ status: 409, message: /npm run reindex/ });
 
-    expect(documentsToReindex(agent.id).map((d) => d.id)).toEqual(docs);
-    const seen: ReindexProgress[] = [];
-    const summary = await reindex({ agentId: agent.id, onProgress: (p) => seen.push(p) });
+    expect(documentsToReembed(agent.id).map((d) => d.id)).toEqual(docs);
+    const seen: ReembedProgress[] = [];
+    const summary = await reembedDocuments({ agentId: agent.id, onProgress: (p) => seen.push(p) });
 
     expect(summary.failed).toEqual([]);
     expect(summary.documents).toBe(docs.length);
@@ -55,8 +55,8 @@ describe("reindex", () => {
     expect(await vectorIds(newModel, agent.id)).toEqual(oldIds);
     const [top] = await searchAgentDocuments(agent.id, "how long until a refund reaches me", 1);
     expect(top.filename).toBe("refunds.md");
-    expect(documentsToReindex()).toEqual([]);
-    expect((await reindex()).documents).toBe(0);
+    expect(documentsToReembed()).toEqual([]);
+    expect((await reembedDocuments()).documents).toBe(0);
   });
 
   it("--agent leaves other agents alone, and their old vectors stay", async () => {
@@ -64,12 +64,12 @@ describe("reindex", () => {
     const second = await agentWithOldDocs();
     const oldModel = holder.__kbEmbedder!;
     useModel(new LocalEmbedder({ spec: NEW }));
-    await reindex({ agentId: first.agent.id });
-    expect(documentsToReindex(first.agent.id)).toEqual([]);
-    expect(documentsToReindex(second.agent.id).map((d) => d.id)).toEqual(second.docs);
+    await reembedDocuments({ agentId: first.agent.id });
+    expect(documentsToReembed(first.agent.id)).toEqual([]);
+    expect(documentsToReembed(second.agent.id).map((d) => d.id)).toEqual(second.docs);
     expect((await vectorIds(oldModel, second.agent.id)).length).toBeGreaterThan(0);
     expect(await vectorIds(oldModel, first.agent.id)).toEqual([]);
-    await reindex({ agentId: second.agent.id });
+    await reembedDocuments({ agentId: second.agent.id });
   });
 
   it("keeps a document on its old model when re-embedding it fails, and goes on with the rest", async () => {
@@ -85,7 +85,7 @@ describe("reindex", () => {
       },
     };
     useModel(failing);
-    const summary = await reindex({ agentId: agent.id });
+    const summary = await reembedDocuments({ agentId: agent.id });
     expect(summary.failed.map((f) => f.document.filename)).toEqual(["refunds.md"]);
     expect(summary.failed[0].error).toMatch(/provider down/);
     expect(summary.documents).toBe(docs.length - 1);
@@ -96,25 +96,25 @@ describe("reindex", () => {
     expect((await vectorIds(oldModel, agent.id)).every((id) => id.startsWith(`doc${refunds}#`))).toBe(true);
 
     useModel(good); // the provider is back: a second run finishes the job
-    expect((await reindex({ agentId: agent.id })).documents).toBe(1);
-    expect(documentsToReindex(agent.id)).toEqual([]);
+    expect((await reembedDocuments({ agentId: agent.id })).documents).toBe(1);
+    expect(documentsToReembed(agent.id)).toEqual([]);
   });
 
   it("skips failed documents and refuses an unknown agent", async () => {
     const { agent, docs } = await agentWithOldDocs();
     db().prepare("UPDATE documents SET status = 'failed' WHERE id = ?").run(docs[0]);
     useModel(new LocalEmbedder({ spec: NEW }));
-    expect(documentsToReindex(agent.id).map((d) => d.id)).toEqual(docs.slice(1));
-    expect(() => documentsToReindex(987654)).toThrow(/987654/);
+    expect(documentsToReembed(agent.id).map((d) => d.id)).toEqual(docs.slice(1));
+    expect(() => documentsToReembed(987654)).toThrow(/987654/);
     db().prepare("UPDATE documents SET status = 'ready' WHERE id = ?").run(docs[0]); // it still has vectors
-    await reindex({ agentId: agent.id });
+    await reembedDocuments({ agentId: agent.id });
   });
   // Last: this process caches collection handles, and this drops the old model's.
   it("drops old-model collections once they are empty, and only those", async () => {
     const { agent } = await agentWithOldDocs();
     const newModel = new LocalEmbedder({ spec: NEW });
     useModel(newModel);
-    await reindex();
+    await reembedDocuments();
     const dropped = await dropEmptyCollections();
     expect(dropped.some((n) => n.includes("local-hash-v1-768"))).toBe(true);
     const names = (await ownCollections()).map((c) => c.name);

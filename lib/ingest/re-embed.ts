@@ -5,7 +5,8 @@ import { chroma, collectionFor, ownCollections } from "../vector-store/client";
 import { chunkText } from "./chunking";
 import { db, now } from "../db/client";
 import { embedder } from "../embeddings/configured";
-import { addChunks, deleteDocumentVectors } from "../vector-store/chunks";
+import { deleteDocumentVectors } from "../vector-store/chunks";
+import { writeChunks } from "./write-chunks";
 
 /**
  * Re-embeds documents from their stored text with the configured embedding model, after a model
@@ -14,7 +15,7 @@ import { addChunks, deleteDocumentVectors } from "../vector-store/chunks";
  * only once they are all written does the row switch model and the old vectors go.
  */
 
-export interface ReindexCandidate {
+export interface ReembedCandidate {
   id: number;
   agent_id: number;
   filename: string;
@@ -22,46 +23,43 @@ export interface ReindexCandidate {
   chunk_count: number;
 }
 
-export interface ReindexProgress {
+export interface ReembedProgress {
   documentsDone: number;
   documents: number;
   chunksDone: number;
   chunks: number;
-  current?: ReindexCandidate;
+  current?: ReembedCandidate;
 }
 
-export interface ReindexSummary {
+export interface ReembedSummary {
   model: string;
   documents: number;
   chunks: number;
-  failed: { document: ReindexCandidate; error: string }[];
+  failed: { document: ReembedCandidate; error: string }[];
 }
 
-// Same slice size as ingest: bounds memory, and progress moves at least this often.
-const EMBED_SLICE = 64;
-
 /** Ready documents embedded with a model other than the configured one (all agents or one). */
-export function documentsToReindex(agentId?: number): ReindexCandidate[] {
+export function documentsToReembed(agentId?: number): ReembedCandidate[] {
   const model = embedder().model;
   if (agentId !== undefined) getAgent(agentId);
   const sql = `SELECT id, agent_id, filename, embedding_model, chunk_count FROM documents
     WHERE status = 'ready' AND embedding_model != ? ${agentId === undefined ? "" : "AND agent_id = ?"}
     ORDER BY agent_id, id`;
   const args = agentId === undefined ? [model] : [model, agentId];
-  return db().prepare(sql).all(...args) as ReindexCandidate[];
+  return db().prepare(sql).all(...args) as ReembedCandidate[];
 }
 
-export async function reindex(
-  options: { agentId?: number; onProgress?: (p: ReindexProgress) => void } = {},
-): Promise<ReindexSummary> {
+export async function reembedDocuments(
+  options: { agentId?: number; onProgress?: (p: ReembedProgress) => void } = {},
+): Promise<ReembedSummary> {
   const model = embedder();
-  const candidates = documentsToReindex(options.agentId);
-  const summary: ReindexSummary = { model: model.model, documents: 0, chunks: 0, failed: [] };
+  const candidates = documentsToReembed(options.agentId);
+  const summary: ReembedSummary = { model: model.model, documents: 0, chunks: 0, failed: [] };
   if (candidates.length === 0) return summary;
 
   const target = await collectionFor(model);
   const others = (await ownCollections()).filter((c) => c.name !== target.name);
-  const progress: ReindexProgress = {
+  const progress: ReembedProgress = {
     documentsDone: 0,
     documents: candidates.length,
     chunksDone: 0,
@@ -73,7 +71,7 @@ export async function reindex(
   for (const doc of candidates) {
     progress.current = doc;
     try {
-      const written = await reindexDocument(doc, target, others, (n) => {
+      const written = await reembedDocument(doc, target, others, (n) => {
         progress.chunksDone += n;
         report();
       });
@@ -109,8 +107,8 @@ export async function dropEmptyCollections(): Promise<string[]> {
 }
 
 /** Returns the number of chunks written, or null when the document went away meanwhile. */
-async function reindexDocument(
-  doc: ReindexCandidate,
+async function reembedDocument(
+  doc: ReembedCandidate,
   target: Collection,
   others: Collection[],
   onChunks: (n: number) => void,
@@ -124,12 +122,12 @@ async function reindexDocument(
   // Leftovers of an interrupted run would otherwise make `add` skip or duplicate ids.
   await deleteDocumentVectors(target, doc.agent_id, doc.id);
   try {
-    for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
-      const slice = chunks.slice(i, i + EMBED_SLICE);
-      const vectors = await model.embed(slice.map((c) => c.text));
-      await addChunks(target, { agentId: doc.agent_id, documentId: doc.id, filename: doc.filename }, slice, vectors);
-      onChunks(slice.length);
-    }
+    let written = 0;
+    await writeChunks({ collection: target, model }, { agentId: doc.agent_id, documentId: doc.id, filename: doc.filename }, chunks, (p) => {
+      if (p.stage !== "write") return;
+      onChunks(p.done - written);
+      written = p.done;
+    });
   } catch (err) {
     await deleteDocumentVectors(target, doc.agent_id, doc.id).catch(() => {});
     throw err;

@@ -4,7 +4,7 @@ import { agentChunkCount, deleteDocumentRow } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { LocalEmbedder, wordFeatureId } from "../embeddings/local/embedder";
 import type { CountTable } from "../embeddings/local/text-features";
-import { reindexDocument } from "../ingest/pipeline";
+import { rechunkDocument } from "../ingest/pipeline";
 import { removeDocument } from "../ingest/remove";
 import { rankAllChunks, searchAgentDocuments } from "./retrieve";
 import { ingest, newAgent } from "../../test/helpers";
@@ -60,7 +60,7 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     expect(stats.chunks).toBe(agentChunkCount(agent.id));
     expect(stats.df.get(warranty)).toBe(1 + (stats.chunks - 3));
 
-    await reindexDocument(agent.id, docs.get("setup")!, { chunkSize: 60, chunkOverlap: 10 });
+    await rechunkDocument(agent.id, docs.get("setup")!, { chunkSize: 60, chunkOverlap: 10 });
     stats = (await agentCorpusStats(agent.id, e))!;
     expect(stats.chunks).toBe(agentChunkCount(agent.id));
     expect(stats.df.get(router)).toBeGreaterThan(2);

@@ -3,7 +3,7 @@ import { collectionFor } from "../vector-store/client";
 import { embedder } from "../embeddings/configured";
 import { inspectQuery } from "./inspect";
 import { documentSearchTool, embedForAgent } from "./retrieve";
-import { reindexDocument } from "../ingest/pipeline";
+import { rechunkDocument } from "../ingest/pipeline";
 import { getDocument, listDocuments } from "../db/documents";
 import { ARTICLES, ingest, newAgent, vectorsOf } from "../../test/helpers";
 
@@ -74,12 +74,12 @@ describe("inspectQuery", () => {
   });
 });
 
-describe("reindexDocument", () => {
+describe("rechunkDocument", () => {
   it("re-chunks the stored text with new settings and replaces the old version only when done", async () => {
     const agent = newAgent("reindex");
     const first = await ingest(agent.id, "long.txt", "x".repeat(1000), 800, 100);
     expect(first.chunk_count).toBe(2);
-    const again = await reindexDocument(agent.id, first.document_id!, { chunkSize: 300, chunkOverlap: 50 });
+    const again = await rechunkDocument(agent.id, first.document_id!, { chunkSize: 300, chunkOverlap: 50 });
     expect(again).toMatchObject({ outcome: "replaced", status: "ready", chunk_count: 4 });
     expect(listDocuments(agent.id).map((d) => d.id)).toEqual([again.document_id]);
     expect(getDocument(agent.id, again.document_id!)).toMatchObject({ chunk_size: 300, chunk_overlap: 50, chunk_count: 4 });

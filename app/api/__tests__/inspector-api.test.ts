@@ -7,7 +7,7 @@ import * as search from "../agents/[id]/documents/search/route";
 import { listAgents } from "@/lib/db/agents";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
-import { getUploadJob, startUploadJob } from "@/lib/ingest/upload-jobs";
+import { getUploadJob, startUploadJob } from "@/lib/ingest/uploads";
 
 let id: string;
 const oneFile = (name: string, content: string) => {

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { parseId, route } from "@/lib/http/route";
 import { notFound } from "@/lib/http/errors";
-import { getUploadJob } from "@/lib/ingest/upload-jobs";
+import { getUploadJob } from "@/lib/ingest/uploads";
 
 type Ctx = { params: Promise<{ id: string; jobId: string }> };
 
