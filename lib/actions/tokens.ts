@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { authEnabled, requireRole } from "@/lib/auth";
-import { createToken, revokeToken } from "@/lib/auth/tokens";
+import { createToken, revokeToken } from "@/lib/db/api-tokens";
 import { tokenSchema } from "@/lib/validations/token";
 
 export interface CreateTokenState {

@@ -8,7 +8,7 @@ process.env.SESSION_MAX_AGE_HOURS = "1";
 const { sessionKeys } = await import("./config");
 const { identify, bearerToken } = await import("./identity");
 const { signSession } = await import("./session");
-const { createToken, revokeToken } = await import("./tokens");
+const { createToken, revokeToken } = await import("../db/api-tokens");
 
 describe("identify", () => {
   let editorCookie: string;

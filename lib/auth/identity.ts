@@ -3,7 +3,7 @@
 import { authConfig, sessionKeys } from "./config";
 import type { Role } from "./request-rules";
 import { verifySession } from "./session";
-import { verifyToken } from "./tokens";
+import { verifyToken } from "../db/api-tokens";
 
 export interface Identity {
   role: Role;

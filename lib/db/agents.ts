@@ -1,7 +1,7 @@
 import "server-only";
 import { db, now } from "./client";
 import { conflict, notFound } from "../http/errors";
-import { enqueueCleanup } from "../ingest/cleanup";
+import { enqueueCleanup } from "./vector-cleanup";
 import type { Tool } from "../validations/agent";
 
 export interface Agent {

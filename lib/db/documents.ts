@@ -1,7 +1,7 @@
 import "server-only";
 import { db, now } from "./client";
 import { notFound } from "../http/errors";
-import { enqueueCleanup, pendingVectorsOf } from "../ingest/cleanup";
+import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
 
@@ -148,4 +148,77 @@ export function agentChunkCount(agentId: number): number {
     .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS n FROM documents WHERE agent_id = ? AND status = 'ready'")
     .get(agentId) as { n: number };
   return row.n;
+}
+
+/**
+ * Marks documents left `indexing` failed with `reason` and queues their vectors for removal, in
+ * one transaction: all of them (start-up recovery) or the given ids (an audit's stuck ones).
+ */
+export function failIndexingDocuments(reason: string, ids?: number[]): { id: number; agent_id: number }[] {
+  return db().transaction(() => {
+    const rows = (db().prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'indexing'").all() as {
+      id: number;
+      agent_id: number;
+      chunk_count: number;
+    }[]).filter((d) => !ids || ids.includes(d.id));
+    const fail = db().prepare("UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'");
+    for (const doc of rows) {
+      fail.run(reason, now(), doc.id);
+      enqueueCleanup(doc.agent_id, doc.id, doc.chunk_count, "ingest interrupted");
+    }
+    return rows.map(({ id, agent_id }) => ({ id, agent_id }));
+  })();
+}
+
+export function indexingDocumentIds(): number[] {
+  return (db().prepare("SELECT id FROM documents WHERE status = 'indexing'").all() as { id: number }[]).map((r) => r.id);
+}
+
+/** Every document's status and counts, without text: what the audit compares with Chroma. */
+export function documentStates(): Pick<DocumentRow, "id" | "agent_id" | "filename" | "status" | "chunk_count" | "embedding_model" | "updated_at">[] {
+  return db().prepare("SELECT id, agent_id, filename, status, chunk_count, embedding_model, updated_at FROM documents").all() as never;
+}
+
+/** What the chunks of an agent's ready documents of one model were made from (corpus statistics). */
+export function readyDocumentKeys(agentId: number, model: string): Pick<DocumentRow, "id" | "sha256" | "chunk_size" | "chunk_overlap">[] {
+  return db()
+    .prepare("SELECT id, sha256, chunk_size, chunk_overlap FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
+    .all(agentId, model) as never;
+}
+
+export function documentText(id: number): string | undefined {
+  return (db().prepare("SELECT text FROM documents WHERE id = ?").get(id) as { text: string } | undefined)?.text;
+}
+
+/** Agents with ready documents of this model, the most recently changed first. */
+export function agentsByLatestChange(model: string, limit: number): number[] {
+  const rows = db()
+    .prepare(
+      `SELECT agent_id FROM documents WHERE status = 'ready' AND embedding_model = ?
+       GROUP BY agent_id ORDER BY MAX(updated_at) DESC LIMIT ?`,
+    )
+    .all(model, limit) as { agent_id: number }[];
+  return rows.map((r) => r.agent_id);
+}
+
+/** Ready documents embedded with another model than `model` (all agents, or one). */
+export function documentsOfOtherModels(model: string, agentId?: number): Pick<DocumentRow, "id" | "agent_id" | "filename" | "embedding_model" | "chunk_count">[] {
+  const sql = `SELECT id, agent_id, filename, embedding_model, chunk_count FROM documents
+    WHERE status = 'ready' AND embedding_model != ? ${agentId === undefined ? "" : "AND agent_id = ?"}
+    ORDER BY agent_id, id`;
+  return db().prepare(sql).all(...(agentId === undefined ? [model] : [model, agentId])) as never;
+}
+
+/**
+ * Switches a re-embedded document to its new model, only if the row is still the ready one that
+ * was read (not deleted or replaced meanwhile). False when it was not switched.
+ */
+export function switchEmbeddingModel(doc: { id: number; agent_id: number; embedding_model: string }, model: string, chunkCount: number): boolean {
+  const { changes } = db()
+    .prepare(
+      `UPDATE documents SET embedding_model = ?, chunk_count = ?, updated_at = ?
+       WHERE id = ? AND agent_id = ? AND status = 'ready' AND embedding_model = ?`,
+    )
+    .run(model, chunkCount, now(), doc.id, doc.agent_id, doc.embedding_model);
+  return changes === 1;
 }

@@ -1,9 +1,8 @@
 import "server-only";
-import { ownCollections } from "../vector-store/client";
-import { db, now } from "../db/client";
+import { chunkId, ownCollections } from "../vector-store/client";
+import { documentStates, failIndexingDocuments, findDocument } from "../db/documents";
 import { activeIngests, rechunkDocument } from "./pipeline";
 import { enqueueCleanup, pendingCleanups, runCleanup } from "./cleanup";
-import { chunkId } from "../vector-store/client";
 import { listVectorOwners } from "../vector-store/chunks";
 
 /**
@@ -45,21 +44,9 @@ export interface AuditReport {
 
 const SAMPLE = 20;
 
-interface DocRow {
-  id: number;
-  agent_id: number;
-  filename: string;
-  status: string;
-  chunk_count: number;
-  embedding_model: string;
-  updated_at: string;
-}
-
 export async function auditIndex(): Promise<AuditReport> {
   const docs = new Map(
-    (db().prepare("SELECT id, agent_id, filename, status, chunk_count, embedding_model, updated_at FROM documents").all() as DocRow[]).map(
-      (d) => [d.id, d],
-    ),
+    documentStates().map((d) => [d.id, d]),
   );
   const cleanups = pendingCleanups();
   const awaited = (agentId: number, documentId: number) =>
@@ -140,27 +127,17 @@ export interface RepairReport {
 export async function repairIndex(): Promise<RepairReport> {
   const before = await auditIndex();
   for (const o of before.orphan_vectors) enqueueCleanup(o.agent_id, o.document_id, o.vectors, "audit: orphan vectors");
-  const failStuck = db().prepare(
-    "UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'",
+  failIndexingDocuments(
+    "Indexing stopped and never finished; upload the file again.",
+    before.stuck_documents.map((s) => s.document_id),
   );
-  for (const s of before.stuck_documents) {
-    db().transaction(() => {
-      const chunks = (db().prepare("SELECT chunk_count FROM documents WHERE id = ?").get(s.document_id) as { chunk_count: number } | undefined)
-        ?.chunk_count;
-      if (failStuck.run("Indexing stopped and never finished; upload the file again.", now(), s.document_id).changes === 1) {
-        enqueueCleanup(s.agent_id, s.document_id, chunks ?? 0, "audit: stuck while indexing");
-      }
-    })();
-  }
   const cleanupLeft = await runCleanup({ all: true });
 
   const reindexed: RepairReport["reindexed"] = [];
   const broken = new Map(before.count_mismatches.map((d) => [d.document_id, d]));
   for (const d of broken.values()) {
-    const row = db().prepare("SELECT chunk_size, chunk_overlap FROM documents WHERE id = ? AND status = 'ready'").get(d.document_id) as
-      | { chunk_size: number; chunk_overlap: number }
-      | undefined;
-    if (!row) continue;
+    const row = findDocument(d.agent_id, d.document_id);
+    if (row?.status !== "ready") continue;
     const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap });
     reindexed.push({ document_id: d.document_id, new_document_id: result.document_id, outcome: result.outcome, message: result.message });
   }

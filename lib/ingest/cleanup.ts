@@ -1,55 +1,27 @@
 import "server-only";
 import { isVectorStoreUnavailable, ownCollections } from "../vector-store/client";
-import { db, now } from "../db/client";
+import {
+  cleanupCount,
+  completeCleanup,
+  dueCleanups,
+  nextCleanupAt,
+  pendingCleanups,
+  postponeCleanup,
+  type CleanupEntry,
+} from "../db/vector-cleanup";
 import { deleteAgentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 
 /**
- * Vectors that must go: those of a failed or interrupted ingest, of a deleted or replaced
- * document, of a deleted agent. Each is a row in `vector_cleanup`, written in the same
- * transaction as the change that orphaned the vectors, and removed only once Chroma has
- * confirmed the delete, so a failure (Chroma down, hung, or refusing) is retried with
+ * Runs the queued removals of vectors (lib/db/vector-cleanup.ts): an entry is deleted only
+ * once Chroma has confirmed the delete, so a failure (Chroma down, hung, or refusing) is retried with
  * backoff until it succeeds, across restarts. Meanwhile search never shows those vectors:
  * it keeps only chunks of ready documents.
  */
 
-export interface CleanupEntry {
-  id: number;
-  agent_id: number;
-  /** null: every vector of the agent (the agent was deleted). */
-  document_id: number | null;
-  /** Upper bound on how many vectors may be left, so searches can ask Chroma for that many more. */
-  vectors: number;
-  reason: string;
-  attempts: number;
-  last_error: string | null;
-  next_attempt_at: string;
-  created_at: string;
-}
+export { enqueueCleanup, pendingCleanups, pendingVectorsOf, type CleanupEntry } from "../db/vector-cleanup";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
-
-export function enqueueCleanup(agentId: number, documentId: number | null, vectors: number, reason: string): void {
-  const t = now();
-  db()
-    .prepare(
-      `INSERT INTO vector_cleanup (agent_id, document_id, vectors, reason, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    )
-    .run(agentId, documentId, vectors, reason, t, t);
-}
-
-export function pendingCleanups(): CleanupEntry[] {
-  return db().prepare("SELECT * FROM vector_cleanup ORDER BY id").all() as CleanupEntry[];
-}
-
-/** Vectors of this agent that may still be in Chroma though no ready document owns them. */
-export function pendingVectorsOf(agentId: number): number {
-  const row = db()
-    .prepare("SELECT COALESCE(SUM(vectors), 0) AS n FROM vector_cleanup WHERE agent_id = ? AND document_id IS NOT NULL")
-    .get(agentId) as { n: number };
-  return row.n;
-}
 
 async function attempt(entry: CleanupEntry): Promise<void> {
   for (const collection of await ownCollections()) {
@@ -77,14 +49,13 @@ export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> 
   s.running = (async () => {
     const due = (
       opts.all
-        ? db().prepare("SELECT * FROM vector_cleanup ORDER BY id").all()
-        : db().prepare("SELECT * FROM vector_cleanup WHERE next_attempt_at <= ? ORDER BY id").all(now())
-    ) as CleanupEntry[];
-    const retry = db().prepare("UPDATE vector_cleanup SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?");
+        ? pendingCleanups()
+        : dueCleanups()
+    );
     for (const [i, entry] of due.entries()) {
       try {
         await attempt(entry);
-        db().prepare("DELETE FROM vector_cleanup WHERE id = ?").run(entry.id);
+        completeCleanup(entry.id);
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
         // Chroma down: the rest would fail the same way; all of them wait for the next attempt.
@@ -94,12 +65,12 @@ export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> 
             `agent ${entry.agent_id}, document ${entry.document_id ?? "*"}): ${detail}`,
         );
         for (const e of failed) {
-          retry.run(e.attempts + 1, detail.slice(0, 500), new Date(Date.now() + retryDelay(e.attempts + 1)).toISOString(), e.id);
+          postponeCleanup(e.id, e.attempts + 1, detail, new Date(Date.now() + retryDelay(e.attempts + 1)));
         }
         if (failed.length > 1) break;
       }
     }
-    return (db().prepare("SELECT COUNT(*) AS n FROM vector_cleanup").get() as { n: number }).n;
+    return cleanupCount();
   })();
   try {
     return await s.running;
@@ -128,8 +99,8 @@ export function scheduleCleanup(delayMs = 0): void {
       left = 1;
     }
     if (left > 0) {
-      const next = db().prepare("SELECT MIN(next_attempt_at) AS t FROM vector_cleanup").get() as { t: string | null };
-      const wait = next.t ? Math.max(250, Date.parse(next.t) - Date.now()) : FIRST_RETRY_MS;
+      const next = nextCleanupAt();
+      const wait = next ? Math.max(250, Date.parse(next) - Date.now()) : FIRST_RETRY_MS;
       scheduleCleanup(Math.min(wait, MAX_RETRY_MS));
     }
   }, delayMs);

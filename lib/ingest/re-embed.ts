@@ -3,7 +3,7 @@ import type { Collection } from "chromadb";
 import { getAgent } from "../db/agents";
 import { chroma, collectionFor, ownCollections } from "../vector-store/client";
 import { chunkText } from "./chunking";
-import { db, now } from "../db/client";
+import { documentsOfOtherModels, findDocument, switchEmbeddingModel } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { deleteDocumentVectors } from "../vector-store/chunks";
 import { writeChunks } from "./write-chunks";
@@ -40,13 +40,8 @@ export interface ReembedSummary {
 
 /** Ready documents embedded with a model other than the configured one (all agents or one). */
 export function documentsToReembed(agentId?: number): ReembedCandidate[] {
-  const model = embedder().model;
   if (agentId !== undefined) getAgent(agentId);
-  const sql = `SELECT id, agent_id, filename, embedding_model, chunk_count FROM documents
-    WHERE status = 'ready' AND embedding_model != ? ${agentId === undefined ? "" : "AND agent_id = ?"}
-    ORDER BY agent_id, id`;
-  const args = agentId === undefined ? [model] : [model, agentId];
-  return db().prepare(sql).all(...args) as ReembedCandidate[];
+  return documentsOfOtherModels(embedder().model, agentId);
 }
 
 export async function reembedDocuments(
@@ -114,9 +109,7 @@ async function reembedDocument(
   onChunks: (n: number) => void,
 ): Promise<number | null> {
   const model = embedder();
-  const row = db()
-    .prepare("SELECT text, chunk_size, chunk_overlap FROM documents WHERE id = ? AND agent_id = ?")
-    .get(doc.id, doc.agent_id) as { text: string; chunk_size: number; chunk_overlap: number } | undefined;
+  const row = findDocument(doc.agent_id, doc.id);
   if (!row) return null;
   const chunks = chunkText(row.text, row.chunk_size, row.chunk_overlap);
   // Leftovers of an interrupted run would otherwise make `add` skip or duplicate ids.
@@ -133,13 +126,7 @@ async function reembedDocument(
     throw err;
   }
   // Switch only a row that is still the one we read (not deleted or replaced meanwhile).
-  const { changes } = db()
-    .prepare(
-      `UPDATE documents SET embedding_model = ?, chunk_count = ?, updated_at = ?
-       WHERE id = ? AND agent_id = ? AND status = 'ready' AND embedding_model = ?`,
-    )
-    .run(model.model, chunks.length, now(), doc.id, doc.agent_id, doc.embedding_model);
-  if (changes === 0) {
+  if (!switchEmbeddingModel(doc, model.model, chunks.length)) {
     await deleteDocumentVectors(target, doc.agent_id, doc.id);
     return null;
   }

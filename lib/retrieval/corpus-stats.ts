@@ -1,6 +1,6 @@
 import "server-only";
 import { chunkText } from "../ingest/chunking";
-import { db } from "../db/client";
+import { agentsByLatestChange, documentText, readyDocumentKeys } from "../db/documents";
 import { newFeatureCounts, type CorpusStats, type Embedder, type FeatureCounts } from "../embeddings";
 
 /**
@@ -61,11 +61,7 @@ export async function agentCorpusStats(agentId: number, e: Embedder): Promise<Co
 }
 
 async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
-  const rows = db()
-    .prepare(
-      "SELECT id, sha256, chunk_size, chunk_overlap FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?",
-    )
-    .all(agentId, e.model) as DocKey[];
+  const rows: DocKey[] = readyDocumentKeys(agentId, e.model);
   const current = new Map(rows.map((r) => [r.id, docKey(r)]));
   let entry = cache.get(agentId);
   const stale = !entry || entry.model !== e.model || [...entry.docs].some(([id, key]) => current.get(id) !== key);
@@ -74,15 +70,14 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
   cache.set(agentId, entry);
   while (cache.size > MAX_AGENTS) cache.delete(cache.keys().next().value!);
 
-  const text = db().prepare("SELECT text FROM documents WHERE id = ?");
   let lastYield = performance.now();
   try {
     for (const [id, key] of current) {
       if (entry.docs.has(id)) continue;
-      const row = text.get(id) as { text: string } | undefined;
-      if (!row) continue;
+      const text = documentText(id);
+      if (text === undefined) continue;
       const [, size, overlap] = key.split(":");
-      const chunks = chunkText(row.text, Number(size), Number(overlap));
+      const chunks = chunkText(text, Number(size), Number(overlap));
       await e.countFeatures!(chunks.map((c) => c.text), entry.df);
       entry.chunks += chunks.length;
       entry.docs.set(id, key);
@@ -139,13 +134,8 @@ export function forgetAgent(agentId: number): void {
  */
 export async function warmCorpusStats(e: Embedder): Promise<number> {
   if (!e.countFeatures || !e.embedQueries) return 0;
-  const agents = db()
-    .prepare(
-      `SELECT agent_id FROM documents WHERE status = 'ready' AND embedding_model = ?
-       GROUP BY agent_id ORDER BY MAX(updated_at) DESC LIMIT ?`,
-    )
-    .all(e.model, MAX_AGENTS) as { agent_id: number }[];
-  for (const { agent_id } of agents.reverse()) await agentCorpusStats(agent_id, e); // most recent last: kept longest
+  const agents = agentsByLatestChange(e.model, MAX_AGENTS);
+  for (const agentId of agents.reverse()) await agentCorpusStats(agentId, e); // most recent last: kept longest
   return agents.length;
 }
 

@@ -1,8 +1,7 @@
 import "server-only";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
-import { db } from "../db/client";
-import { embeddingModelsInUse } from "../db/documents";
+import { embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { AppError } from "../http/errors";
 import { activeIngests } from "../ingest/pipeline";
@@ -27,10 +26,9 @@ const probe = <T>(work: () => Promise<T>) => withChromaDeadline(HEALTH_CHROMA_DE
 
 /** What start-up recovery or the clean-up queue has not finished: read from SQLite only. */
 export function indexBacklog(): Health["index"] {
-  const indexing = db().prepare("SELECT id FROM documents WHERE status = 'indexing'").all() as { id: number }[];
   const active = activeIngests();
   return {
-    stuck_documents: indexing.filter((d) => !active.has(d.id)).length,
+    stuck_documents: indexingDocumentIds().filter((id) => !active.has(id)).length,
     awaiting_cleanup: pendingCleanups().length,
   };
 }

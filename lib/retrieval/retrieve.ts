@@ -31,7 +31,6 @@ function assertModel(agentId: number, model: string): void {
   const other = embeddingModelsInUse(agentId).filter((m) => m !== model);
   if (other.length > 0) {
     throw new AppError(
-      409,
       "embedding_model_mismatch",
       `This agent's documents were embedded with ${other.join(", ")} but the app now embeds with ${model}. ` +
         "Run `npm run reindex` to re-embed them with the configured model.",

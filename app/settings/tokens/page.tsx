@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { authEnabled, currentIdentity } from "@/lib/auth";
-import { listTokens } from "@/lib/auth/tokens";
+import { listTokens } from "@/lib/db/api-tokens";
 import { CreateTokenForm } from "@/components/auth/create-token-form";
 import { RevokeTokenButton } from "@/components/auth/revoke-token-button";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../db/client";
-import { createToken, hashToken, listTokens, revokeToken, verifyToken } from "./tokens";
+import { db } from "./client";
+import { createToken, hashToken, listTokens, revokeToken, verifyToken } from "./api-tokens";
 
 describe("API tokens", () => {
   it("stores only a hash, verifies the token with its role, and refuses it once revoked", () => {
