@@ -1,11 +1,11 @@
 import "server-only";
 import { getAgent } from "../db/agents";
-import { chunkId, collectionFor } from "../vector-store/client";
+import { collectionFor } from "../vector-store/client";
 import { findDocument } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import type { QueryWord } from "../embeddings";
-import { explainQueryForAgent, logged, rankAllChunks, type SearchResult } from "./retrieve";
-import { chunksByIds, documentChunks } from "../vector-store/chunks";
+import { explainQueryForAgent, logged, retrieve, type SearchResult } from "./retrieve";
+import { documentChunks } from "../vector-store/chunks";
 
 export const CHART_RESULTS = 50;
 
@@ -38,29 +38,18 @@ export interface Inspection {
  */
 export async function inspectQuery(agentId: number, query: string, topK: number, expectedDocumentId?: number): Promise<Inspection> {
   getAgent(agentId);
-  const collection = await collectionFor(embedder());
-  const inspection = await logged(
+  const { results: [results], rankings: [ranking] } = await logged(
     agentId,
     "inspector",
     { query, top_k: topK },
-    async () => {
-      const [ranking] = await rankAllChunks(agentId, [query]);
-      const head = ranking.slice(0, topK);
-      const found = await chunksByIds(collection, agentId, head.map((r) => chunkId(r.document_id, r.chunk_index)));
-      const results = head.flatMap((r): SearchResult[] => {
-        const hit = found.get(chunkId(r.document_id, r.chunk_index));
-        if (!hit) return []; // removed since the ranking was made
-        return [{ chunk_text: hit.text, score: r.score, document_id: r.document_id, filename: hit.metadata.filename, chunk_index: r.chunk_index }];
-      });
-      return { ranking, results };
-    },
-    (r) => r.results.length,
+    () => retrieve(agentId, [query], { topK, full: true }),
+    (r) => r.results[0].length,
   );
-  const { ranking, results } = inspection;
 
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
     const doc = findDocument(agentId, expectedDocumentId);
+    const collection = await collectionFor(embedder());
     const texts = new Map((await documentChunks(collection, agentId, expectedDocumentId)).map((c) => [c.metadata.chunk_index, c.text]));
     const chunks = ranking
       .map((r, i) => ({ r, rank: i + 1 }))

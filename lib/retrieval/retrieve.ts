@@ -4,10 +4,10 @@ import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount, readyDocumentIds } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
-import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { queryAgent, rankAgent, type RankedChunk, type VectorHit } from "../vector-store/chunks";
+import { chunksByIds, queryAgent, rankAgent, type RankedChunk, type VectorHit } from "../vector-store/chunks";
 
 export interface SearchResult {
   chunk_text: string;
@@ -108,21 +108,53 @@ async function visibleOnly<T extends { document_id: number }>(
   }
 }
 
+export interface Retrieval {
+  /** Per query, the first top_k chunks of ready documents with their text, closest first. */
+  results: SearchResult[][];
+  /** Per query, with `full`: every chunk of the agent's ready documents, closest first (distances only). */
+  rankings: RankedChunk[][];
+}
+
 /**
- * The one retrieval function: embed the query with the model that embedded the
- * chunks, query the shared collection filtered to this agent, closest first, and keep
- * the chunks of ready documents only.
+ * The one retrieval function: embed the queries with the model that embedded the chunks
+ * (weighted by the agent's own chunks where the provider does that), query the shared
+ * collection filtered to this agent, closest first, and keep chunks of ready documents only.
+ * Without `full` it asks Chroma for top_k (the REST search); with `full` it ranks every chunk
+ * and the results are the head of that same ranking (the inspector, recall runs), so what a
+ * diagnosis reads and what the list shows cannot disagree.
  */
-export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
-  const { model, vectors } = await embedForAgent(agentId, [query]);
+export async function retrieve(agentId: number, queries: string[], opts: { topK: number; full?: boolean }): Promise<Retrieval> {
+  if (queries.length === 0 || agentChunkCount(agentId) === 0) return { results: queries.map(() => []), rankings: queries.map(() => []) };
+  const { model, vectors } = await embedForAgent(agentId, queries);
   const collection = await collectionFor(model);
-  const [hits] = await visibleOnly(agentId, 1, topK, async (n) =>
-    // A hit whose metadata is already gone (deleted mid-query) is dropped, not a failure.
-    (await queryAgent(collection, agentId, vectors, n)).map((q) =>
-      q.filter((h) => h.metadata).map((h) => ({ ...h, document_id: h.metadata.document_id })),
-    ),
+  if (!opts.full) {
+    const hits = await visibleOnly(agentId, queries.length, opts.topK, async (n) =>
+      // A hit whose metadata is already gone (deleted mid-query) is dropped, not a failure.
+      (await queryAgent(collection, agentId, vectors, n)).map((q) =>
+        q.filter((h) => h.metadata).map((h) => ({ ...h, document_id: h.metadata.document_id })),
+      ),
+    );
+    const results = hits.map((q) => q.slice(0, opts.topK).map(toResult));
+    return { results, rankings: results.map((q) => q.map((r) => ({ document_id: r.document_id, chunk_index: r.chunk_index, score: r.score }))) };
+  }
+  const rankings = await visibleOnly(agentId, queries.length, Number.MAX_SAFE_INTEGER, (n) => rankAgent(collection, agentId, vectors, n));
+  const results = await Promise.all(
+    rankings.map(async (ranking) => {
+      const head = ranking.slice(0, opts.topK);
+      const found = await chunksByIds(collection, agentId, head.map((r) => chunkId(r.document_id, r.chunk_index)));
+      // A chunk removed since the ranking was made is left out.
+      return head.flatMap((r): SearchResult[] => {
+        const hit = found.get(chunkId(r.document_id, r.chunk_index));
+        return hit ? [{ chunk_text: hit.text, score: r.score, document_id: r.document_id, filename: hit.metadata.filename, chunk_index: r.chunk_index }] : [];
+      });
+    }),
   );
-  return hits.slice(0, topK).map(toResult);
+  return { results, rankings };
+}
+
+/** The top_k chunks for one query: what the agent's `document_search` tool returns. */
+export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
+  return (await retrieve(agentId, [query], { topK })).results[0];
 }
 
 const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the document_search tool enabled.`;
@@ -182,16 +214,9 @@ export interface DocumentRank {
 
 export type { RankedChunk };
 
-/**
- * The whole ranking of an agent's chunks for each query, embedded with the same model
- * and filtered the same way as searchAgentDocuments, with no k limit: where every
- * document's chunks actually land. Distances only, to stay fast on large agents.
- */
+/** The whole ranking of an agent's chunks for each query, with no k limit (recall runs). */
 export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
-  if (agentChunkCount(agentId) === 0 || queries.length === 0) return queries.map(() => []);
-  const { model, vectors } = await embedForAgent(agentId, queries);
-  const collection = await collectionFor(model);
-  return visibleOnly(agentId, queries.length, Number.MAX_SAFE_INTEGER, (n) => rankAgent(collection, agentId, vectors, n));
+  return (await retrieve(agentId, queries, { topK: 0, full: true })).rankings;
 }
 
 /** Best rank of each document in one full ranking, keyed by document id. */
