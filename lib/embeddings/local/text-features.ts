@@ -1,7 +1,7 @@
 /**
- * Text → features for the local embedder: tokenizer, stopwords, light stemmer, the hashes that
- * place a feature in the vector, and a reusable count table. Everything here is deterministic and
- * depends on nothing but the text; changing any of it changes the vectors (bump the model version).
+ * Feature hashing for the local embedder: the hashes that turn a content word, word pair or
+ * character n-gram into a feature key and place it in the vector, and a reusable count table.
+ * Deterministic; changing any of it changes the vectors (bump the model version).
  */
 
 /** Character n-grams of each content word. */
@@ -22,75 +22,6 @@ const FNV_PRIME = 0x01000193;
 /** Word-boundary markers for character n-grams; never occur inside a token. */
 const BOUNDARY_START = 0x02;
 const BOUNDARY_END = 0x03;
-
-// prettier-ignore
-export const STOPWORDS: ReadonlySet<string> = new Set([
-  "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-  "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
-  "did", "do", "does", "doing", "down", "during", "each", "either", "else", "etc", "ever", "few",
-  "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-  "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
-  "just", "let", "lets", "may", "me", "might", "more", "most", "must", "my", "myself", "no", "nor",
-  "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
-  "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their",
-  "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through",
-  "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "when", "where",
-  "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
-  "yourself", "yourselves", "im", "ive", "youre", "dont", "doesnt", "didnt", "cant", "wont",
-]);
-
-/**
- * Light, deterministic suffix stemmer for ASCII words (others are returned unchanged).
- * Plural s/es/ies, -ied, -ing, -ed (undoubling "resett" → "reset"), -ly, then a final -e, so
- * e.g. take/takes/taking → "tak", charge/charged/charging → "charg", uses/used/using → "us".
- * Not linguistically perfect — it only has to map inflections of a word to the same key.
- */
-export function stem(word: string): string {
-  const n = word.length;
-  if (n < 3 || !isAsciiLowerWord(word)) return word;
-  let w = word;
-  if (n > 4 && (w.endsWith("ies") || w.endsWith("ied"))) w = w.slice(0, -3) + "y";
-  else if (w.endsWith("sses")) w = w.slice(0, -2);
-  else if (n > 4 && /(?:x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (n > 3 && w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-
-  if (w.length > 4 && w.endsWith("ing") && hasVowel(w, w.length - 3)) {
-    w = undouble(w.slice(0, -3));
-  } else if (w.length > 3 && w.endsWith("ed") && !w.endsWith("eed") && hasVowel(w, w.length - 2)) {
-    w = undouble(w.slice(0, -2));
-  } else if (w.length > 5 && w.endsWith("ly")) {
-    w = w.slice(0, -2);
-  }
-  if (w.length >= 3 && w.endsWith("e")) w = w.slice(0, -1);
-  return w;
-}
-
-function isAsciiLowerWord(w: string): boolean {
-  for (let i = 0; i < w.length; i++) {
-    const c = w.charCodeAt(i);
-    if (c < 0x61 || c > 0x7a) return false;
-  }
-  return true;
-}
-
-function hasVowel(w: string, end: number): boolean {
-  for (let i = 0; i < end; i++) {
-    const c = w.charCodeAt(i);
-    // a e i o u y
-    if (c === 0x61 || c === 0x65 || c === 0x69 || c === 0x6f || c === 0x75 || c === 0x79) return true;
-  }
-  return false;
-}
-
-function undouble(w: string): string {
-  const n = w.length;
-  if (n < 3) return w;
-  const c = w.charCodeAt(n - 1);
-  if (c !== w.charCodeAt(n - 2)) return w;
-  // keep -ll, -ss, -zz (bill, process, buzz) and vowels
-  if (c === 0x6c || c === 0x73 || c === 0x7a || "aeiouy".includes(w[n - 1])) return w;
-  return w.slice(0, -1);
-}
 
 /**
  * murmur3 32-bit finaliser: spreads FNV-1a's weak high bits over the whole word.
@@ -117,78 +48,6 @@ export function fnv1a(s: string, seed: number): number {
     h = Math.imul(h, FNV_PRIME);
   }
   return h | 0;
-}
-
-const NON_ASCII_WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
-
-function isWordCodePoint(cp: number, ch: string): boolean {
-  if (cp < 0x80) {
-    return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
-  }
-  return NON_ASCII_WORD_CHAR.test(ch);
-}
-
-/** Scripts written without spaces: each character is a token (bigrams then pair them up). */
-function isSpacelessScript(cp: number): boolean {
-  return (
-    (cp >= 0x3040 && cp <= 0x30ff) || // Hiragana, Katakana
-    (cp >= 0x3400 && cp <= 0x4dbf) || // CJK Ext A
-    (cp >= 0x4e00 && cp <= 0x9fff) || // CJK Unified Ideographs
-    (cp >= 0xf900 && cp <= 0xfaff) || // CJK Compatibility Ideographs
-    (cp >= 0x20000 && cp <= 0x3134f) // CJK Ext B..G
-  );
-}
-
-function isApostrophe(cp: number): boolean {
-  return cp === 0x27 || cp === 0x2019;
-}
-
-/** Punctuation that ends a phrase: no bigram is formed across it. */
-function isBreak(cp: number): boolean {
-  return cp === 0x2e || cp === 0x21 || cp === 0x3f || cp === 0x3b || cp === 0x3a || cp === 0x0a ||
-    cp === 0x3002 || cp === 0xff01 || cp === 0xff1f; // 。！？
-}
-
-export interface Token {
-  text: string;
-  /** a phrase break (sentence punctuation / newline) precedes this token */
-  breakBefore: boolean;
-}
-
-/** Expects NFKC-normalised, lowercased text. */
-export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let start = -1;
-  let hadApostrophe = false;
-  let pendingBreak = false;
-  const n = text.length;
-  const flush = (end: number) => {
-    let t = text.slice(start, end);
-    if (hadApostrophe) t = t.replace(/['\u2019]/g, "");
-    tokens.push({ text: t, breakBefore: pendingBreak });
-    pendingBreak = false;
-    start = -1;
-    hadApostrophe = false;
-  };
-  for (let i = 0; i < n; ) {
-    const cp = text.codePointAt(i)!;
-    const len = cp > 0xffff ? 2 : 1;
-    if (cp >= 0x80 && isSpacelessScript(cp)) {
-      if (start >= 0) flush(i);
-      start = i;
-      flush(i + len);
-    } else if (isWordCodePoint(cp, len === 1 ? text[i] : text.slice(i, i + 2))) {
-      if (start < 0) start = i;
-    } else if (start >= 0 && isApostrophe(cp) && i + 1 < n && isWordCodePoint(text.charCodeAt(i + 1), text[i + 1])) {
-      hadApostrophe = true; // don't → dont, customer's → customers
-    } else {
-      if (start >= 0) flush(i);
-      if (isBreak(cp)) pendingBreak = true;
-    }
-    i += len;
-  }
-  if (start >= 0) flush(n);
-  return tokens;
 }
 
 /**
@@ -286,4 +145,3 @@ export function addCharNgrams(tf: CountTable, word: string): void {
     }
   }
 }
-

@@ -1,29 +1,21 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import OpenAI from "openai";
 import { EmbeddingError, type Embedder } from "../types";
-import {
-  connectionReason,
-  DEFAULT_OPENAI_BASE_URL,
-  describeServer,
-  estimateTokens,
-  isRetryable,
-  makeBatches,
-  MAX_TOKENS_PER_INPUT,
-  nonNegative,
-  retryAfterMs,
-  sleep,
-  truncateToTokens,
-  unitVector,
-} from "./support";
+import { unitVector } from "../unit-vector";
+import { estimateTokens, makeBatches, MAX_TOKENS_PER_INPUT, truncateToTokens } from "./batching";
+import { ModelDimension } from "./dimensions";
+import { describeServer, PROVIDER, toEmbeddingError, type ErrorContext } from "./errors";
+import { parseEmbeddings } from "./response";
+import { retryPolicy, withRetries, type RetryPolicy } from "./retry";
 
 export {
-  DEFAULT_OPENAI_BASE_URL,
   estimateTokens,
   MAX_INPUT_CHARS,
   MAX_INPUTS_PER_REQUEST,
   MAX_TOKENS_PER_INPUT,
   MAX_TOKENS_PER_REQUEST,
   truncateToTokens,
-} from "./support";
+} from "./batching";
+export { KNOWN_DIMENSIONS } from "./dimensions";
 
 /**
  * Embeddings through the OpenAI API or any OpenAI-compatible server (`baseURL`).
@@ -44,15 +36,7 @@ export {
  *   message. Messages never contain the API key (server-provided text is redacted).
  */
 
-export const KNOWN_DIMENSIONS: Readonly<Record<string, number>> = {
-  "text-embedding-3-small": 1536,
-  "text-embedding-3-large": 3072,
-  "text-embedding-ada-002": 1536,
-};
-/** Models that accept the `dimensions` request parameter (shortened embeddings). */
-const MODELS_WITH_DIMENSIONS_PARAM = new Set(["text-embedding-3-small", "text-embedding-3-large"]);
-
-const PROVIDER = "openai";
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 export interface OpenAIEmbedderOptions {
   apiKey: string;
@@ -87,57 +71,28 @@ export interface OpenAIEmbedderOptions {
 
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
-  private knownDimension: number | undefined;
-  /** Sent as `dimensions` (text-embedding-3-* shortened vectors only). */
-  private readonly requestDimensions: number | undefined;
+  private readonly dimensions: ModelDimension;
   private readonly client: OpenAI;
-  private readonly apiKey: string;
-  private readonly label: string;
-  private readonly official: boolean;
-  private readonly maxRetries: number;
-  private readonly retryBaseMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly errors: ErrorContext;
+  private readonly retry: RetryPolicy;
   private readonly encodingFormat: "float" | "base64";
-  private readonly sleep: (ms: number) => Promise<void>;
   private initPromise: Promise<void> | undefined;
 
   constructor(opts: OpenAIEmbedderOptions) {
     const apiKey = opts.apiKey?.trim() ?? "";
     const baseURL = (opts.baseURL?.trim() || DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "");
-    this.label = describeServer(baseURL);
-    this.official = baseURL === DEFAULT_OPENAI_BASE_URL;
+    const official = baseURL === DEFAULT_OPENAI_BASE_URL;
+    const label = describeServer(baseURL, official);
     if (!apiKey) {
-      throw new EmbeddingError(`${this.label}: no API key was given. Set OPENAI_API_KEY.`, PROVIDER);
+      throw new EmbeddingError(`${label}: no API key was given. Set OPENAI_API_KEY.`, PROVIDER);
     }
     const model = opts.model?.trim() ?? "";
-    if (!model) throw new EmbeddingError(`${this.label}: no embedding model name was given.`, PROVIDER);
+    if (!model) throw new EmbeddingError(`${label}: no embedding model name was given.`, PROVIDER);
     this.model = model;
-    this.apiKey = apiKey;
-
-    const native = KNOWN_DIMENSIONS[model];
-    if (opts.dimension !== undefined) {
-      if (!Number.isInteger(opts.dimension) || opts.dimension <= 0) {
-        throw new EmbeddingError(`${this.label}: dimension must be a positive integer, got ${opts.dimension}.`, PROVIDER);
-      }
-      if (native !== undefined && opts.dimension !== native) {
-        if (!MODELS_WITH_DIMENSIONS_PARAM.has(model) || opts.dimension > native) {
-          throw new EmbeddingError(
-            `${this.label}: model "${model}" produces ${native}-dimensional vectors` +
-              (MODELS_WITH_DIMENSIONS_PARAM.has(model) ? ` (or fewer via shortening)` : ``) +
-              `; dimension ${opts.dimension} is not possible.`,
-            PROVIDER,
-          );
-        }
-        this.requestDimensions = opts.dimension;
-      }
-    }
-    this.knownDimension = opts.dimension ?? native;
-
-    this.maxRetries = nonNegative(opts.maxRetries, 4);
-    this.retryBaseMs = nonNegative(opts.retryBaseMs, 500);
-    this.maxRetryDelayMs = nonNegative(opts.maxRetryDelayMs, 60_000);
-    this.encodingFormat = opts.encodingFormat ?? (this.official ? "base64" : "float");
-    this.sleep = opts.sleep ?? sleep;
+    this.errors = { label, model, official, apiKey };
+    this.dimensions = new ModelDimension(label, model, opts.dimension);
+    this.retry = retryPolicy(opts);
+    this.encodingFormat = opts.encodingFormat ?? (official ? "base64" : "float");
     this.client = new OpenAI({
       apiKey,
       baseURL,
@@ -149,19 +104,12 @@ export class OpenAIEmbedder implements Embedder {
 
   /** The vector dimension. Throws if it is not known yet (unknown model, no `dimension`, no init()). */
   get dimension(): number {
-    if (this.knownDimension === undefined) {
-      throw new EmbeddingError(
-        `${this.label}: the vector dimension of model "${this.model}" is not known yet. ` +
-          `Configure the dimension, or call \`await embedder.init()\` before reading it.`,
-        PROVIDER,
-      );
-    }
-    return this.knownDimension;
+    return this.dimensions.value;
   }
 
   /** True once `dimension` can be read without throwing. */
   get hasDimension(): boolean {
-    return this.knownDimension !== undefined;
+    return this.dimensions.known !== undefined;
   }
 
   /**
@@ -170,7 +118,7 @@ export class OpenAIEmbedder implements Embedder {
    * Safe to call many times; concurrent calls share one probe; a failed probe can be retried.
    */
   async init(): Promise<this> {
-    if (this.knownDimension === undefined) {
+    if (this.dimensions.known === undefined) {
       this.initPromise ??= this.embed(["dimension probe"]).then(
         () => undefined,
         (err: unknown) => {
@@ -203,167 +151,26 @@ export class OpenAIEmbedder implements Embedder {
     }
 
     if (blanks.length > 0) {
-      if (this.knownDimension === undefined) await this.init();
-      // Fixed unit vector: a zero vector has no cosine distance (Chroma would return NaN).
-      for (const at of blanks) out[at] = unitVector(this.knownDimension!);
+      if (this.dimensions.known === undefined) await this.init();
+      for (const at of blanks) out[at] = unitVector(this.dimensions.known!);
     }
     return out;
   }
 
   private async embedBatch(input: string[]): Promise<number[][]> {
-    const response = await this.requestWithRetries(input);
-    return this.parseResponse(response, input.length);
-  }
-
-  private async requestWithRetries(input: string[]): Promise<unknown> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // An explicit encoding_format makes the SDK return the body untouched (it would
-        // otherwise ask for base64 and decode it blindly); parseResponse handles both forms.
-        return await this.client.embeddings.create({
+    const response = await withRetries(
+      // An explicit encoding_format makes the SDK return the body untouched (it would
+      // otherwise ask for base64 and decode it blindly); parseEmbeddings handles both forms.
+      () =>
+        this.client.embeddings.create({
           model: this.model,
           input,
           encoding_format: this.encodingFormat,
-          ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}),
-        });
-      } catch (err) {
-        if (attempt >= this.maxRetries || !isRetryable(err)) throw this.toEmbeddingError(err, attempt);
-        await this.sleep(this.retryDelayMs(err, attempt));
-      }
-    }
-  }
-
-  private retryDelayMs(err: unknown, attempt: number): number {
-    const fromHeader = err instanceof APIError ? retryAfterMs(err.headers) : undefined;
-    if (fromHeader !== undefined) return Math.min(fromHeader, this.maxRetryDelayMs);
-    const exp = this.retryBaseMs * 2 ** attempt;
-    // "Equal jitter": half fixed, half random, so parallel clients spread out.
-    return Math.min(exp / 2 + Math.random() * (exp / 2), this.maxRetryDelayMs);
-  }
-
-  private parseResponse(response: unknown, expected: number): number[][] {
-    const data = (response as { data?: unknown } | null)?.data;
-    if (!Array.isArray(data)) {
-      throw this.malformed(`no "data" array in the response`);
-    }
-    if (data.length !== expected) {
-      throw this.malformed(`it returned ${data.length} vectors for ${expected} inputs`);
-    }
-    const out: number[][] = new Array(expected);
-    data.forEach((item: unknown, position) => {
-      const rawIndex = (item as { index?: unknown } | null)?.index;
-      // The spec always sends `index`; tolerate servers that omit it (then array order counts).
-      const index = rawIndex === undefined ? position : rawIndex;
-      if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= expected) {
-        throw this.malformed(`invalid index ${JSON.stringify(index)}`);
-      }
-      if (out[index] !== undefined) throw this.malformed(`index ${index} appears twice`);
-      out[index] = this.toVector((item as { embedding?: unknown }).embedding, index);
-    });
-    return out;
-  }
-
-  private toVector(embedding: unknown, index: number): number[] {
-    let vector: number[];
-    if (typeof embedding === "string") {
-      const bytes = Buffer.from(embedding, "base64");
-      if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0) {
-        throw this.malformed(`embedding ${index} is not valid base64 float32 data`);
-      }
-      // Copy to an aligned buffer: Float32Array needs a byte offset that is a multiple of 4.
-      const aligned = new Uint8Array(bytes.byteLength);
-      aligned.set(bytes);
-      vector = Array.from(new Float32Array(aligned.buffer));
-    } else if (Array.isArray(embedding)) {
-      vector = embedding as number[];
-    } else {
-      throw this.malformed(`embedding ${index} is neither a number array nor base64`);
-    }
-    let norm = 0;
-    for (const x of vector) {
-      if (typeof x !== "number" || !Number.isFinite(x)) {
-        throw this.malformed(`embedding ${index} contains a non-numeric value`);
-      }
-      norm += x * x;
-    }
-    if (norm === 0) throw this.malformed(`embedding ${index} is an all-zero vector`);
-
-    if (this.knownDimension === undefined) {
-      this.knownDimension = vector.length; // learnt from the server, then enforced
-    } else if (vector.length !== this.knownDimension) {
-      throw new EmbeddingError(
-        `${this.label}: model "${this.model}" returned ${vector.length}-dimensional vectors, but ` +
-          `${this.knownDimension} were expected. Check the configured model and dimension ` +
-          `(vectors of different sizes cannot share one index).`,
-        PROVIDER,
-      );
-    }
-    return vector;
-  }
-
-  private malformed(detail: string): EmbeddingError {
-    return new EmbeddingError(`${this.label}: the server returned a malformed response: ${detail}.`, PROVIDER);
-  }
-
-  private toEmbeddingError(err: unknown, retries: number): EmbeddingError {
-    const label = this.label;
-    const after = retries > 0 ? ` after ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
-    if (err instanceof EmbeddingError) return err;
-    if (err instanceof APIUserAbortError) {
-      return new EmbeddingError(`${label}: the request was aborted.`, PROVIDER);
-    }
-    if (err instanceof APIConnectionTimeoutError) {
-      return new EmbeddingError(`${label}: the request timed out${after}. The server may be overloaded; try again later.`, PROVIDER, undefined, { cause: err.cause });
-    }
-    if (err instanceof APIConnectionError) {
-      const why = connectionReason(err);
-      return new EmbeddingError(
-        `${label}: could not connect${why ? ` (${why})` : ""}${after}. Check the network and the base URL.`,
-        PROVIDER,
-        undefined,
-        { cause: err.cause },
-      );
-    }
-    if (err instanceof APIError && typeof err.status === "number") {
-      // No `cause`: the SDK error carries the raw response body, which a server may echo the key in.
-      const status = err.status;
-      const detail = this.serverDetail(err);
-      const said = detail ? ` Server said: ${detail}` : "";
-      let message: string;
-      if (status === 401) {
-        message = `the API key was rejected (401). Check OPENAI_API_KEY.`;
-      } else if (status === 403) {
-        message = `access was denied (403): the API key has no permission for model "${this.model}" (or this organisation/region is not allowed).${said}`;
-      } else if (status === 404) {
-        message = `model "${this.model}" was not found (404). Check the configured model name` +
-          (this.official ? "." : " and that the base URL ends with /v1.") + said;
-      } else if (status === 429 && err.code === "insufficient_quota") {
-        message = `the account has run out of quota (429 insufficient_quota). Check the plan and billing of this API key.`;
-      } else if (status === 429) {
-        message = `rate limit exceeded (429)${after}. Wait a minute and try again, or embed fewer documents at once.${said}`;
-      } else if (status >= 500) {
-        message = `the server failed (${status})${after}. Try again later.${said}`;
-      } else if (status === 400 && /context length|maximum.*tokens|too long|token limit/i.test(detail)) {
-        message = `an input is too long for model "${this.model}" (400). Use smaller chunks.${said}`;
-      } else {
-        message = `the request was rejected (${status}).${said}`;
-      }
-      return new EmbeddingError(`${label}: ${message}`, PROVIDER, status);
-    }
-    const text = err instanceof Error ? err.message : String(err);
-    return new EmbeddingError(`${label}: unexpected error: ${this.redact(text)}`, PROVIDER);
-  }
-
-  /** The server's own error text, redacted and shortened. */
-  private serverDetail(err: APIError): string {
-    const body = err.error as { message?: unknown } | undefined;
-    let text = typeof body?.message === "string" ? body.message : err.message.replace(/^\d{3}\s*/, "");
-    if (/^status code \(no body\)$/.test(text)) text = "";
-    text = this.redact(text).replace(/\s+/g, " ").trim();
-    return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-  }
-
-  private redact(text: string): string {
-    return text.split(this.apiKey).join("[redacted]").replace(/\bsk-[A-Za-z0-9_*\-.]{4,}/g, "sk-[redacted]");
+          ...(this.dimensions.requested !== undefined ? { dimensions: this.dimensions.requested } : {}),
+        }),
+      this.retry,
+      (err, retries) => toEmbeddingError(err, retries, this.errors),
+    );
+    return parseEmbeddings(response, input.length, this.errors.label, (length) => this.dimensions.check(length));
   }
 }
