@@ -25,7 +25,7 @@ export async function currentIdentity(): Promise<Identity | null> {
  */
 export async function requireRole(role: Role): Promise<Identity> {
   const who = await currentIdentity();
-  if (!who) throw new AppError(401, "unauthorized", "Sign in first: the session is missing or has expired.");
-  if (!roleAllows(who.role, role)) throw new AppError(403, "forbidden", roleRefusal(role, who.role));
+  if (!who) throw new AppError("unauthorized", "Sign in first: the session is missing or has expired.");
+  if (!roleAllows(who.role, role)) throw new AppError("forbidden", roleRefusal(role, who.role));
   return who;
 }

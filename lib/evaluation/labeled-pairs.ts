@@ -90,7 +90,7 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
 
 function expectedFilename(agentId: number, expected: string): string {
   const filename = resolve(indexedDocuments(agentId), expected);
-  if (!filename) throw new AppError(422, "unknown_document", unknownDocument(expected));
+  if (!filename) throw new AppError("unknown_document", unknownDocument(expected));
   return filename;
 }
 

@@ -87,7 +87,7 @@ export function startEvaluation(agentId: number, k: number): { runId: number; do
   getAgent(agentId);
   const pairs = listPairs(agentId);
   if (pairs.length === 0) {
-    throw new AppError(422, "no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
+    throw new AppError("no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
   }
   const docs = listDocuments(agentId).filter((d) => d.status === "ready");
   const chunkCount = docs.reduce((n, d) => n + d.chunk_count, 0);

@@ -6,14 +6,12 @@ const megabytes = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} M
 
 export const requestTooLarge = (limit: number) =>
   new AppError(
-    413,
     "request_too_large",
     `The request is larger than the limit of ${megabytes(limit)} (${limit} bytes, set by MAX_REQUEST_BYTES). Send fewer or smaller files per request.`,
   );
 
 export const tooManyFiles = (count: number, limit: number) =>
   new AppError(
-    413,
     "too_many_files",
     `The request has ${count} files; at most ${limit} are accepted per request (set by MAX_FILES_PER_REQUEST). Send them in several requests.`,
   );
@@ -58,7 +56,7 @@ export async function readLimitedForm(req: Request, expected: string): Promise<F
   try {
     form = await new Response(bytes as BodyInit, { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
   } catch {
-    throw new AppError(400, "invalid_multipart", `Send the request as multipart/form-data with ${expected}.`);
+    throw new AppError("invalid_multipart", `Send the request as multipart/form-data with ${expected}.`);
   }
   checkFileCount(form);
   return form;

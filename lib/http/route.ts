@@ -2,13 +2,15 @@ import "server-only";
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { gateRequest } from "../auth/gate";
+import { getAgent, type Agent } from "../db/agents";
 import { isVectorStoreUnavailable } from "../vector-store/client";
-import { AppError, vectorStoreUnavailable } from "./errors";
+import { AppError, ERROR_STATUS, vectorStoreUnavailable, type ErrorCode } from "./errors";
 import { EmbeddingError } from "../embeddings";
-import { RejectedFileError, SIZE_LIMIT_CODES } from "../extract";
+import { RejectedFileError } from "../extract";
 
-export function errorResponse(status: number, code: string, message: string) {
-  return NextResponse.json({ error: { code, message } }, { status });
+/** The API's error shape, with the status the code maps to. */
+export function errorResponse(code: ErrorCode, message: string) {
+  return NextResponse.json({ error: { code, message } }, { status: ERROR_STATUS[code] });
 }
 
 const zodMessage = (err: z.ZodError) =>
@@ -16,22 +18,20 @@ const zodMessage = (err: z.ZodError) =>
 
 /** Maps any error to the API's error shape; internal details stay in the server log. */
 export function toErrorResponse(err: unknown) {
-  if (err instanceof AppError) return errorResponse(err.status, err.code, err.message);
-  if (err instanceof z.ZodError) return errorResponse(422, "invalid_request", zodMessage(err));
-  if (err instanceof RejectedFileError) {
-    return errorResponse(SIZE_LIMIT_CODES.includes(err.code) ? 413 : 422, `rejected_${err.code}`, err.message);
-  }
+  if (err instanceof AppError) return errorResponse(err.code, err.message);
+  if (err instanceof z.ZodError) return errorResponse("invalid_request", zodMessage(err));
+  if (err instanceof RejectedFileError) return errorResponse(`rejected_${err.code}`, err.message);
   if (err instanceof EmbeddingError) {
     console.error("embedding failed:", err);
-    return errorResponse(500, "embedding_failed", `The embedding provider failed: ${err.message}`);
+    return errorResponse("embedding_failed", `The embedding provider failed: ${err.message}`);
   }
   if (isVectorStoreUnavailable(err)) {
     console.error("vector store unavailable:", err);
     const e = vectorStoreUnavailable();
-    return errorResponse(e.status, e.code, e.message);
+    return errorResponse(e.code, e.message);
   }
   console.error("unexpected error:", err);
-  return errorResponse(500, "internal", "Something went wrong on the server; the details are in its log.");
+  return errorResponse("internal", "Something went wrong on the server; the details are in its log.");
 }
 
 /** Wraps a route handler so every thrown error becomes a JSON error response. */
@@ -54,10 +54,46 @@ export function gatedRoute<C>(handler: (req: Request, ctx: C) => Promise<Respons
   return async (req: Request, ctx: C): Promise<Response> => (await gateRequest(req)) ?? inner(req, ctx);
 }
 
+/** The `[name]` segments of a route path. */
+type SegmentNames<R extends string> = R extends `${string}[${infer Name}]${infer Rest}` ? Name | SegmentNames<Rest> : never;
+
+/**
+ * A route handler's context for a route path, as Next's generated `RouteContext<'/api/...'>`
+ * types it; that one exists only after `next typegen`, `next dev` or `next build`, and the
+ * type check runs without them.
+ */
+export type RouteCtx<R extends string> = { params: Promise<{ [K in SegmentNames<R>]: string }> };
+
+type AgentCtx = { params: Promise<{ id: string }> };
+
+/** What a handler under /api/agents/[id] gets: the request, the agent, and the route's params. */
+export interface AgentRequest<C extends AgentCtx> {
+  req: Request;
+  agent: Agent;
+  params: Awaited<C["params"]>;
+}
+
+/**
+ * route() for the handlers that act on one agent: parses `[id]` and loads the agent (404
+ * not_found for a malformed or unknown id) before the handler runs. `gated` runs the access
+ * checks first, for the routes the proxy leaves out (see gatedRoute).
+ */
+export function withAgent<C extends AgentCtx>(
+  handler: (args: AgentRequest<C>) => Promise<Response>,
+  options: { gated?: boolean } = {},
+): (req: Request, ctx: C) => Promise<Response> {
+  const inner = async (req: Request, ctx: C) => {
+    const params = (await ctx.params) as Awaited<C["params"]>;
+    const agent = getAgent(parseId(params.id, "Agent"));
+    return handler({ req, agent, params });
+  };
+  return options.gated ? gatedRoute(inner) : route(inner);
+}
+
 export function parseId(raw: string, what = "id"): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) {
-    throw new AppError(404, "not_found", `${what} "${raw}" was not found.`);
+    throw new AppError("not_found", `${what} "${raw}" was not found.`);
   }
   return n;
 }
@@ -66,6 +102,6 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     return await req.json();
   } catch {
-    throw new AppError(400, "invalid_json", "The request body must be valid JSON.");
+    throw new AppError("invalid_json", "The request body must be valid JSON.");
   }
 }

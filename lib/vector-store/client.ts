@@ -114,7 +114,6 @@ async function openCollection(e: Embedder): Promise<Collection> {
   const meta = collection.metadata ?? {};
   if (meta.embedding_model !== e.model || Number(meta.embedding_dimension) !== e.dimension) {
     throw new AppError(
-      409,
       "embedding_model_mismatch",
       `Chroma collection "${name}" holds vectors of ${meta.embedding_model ?? "an unknown model"} ` +
         `(${meta.embedding_dimension ?? "?"} dimensions) but the app is configured for ${e.model} (${e.dimension}). ` +

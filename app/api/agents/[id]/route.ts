@@ -1,21 +1,17 @@
 import { NextResponse } from "next/server";
-import { getAgent, updateAgent } from "@/lib/db/agents";
-import { parseId, readJson, route } from "@/lib/http/route";
+import { updateAgent } from "@/lib/db/agents";
+import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { removeAgent } from "@/lib/ingest/remove";
 import { agentUpdateSchema } from "@/lib/validations/agent";
 
-type Ctx = { params: Promise<{ id: string }> };
+export const GET = withAgent<RouteCtx<"/api/agents/[id]">>(async ({ agent }) => NextResponse.json(agent));
 
-export const GET = route(async (_req, { params }: Ctx) => NextResponse.json(getAgent(parseId((await params).id, "Agent"))));
-
-export const PATCH = route(async (req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  getAgent(id);
+export const PATCH = withAgent<RouteCtx<"/api/agents/[id]">>(async ({ req, agent }) => {
   const input = agentUpdateSchema.parse(await readJson(req));
-  return NextResponse.json(updateAgent(id, input));
+  return NextResponse.json(updateAgent(agent.id, input));
 });
 
-export const DELETE = route(async (_req, { params }: Ctx) => {
-  await removeAgent(parseId((await params).id, "Agent"));
+export const DELETE = withAgent<RouteCtx<"/api/agents/[id]">>(async ({ agent }) => {
+  await removeAgent(agent.id);
   return new NextResponse(null, { status: 204 });
 });

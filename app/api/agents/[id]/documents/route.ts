@@ -1,30 +1,25 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/db/agents";
-import { gatedRoute, parseId } from "@/lib/http/route";
+import { withAgent, type RouteCtx } from "@/lib/http/route";
+import type { ErrorCode } from "@/lib/http/errors";
 import { listDocuments } from "@/lib/db/documents";
 import { readLimitedForm } from "@/lib/http/body";
 import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/ingest/uploads";
 
-type Ctx = { params: Promise<{ id: string }> };
+// The proxy leaves this path out (Next would buffer upload bodies for it), so both methods gate.
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
+  async ({ agent }) => NextResponse.json({ documents: listDocuments(agent.id) }),
+  { gated: true },
+);
 
-export const GET = gatedRoute(async (_req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  getAgent(id);
-  return NextResponse.json({ documents: listDocuments(id) });
-});
-
-export const POST = gatedRoute(async (req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  getAgent(id);
-  const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
-  const results = await ingestFiles(id, upload.files, upload);
-  const status = uploadStatus(results);
-  const body =
-    status === 201
-      ? { documents: results }
-      : {
-          error: { code: status === 503 ? "vector_store_unavailable" : "rejected", message: results.map((r) => `${r.filename}: ${r.message}`).join(" ") },
-          documents: results,
-        };
-  return NextResponse.json(body, { status, headers: status === 503 ? { "Retry-After": "5" } : undefined });
-});
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
+  async ({ req, agent }) => {
+    const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
+    const results = await ingestFiles(agent.id, upload.files, upload);
+    const status = uploadStatus(results);
+    if (status === 201) return NextResponse.json({ documents: results }, { status });
+    const code: ErrorCode = status === 503 ? "vector_store_unavailable" : "rejected";
+    const message = results.map((r) => `${r.filename}: ${r.message}`).join(" ");
+    return NextResponse.json({ error: { code, message }, documents: results }, { status, headers: status === 503 ? { "Retry-After": "5" } : undefined });
+  },
+  { gated: true },
+);

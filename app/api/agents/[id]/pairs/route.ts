@@ -1,6 +1,5 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/db/agents";
-import { parseId, readJson, route } from "@/lib/http/route";
+import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { invalid } from "@/lib/http/errors";
 import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
@@ -8,22 +7,18 @@ import { pairView } from "@/lib/evaluation/views";
 import { listPairs } from "@/lib/db/pairs";
 import { importBodySchema, MAX_IMPORT_ROWS } from "@/lib/validations/pair";
 
-type Ctx = { params: Promise<{ id: string }> };
-
 const FORMATS = {
   csv: { type: "text/csv; charset=utf-8", render: toCsv },
   jsonl: { type: "application/jsonl; charset=utf-8", render: toJsonl },
 };
 
-export const GET = route(async (req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  const agent = getAgent(id);
-  const pairs = listPairs(id).map(pairView);
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, agent }) => {
+  const pairs = listPairs(agent.id).map(pairView);
   const format = new URL(req.url).searchParams.get("format");
   if (!format || format === "json") return NextResponse.json({ pairs });
   if (!(format in FORMATS)) throw invalid('format must be "json", "csv" or "jsonl".');
   const { type, render } = FORMATS[format as keyof typeof FORMATS];
-  const slug = agent.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `agent-${id}`;
+  const slug = agent.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `agent-${agent.id}`;
   return new Response(render(pairs), {
     headers: { "content-type": type, "content-disposition": `attachment; filename="${slug}-pairs.${format}"` },
   });
@@ -40,9 +35,7 @@ async function readRows(req: Request): Promise<RawPairRow[]> {
   return rows;
 }
 
-export const POST = route(async (req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  getAgent(id);
-  const report = importPairs(id, await readRows(req));
-  return NextResponse.json({ ...report, total: listPairs(id).length }, { status: report.accepted > 0 ? 201 : 200 });
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, agent }) => {
+  const report = importPairs(agent.id, await readRows(req));
+  return NextResponse.json({ ...report, total: listPairs(agent.id).length }, { status: report.accepted > 0 ? 201 : 200 });
 });

@@ -1,20 +1,16 @@
 import { NextResponse } from "next/server";
-import { parseId, route } from "@/lib/http/route";
+import { parseId, withAgent, type RouteCtx } from "@/lib/http/route";
 import { chunkText } from "@/lib/ingest/chunking";
 import { getDocument } from "@/lib/db/documents";
 import { removeDocument } from "@/lib/ingest/remove";
 
-type Ctx = { params: Promise<{ id: string; docId: string }> };
-
-export const GET = route(async (_req, { params }: Ctx) => {
-  const p = await params;
-  const doc = getDocument(parseId(p.id, "Agent"), parseId(p.docId, "Document"));
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents/[docId]">>(async ({ agent, params }) => {
+  const doc = getDocument(agent.id, parseId(params.docId, "Document"));
   const chunks = doc.status === "ready" ? chunkText(doc.text, doc.chunk_size, doc.chunk_overlap) : [];
   return NextResponse.json({ ...doc, chunks });
 });
 
-export const DELETE = route(async (_req, { params }: Ctx) => {
-  const p = await params;
-  await removeDocument(parseId(p.id, "Agent"), parseId(p.docId, "Document"));
+export const DELETE = withAgent<RouteCtx<"/api/agents/[id]/documents/[docId]">>(async ({ agent, params }) => {
+  await removeDocument(agent.id, parseId(params.docId, "Document"));
   return new NextResponse(null, { status: 204 });
 });

@@ -1,15 +1,10 @@
 import { NextResponse } from "next/server";
-import { parseId, readJson, route } from "@/lib/http/route";
+import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { searchSchema } from "@/lib/validations/search";
-import { getAgent } from "@/lib/db/agents";
 
-type Ctx = { params: Promise<{ id: string }> };
-
-export const POST = route(async (req, { params }: Ctx) => {
-  const id = parseId((await params).id, "Agent");
-  getAgent(id);
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(async ({ req, agent }) => {
   const { query, top_k } = searchSchema.parse(await readJson(req));
-  const results = await documentSearchTool(id, query, top_k);
+  const results = await documentSearchTool(agent.id, query, top_k);
   return NextResponse.json({ query, results });
 });

@@ -1,33 +1,23 @@
 import { NextResponse } from "next/server";
-import { getAgent } from "@/lib/db/agents";
-import { parseId, readJson, route } from "@/lib/http/route";
+import { parseId, readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { editPair } from "@/lib/evaluation/labeled-pairs";
 import { pairView } from "@/lib/evaluation/views";
 import { deletePair, getPair } from "@/lib/db/pairs";
 import { pairUpdateSchema } from "@/lib/validations/pair";
 
-type Ctx = { params: Promise<{ id: string; pairId: string }> };
+const pairId = (params: { pairId: string }) => parseId(params.pairId, "Labeled pair");
 
-async function ids(params: Ctx["params"]) {
-  const p = await params;
-  const agentId = parseId(p.id, "Agent");
-  getAgent(agentId);
-  return { agentId, pairId: parseId(p.pairId, "Labeled pair") };
-}
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ agent, params }) =>
+  NextResponse.json(pairView(getPair(agent.id, pairId(params)))),
+);
 
-export const GET = route(async (_req, { params }: Ctx) => {
-  const { agentId, pairId } = await ids(params);
-  return NextResponse.json(pairView(getPair(agentId, pairId)));
-});
-
-export const PATCH = route(async (req, { params }: Ctx) => {
-  const { agentId, pairId } = await ids(params);
+export const PATCH = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ req, agent, params }) => {
+  const id = pairId(params);
   const input = pairUpdateSchema.parse(await readJson(req));
-  return NextResponse.json(pairView(editPair(agentId, pairId, input)));
+  return NextResponse.json(pairView(editPair(agent.id, id, input)));
 });
 
-export const DELETE = route(async (_req, { params }: Ctx) => {
-  const { agentId, pairId } = await ids(params);
-  deletePair(agentId, pairId);
+export const DELETE = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ agent, params }) => {
+  deletePair(agent.id, pairId(params));
   return new NextResponse(null, { status: 204 });
 });
