@@ -84,7 +84,30 @@ test("adds, edits and deletes pairs, and compares two runs with regressions firs
   }
   await expect(page.getByRole("heading", { name: "3 labeled pairs" })).toBeVisible();
 
+  // A pair that already exists is refused, and the form still holds what was typed.
+  await page.getByLabel("Query").fill("refund after 30 days");
+  await page.getByLabel("Expected document").selectOption("refund-policy.md");
+  await page.getByLabel("Note (optional)").fill("asked twice");
+  await page.getByRole("button", { name: "Add pair" }).click();
+  const duplicate = 'The pair "refund after 30 days" -> refund-policy.md already exists.';
+  await expect(page.getByLabel("Query")).toHaveAccessibleDescription(duplicate);
+  await expect(page.getByLabel("Query")).toHaveValue("refund after 30 days");
+  await expect(page.getByLabel("Expected document")).toHaveValue("refund-policy.md");
+  await expect(page.getByLabel("Note (optional)")).toHaveValue("asked twice");
+  await expect(page.getByRole("heading", { name: "3 labeled pairs" })).toBeVisible();
+
   const pairs = page.getByRole("table", { name: "Labeled pairs" });
+  // So does an edit that would make a pair the same as another one.
+  await pairs.getByRole("button", { name: "Edit “spare pair”" }).click();
+  await pairs.getByLabel("Query").fill("refund after 30 days");
+  await pairs.getByLabel("Expected document").selectOption("refund-policy.md");
+  await pairs.getByRole("button", { name: "Save" }).click();
+  await expect(pairs.getByLabel("Query")).toHaveAccessibleDescription(duplicate);
+  await expect(pairs.getByLabel("Query")).toHaveValue("refund after 30 days");
+  await expect(pairs.getByLabel("Expected document")).toHaveValue("refund-policy.md");
+  await pairs.getByRole("button", { name: "Cancel" }).click();
+  await expect(pairs.getByRole("button", { name: "Edit “spare pair”" })).toBeVisible();
+
   await pairs.getByRole("button", { name: "Edit “how fast does support answer”" }).click();
   await pairs.getByLabel("Note").fill("from a real ticket");
   await pairs.getByRole("button", { name: "Save" }).click();

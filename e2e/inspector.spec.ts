@@ -135,6 +135,17 @@ test("creates, renames and deletes an agent, with the counts in the confirmation
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("heading", { name: `${name} renamed` })).toBeVisible();
 
+  // A taken name is refused, and the form still holds what was typed.
+  await page.goto("/");
+  await page.getByLabel("New agent name").fill(`${name} renamed`);
+  await page.getByLabel("document_search tool").uncheck();
+  await page.getByRole("button", { name: "Create agent" }).click();
+  await expect(page.getByLabel("New agent name")).toHaveAccessibleDescription(`An agent named "${name} renamed" already exists.`);
+  await expect(page.getByLabel("New agent name")).toHaveValue(`${name} renamed`);
+  await expect(page.getByLabel("document_search tool")).not.toBeChecked();
+  await expect(page).toHaveURL(/\/$/);
+
+  await page.goto(`/agents/${id}/settings`);
   page.once("dialog", (d) => {
     expect(d.message()).toContain("1 document and 1 chunk go with it");
     void d.accept();

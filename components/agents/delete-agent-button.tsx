@@ -1,23 +1,26 @@
 "use client";
 
-import { useTransition } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { deleteAgentAction } from "@/lib/actions/agents";
+import { queryKeys } from "@/lib/http/query-keys";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function DeleteAgentButton(props: { agentId: number; name: string; documents: number; chunks: number }) {
-  const [pending, start] = useTransition();
+  const queryClient = useQueryClient();
   return (
-    <button
-      type="button"
-      disabled={pending}
-      onClick={() => {
-        const ok = confirm(`Delete agent "${props.name}"? ${count(props.documents, "document")} and ${count(props.chunks, "chunk")} go with it.`);
-        if (ok) start(() => deleteAgentAction(props.agentId));
+    <ConfirmButton
+      look="solid"
+      question={`Delete agent "${props.name}"? ${count(props.documents, "document")} and ${count(props.chunks, "chunk")} go with it.`}
+      pendingText="Deleting…"
+      onConfirm={() => {
+        // Dropped first: the action ends in a redirect, which rejects its promise.
+        queryClient.removeQueries({ queryKey: queryKeys.agent(props.agentId) });
+        return deleteAgentAction(props.agentId);
       }}
-      className="rounded bg-red-700 px-4 py-2 text-sm font-medium text-white hover:bg-red-800 disabled:opacity-50"
     >
-      {pending ? "Deleting…" : "Delete agent"}
-    </button>
+      Delete agent
+    </ConfirmButton>
   );
 }

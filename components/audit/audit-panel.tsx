@@ -40,7 +40,7 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
     onSuccess: (result) => {
       queryClient.setQueryData(queryKeys.audit, result.after);
       // Documents may have been re-indexed under new ids or marked failed.
-      queryClient.invalidateQueries({ queryKey: ["agent"] });
+      queryClient.invalidateQueries({ queryKey: queryKeys.agents });
     },
   });
 

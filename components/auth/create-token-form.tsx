@@ -7,6 +7,8 @@ import { SubmitButton } from "@/components/ui/submit-button";
 export function CreateTokenForm() {
   const [state, action] = useActionState<CreateTokenState, FormData>(createTokenAction, {});
   const error = state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? (state.token ? undefined : state.message);
+  // After a failure the form shows what was submitted; after a token is created, it is empty again.
+  const values = state.values;
   return (
     <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="token-status">
       <h2 className="font-semibold">New token</h2>
@@ -21,6 +23,8 @@ export function CreateTokenForm() {
             required
             maxLength={80}
             placeholder="e.g. CI recall gate"
+            defaultValue={values?.name}
+            aria-invalid={state.errors?.name ? true : undefined}
             aria-describedby="token-status"
             className="w-64 rounded border border-slate-300 px-3 py-2 text-sm"
           />
@@ -29,7 +33,16 @@ export function CreateTokenForm() {
           <label htmlFor="token-role" className="text-sm font-medium">
             Role
           </label>
-          <select id="token-role" name="role" defaultValue="viewer" className="rounded border border-slate-300 px-3 py-2 text-sm">
+          {/* A select takes its defaultValue only when it mounts: the key remounts it for each value submitted. */}
+          <select
+            key={values?.role ?? "viewer"}
+            id="token-role"
+            name="role"
+            defaultValue={values?.role ?? "viewer"}
+            aria-invalid={state.errors?.role ? true : undefined}
+            aria-describedby="token-status"
+            className="rounded border border-slate-300 px-3 py-2 text-sm"
+          >
             <option value="viewer">viewer (read, search, run evaluations)</option>
             <option value="editor">editor (also upload, delete, change settings)</option>
           </select>

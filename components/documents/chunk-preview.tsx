@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { apiFetch } from "@/lib/http/client-fetch";
+import { queryKeys } from "@/lib/http/query-keys";
 import { chunkText } from "@/lib/ingest/chunking";
 import { ChunkedText } from "./chunked-text";
 
@@ -24,7 +25,7 @@ export function ChunkPreview(props: {
 }) {
   const file = props.files[Math.min(props.index, props.files.length - 1)];
   const preview = useQuery({
-    queryKey: ["preview", props.agentId, file.name, file.size, file.lastModified],
+    queryKey: queryKeys.preview(props.agentId, file),
     queryFn: () => {
       const form = new FormData();
       form.set("file", file);

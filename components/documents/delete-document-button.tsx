@@ -1,24 +1,23 @@
 "use client";
 
-import { useTransition } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { deleteDocumentAction } from "@/lib/actions/documents";
+import { queryKeys } from "@/lib/http/query-keys";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 
-export function DeleteDocumentButton(props: { agentId: number; documentId: number; filename: string; chunks: number; after?: () => void }) {
-  const [pending, start] = useTransition();
+export function DeleteDocumentButton(props: { agentId: number; documentId: number; filename: string; chunks: number }) {
+  const queryClient = useQueryClient();
   return (
-    <button
-      type="button"
-      disabled={pending}
-      onClick={() => {
-        if (!confirm(`Delete "${props.filename}" and its ${props.chunks} chunks? Searches stop finding it at once.`)) return;
-        start(async () => {
-          await deleteDocumentAction(props.agentId, props.documentId);
-          props.after?.();
-        });
+    <ConfirmButton
+      question={`Delete "${props.filename}" and its ${props.chunks} chunks? Searches stop finding it at once.`}
+      pendingText="Deleting…"
+      onConfirm={async () => {
+        await deleteDocumentAction(props.agentId, props.documentId);
+        // Cached inspections of this agent may still list the document.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.agent(props.agentId) });
       }}
-      className="rounded border border-red-300 px-2 py-1 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
     >
-      {pending ? "Deleting…" : <>Delete<span className="sr-only"> {props.filename}</span></>}
-    </button>
+      Delete<span className="sr-only"> {props.filename}</span>
+    </ConfirmButton>
   );
 }

@@ -1,31 +1,47 @@
 "use client";
 
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
 import { createPairAction, type PairFormState } from "@/lib/actions/pairs";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 export function AddPairForm({ agentId, filenames }: { agentId: number; filenames: string[] }) {
   const [state, action] = useActionState<PairFormState, FormData>(createPairAction.bind(null, agentId), {});
-  const form = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (state.ok) form.current?.reset();
-  }, [state]);
+  // React resets the form after every submit, to these defaults: what was typed after a failure, empty after a success.
+  const values = state.values;
   const error = (field: string) => state.errors?.[field]?.[0];
   return (
-    <form ref={form} action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="add-pair-status">
+    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="add-pair-status">
       <h2 className="font-semibold">Add a pair</h2>
       <div className="flex flex-wrap items-end gap-4">
         <div className="flex flex-col gap-1">
           <label htmlFor="pair-query" className="text-sm font-medium">
             Query
           </label>
-          <input id="pair-query" name="query" required aria-invalid={!!error("query")} aria-describedby="add-pair-status" className="w-80 rounded border border-slate-300 px-3 py-2 text-sm" />
+          <input
+            id="pair-query"
+            name="query"
+            required
+            defaultValue={values?.query}
+            aria-invalid={!!error("query")}
+            aria-describedby="add-pair-status"
+            className="w-80 rounded border border-slate-300 px-3 py-2 text-sm"
+          />
         </div>
         <div className="flex flex-col gap-1">
           <label htmlFor="pair-expected" className="text-sm font-medium">
             Expected document
           </label>
-          <select id="pair-expected" name="expected" required defaultValue="" aria-invalid={!!error("expected")} aria-describedby="add-pair-status" className="w-64 rounded border border-slate-300 px-2 py-2 text-sm">
+          {/* A select takes its defaultValue only when it mounts: the key remounts it for each value submitted. */}
+          <select
+            key={values?.expected ?? ""}
+            id="pair-expected"
+            name="expected"
+            required
+            defaultValue={values?.expected ?? ""}
+            aria-invalid={!!error("expected")}
+            aria-describedby="add-pair-status"
+            className="w-64 rounded border border-slate-300 px-2 py-2 text-sm"
+          >
             <option value="" disabled>
               {filenames.length ? "Choose a document" : "No indexed documents"}
             </option>
@@ -40,7 +56,15 @@ export function AddPairForm({ agentId, filenames }: { agentId: number; filenames
           <label htmlFor="pair-note" className="text-sm font-medium">
             Note (optional)
           </label>
-          <input id="pair-note" name="note" maxLength={500} className="w-56 rounded border border-slate-300 px-3 py-2 text-sm" />
+          <input
+            id="pair-note"
+            name="note"
+            maxLength={500}
+            defaultValue={values?.note}
+            aria-invalid={!!error("note")}
+            aria-describedby="add-pair-status"
+            className="w-56 rounded border border-slate-300 px-3 py-2 text-sm"
+          />
         </div>
         <SubmitButton pendingText="Adding…">Add pair</SubmitButton>
       </div>

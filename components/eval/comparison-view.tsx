@@ -1,5 +1,6 @@
 import Link from "next/link";
-import type { Change, Comparison } from "@/lib/evaluation/compare";
+import type { Change, Comparison, ComparedPair } from "@/lib/evaluation/compare";
+import { DataTable, type Column } from "@/components/ui/data-table";
 import { inspectorHref } from "./inspector-link";
 import { rankText } from "./outcome-badge";
 
@@ -15,6 +16,31 @@ const LABEL: Record<Change, { text: string; className: string }> = {
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+const rank = (r: ComparedPair["base"]) => (r ? rankText(r) : "—");
+
+function columns(agentId: number, k: number, base: number, head: number, documentIds: Map<string, number>): Column<ComparedPair>[] {
+  return [
+    {
+      id: "change",
+      header: "Change",
+      cell: (r) => <span className={`rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>,
+    },
+    { id: "query", header: "Query", cell: (r) => r.query },
+    { id: "expected", header: "Expected document", cell: (r) => r.expected },
+    { id: "base", header: `Rank in #${base}`, className: "tabular-nums", cell: (r) => rank(r.base) },
+    { id: "head", header: `Rank in #${head}`, className: "tabular-nums", cell: (r) => rank(r.head) },
+    {
+      id: "inspect",
+      header: <span className="sr-only">Inspect</span>,
+      cell: (r) => (
+        <Link href={inspectorHref(agentId, r.query, k, documentIds.get(r.expected) ?? null)} className="text-blue-700 underline" aria-label={`Open “${r.query}” in the inspector`}>
+          Inspect
+        </Link>
+      ),
+    },
+  ];
+}
 
 /** Per-pair wins and losses between two runs at k, regressions first. */
 export function ComparisonView({ agentId, comparison, base, head, documentIds }: { agentId: number; comparison: Comparison; base: number; head: number; documentIds: Map<string, number> }) {
@@ -35,39 +61,12 @@ export function ComparisonView({ agentId, comparison, base, head, documentIds }:
       {changed.length === 0 ? (
         <p className="text-sm text-slate-600">Every pair ranked the same in both runs.</p>
       ) : (
-        <table className="w-full rounded border border-slate-200 bg-white text-sm">
-          <caption className="sr-only">Pairs whose result changed, regressions first</caption>
-          <thead className="bg-slate-100 text-left">
-            <tr>
-              <th className="px-3 py-2">Change</th>
-              <th className="px-3 py-2">Query</th>
-              <th className="px-3 py-2">Expected document</th>
-              <th className="px-3 py-2">Rank in #{base}</th>
-              <th className="px-3 py-2">Rank in #{head}</th>
-              <th className="px-3 py-2">
-                <span className="sr-only">Inspect</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {changed.map((r) => (
-              <tr key={`${r.query}\u0000${r.expected}`} className="border-t border-slate-200">
-                <td className="px-3 py-2">
-                  <span className={`rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>
-                </td>
-                <td className="px-3 py-2">{r.query}</td>
-                <td className="px-3 py-2">{r.expected}</td>
-                <td className="px-3 py-2 tabular-nums">{r.base ? rankText(r.base) : "—"}</td>
-                <td className="px-3 py-2 tabular-nums">{r.head ? rankText(r.head) : "—"}</td>
-                <td className="px-3 py-2">
-                  <Link href={inspectorHref(agentId, r.query, k, documentIds.get(r.expected) ?? null)} className="text-blue-700 underline" aria-label={`Open “${r.query}” in the inspector`}>
-                    Inspect
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Pairs whose result changed, regressions first"
+          columns={columns(agentId, k, base, head, documentIds)}
+          rows={changed}
+          rowKey={(r) => `${r.query}\u0000${r.expected}`}
+        />
       )}
     </section>
   );

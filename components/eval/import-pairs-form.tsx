@@ -20,7 +20,7 @@ export function ImportPairsForm({ agentId }: { agentId: number }) {
           <label htmlFor="import-file" className="text-sm font-medium">
             Pairs file (.csv, .jsonl)
           </label>
-          <input id="import-file" name="file" type="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" className="text-sm" />
+          <input id="import-file" name="file" type="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" aria-describedby="import-status" className="text-sm" />
         </div>
         <SubmitButton pendingText="Importing…">Import</SubmitButton>
       </div>

@@ -4,6 +4,8 @@ import Link from "next/link";
 import { useActionState, useEffect, useState } from "react";
 import { deletePairAction, updatePairAction, type PairFormState } from "@/lib/actions/pairs";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { DataTable, type Column } from "@/components/ui/data-table";
 import { inspectorHref } from "./inspector-link";
 
 export interface PairRowData {
@@ -23,14 +25,36 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
     if (state.ok) onDone();
   }, [state, onDone]);
   const formId = `edit-pair-${pair.id}`;
+  const status = `${formId}-status`;
+  // After a failure the row shows what was submitted, not the pair as it was.
+  const values = state.values ?? { query: pair.query, expected: pair.expected, note: pair.note ?? "" };
   const options = filenames.includes(pair.expected) ? filenames : [pair.expected, ...filenames];
   return (
     <tr className="border-t border-slate-200 bg-blue-50 align-top">
       <td className="px-3 py-2">
-        <input form={formId} name="query" defaultValue={pair.query} required aria-label="Query" className={input} />
+        <input
+          form={formId}
+          name="query"
+          defaultValue={values.query}
+          required
+          aria-label="Query"
+          aria-invalid={state.errors?.query ? true : undefined}
+          aria-describedby={status}
+          className={input}
+        />
       </td>
       <td className="px-3 py-2">
-        <select form={formId} name="expected" defaultValue={pair.expected} aria-label="Expected document" className={input}>
+        {/* A select takes its defaultValue only when it mounts: the key remounts it for each value submitted. */}
+        <select
+          key={values.expected}
+          form={formId}
+          name="expected"
+          defaultValue={values.expected}
+          aria-label="Expected document"
+          aria-invalid={state.errors?.expected ? true : undefined}
+          aria-describedby={status}
+          className={input}
+        >
           {options.map((f) => (
             <option key={f} value={f}>
               {f}
@@ -39,59 +63,74 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
         </select>
       </td>
       <td className="px-3 py-2">
-        <input form={formId} name="note" defaultValue={pair.note ?? ""} aria-label="Note" className={input} />
+        <input
+          form={formId}
+          name="note"
+          defaultValue={values.note}
+          aria-label="Note"
+          aria-invalid={state.errors?.note ? true : undefined}
+          aria-describedby={status}
+          className={input}
+        />
       </td>
       <td className="px-3 py-2">
-        <form id={formId} action={action} className="flex gap-2" aria-describedby={`${formId}-status`}>
+        <form id={formId} action={action} className="flex gap-2" aria-describedby={status}>
           <SubmitButton pendingText="Saving…">Save</SubmitButton>
           <button type="button" onClick={onDone} className="rounded px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-300">
             Cancel
           </button>
         </form>
-        <p id={`${formId}-status`} aria-live="polite" className="mt-1 text-xs text-red-700">
-          {state.ok ? null : (state.errors?.query?.[0] ?? state.errors?.expected?.[0] ?? state.message)}
+        <p id={status} aria-live="polite" className="mt-1 text-xs text-red-700">
+          {state.ok ? null : (state.errors?.query?.[0] ?? state.errors?.expected?.[0] ?? state.errors?.note?.[0] ?? state.message)}
         </p>
       </td>
     </tr>
   );
 }
 
-function Row({ agentId, pair, filenames }: { agentId: number; pair: PairRowData; filenames: string[] }) {
-  const [editing, setEditing] = useState(false);
-  if (editing) return <EditRow agentId={agentId} pair={pair} filenames={filenames} onDone={() => setEditing(false)} />;
-  return (
-    <tr className="border-t border-slate-200 align-top">
-      <td className="px-3 py-2">{pair.query}</td>
-      <td className="px-3 py-2">
-        {pair.expected}
-        {pair.documentId === null && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">not indexed</span>}
-      </td>
-      <td className="px-3 py-2 text-slate-600">{pair.note}</td>
-      <td className="px-3 py-2">
+function columns(agentId: number, edit: (pairId: number) => void): Column<PairRowData>[] {
+  return [
+    { id: "query", header: "Query", cell: (p) => p.query },
+    {
+      id: "expected",
+      header: "Expected document",
+      cell: (p) => (
+        <>
+          {p.expected}
+          {p.documentId === null && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">not indexed</span>}
+        </>
+      ),
+    },
+    { id: "note", header: "Note", className: "text-slate-600", cell: (p) => p.note },
+    {
+      id: "actions",
+      header: <span className="sr-only">Actions</span>,
+      cell: (p) => (
         <div className="flex items-center gap-3">
-          <Link href={inspectorHref(agentId, pair.query, 3, pair.documentId)} className="text-blue-700 underline" aria-label={`Open “${pair.query}” in the inspector`}>
+          <Link href={inspectorHref(agentId, p.query, 3, p.documentId)} className="text-blue-700 underline" aria-label={`Open “${p.query}” in the inspector`}>
             Inspect
           </Link>
-          <button type="button" onClick={() => setEditing(true)} className="text-blue-700 underline" aria-label={`Edit “${pair.query}”`}>
+          <button type="button" onClick={() => edit(p.id)} className="text-blue-700 underline" aria-label={`Edit “${p.query}”`}>
             Edit
           </button>
-          <form
-            action={deletePairAction.bind(null, agentId, pair.id)}
-            onSubmit={(e) => {
-              if (!confirm(`Delete the pair “${pair.query}”?`)) e.preventDefault();
-            }}
-          >
-            <button type="submit" className="text-red-700 underline" aria-label={`Delete “${pair.query}”`}>
-              Delete
-            </button>
-          </form>
+          <ConfirmButton look="link" question={`Delete the pair “${p.query}”?`} pendingText="Deleting…" label={`Delete “${p.query}”`} onConfirm={() => deletePairAction(agentId, p.id)}>
+            Delete
+          </ConfirmButton>
         </div>
-      </td>
-    </tr>
-  );
+      ),
+    },
+  ];
 }
 
 export function PairsTable({ agentId, pairs, filenames }: { agentId: number; pairs: PairRowData[]; filenames: string[] }) {
+  const [editing, setEditing] = useState<ReadonlySet<number>>(new Set());
+  const setEditingOf = (pairId: number, on: boolean) =>
+    setEditing((s) => {
+      const next = new Set(s);
+      if (on) next.add(pairId);
+      else next.delete(pairId);
+      return next;
+    });
   if (pairs.length === 0) {
     return (
       <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
@@ -100,23 +139,12 @@ export function PairsTable({ agentId, pairs, filenames }: { agentId: number; pai
     );
   }
   return (
-    <table className="w-full rounded border border-slate-200 bg-white text-sm">
-      <caption className="sr-only">Labeled pairs</caption>
-      <thead className="bg-slate-100 text-left">
-        <tr>
-          <th className="px-3 py-2">Query</th>
-          <th className="px-3 py-2">Expected document</th>
-          <th className="px-3 py-2">Note</th>
-          <th className="px-3 py-2">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {pairs.map((p) => (
-          <Row key={p.id} agentId={agentId} pair={p} filenames={filenames} />
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      caption="Labeled pairs"
+      columns={columns(agentId, (pairId) => setEditingOf(pairId, true))}
+      rows={pairs}
+      rowKey={(p) => p.id}
+      customRow={(p) => (editing.has(p.id) ? <EditRow agentId={agentId} pair={p} filenames={filenames} onDone={() => setEditingOf(p.id, false)} /> : null)}
+    />
   );
 }

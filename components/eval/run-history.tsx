@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { EvalRun } from "@/lib/db/eval-runs";
+import { DataTable, type Column } from "@/components/ui/data-table";
 import { pct } from "./line-chart";
 import { chunkSettingsText, queryWeightingText, when } from "./run-settings";
 import { TrendChart } from "./trend-chart";
@@ -8,6 +9,54 @@ function Status({ run }: { run: EvalRun }) {
   if (run.status === "done") return <span className="text-green-800">done</span>;
   if (run.status === "running") return <span>running ({run.done_pairs}/{run.n_pairs})</span>;
   return <span className="text-red-700">failed: {run.error}</span>;
+}
+
+function columns(agentId: number, k: number, selectedId?: number): Column<EvalRun>[] {
+  const recall = (r: EvalRun) => r.recall_at_k?.[String(k)] ?? null;
+  return [
+    {
+      id: "run",
+      header: "Run",
+      cell: (r) =>
+        r.status === "done" ? (
+          <Link href={`/agents/${agentId}/eval?run=${r.id}&k=${k}`} className="text-blue-700 underline" aria-current={r.id === selectedId ? "true" : undefined}>
+            #{r.id}
+          </Link>
+        ) : (
+          `#${r.id}`
+        ),
+    },
+    { id: "when", header: "When", className: "whitespace-nowrap", cell: (r) => when(r.created_at) },
+    {
+      id: "recall",
+      header: `Recall@${k}`,
+      className: "tabular-nums",
+      cell: (r) => {
+        const v = recall(r);
+        return v === null ? "—" : pct(v);
+      },
+    },
+    { id: "mrr", header: "MRR", className: "tabular-nums", cell: (r) => r.mrr?.toFixed(3) ?? "—" },
+    {
+      id: "pairs",
+      header: "Pairs",
+      cell: (r) => (
+        <>
+          {r.n_pairs}
+          {r.n_missing > 0 && <span className="text-amber-800"> ({r.n_missing} not indexed)</span>}
+        </>
+      ),
+    },
+    { id: "k", header: "Run at k", cell: (r) => r.k },
+    {
+      id: "index",
+      header: "Index",
+      className: "text-xs text-slate-600",
+      cell: (r) =>
+        `${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${r.document_count} docs, ${r.chunk_count} chunks · ${chunkSettingsText(r)}`,
+    },
+    { id: "status", header: "Status", cell: (r) => <Status run={r} /> },
+  ];
 }
 
 /** Every run with the settings it ran with; the finished ones as a trend and as choices to compare. */
@@ -23,51 +72,13 @@ export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agent
       ) : (
         <p className="text-sm text-slate-600">The trend appears once there are two finished runs.</p>
       )}
-      <table className="w-full rounded border border-slate-200 bg-white text-sm">
-        <caption className="sr-only">Evaluation runs, newest first</caption>
-        <thead className="bg-slate-100 text-left">
-          <tr>
-            <th className="px-3 py-2">Run</th>
-            <th className="px-3 py-2">When</th>
-            <th className="px-3 py-2">Recall@{k}</th>
-            <th className="px-3 py-2">MRR</th>
-            <th className="px-3 py-2">Pairs</th>
-            <th className="px-3 py-2">Run at k</th>
-            <th className="px-3 py-2">Index</th>
-            <th className="px-3 py-2">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {[...runs].reverse().map((r) => (
-            <tr key={r.id} className={`border-t border-slate-200 ${r.id === selectedId ? "bg-blue-50" : ""}`}>
-              <td className="px-3 py-2">
-                {r.status === "done" ? (
-                  <Link href={`/agents/${agentId}/eval?run=${r.id}&k=${k}`} className="text-blue-700 underline" aria-current={r.id === selectedId ? "true" : undefined}>
-                    #{r.id}
-                  </Link>
-                ) : (
-                  `#${r.id}`
-                )}
-              </td>
-              <td className="px-3 py-2 whitespace-nowrap">{when(r.created_at)}</td>
-              <td className="px-3 py-2 tabular-nums">{r.recall_at_k?.[String(k)] != null ? pct(r.recall_at_k[String(k)]!) : "—"}</td>
-              <td className="px-3 py-2 tabular-nums">{r.mrr?.toFixed(3) ?? "—"}</td>
-              <td className="px-3 py-2">
-                {r.n_pairs}
-                {r.n_missing > 0 && <span className="text-amber-800"> ({r.n_missing} not indexed)</span>}
-              </td>
-              <td className="px-3 py-2">{r.k}</td>
-              <td className="px-3 py-2 text-xs text-slate-600">
-                {r.embedding_model}
-                {queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · {r.document_count} docs, {r.chunk_count} chunks · {chunkSettingsText(r)}
-              </td>
-              <td className="px-3 py-2">
-                <Status run={r} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption="Evaluation runs, newest first"
+        columns={columns(agentId, k, selectedId)}
+        rows={[...runs].reverse()}
+        rowKey={(r) => r.id}
+        rowClassName={(r) => (r.id === selectedId ? "bg-blue-50" : "")}
+      />
       {finished.length > 1 && (
         <form method="get" className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-4" aria-label="Compare two runs">
           {selectedId !== undefined && <input type="hidden" name="run" value={selectedId} />}

@@ -7,15 +7,10 @@ import { useFormStatus } from "react-dom";
 import { startEvalAction, type StartEvalState } from "@/lib/actions/evals";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { queryKeys } from "@/lib/http/query-keys";
+import type { runView } from "@/lib/evaluation/views";
 
-interface RunStatus {
-  run_id: number;
-  status: "running" | "done" | "failed";
-  error: string | null;
-  k: number;
-  n_pairs: number;
-  done_pairs: number;
-}
+/** What GET /api/agents/:id/evals/:runId answers. */
+type RunView = ReturnType<typeof runView>;
 
 function RunButton({ busy, disabled }: { busy: boolean; disabled: boolean }) {
   const { pending } = useFormStatus();
@@ -41,7 +36,7 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
   const queryClient = useQueryClient();
   const run = useQuery({
     queryKey: queryKeys.evalRun(agentId, runId ?? 0),
-    queryFn: () => apiFetch<RunStatus>(`/api/agents/${agentId}/evals/${runId}`),
+    queryFn: () => apiFetch<RunView>(`/api/agents/${agentId}/evals/${runId}`),
     enabled: runId !== null,
     staleTime: 0,
     refetchInterval: (q) => (!q.state.data || q.state.data.status === "running" ? 700 : false),
@@ -72,7 +67,18 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
           <label htmlFor="run-k" className="text-sm font-medium">
             k (hit when ranked at most k)
           </label>
-          <input id="run-k" name="k" type="number" min={1} max={20} required defaultValue={defaultK} className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm" />
+          <input
+            id="run-k"
+            name="k"
+            type="number"
+            min={1}
+            max={20}
+            required
+            defaultValue={state.values?.k ?? defaultK}
+            aria-invalid={state.errors?.k ? true : undefined}
+            aria-describedby="run-status"
+            className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm"
+          />
         </div>
         <RunButton busy={busy} disabled={pairCount === 0} />
         {pairCount === 0 && <p className="text-sm text-slate-600">Add labeled pairs first.</p>}

@@ -4,42 +4,42 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { createAgent, updateAgent } from "@/lib/db/agents";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/http/errors";
 import { removeAgent } from "@/lib/ingest/remove";
 import { agentSchema, agentUpdateSchema } from "@/lib/validations/agent";
+import { formList, formText, toFormState, type FormState } from "./form-state";
 
-export interface FormState {
-  message?: string;
-  errors?: Record<string, string[] | undefined>;
-  ok?: boolean;
-}
+export type AgentFormState = FormState<{ name: string; tools: string[] }>;
 
-export async function createAgentAction(_prev: FormState, form: FormData): Promise<FormState> {
+const submitted = (form: FormData) => ({ name: formText(form, "name"), tools: formList(form, "tools") });
+// A name taken by another agent is an error of the name field.
+const fields = { conflict: "name" };
+
+export async function createAgentAction(_prev: AgentFormState, form: FormData): Promise<AgentFormState> {
   await requireRole("editor");
-  const parsed = agentSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
-  if (!parsed.success) {
-    return { message: "The agent was not created.", errors: parsed.error.flatten().fieldErrors };
-  }
+  const values = submitted(form);
+  const failed = { message: "The agent was not created.", fields, values };
+  const parsed = agentSchema.safeParse(values);
+  if (!parsed.success) return toFormState(parsed.error, failed);
   let id: number;
   try {
     id = createAgent(parsed.data).id;
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message, errors: { name: [err.message] } };
-    throw err;
+    return toFormState(err, failed);
   }
   revalidatePath("/");
   redirect(`/agents/${id}`);
 }
 
-export async function updateAgentAction(agentId: number, _prev: FormState, form: FormData): Promise<FormState> {
+export async function updateAgentAction(agentId: number, _prev: AgentFormState, form: FormData): Promise<AgentFormState> {
   await requireRole("editor");
-  const parsed = agentUpdateSchema.safeParse({ name: form.get("name"), tools: form.getAll("tools") });
-  if (!parsed.success) return { message: "Nothing was saved.", errors: parsed.error.flatten().fieldErrors };
+  const values = submitted(form);
+  const failed = { message: "Nothing was saved.", fields, values };
+  const parsed = agentUpdateSchema.safeParse(values);
+  if (!parsed.success) return toFormState(parsed.error, failed);
   try {
     updateAgent(agentId, parsed.data);
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message, errors: { name: [err.message] } };
-    throw err;
+    return toFormState(err, failed);
   }
   revalidatePath("/", "layout");
   return { ok: true, message: "Saved." };

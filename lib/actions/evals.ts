@@ -2,22 +2,22 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/http/errors";
 import { startEvaluation } from "@/lib/evaluation/run";
 import { evalRequestSchema } from "@/lib/validations/pair";
+import { formText, toFormState, type FormState } from "./form-state";
 
-export interface StartEvalState {
+export interface StartEvalState extends FormState<{ k: string }> {
   runId?: number;
   k?: number;
-  message?: string;
-  errors?: Record<string, string[] | undefined>;
 }
 
 /** Starts a run and answers with its id at once; the page follows its progress by polling. */
 export async function startEvalAction(agentId: number, _prev: StartEvalState, form: FormData): Promise<StartEvalState> {
   await requireRole("viewer");
-  const parsed = evalRequestSchema.pick({ k: true }).safeParse({ k: Number(form.get("k")) });
-  if (!parsed.success) return { message: "The evaluation was not started.", errors: parsed.error.flatten().fieldErrors };
+  const values = { k: formText(form, "k") };
+  const failed = { message: "The evaluation was not started.", values };
+  const parsed = evalRequestSchema.pick({ k: true }).safeParse({ k: Number(values.k) });
+  if (!parsed.success) return toFormState(parsed.error, failed);
   let runId: number;
   try {
     const started = startEvaluation(agentId, parsed.data.k);
@@ -25,8 +25,7 @@ export async function startEvalAction(agentId: number, _prev: StartEvalState, fo
     started.done.catch(() => {});
     runId = started.runId;
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message };
-    throw err;
+    return toFormState(err, failed);
   }
   revalidatePath(`/agents/${agentId}/eval`);
   return { runId, k: parsed.data.k };

@@ -3,25 +3,22 @@
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
 import { getDocument } from "@/lib/db/documents";
-import { AppError } from "@/lib/http/errors";
 import { createPair } from "@/lib/db/pairs";
+import { pairSchema } from "@/lib/validations/pair";
+import { toFormState, type FormState } from "./form-state";
 
-export interface SavePairState {
-  ok?: boolean;
-  message?: string;
-}
+export type SavePairState = Pick<FormState, "ok" | "message">;
 
 /** Saves the inspector's query and expected document as a labeled pair for the recall dashboard. */
 export async function savePairAction(agentId: number, query: string, documentId: number): Promise<SavePairState> {
   await requireRole("editor");
-  const trimmed = query.trim();
-  if (!trimmed) return { message: "Type a query first." };
+  const parsed = pairSchema.pick({ query: true }).safeParse({ query });
+  if (!parsed.success) return toFormState(parsed.error);
   try {
     const doc = getDocument(agentId, documentId);
-    createPair(agentId, { query: trimmed, expected_filename: doc.filename });
+    createPair(agentId, { query: parsed.data.query, expected_filename: doc.filename });
   } catch (err) {
-    if (err instanceof AppError) return { message: err.message };
-    throw err;
+    return toFormState(err);
   }
   revalidatePath(`/agents/${agentId}/eval`);
   return { ok: true, message: "Saved as a labeled pair for the recall dashboard." };

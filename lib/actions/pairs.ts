@@ -2,17 +2,13 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { AppError } from "@/lib/http/errors";
 import { addPair, editPair, importPairs, type ImportReport } from "@/lib/evaluation/labeled-pairs";
 import { parsePairFile } from "@/lib/evaluation/pair-files";
 import { deletePair } from "@/lib/db/pairs";
 import { MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
+import { formText, toFormState, type FormState } from "./form-state";
 
-export interface PairFormState {
-  ok?: boolean;
-  message?: string;
-  errors?: Record<string, string[] | undefined>;
-}
+export type PairFormState = FormState<{ query: string; expected: string; note: string }>;
 
 export interface ImportState {
   message?: string;
@@ -21,25 +17,22 @@ export interface ImportState {
 
 const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
-const fields = (form: FormData) => ({ query: form.get("query") ?? "", expected: form.get("expected") ?? "", note: form.get("note") });
-
-/** Expected failures become form errors; the field they belong to is named by the code. */
-function failure(err: unknown): PairFormState {
-  if (!(err instanceof AppError)) throw err;
-  const field = err.code === "unknown_document" ? "expected" : "query";
-  return { message: err.message, errors: { [field]: [err.message] } };
-}
+const submitted = (form: FormData) => ({ query: formText(form, "query"), expected: formText(form, "expected"), note: formText(form, "note") });
+// A pair that already exists is an error of its query; a document that is not indexed, of the expected field.
+const fields = { conflict: "query", unknown_document: "expected" };
 
 const revalidate = (agentId: number) => revalidatePath(`/agents/${agentId}/eval`, "layout");
 
 export async function createPairAction(agentId: number, _prev: PairFormState, form: FormData): Promise<PairFormState> {
   await requireRole("editor");
-  const parsed = pairSchema.safeParse(fields(form));
-  if (!parsed.success) return { message: "The pair was not added.", errors: parsed.error.flatten().fieldErrors };
+  const values = submitted(form);
+  const failed = { message: "The pair was not added.", fields, values };
+  const parsed = pairSchema.safeParse(values);
+  if (!parsed.success) return toFormState(parsed.error, failed);
   try {
     addPair(agentId, parsed.data);
   } catch (err) {
-    return failure(err);
+    return toFormState(err, failed);
   }
   revalidate(agentId);
   return { ok: true, message: `Added "${parsed.data.query}".` };
@@ -47,12 +40,14 @@ export async function createPairAction(agentId: number, _prev: PairFormState, fo
 
 export async function updatePairAction(agentId: number, pairId: number, _prev: PairFormState, form: FormData): Promise<PairFormState> {
   await requireRole("editor");
-  const parsed = pairSchema.safeParse(fields(form));
-  if (!parsed.success) return { message: "Nothing was saved.", errors: parsed.error.flatten().fieldErrors };
+  const values = submitted(form);
+  const failed = { message: "Nothing was saved.", fields, values };
+  const parsed = pairSchema.safeParse(values);
+  if (!parsed.success) return toFormState(parsed.error, failed);
   try {
     editPair(agentId, pairId, parsed.data);
   } catch (err) {
-    return failure(err);
+    return toFormState(err, failed);
   }
   revalidate(agentId);
   return { ok: true, message: "Saved." };

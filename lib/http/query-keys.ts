@@ -1,11 +1,20 @@
-/** Every react-query key in one place, so a mutation can invalidate by prefix. */
+const agent = (agentId: number) => ["agent", agentId] as const;
+const evals = (agentId: number) => [...agent(agentId), "evals"] as const;
+
+/**
+ * Every react-query key in one place. What is cached for an agent starts with `agent(agentId)`, so a
+ * change to the agent invalidates all of it with that prefix, and `agents` covers every agent.
+ */
 export const queryKeys = {
-  agent: (agentId: number) => ["agent", agentId] as const,
+  agents: ["agent"] as const,
+  agent,
   inspect: (agentId: number, query: string, topK: number, expected: number | null) =>
-    ["agent", agentId, "inspect", query, topK, expected] as const,
-  toolCalls: (agentId: number) => ["agent", agentId, "tool-calls"] as const,
-  upload: (agentId: number, jobId: string) => ["agent", agentId, "upload", jobId] as const,
-  evals: (agentId: number) => ["agent", agentId, "evals"] as const,
-  evalRun: (agentId: number, runId: number) => ["agent", agentId, "evals", runId] as const,
+    [...agent(agentId), "inspect", query, topK, expected] as const,
+  toolCalls: (agentId: number) => [...agent(agentId), "tool-calls"] as const,
+  upload: (agentId: number, jobId: string) => [...agent(agentId), "upload", jobId] as const,
+  evals,
+  evalRun: (agentId: number, runId: number) => [...evals(agentId), runId] as const,
+  /** The text of a file before it is uploaded: it depends on the file alone, so it sits outside the agent's prefix. */
+  preview: (agentId: number, file: File) => ["preview", agentId, file.name, file.size, file.lastModified] as const,
   audit: ["audit"] as const,
 };
