@@ -50,19 +50,12 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
     .get(agentId, sha256) as DocumentRow | undefined;
 }
 
-export function insertDocument(d: {
-  agent_id: number;
-  filename: string;
-  type: string;
-  sha256: string;
-  bytes: number;
-  chunk_size: number;
-  chunk_overlap: number;
-  text: string;
-  embedding_model: string;
-  /** While indexing: how many chunks the document will have (searches allow for them). */
-  chunk_count?: number;
-}): number {
+export function insertDocument(
+  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"> & {
+    /** While indexing: how many chunks the document will have (searches allow for them). */
+    chunk_count?: number;
+  },
+): number {
   const t = now();
   const { lastInsertRowid } = db()
     .prepare(
