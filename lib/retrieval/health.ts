@@ -1,4 +1,5 @@
 import "server-only";
+import { EmbeddingError } from "../embeddings";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
 import { embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
@@ -33,6 +34,17 @@ export function indexBacklog(): Health["index"] {
   };
 }
 
+/**
+ * The app's own words for a failed check: timeouts, refusals, model mismatches and provider
+ * errors already say what happened in words a user can act on; anything else is a library's
+ * text, which goes to the server log only.
+ */
+function ownWords(err: unknown, what: string): string {
+  if (isVectorStoreUnavailable(err) || err instanceof AppError || err instanceof EmbeddingError) return message(err);
+  console.error(`[kb-inspector] health check: ${what}:`, err);
+  return `${what}; the details are in the server log.`;
+}
+
 /** Chroma answers, and one probe embedding plus a filtered query succeed. */
 export async function checkHealth(): Promise<Health> {
   const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [], index: indexBacklog() };
@@ -40,8 +52,7 @@ export async function checkHealth(): Promise<Health> {
     await probe(() => chroma().heartbeat());
     health.chroma.ok = true;
   } catch (err) {
-    // Timeouts and refusals already say what happened to Chroma, in words a user can act on.
-    health.chroma.error = isVectorStoreUnavailable(err) || err instanceof AppError ? message(err) : `Chroma is not answering: ${message(err)}`;
+    health.chroma.error = ownWords(err, "Chroma answered the heartbeat with an error");
   }
   try {
     const e = embedder();
@@ -55,9 +66,9 @@ export async function checkHealth(): Promise<Health> {
   } catch (err) {
     if (health.embedder.ok) {
       health.chroma.ok = false;
-      health.chroma.error = `The probe query failed: ${message(err)}`;
+      health.chroma.error = ownWords(err, "The probe query to Chroma failed");
     } else {
-      health.embedder.error = `The embedder failed: ${message(err)}`;
+      health.embedder.error = `The embedder failed: ${ownWords(err, "an unexpected error")}`;
     }
   }
   health.ok = health.chroma.ok && health.embedder.ok;
