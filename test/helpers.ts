@@ -17,7 +17,7 @@ export function ingest(agentId: number, filename: string, text: string, chunkSiz
 export async function vectorsOf(agentId: number, documentId: number) {
   const collection = await collectionFor(embedder());
   const res = await collection.get({ where: { $and: [{ agent_id: agentId }, { document_id: documentId }] } });
-  return res.ids.map((id, i) => ({ id, metadata: res.metadatas[i] }));
+  return res.ids.map((id, i) => ({ id, metadata: res.metadatas[i], document: res.documents[i] }));
 }
 
 export const ARTICLES = {

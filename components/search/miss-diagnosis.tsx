@@ -20,6 +20,13 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
           ? `Retrieved: ${e.filename} is at rank ${e.best_rank}, within top_k = ${topK}.`
           : `Missed: ${e.filename} first appears at rank ${e.best_rank}; top_k = ${topK} stops before it.`}
       </p>
+      {e.unreachable_chunks > 0 && (
+        <p data-testid="unreachable-note">
+          {e.unreachable_chunks === 1 ? "1 chunk" : `${e.unreachable_chunks} chunks`} of {e.filename} cannot be returned by the index
+          for any query, although {e.unreachable_chunks === 1 ? "its distance ranks it" : "their distances rank them"} here: a gap in
+          Chroma&apos;s HNSW graph. Repair them on the Index health page (or <code>npm run audit -- --repair</code>).
+        </p>
+      )}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
         <div>
           <dt className="text-slate-600">Best rank</dt>
@@ -56,7 +63,10 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
           {e.chunks.map((c) => (
             <tr key={c.chunk_index} className="border-t border-black/10">
               <td className="py-1 pr-3">{c.chunk_index}</td>
-              <td className="py-1 pr-3 font-mono">{c.rank}</td>
+              <td className="py-1 pr-3 font-mono">
+                {c.rank ?? `> ${e.ranked_depth}`}
+                {c.unreachable && <span className="ml-1 rounded bg-amber-200 px-1 font-sans">not returned by the index</span>}
+              </td>
               <td className="py-1 pr-3 font-mono">{c.distance.toFixed(4)}</td>
               <td className="py-1 text-slate-700">{c.chunk_text.slice(0, 120)}…</td>
             </tr>

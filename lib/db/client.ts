@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
+import { chunkText } from "../ingest/chunking";
 
 // Each entry moves the schema one version forward; never edit a shipped one.
 export const MIGRATIONS = [
@@ -155,7 +156,45 @@ export const MIGRATIONS = [
    );`,
   // Who searched: the agent through the API, or a person in the inspector (not the agent's call).
   `ALTER TABLE tool_calls ADD COLUMN source TEXT NOT NULL DEFAULT 'api';`,
+  // Chunk text lives here, not in Chroma: Chroma holds vectors and the agent/document ids a
+  // query filters on; a search reads the text of its few hits by primary key. Filled from the
+  // documents' text by BACKFILLS[6].
+  `CREATE TABLE chunks (
+     document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+     chunk_index INTEGER NOT NULL,
+     start INTEGER NOT NULL,
+     end INTEGER NOT NULL,
+     text TEXT NOT NULL,
+     PRIMARY KEY (document_id, chunk_index)
+   ) WITHOUT ROWID;
+   -- What every search asks about an agent (its ready chunks, models, indexing ones) from the index alone.
+   CREATE INDEX documents_agent_status ON documents(agent_id, status, embedding_model, chunk_count);
+   -- Query-weighting counts per agent, kept across restarts (lib/retrieval/corpus-stats.ts).
+   CREATE TABLE corpus_stats (
+     agent_id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
+     model TEXT NOT NULL,
+     chunks INTEGER NOT NULL,
+     docs TEXT NOT NULL,
+     counts BLOB NOT NULL,
+     updated_at TEXT NOT NULL
+   );`,
 ];
+
+/**
+ * Data moves a migration needs beyond SQL, run in the same transaction right after the SQL of
+ * the version it is keyed by (1-based, as user_version counts).
+ */
+export const BACKFILLS: Record<number, (db: Database.Database) => void> = {
+  6: (d) => {
+    const insert = d.prepare("INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES (?, ?, ?, ?, ?)");
+    const read = d.prepare("SELECT text, chunk_size, chunk_overlap FROM documents WHERE id = ?");
+    // One document in memory at a time (a connection cannot write while it iterates).
+    for (const { id } of d.prepare("SELECT id FROM documents").all() as { id: number }[]) {
+      const doc = read.get(id) as { text: string; chunk_size: number; chunk_overlap: number };
+      for (const c of chunkText(doc.text, doc.chunk_size, doc.chunk_overlap)) insert.run(id, c.index, c.start, c.end, c.text);
+    }
+  },
+};
 
 function open(): Database.Database {
   const dir = env().DATA_DIR;
@@ -178,6 +217,7 @@ export function migrate(db: Database.Database): void {
       for (let v = version; v < MIGRATIONS.length; v++) {
         db.transaction(() => {
           db.exec(MIGRATIONS[v]);
+          BACKFILLS[v + 1]?.(db);
           const broken = db.pragma("foreign_key_check") as unknown[];
           if (broken.length > 0) throw new Error(`schema migration ${v + 1} left ${broken.length} broken references`);
           db.pragma(`user_version = ${v + 1}`);

@@ -2,6 +2,8 @@ import "server-only";
 import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
+import { insertChunks } from "./chunks";
+import type { Chunk } from "../ingest/chunking";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
 
@@ -50,23 +52,28 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
     .get(agentId, sha256) as DocumentRow | undefined;
 }
 
-export function insertDocument(
-  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"> & {
-    /** While indexing: how many chunks the document will have (searches allow for them). */
-    chunk_count?: number;
-  },
-): number {
-  const t = now();
-  const { lastInsertRowid } = db()
-    .prepare(
-      `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text,
-         embedding_model, created_at, updated_at)
-       VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_count, 'indexing', @text,
-         @embedding_model, @t, @t)`,
-    )
-    .run({ chunk_count: 0, ...d, t });
-  return Number(lastInsertRowid);
-}
+/**
+ * Inserts a document (status `indexing`) and its chunks in one transaction. Its chunk count is
+ * what searches allow for while it is indexing.
+ */
+export const insertDocument = (
+  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model">,
+  chunks: Chunk[],
+): number =>
+  db().transaction(() => {
+    const t = now();
+    const { lastInsertRowid } = db()
+      .prepare(
+        `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text,
+           embedding_model, created_at, updated_at)
+         VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_count, 'indexing', @text,
+           @embedding_model, @t, @t)`,
+      )
+      .run({ ...d, chunk_count: chunks.length, t });
+    const id = Number(lastInsertRowid);
+    insertChunks(id, chunks);
+    return id;
+  })();
 
 /**
  * Makes an indexed document searchable and, in the same transaction, retires the older
@@ -214,4 +221,16 @@ export function switchEmbeddingModel(doc: { id: number; agent_id: number; embedd
     )
     .run(model, chunkCount, now(), doc.id, doc.agent_id, doc.embedding_model);
   return changes === 1;
+}
+
+/**
+ * A value that changes whenever the set of the agent's ready documents of this model changes:
+ * their count and the sum of their ids. Ids only grow and never return, so documents that
+ * replace others always raise the sum; read from an index, without the rows.
+ */
+export function readySignature(agentId: number, model: string): string {
+  const row = db()
+    .prepare("SELECT COUNT(*) AS n, TOTAL(id) AS s FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
+    .get(agentId, model) as { n: number; s: number };
+  return `${row.n}:${row.s}`;
 }

@@ -10,6 +10,30 @@ import type { FeatureCounts } from "./types";
 export function newFeatureCounts(): FeatureCounts {
   return new CountTable(1 << 12);
 }
+
+/** The non-zero counts as (feature, count) int32 pairs, to keep on disk. */
+export function featureCountsToBuffer(counts: FeatureCounts): Buffer {
+  const t = counts as CountTable;
+  const out = new Int32Array(t.size * 2);
+  let n = 0;
+  for (let k = 0; k < t.size; k++) {
+    const slot = t.slots[k];
+    if (t.counts[slot] === 0) continue;
+    out[n++] = t.keys[slot];
+    out[n++] = t.counts[slot];
+  }
+  return Buffer.from(out.buffer, out.byteOffset, n * 4);
+}
+
+/** The table featureCountsToBuffer wrote. */
+export function featureCountsFromBuffer(buf: Uint8Array): FeatureCounts {
+  const pairs = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  let capacity = 1 << 12;
+  while (capacity < pairs.length) capacity *= 2; // entries = pairs/2, load factor <= 1/2
+  const t = new CountTable(capacity);
+  for (let i = 0; i + 1 < pairs.length; i += 2) t.add(pairs[i], pairs[i + 1]);
+  return t;
+}
 export { LocalEmbedder, LOCAL_MODEL, LOCAL_DIMENSION } from "./local/embedder";
 export {
   OpenAIEmbedder,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { batchSize, EVAL_BATCH, MAX_RESULTS_PER_CALL, pairOutcome } from "./run";
+import { pairOutcome } from "./run";
+import type { LocatedChunk } from "../retrieval/retrieve";
 import { isHit, meanReciprocalRank, recallAtK, summarize, type PairOutcome } from "./metrics";
-import type { SearchResult } from "../retrieval/retrieve";
 
 const found = (rank: number | null): PairOutcome => ({ rank, missing: false });
 const missing: PairOutcome = { rank: null, missing: true };
@@ -46,45 +46,36 @@ describe("recall@k and MRR on hand-made rankings", () => {
   });
 });
 
-describe("a pair's rank in a full ranking", () => {
-  const chunk = (document_id: number, chunk_index: number, score: number): SearchResult => ({
+describe("a pair's rank from its located chunks", () => {
+  const chunk = (document_id: number, chunk_index: number, distance: number, rank: number | null): LocatedChunk => ({
     document_id,
     chunk_index,
-    score,
-    filename: `doc${document_id}.md`,
-    chunk_text: "",
+    distance,
+    rank,
+    unreachable: false,
   });
-  // Document 7's chunks land at positions 3 and 5: its rank is 3, the first one.
-  const ranking = [chunk(1, 0, 0.1), chunk(2, 0, 0.2), chunk(7, 4, 0.3), chunk(1, 1, 0.4), chunk(7, 0, 0.5)];
   const pair = (expected: string) => ({ id: 1, agent_id: 1, query: "q", expected_filename: expected, note: null, created_at: "", updated_at: "" });
   const ids = new Map([
     ["seven.md", [7]],
-    ["one.md", [1]],
     ["nine.md", [9]],
     ["two-versions.md", [9, 2]],
   ]);
 
-  it("is the position of the document's first chunk, with its distance", () => {
-    expect(pairOutcome(pair("seven.md"), ranking, ids)).toMatchObject({ rank: 3, best_distance: 0.3, document_id: 7, missing: false });
-    expect(pairOutcome(pair("one.md"), ranking, ids)).toMatchObject({ rank: 1, best_distance: 0.1 });
+  it("is the rank of the document's closest chunk, with its distance", () => {
+    expect(pairOutcome(pair("seven.md"), [chunk(7, 4, 0.3, 3), chunk(7, 0, 0.5, null)], ids)).toMatchObject({
+      rank: 3,
+      best_distance: 0.3,
+      document_id: 7,
+      missing: false,
+    });
   });
 
-  it("is missing when no indexed document has the filename, and not found when it is indexed but not ranked", () => {
-    expect(pairOutcome(pair("gone.md"), ranking, ids)).toMatchObject({ rank: null, missing: true, document_id: null });
-    expect(pairOutcome(pair("nine.md"), ranking, ids)).toMatchObject({ rank: null, missing: false, document_id: 9 });
+  it("is missing when no indexed document has the filename, and not found when it is indexed but has no chunks", () => {
+    expect(pairOutcome(pair("gone.md"), [], ids)).toMatchObject({ rank: null, missing: true, document_id: null });
+    expect(pairOutcome(pair("nine.md"), [], ids)).toMatchObject({ rank: null, missing: false, document_id: 9 });
   });
 
   it("takes the best of several indexed versions of one filename", () => {
-    expect(pairOutcome(pair("two-versions.md"), ranking, ids)).toMatchObject({ rank: 2, document_id: 2 });
-  });
-});
-
-describe("batch size", () => {
-  it("keeps queries × chunks of one Chroma call under its limit", () => {
-    expect(batchSize(6)).toBe(EVAL_BATCH);
-    expect(batchSize(1100)).toBe(29);
-    expect(batchSize(1100) * 1100).toBeLessThanOrEqual(MAX_RESULTS_PER_CALL);
-    expect(batchSize(MAX_RESULTS_PER_CALL)).toBe(1);
-    expect(batchSize(0)).toBe(EVAL_BATCH);
+    expect(pairOutcome(pair("two-versions.md"), [chunk(2, 1, 0.2, 2), chunk(9, 0, 0.25, 4)], ids)).toMatchObject({ rank: 2, document_id: 2 });
   });
 });

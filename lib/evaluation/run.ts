@@ -1,27 +1,19 @@
 import "server-only";
 import { getAgent } from "../db/agents";
-import { isVectorStoreUnavailable } from "../vector-store/client";
+import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { listDocuments, type DocumentRow } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
 import { AppError } from "../http/errors";
 import { listPairs, type Pair } from "../db/pairs";
-import { bestRanks, rankAllChunks, type DocumentRank, type RankedChunk } from "../retrieval/retrieve";
+import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
 import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
 
-/** Queries embedded and ranked per round trip: few enough to report progress often. */
+/** Queries embedded and located per round trip: few enough to report progress often. */
 export const EVAL_BATCH = 32;
-/**
- * Results per Chroma call (queries × chunks). Rankings carry distances only, so Chroma's
- * SQLite variable limit no longer applies (40,000 results for one query were checked);
- * the cap keeps each response's size bounded on large agents.
- */
-export const MAX_RESULTS_PER_CALL = 32_000;
-
-export function batchSize(chunkCount: number): number {
-  return Math.max(1, Math.min(EVAL_BATCH, Math.floor(MAX_RESULTS_PER_CALL / Math.max(chunkCount, 1))));
-}
+/** How deep the ranking is read first; it widens for a pair whose expected document lies deeper. */
+const EVAL_WINDOW = 20;
 
 function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
   const groups = new Map<string, ChunkSetting>();
@@ -34,19 +26,17 @@ function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
   return [...groups.values()].sort((a, b) => b.documents - a.documents);
 }
 
-/** Where the expected document's best chunk landed; several ready versions of a filename count by the best one. */
-export function pairOutcome(pair: Pair, ranking: RankedChunk[], idsByFilename: Map<string, number[]>): PairResult {
+/**
+ * Where the expected document's best chunk landed, from its located chunks; several ready
+ * versions of a filename count by the best one.
+ */
+export function pairOutcome(pair: Pair, located: LocatedChunk[], idsByFilename: Map<string, number[]>): PairResult {
   const base = { pair_id: pair.id, query: pair.query, expected: pair.expected_filename };
   const ids = idsByFilename.get(pair.expected_filename);
   if (!ids) return { ...base, document_id: null, rank: null, best_distance: null, missing: true };
-  const best = bestRanks(ranking);
-  let found: DocumentRank | undefined;
-  let documentId = ids[0];
-  for (const id of ids) {
-    const r = best.get(id);
-    if (r && (!found || r.rank < found.rank)) [found, documentId] = [r, id];
-  }
-  return { ...base, document_id: documentId, rank: found?.rank ?? null, best_distance: found?.distance ?? null, missing: false };
+  // Closest first: the first located chunk is the best of all versions.
+  const best = located.find((c) => c.rank !== null);
+  return { ...base, document_id: best?.document_id ?? ids[0], rank: best?.rank ?? null, best_distance: best?.distance ?? null, missing: false };
 }
 
 /** A message fit for the page and the API; internal details go to the server log only. */
@@ -61,15 +51,20 @@ function describe(err: unknown): string {
   return "The evaluation failed on the server; the details are in its log.";
 }
 
+async function locatePairs(agentId: number, batch: Pair[], idsByFilename: Map<string, number[]>) {
+  const { model, vectors } = await embedForAgent(agentId, batch.map((p) => p.query));
+  const targets = batch.map((p) => idsByFilename.get(p.expected_filename) ?? []);
+  return locate(agentId, await collectionFor(model), vectors, targets, EVAL_WINDOW);
+}
+
 async function execute(runId: number, agentId: number, pairs: Pair[], docs: DocumentRow[], chunkCount: number): Promise<EvalRun> {
   const idsByFilename = new Map<string, number[]>();
   for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
-  const size = batchSize(chunkCount);
   try {
-    for (let i = 0; i < pairs.length; i += size) {
-      const batch = pairs.slice(i, i + size);
-      const rankings = await rankAllChunks(agentId, batch.map((p) => p.query));
-      saveResults(runId, batch.map((p, j) => pairOutcome(p, rankings[j], idsByFilename)));
+    for (let i = 0; i < pairs.length; i += EVAL_BATCH) {
+      const batch = pairs.slice(i, i + EVAL_BATCH);
+      const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[] })) : await locatePairs(agentId, batch, idsByFilename);
+      saveResults(runId, batch.map((p, j) => pairOutcome(p, located[j].chunks, idsByFilename)));
     }
     finishRun(runId, summarize(runResults(runId)));
   } catch (err) {

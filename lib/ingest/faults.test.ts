@@ -111,10 +111,10 @@ describe("Chroma dies in the middle of an ingest", () => {
     const text = "partial article ".repeat(30);
     const id = insertDocument({
       agent_id: agent.id, filename: "partial.txt", type: "txt", sha256: "x", bytes: text.length,
-      chunk_size: 100, chunk_overlap: 0, chunk_count: 5, text, embedding_model: embedder().model,
-    });
+      chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model,
+    }, chunkText(text, 100, 0));
     const chunks = chunkText(text, 100, 0).slice(0, 2);
-    await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id, filename: "partial.txt" }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+    await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
 
     const { indexBacklog, checkHealth } = await import("../retrieval/health");
     expect(indexBacklog().stuck_documents).toBe(1);

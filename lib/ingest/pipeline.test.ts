@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDocument, listDocuments } from "../db/documents";
+import { documentChunks } from "../db/chunks";
 import { removeAgent, removeDocument } from "./remove";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, enc, ingest, newAgent, vectorsOf } from "../../test/helpers";
@@ -21,8 +22,14 @@ describe("ingest and search against a real Chroma and SQLite", () => {
     expect(vectors.map((v) => v.id).sort()).toEqual(
       Array.from({ length: res.chunk_count }, (_, i) => `doc${doc.id}#${i}`).sort(),
     );
-    const first = vectors.find((v) => v.id === `doc${doc.id}#0`)!.metadata;
-    expect(first).toMatchObject({ agent_id: agent.id, document_id: doc.id, filename: "sla.md", chunk_index: 0, start: 0, end: 300 });
+    // Chroma holds the vector and the ids a query filters on; the text and offsets are in SQLite.
+    const first = vectors.find((v) => v.id === `doc${doc.id}#0`)!;
+    expect(first.metadata).toEqual({ agent_id: agent.id, document_id: doc.id, chunk_index: 0 });
+    expect(first.document).toBeNull();
+    const rows = documentChunks(doc.id);
+    expect(rows).toHaveLength(res.chunk_count);
+    for (const r of rows) expect(r.text).toBe(doc.text.slice(r.start, r.end));
+    expect(rows[0]).toMatchObject({ chunk_index: 0, start: 0, end: 300 });
 
     const results = await searchAgentDocuments(agent.id, "support SLA response time", 3);
     expect(results).toHaveLength(3);

@@ -46,19 +46,19 @@ export async function ingestFile(
   const filename = sanitizeFilename(file.filename);
   const base = { filename, document_id: null, chunk_count: 0 };
 
-  onProgress({ stage: "extract", done: 0, total: 1 });
-  let extracted;
-  try {
-    extracted = await extractText(filename, file.bytes, { maxBytes: env().MAX_UPLOAD_BYTES });
-  } catch (err) {
-    if (err instanceof RejectedFileError) return { ...base, outcome: "rejected", status: "rejected", code: err.code, message: err.message };
-    throw err;
-  }
-
   const sha256 = createHash("sha256").update(file.bytes).digest("hex");
   // One ingest at a time per filename (a replace must see the version before it) and per
   // content (a second copy must find the first), so parallel uploads cannot undo each other.
+  // Taken before extraction: files of one upload with the same name queue in upload order.
   return withKeys([`${agentId}:name:${filename}`, `${agentId}:sha:${sha256}`], async () => {
+    onProgress({ stage: "extract", done: 0, total: 1 });
+    let extracted;
+    try {
+      extracted = await extractText(filename, file.bytes, { maxBytes: env().MAX_UPLOAD_BYTES });
+    } catch (err) {
+      if (err instanceof RejectedFileError) return { ...base, outcome: "rejected" as const, status: "rejected" as const, code: err.code, message: err.message };
+      throw err;
+    }
     const existing = findReadyBySha(agentId, sha256);
     if (existing) {
       return {
@@ -125,22 +125,24 @@ async function indexDocument(
   onProgress({ stage: "chunk", done: 0, total: 1 });
   const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap);
   const model = embedder();
-  const documentId = insertDocument({
-    agent_id: agentId,
-    filename,
-    type: source.type,
-    sha256: source.sha256,
-    bytes: source.bytes,
-    chunk_size: settings.chunkSize,
-    chunk_overlap: settings.chunkOverlap,
-    chunk_count: chunks.length,
-    text: source.text,
-    embedding_model: model.model,
-  });
+  const documentId = insertDocument(
+    {
+      agent_id: agentId,
+      filename,
+      type: source.type,
+      sha256: source.sha256,
+      bytes: source.bytes,
+      chunk_size: settings.chunkSize,
+      chunk_overlap: settings.chunkOverlap,
+      text: source.text,
+      embedding_model: model.model,
+    },
+    chunks,
+  );
 
   activeIngests().add(documentId);
   try {
-    await writeChunks({ collection: await collectionFor(model), model }, { agentId, documentId, filename }, chunks, onProgress);
+    await writeChunks({ collection: await collectionFor(model), model }, { agentId, documentId }, chunks, onProgress);
   } catch (err) {
     const f = failure(err);
     // Its vectors are queued for removal in the same transaction that fails or deletes it.

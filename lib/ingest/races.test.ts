@@ -20,11 +20,11 @@ async function partialDocument(agentId: number, filename: string, text: string, 
     status === "indexing"
       ? insertDocument({
           agent_id: agentId, filename, type: "txt", sha256: `partial-${filename}`, bytes: text.length,
-          chunk_size: 100, chunk_overlap: 0, chunk_count: 4, text, embedding_model: embedder().model,
-        })
+          chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model,
+        }, chunkText(text, 100, 0))
       : 900_000 + Math.floor(Math.random() * 1000);
   const chunks = chunkText(text, 100, 0).slice(0, 3);
-  await addChunks(await collectionFor(embedder()), { agentId, documentId: id, filename }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+  await addChunks(await collectionFor(embedder()), { agentId, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
   return id;
 }
 

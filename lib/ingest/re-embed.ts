@@ -116,7 +116,7 @@ async function reembedDocument(
   await deleteDocumentVectors(target, doc.agent_id, doc.id);
   try {
     let written = 0;
-    await writeChunks({ collection: target, model }, { agentId: doc.agent_id, documentId: doc.id, filename: doc.filename }, chunks, (p) => {
+    await writeChunks({ collection: target, model }, { agentId: doc.agent_id, documentId: doc.id }, chunks, (p) => {
       if (p.stage !== "write") return;
       onChunks(p.done - written);
       written = p.done;

@@ -25,7 +25,7 @@ describe("recoverInterruptedIngests", () => {
       chunk_overlap: 0,
       text,
       embedding_model: embedder().model,
-    });
+    }, chunkText(text, 100, 0));
     const chunks = chunkText(text, 100, 0).slice(0, 2);
     const vectors = await embedder().embed(chunks.map((c) => c.text));
     const doc = { agentId: agent.id, documentId: id, filename: "partial.txt" };

@@ -29,31 +29,42 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
   };
 }
 
-/** Ingests files one after another; a rejected or failed file never stops the others. */
+/**
+ * Files of one upload indexed at the same time. Their vectors share Chroma requests (see
+ * batchedAdd), which is where most of an ingest's time goes; extraction runs in worker threads.
+ */
+export const FILES_IN_PARALLEL = 8;
+
+/** Ingests the files of one upload, several at a time; a rejected or failed file never stops the others. */
 export async function ingestFiles(
   agentId: number,
   files: UploadFile[],
   settings: { chunkSize: number; chunkOverlap: number },
   watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
 ): Promise<IngestResult[]> {
-  const results: IngestResult[] = [];
-  for (const [i, file] of files.entries()) {
-    try {
-      results.push(await ingestFile(agentId, file, settings, watch.onProgress?.(i)));
-    } catch (err) {
-      if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
-      results.push({
-        filename: file.filename,
-        outcome: "failed",
-        status: "failed",
-        document_id: null,
-        chunk_count: 0,
-        code: err instanceof AppError ? err.code : "internal",
-        message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
-      });
+  const results: IngestResult[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      const file = files[i];
+      try {
+        results[i] = await ingestFile(agentId, file, settings, watch.onProgress?.(i));
+      } catch (err) {
+        if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
+        results[i] = {
+          filename: file.filename,
+          outcome: "failed",
+          status: "failed",
+          document_id: null,
+          chunk_count: 0,
+          code: err instanceof AppError ? err.code : "internal",
+          message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
+        };
+      }
+      watch.onResult?.(i, results[i]);
     }
-    watch.onResult?.(i, results[i]);
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_IN_PARALLEL, files.length) }, worker));
   return results;
 }
 

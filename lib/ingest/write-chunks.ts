@@ -12,21 +12,39 @@ const EMBED_SLICE = 64;
 
 /**
  * The one loop that writes a document's chunks, for ingest and re-embedding alike: embed a
- * slice, add it, next slice, so a long file never holds all its vectors in memory at once.
- * Progress: `embed` before a slice, `write` with the chunks written so far after it. A failure
- * throws; the caller removes what was written (ingest queues it, re-embedding deletes it).
+ * slice, hand it to Chroma, and embed the next slice while that add runs (adds are shared with
+ * other documents being written at the same time, see batchedAdd). At most two slices' vectors
+ * are held at once, so a long file never holds all its vectors in memory.
+ * Progress: `embed` before a slice, `write` with the chunks written so far after each add. A
+ * failure throws; the caller removes what was written (ingest queues it, re-embedding deletes it).
  */
 export async function writeChunks(
   target: { collection: Collection; model: Embedder },
-  doc: { agentId: number; documentId: number; filename: string },
+  doc: { agentId: number; documentId: number },
   chunks: Chunk[],
   onProgress: IngestProgress = () => {},
 ): Promise<void> {
-  for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
-    const slice = chunks.slice(i, i + EMBED_SLICE);
-    onProgress({ stage: "embed", done: i, total: chunks.length });
-    const vectors = await target.model.embed(slice.map((c) => c.text));
-    await addChunks(target.collection, doc, slice, vectors);
-    onProgress({ stage: "write", done: i + slice.length, total: chunks.length });
+  let writing: { promise: Promise<void>; done: number } | null = null;
+  const settle = async () => {
+    if (!writing) return;
+    await writing.promise;
+    onProgress({ stage: "write", done: writing.done, total: chunks.length });
+    writing = null;
+  };
+  try {
+    for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
+      const slice = chunks.slice(i, i + EMBED_SLICE);
+      onProgress({ stage: "embed", done: i, total: chunks.length });
+      const vectors = await target.model.embed(slice.map((c) => c.text));
+      await settle();
+      const promise = addChunks(target.collection, doc, slice, vectors);
+      promise.catch(() => {}); // awaited by settle(); this only keeps it from counting as unhandled meanwhile
+      writing = { promise, done: i + slice.length };
+    }
+    await settle();
+  } catch (err) {
+    // An add still in flight must finish before the caller removes what was written.
+    await (writing as { promise: Promise<void> } | null)?.promise.catch(() => {});
+    throw err;
   }
 }

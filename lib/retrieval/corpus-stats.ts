@@ -1,20 +1,33 @@
 import "server-only";
 import { chunkText } from "../ingest/chunking";
-import { agentsByLatestChange, documentText, readyDocumentKeys } from "../db/documents";
-import { newFeatureCounts, type CorpusStats, type Embedder, type FeatureCounts } from "../embeddings";
+import { agentsByLatestChange, readyDocumentKeys, readySignature } from "../db/documents";
+import { documentChunks } from "../db/chunks";
+import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";
+import {
+  featureCountsFromBuffer,
+  featureCountsToBuffer,
+  newFeatureCounts,
+  type CorpusStats,
+  type Embedder,
+  type FeatureCounts,
+} from "../embeddings";
 
 /**
  * Per-agent feature counts for query-side term weighting (see Embedder.embedQueries): in how
- * many of the agent's indexed chunks each feature occurs. Derived from the documents' stored
- * text and kept in memory. Each search compares the agent's ready documents with what the counts
- * were built from and adds new documents; removeDocument takes a document out while its text is
- * still there. Anything else that changes (another model, a document gone some other way) is
- * caught by the same comparison and rebuilds the counts from scratch, so they are always those
- * of the agent's current chunks.
+ * many of the agent's indexed chunks each feature occurs. Derived from the stored chunk text,
+ * kept in memory and on disk (`corpus_stats`, written a few seconds after a change and at exit),
+ * so a restart loads them instead of counting every chunk again. Each search checks a signature
+ * of the agent's ready documents (one indexed read); when it changed, it compares the documents
+ * with what the counts were built from and adds new ones; removeDocument takes a document out
+ * while its text is still there. Anything else that changes (another model, a document gone some
+ * other way) is caught by the same comparison and rebuilds the counts from scratch, so they are
+ * always those of the agent's current chunks.
  */
 
 interface Entry {
   model: string;
+  /** readySignature when the counts were last brought up to date */
+  signature: string;
   /** document id → what its chunks were made from */
   docs: Map<number, string>;
   chunks: number;
@@ -60,27 +73,39 @@ export async function agentCorpusStats(agentId: number, e: Embedder): Promise<Co
   return serialized(agentId, () => update(agentId, e));
 }
 
+/** The counts as last saved, if they were made for this model. */
+function fromDisk(agentId: number, model: string): Entry | undefined {
+  const stored = loadCorpusStats(agentId);
+  if (!stored || stored.model !== model) return undefined;
+  return { model, signature: "", docs: new Map(stored.docs), chunks: stored.chunks, df: featureCountsFromBuffer(stored.counts) };
+}
+
 async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
+  const signature = readySignature(agentId, e.model);
+  let entry = cache.get(agentId) ?? fromDisk(agentId, e.model);
+  cache.delete(agentId); // re-inserted last: the most recently used
+  if (entry && entry.model === e.model && entry.signature === signature) {
+    cache.set(agentId, entry);
+    return { chunks: entry.chunks, df: entry.df };
+  }
   const rows: DocKey[] = readyDocumentKeys(agentId, e.model);
   const current = new Map(rows.map((r) => [r.id, docKey(r)]));
-  let entry = cache.get(agentId);
   const stale = !entry || entry.model !== e.model || [...entry.docs].some(([id, key]) => current.get(id) !== key);
-  if (!entry || stale) entry = { model: e.model, docs: new Map(), chunks: 0, df: newFeatureCounts() };
-  cache.delete(agentId); // re-inserted last: the most recently used
+  if (!entry || stale) entry = { model: e.model, signature: "", docs: new Map(), chunks: 0, df: newFeatureCounts() };
   cache.set(agentId, entry);
   while (cache.size > MAX_AGENTS) cache.delete(cache.keys().next().value!);
+  let changed = stale;
 
   let lastYield = performance.now();
   try {
     for (const [id, key] of current) {
       if (entry.docs.has(id)) continue;
-      const text = documentText(id);
-      if (text === undefined) continue;
-      const [, size, overlap] = key.split(":");
-      const chunks = chunkText(text, Number(size), Number(overlap));
+      const chunks = documentChunks(id);
+      if (chunks.length === 0) continue;
       await e.countFeatures!(chunks.map((c) => c.text), entry.df);
       entry.chunks += chunks.length;
       entry.docs.set(id, key);
+      changed = true;
       // Long rebuilds (large agents) must not hold the event loop for seconds.
       if (performance.now() - lastYield > 50) {
         await new Promise<void>((r) => setImmediate(r));
@@ -92,7 +117,43 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
     if (cache.get(agentId) === entry) cache.delete(agentId);
     throw err;
   }
+  entry.signature = signature;
+  if (changed) scheduleSave(agentId);
   return { chunks: entry.chunks, df: entry.df };
+}
+
+const SAVE_DELAY_MS = 3_000;
+const saveTimers = ((globalThis as unknown as { __kbCorpusSaves?: Map<number, NodeJS.Timeout> }).__kbCorpusSaves ??= new Map());
+
+/** Writes an agent's counts to disk a little later: a burst of uploads is written once. */
+function scheduleSave(agentId: number): void {
+  if (saveTimers.has(agentId)) return;
+  const timer = setTimeout(() => saveNow(agentId), SAVE_DELAY_MS);
+  timer.unref();
+  saveTimers.set(agentId, timer);
+}
+
+function saveNow(agentId: number): void {
+  clearTimeout(saveTimers.get(agentId));
+  saveTimers.delete(agentId);
+  const entry = cache.get(agentId);
+  if (!entry) return;
+  try {
+    saveCorpusStats(agentId, { model: entry.model, chunks: entry.chunks, docs: [...entry.docs], counts: featureCountsToBuffer(entry.df) });
+  } catch (err) {
+    console.error("[kb-inspector] could not save query-weighting counts:", err instanceof Error ? err.message : err);
+  }
+}
+
+/** Writes every pending agent's counts now (at exit, and in tests). */
+export function saveCorpusStatsNow(): void {
+  for (const agentId of [...saveTimers.keys()]) saveNow(agentId);
+}
+
+const exitHook = globalThis as unknown as { __kbCorpusExitHook?: boolean };
+if (!exitHook.__kbCorpusExitHook) {
+  exitHook.__kbCorpusExitHook = true;
+  process.once("exit", saveCorpusStatsNow); // SQLite writes are synchronous, so this completes
 }
 
 /**
@@ -112,10 +173,13 @@ export async function forgetDocument(
       cache.delete(agentId);
       return;
     }
+    // Its rows may be gone already (a retired version): its chunks are made again from its text.
     const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap);
     try {
       await e.countFeatures(chunks.map((c) => c.text), entry.df, -1);
       entry.chunks -= chunks.length;
+      entry.signature = ""; // the ready set changed: compared again by the next search
+      scheduleSave(agentId);
     } catch {
       cache.delete(agentId); // rebuilt by the next search
     }
@@ -125,6 +189,9 @@ export async function forgetDocument(
 /** Drops an agent's counts (the agent is gone; its id may be given to a new agent). */
 export function forgetAgent(agentId: number): void {
   cache.delete(agentId);
+  clearTimeout(saveTimers.get(agentId));
+  saveTimers.delete(agentId);
+  deleteCorpusStats(agentId);
 }
 
 /**

@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { collectionFor } from "../vector-store/client";
 import { embedder } from "../embeddings/configured";
 import { inspectQuery } from "./inspect";
-import { documentSearchTool, embedForAgent } from "./retrieve";
+import { bestRanks, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
 import { rechunkDocument } from "../ingest/pipeline";
 import { getDocument, listDocuments } from "../db/documents";
+import { documentChunks } from "../db/chunks";
 import { ARTICLES, ingest, newAgent, vectorsOf } from "../../test/helpers";
 
 describe("inspectQuery", () => {
-  it("ranks every chunk of the expected document with no k limit, as a direct Chroma query does", async () => {
+  it("places the expected document's best chunk exactly, with no k limit, as a full direct Chroma ranking does", async () => {
     const agent = newAgent("inspect");
     const other = newAgent("inspect other");
     for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text}`, 60, 10);
@@ -30,14 +31,23 @@ describe("inspectQuery", () => {
     const ids = direct.ids[0];
     expect(result.distances).toEqual(direct.distances[0].slice(0, 50));
     const expectedRanks = ids.flatMap((id, i) => (id.startsWith(`doc${refunds.id}#`) ? [i + 1] : []));
-    expect(result.expected!.chunks.map((c) => c.rank)).toEqual(expectedRanks);
+    const chunks = result.expected!.chunks;
     expect(result.expected!.best_rank).toBe(expectedRanks[0]);
+    expect(result.expected!.best_rank).toBeGreaterThan(5); // a miss at this k: found below the first read
     expect(result.expected!.indexed).toBe(true);
-    expect(result.expected!.chunks).toHaveLength(refunds.chunk_count);
+    expect(chunks).toHaveLength(refunds.chunk_count);
+    // Every chunk has its distance; those within the ranked depth have their exact rank, the others none.
+    const directDistance = new Map(ids.map((id, i) => [id, direct.distances[0][i]]));
+    for (const c of chunks) expect(c.distance).toBeCloseTo(directDistance.get(`doc${refunds.id}#${c.chunk_index}`)!, 6);
+    expect(chunks.map((c) => c.distance)).toEqual([...chunks.map((c) => c.distance)].sort((a, b) => a - b));
+    const ranked = chunks.filter((c) => c.rank !== null);
+    expect(ranked.map((c) => c.rank)).toEqual(expectedRanks.slice(0, ranked.length));
+    expect(result.expected!.ranked_depth).toBeGreaterThanOrEqual(expectedRanks[0]);
+    expect(result.expected!.unreachable_chunks).toBe(0);
 
-    // How much each query word counts: counted here from the chunk texts Chroma holds.
-    const stored = await (await collectionFor(embedder())).get({ where: { agent_id: agent.id }, include: ["documents"] });
-    const having = (re: RegExp) => stored.documents.filter((t) => re.test(t ?? "")).length;
+    // How much each query word counts: counted here from the agent's stored chunk texts.
+    const stored = listDocuments(agent.id).flatMap((d) => documentChunks(d.id).map((c) => c.text));
+    const having = (re: RegExp) => stored.filter((t) => re.test(t)).length;
     const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
     expect(result.query_words!.map((w) => w.word)).toEqual(["reset", "password"]); // stopwords dropped
     const [reset, password] = result.query_words!;
@@ -85,5 +95,31 @@ describe("rechunkDocument", () => {
     expect(getDocument(agent.id, again.document_id!)).toMatchObject({ chunk_size: 300, chunk_overlap: 50, chunk_count: 4 });
     expect(await vectorsOf(agent.id, first.document_id!)).toEqual([]);
     expect(await vectorsOf(agent.id, again.document_id!)).toHaveLength(4);
+  });
+});
+
+describe("locate", () => {
+  it("gives each looked-for document the rank a full ranking gives it, reading only as deep as needed", async () => {
+    const agent = newAgent("locate depth");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 40, 5);
+    const docs = listDocuments(agent.id);
+    const queries = ["refund to my card", "password reset email", "billing pdf invoices", "parcel tracking number"];
+    const full = await rankAllChunks(agent.id, queries);
+    const { model, vectors } = await embedForAgent(agent.id, queries);
+    // Every document for every query, from a first read of only 2 results.
+    const located = await locate(agent.id, await collectionFor(model), vectors, queries.map(() => docs.map((d) => d.id)), 2);
+    let deep = 0;
+    located.forEach((loc, q) => {
+      const best = bestRanks(full[q]);
+      for (const d of docs) {
+        const mine = loc.chunks.filter((c) => c.document_id === d.id);
+        expect(mine).toHaveLength(d.chunk_count);
+        expect(mine[0].rank).toBe(best.get(d.id)!.rank);
+        expect(mine[0].distance).toBeCloseTo(best.get(d.id)!.distance, 6);
+        if (best.get(d.id)!.rank > 2) deep++;
+      }
+      expect(loc.head.map((h) => `${h.document_id}#${h.chunk_index}`)).toEqual(full[q].slice(0, loc.head.length).map((h) => `${h.document_id}#${h.chunk_index}`));
+    });
+    expect(deep).toBeGreaterThan(0); // some were found only by reading deeper than the first 2
   });
 });

@@ -1,11 +1,10 @@
 import "server-only";
 import { getAgent } from "../db/agents";
 import { collectionFor } from "../vector-store/client";
-import { findDocument } from "../db/documents";
-import { embedder } from "../embeddings/configured";
+import { agentChunkCount, findDocument } from "../db/documents";
+import { documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
-import { explainQueryForAgent, logged, retrieve, type SearchResult } from "./retrieve";
-import { documentChunks } from "../vector-store/chunks";
+import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
 
 export const CHART_RESULTS = 50;
 
@@ -16,7 +15,15 @@ export interface ExpectedDiagnosis {
   indexed: boolean;
   best_rank: number | null;
   best_distance: number | null;
-  chunks: { chunk_index: number; rank: number; distance: number; chunk_text: string }[];
+  /**
+   * Every chunk with its exact distance, closest first. `rank` is exact for the best chunk and
+   * for any chunk within the ranked depth; null for chunks farther down.
+   */
+  chunks: { chunk_index: number; rank: number | null; distance: number; chunk_text: string; unreachable: boolean }[];
+  /** How many of the closest chunks were ranked to place this document. */
+  ranked_depth: number;
+  /** Chunks of this document the index cannot return for any query (repair them on the Index health page). */
+  unreachable_chunks: number;
 }
 
 export interface Inspection {
@@ -31,44 +38,57 @@ export interface Inspection {
 }
 
 /**
- * Everything the inspector shows for one query, from one embedding and one full ranking
- * (no k limit): the top_k list is the head of the same ranking the diagnosis reads, so the
- * two cannot disagree at the cut. Works with the agent's tool switched off, so an admin can
- * test an agent before enabling it; logged as an inspector search, not as the agent's call.
+ * Everything the inspector shows for one query, from one embedding and one read of the ranking:
+ * the top_k list is the head of the same ranking the diagnosis counts against, so the two cannot
+ * disagree at the cut. The expected document's chunks get their exact distances by a query
+ * restricted to their ids, and the ranking is read only as deep as its best chunk needs. Works
+ * with the agent's tool switched off, so an admin can test an agent before enabling it; logged as
+ * an inspector search, not as the agent's call.
  */
 export async function inspectQuery(agentId: number, query: string, topK: number, expectedDocumentId?: number): Promise<Inspection> {
   getAgent(agentId);
-  const { results: [results], rankings: [ranking] } = await logged(
+  const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
+  const ready = doc?.status === "ready";
+  const window = Math.max(topK, CHART_RESULTS);
+  const { results, location } = await logged(
     agentId,
     "inspector",
     { query, top_k: topK },
-    () => retrieve(agentId, [query], { topK, full: true }),
-    (r) => r.results[0].length,
+    async () => {
+      if (agentChunkCount(agentId) === 0) return { results: [], location: null };
+      const { model, vectors } = await embedForAgent(agentId, [query]);
+      const [location] = await locate(agentId, await collectionFor(model), vectors, [ready ? [doc.id] : []], window);
+      return { results: resultsWithText(agentId, location.head.slice(0, topK)), location };
+    },
+    (r) => r.results.length,
   );
 
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
-    const doc = findDocument(agentId, expectedDocumentId);
-    const collection = await collectionFor(embedder());
-    const texts = new Map((await documentChunks(collection, agentId, expectedDocumentId)).map((c) => [c.metadata.chunk_index, c.text]));
-    const chunks = ranking
-      .map((r, i) => ({ r, rank: i + 1 }))
-      .filter(({ r }) => r.document_id === expectedDocumentId)
-      .map(({ r, rank }) => ({ chunk_index: r.chunk_index, rank, distance: r.score, chunk_text: texts.get(r.chunk_index) ?? "" }));
+    const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
+    const chunks = (location?.chunks ?? []).map((c) => ({
+      chunk_index: c.chunk_index,
+      rank: c.rank,
+      distance: c.distance,
+      chunk_text: texts.get(c.chunk_index) ?? "",
+      unreachable: c.unreachable,
+    }));
     expected = {
       document_id: expectedDocumentId,
       filename: doc?.filename ?? `document ${expectedDocumentId}`,
-      indexed: doc?.status === "ready" && chunks.length > 0,
+      indexed: ready && chunks.length > 0,
       best_rank: chunks[0]?.rank ?? null,
       best_distance: chunks[0]?.distance ?? null,
       chunks,
+      ranked_depth: location?.depth ?? 0,
+      unreachable_chunks: chunks.filter((c) => c.unreachable).length,
     };
   }
   const explained = await explainQueryForAgent(agentId, query);
   return {
     results,
-    total_chunks: ranking.length,
-    distances: ranking.slice(0, CHART_RESULTS).map((r) => r.score),
+    total_chunks: agentChunkCount(agentId),
+    distances: (location?.head ?? []).slice(0, CHART_RESULTS).map((r) => r.score),
     expected,
     query_words: explained?.words ?? null,
   };

@@ -1,13 +1,15 @@
 import "server-only";
 import { getAgent } from "../db/agents";
 import { agentCorpusStats } from "./corpus-stats";
-import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount, readyDocumentIds } from "../db/documents";
+import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount } from "../db/documents";
+import { chunkIndexes, chunkKey, readyAmong, readyChunks } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { chunksByIds, queryAgent, rankAgent, type RankedChunk, type VectorHit } from "../vector-store/chunks";
+import { distancesTo, queryAgent, type RankedChunk } from "../vector-store/chunks";
+import type { Collection } from "chromadb";
 
 export interface SearchResult {
   chunk_text: string;
@@ -17,14 +19,6 @@ export interface SearchResult {
   filename: string;
   chunk_index: number;
 }
-
-const toResult = (h: VectorHit): SearchResult => ({
-  chunk_text: h.text,
-  score: h.distance,
-  document_id: h.metadata.document_id,
-  filename: h.metadata.filename,
-  chunk_index: h.metadata.chunk_index,
-});
 
 /** Distances are only comparable within one embedding space, so a mixed index is an error. */
 function assertModel(agentId: number, model: string): void {
@@ -81,26 +75,28 @@ async function retryRace<T>(run: () => Promise<T>): Promise<T> {
  * collection also holds vectors no ready document owns (one still indexing, a failed or deleted
  * one awaiting clean-up), so Chroma is asked for that many more, the others are dropped, and in
  * the rare case that still leaves too few (they changed meanwhile) it is asked again for more.
+ * Each query's raw answer comes back too: where the index stopped, and whether it ran out.
  */
-async function visibleOnly<T extends { document_id: number }>(
+async function visibleOnly(
   agentId: number,
   queries: number,
   want: number,
-  run: (n: number) => Promise<T[][]>,
-): Promise<T[][]> {
-  if (queries === 0 || agentChunkCount(agentId) === 0) return Array.from({ length: queries }, () => []);
+  run: (n: number) => Promise<RankedChunk[][]>,
+): Promise<{ kept: RankedChunk[][]; raw: RankedChunk[][]; asked: number }> {
+  const none = () => Array.from({ length: queries }, (): RankedChunk[] => []);
+  if (queries === 0 || agentChunkCount(agentId) === 0) return { kept: none(), raw: none(), asked: 0 };
   let n = Math.min(want, agentChunkCount(agentId)) + hiddenVectorCount(agentId);
   for (let retries = 0; ; ) {
     const raw = await retryRace(() => run(n));
     // Read after the query: a document removed meanwhile is not shown.
-    const visible = readyDocumentIds(agentId);
+    const visible = readyAmong(agentId, raw.flatMap((hits) => hits.map((h) => h.document_id)));
     const target = Math.min(want, agentChunkCount(agentId));
     const kept = raw.map((hits) => hits.filter((h) => visible.has(h.document_id)));
-    if (kept.every((hits) => hits.length >= target)) return kept;
+    if (kept.every((hits) => hits.length >= target)) return { kept, raw, asked: n };
     if (raw.some((hits, q) => hits.length === n && kept[q].length < target)) {
       n *= 2; // crowded out by vectors of documents that are not ready
     } else if (retries++ >= 2) {
-      return kept; // the agent's vectors are incomplete (the audit reports it)
+      return { kept, raw, asked: n }; // the agent's vectors are incomplete (the audit reports it)
     } else {
       // Chroma answered with fewer than it holds: a removal was running meanwhile. Ask again.
       await new Promise((r) => setTimeout(r, 25 * retries));
@@ -108,53 +104,137 @@ async function visibleOnly<T extends { document_id: number }>(
   }
 }
 
-export interface Retrieval {
-  /** Per query, the first top_k chunks of ready documents with their text, closest first. */
-  results: SearchResult[][];
-  /** Per query, with `full`: every chunk of the agent's ready documents, closest first (distances only). */
-  rankings: RankedChunk[][];
+/** Text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
+export function resultsWithText(agentId: number, ranked: RankedChunk[]): SearchResult[] {
+  const rows = readyChunks(agentId, ranked);
+  return ranked.flatMap((r): SearchResult[] => {
+    const row = rows.get(chunkKey(r.document_id, r.chunk_index));
+    return row ? [{ chunk_text: row.text, score: r.score, document_id: r.document_id, filename: row.filename, chunk_index: r.chunk_index }] : [];
+  });
 }
 
 /**
  * The one retrieval function: embed the queries with the model that embedded the chunks
  * (weighted by the agent's own chunks where the provider does that), query the shared
  * collection filtered to this agent, closest first, and keep chunks of ready documents only.
- * Without `full` it asks Chroma for top_k (the REST search); with `full` it ranks every chunk
- * and the results are the head of that same ranking (the inspector, recall runs), so what a
- * diagnosis reads and what the list shows cannot disagree.
+ * Chroma returns ids and distances; the text of the top_k hits is read from SQLite.
  */
-export async function retrieve(agentId: number, queries: string[], opts: { topK: number; full?: boolean }): Promise<Retrieval> {
-  if (queries.length === 0 || agentChunkCount(agentId) === 0) return { results: queries.map(() => []), rankings: queries.map(() => []) };
+export async function retrieve(agentId: number, queries: string[], opts: { topK: number }): Promise<SearchResult[][]> {
+  if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
   const { model, vectors } = await embedForAgent(agentId, queries);
   const collection = await collectionFor(model);
-  if (!opts.full) {
-    const hits = await visibleOnly(agentId, queries.length, opts.topK, async (n) =>
-      // A hit whose metadata is already gone (deleted mid-query) is dropped, not a failure.
-      (await queryAgent(collection, agentId, vectors, n)).map((q) =>
-        q.filter((h) => h.metadata).map((h) => ({ ...h, document_id: h.metadata.document_id })),
-      ),
-    );
-    const results = hits.map((q) => q.slice(0, opts.topK).map(toResult));
-    return { results, rankings: results.map((q) => q.map((r) => ({ document_id: r.document_id, chunk_index: r.chunk_index, score: r.score }))) };
+  const { kept } = await visibleOnly(agentId, queries.length, opts.topK, (n) => queryAgent(collection, agentId, vectors, n));
+  return kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK)));
+}
+
+/** Where one chunk of a looked-for document stands for one query. */
+export interface LocatedChunk {
+  document_id: number;
+  chunk_index: number;
+  /** Exact distance from the query to this chunk, measured directly (not through the index). */
+  distance: number;
+  /**
+   * 1 + the ready chunks of the agent closer to the query: the top_k that retrieves it. Exact
+   * for each document's best chunk; null for a chunk farther than the ranking had to be read.
+   */
+  rank: number | null;
+  /** Closer than chunks the index returned, yet not among them: the index cannot return it. */
+  unreachable: boolean;
+}
+
+export interface Location {
+  /** The ready chunks closest to the query, in order: at least `window` when the agent has them. */
+  head: RankedChunk[];
+  /** Every chunk of the looked-for documents, closest first. */
+  chunks: LocatedChunk[];
+  /** How far down the index was read: ranks up to here are exact. */
+  depth: number;
+}
+
+/** The distance of the farthest of the documents' closest chunks: how deep the ranking must be read. */
+function deepestBest(chunks: RankedChunk[]): number {
+  const best = new Map<number, number>();
+  for (const c of chunks) if (!best.has(c.document_id)) best.set(c.document_id, c.score); // closest first
+  return best.size === 0 ? Number.NEGATIVE_INFINITY : Math.max(...best.values());
+}
+
+/** Query ids per Chroma call when measuring exact distances (a call compares each query with each id). */
+const MAX_IDS_PER_CALL = 4_096;
+
+/**
+ * Where the chunks of given documents rank for each query, without ranking every chunk of the
+ * agent: their exact distances come from a query restricted to their ids, and the ranking is
+ * read only as deep as each document's closest chunk needs (from `window`, four times deeper
+ * each round). So each document's best rank is exact and unlimited, and a chunk the index
+ * cannot reach still gets its distance.
+ * `targets[q]` are ready document ids of this agent for query q.
+ */
+export async function locate(
+  agentId: number,
+  collection: Collection,
+  vectors: number[][],
+  targets: number[][],
+  window: number,
+): Promise<Location[]> {
+  const ids = targets.map((docs) => chunkIndexes(docs).map((c) => chunkId(c.document_id, c.chunk_index)));
+  const exact: RankedChunk[][] = vectors.map(() => []);
+  // Queries grouped so that one call measures every query against the union of their ids.
+  for (let q = 0; q < vectors.length; ) {
+    const group = [q];
+    const union = new Set(ids[q]);
+    for (q++; q < vectors.length && union.size + ids[q].length <= MAX_IDS_PER_CALL; q++) {
+      group.push(q);
+      for (const id of ids[q]) union.add(id);
+    }
+    const measured = await retryRace(() => distancesTo(collection, agentId, group.map((g) => vectors[g]), [...union]));
+    group.forEach((g, i) => {
+      const own = new Set(targets[g]);
+      exact[g] = measured[i].filter((c) => own.has(c.document_id));
+    });
   }
-  const rankings = await visibleOnly(agentId, queries.length, Number.MAX_SAFE_INTEGER, (n) => rankAgent(collection, agentId, vectors, n));
-  const results = await Promise.all(
-    rankings.map(async (ranking) => {
-      const head = ranking.slice(0, opts.topK);
-      const found = await chunksByIds(collection, agentId, head.map((r) => chunkId(r.document_id, r.chunk_index)));
-      // A chunk removed since the ranking was made is left out.
-      return head.flatMap((r): SearchResult[] => {
-        const hit = found.get(chunkId(r.document_id, r.chunk_index));
-        return hit ? [{ chunk_text: hit.text, score: r.score, document_id: r.document_id, filename: hit.metadata.filename, chunk_index: r.chunk_index }] : [];
-      });
-    }),
-  );
-  return { results, rankings };
+
+  const out: Location[] = vectors.map(() => ({ head: [], chunks: [], depth: 0 }));
+  let pending = vectors.map((_, q) => q);
+  let want = Math.max(1, window);
+  const total = agentChunkCount(agentId);
+  while (pending.length > 0) {
+    const { kept, raw, asked } = await visibleOnly(agentId, pending.length, want, (n) =>
+      queryAgent(collection, agentId, pending.map((q) => vectors[q]), n),
+    );
+    const again: number[] = [];
+    pending.forEach((q, i) => {
+      const last = raw[i].at(-1)?.score ?? Number.POSITIVE_INFINITY;
+      const exhausted = raw[i].length < asked || want >= total;
+      if (!exhausted && last < deepestBest(exact[q])) {
+        again.push(q); // a looked-for document's closest chunk lies deeper than this read
+        return;
+      }
+      const head = kept[i];
+      const returned = new Set(raw[i].map((h) => chunkId(h.document_id, h.chunk_index)));
+      out[q] = {
+        head,
+        depth: exhausted ? total : head.length,
+        chunks: exact[q].map((c) => {
+          const within = exhausted || c.score <= last;
+          return {
+            document_id: c.document_id,
+            chunk_index: c.chunk_index,
+            distance: c.score,
+            rank: within ? 1 + head.filter((h) => h.score < c.score).length : null,
+            unreachable: within && c.score < last - 1e-6 && !returned.has(chunkId(c.document_id, c.chunk_index)),
+          };
+        }),
+      };
+    });
+    pending = again;
+    want *= 4;
+  }
+  return out;
 }
 
 /** The top_k chunks for one query: what the agent's `document_search` tool returns. */
 export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
-  return (await retrieve(agentId, [query], { topK })).results[0];
+  return (await retrieve(agentId, [query], { topK }))[0];
 }
 
 const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the document_search tool enabled.`;
@@ -205,23 +285,22 @@ export async function logged<T>(
   }
 }
 
-export interface DocumentRank {
-  /** 1-based rank of the document's closest chunk among all the agent's chunks. */
-  rank: number;
-  distance: number;
-  chunk_index: number;
-}
-
 export type { RankedChunk };
 
-/** The whole ranking of an agent's chunks for each query, with no k limit (recall runs). */
+/**
+ * The whole ranking of an agent's chunks for each query, with no k limit, as the index returns
+ * it (tests and the quality benchmark on small corpora; the inspector and recall runs use locate).
+ */
 export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
-  return (await retrieve(agentId, queries, { topK: 0, full: true })).rankings;
+  if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
+  const { model, vectors } = await embedForAgent(agentId, queries);
+  const collection = await collectionFor(model);
+  return (await visibleOnly(agentId, queries.length, Number.MAX_SAFE_INTEGER, (n) => queryAgent(collection, agentId, vectors, n))).kept;
 }
 
 /** Best rank of each document in one full ranking, keyed by document id. */
-export function bestRanks(ranking: RankedChunk[]): Map<number, DocumentRank> {
-  const best = new Map<number, DocumentRank>();
+export function bestRanks(ranking: RankedChunk[]): Map<number, { rank: number; distance: number; chunk_index: number }> {
+  const best = new Map<number, { rank: number; distance: number; chunk_index: number }>();
   ranking.forEach((r, i) => {
     if (!best.has(r.document_id)) best.set(r.document_id, { rank: i + 1, distance: r.score, chunk_index: r.chunk_index });
   });

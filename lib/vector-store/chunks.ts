@@ -1,6 +1,7 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
 import { chroma, chunkId, type ChunkMetadata } from "./client";
+import { batchedAdd } from "./batched-add";
 import type { Chunk } from "../ingest/chunking";
 
 // Every read and delete below carries the agent_id filter: tenant isolation lives here.
@@ -15,31 +16,25 @@ async function maxBatchSize(): Promise<number> {
   return maxBatch;
 }
 
+/**
+ * Writes a document's chunk vectors. Chroma keeps the vector and the ids a query filters on;
+ * the chunk text is in SQLite (`chunks`), so Chroma does not index it a second time.
+ */
 export async function addChunks(
   collection: Collection,
-  doc: { agentId: number; documentId: number; filename: string },
-  chunks: Chunk[],
+  doc: { agentId: number; documentId: number },
+  chunks: Pick<Chunk, "index">[],
   embeddings: number[][],
 ): Promise<void> {
-  const size = await maxBatchSize();
-  for (let i = 0; i < chunks.length; i += size) {
-    const part = chunks.slice(i, i + size);
-    await collection.add({
-      ids: part.map((c) => chunkId(doc.documentId, c.index)),
-      embeddings: embeddings.slice(i, i + size),
-      documents: part.map((c) => c.text),
-      metadatas: part.map(
-        (c): ChunkMetadata => ({
-          agent_id: doc.agentId,
-          document_id: doc.documentId,
-          filename: doc.filename,
-          chunk_index: c.index,
-          start: c.start,
-          end: c.end,
-        }),
-      ) as unknown as Metadata[],
-    });
-  }
+  await batchedAdd(
+    collection,
+    {
+      ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
+      embeddings,
+      metadatas: chunks.map((c): ChunkMetadata => ({ agent_id: doc.agentId, document_id: doc.documentId, chunk_index: c.index })) as unknown as Metadata[],
+    },
+    await maxBatchSize(),
+  );
 }
 
 export async function deleteDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<void> {
@@ -50,64 +45,48 @@ export async function deleteAgentVectors(collection: Collection, agentId: number
   await collection.delete({ where: byAgent(agentId) });
 }
 
-export interface VectorHit {
-  id: string;
-  text: string;
-  distance: number;
-  metadata: ChunkMetadata;
-}
-
-/** Nearest chunks of one agent, closest first, for each query vector. */
-export async function queryAgent(
-  collection: Collection,
-  agentId: number,
-  queryEmbeddings: number[][],
-  nResults: number,
-): Promise<VectorHit[][]> {
-  const res = await collection.query({
-    queryEmbeddings,
-    nResults,
-    where: byAgent(agentId),
-    include: ["documents", "metadatas", "distances"],
-  });
-  return res.ids.map((ids, q) =>
-    ids.map((id, i) => ({
-      id,
-      text: res.documents[q]?.[i] ?? "",
-      distance: res.distances[q]?.[i] ?? Number.NaN,
-      metadata: res.metadatas[q]?.[i] as unknown as ChunkMetadata,
-    })),
-  );
-}
-
 export interface RankedChunk {
   document_id: number;
   chunk_index: number;
+  /** Chroma's raw distance in the collection's space: lower is closer. */
   score: number;
 }
 
 const ID = /^doc(\d+)#(\d+)$/;
 
-/**
- * Like queryAgent but distances only: the ids already name document and chunk, and
- * leaving text and metadata out keeps full rankings fast and within Chroma's limits.
- */
-export async function rankAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const res = await collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+export function parseChunkId(id: string): { document_id: number; chunk_index: number } | null {
+  const m = ID.exec(id);
+  return m ? { document_id: Number(m[1]), chunk_index: Number(m[2]) } : null;
+}
+
+function ranked(res: { ids: string[][]; distances: (number | null)[][] }): RankedChunk[][] {
   return res.ids.map((ids, q) =>
-    ids.map((id, i) => {
-      const m = ID.exec(id);
-      return { document_id: Number(m?.[1]), chunk_index: Number(m?.[2]), score: res.distances[q]?.[i] ?? Number.NaN };
+    ids.flatMap((id, i) => {
+      const key = parseChunkId(id);
+      return key ? [{ ...key, score: res.distances[q]?.[i] ?? Number.NaN }] : [];
     }),
   );
 }
 
-/** The stored chunks of one document of one agent, in chunk order. */
-export async function documentChunks(collection: Collection, agentId: number, documentId: number): Promise<VectorHit[]> {
-  const res = await collection.get({ where: byDocument(agentId, documentId), include: ["documents", "metadatas"] });
-  return res.ids
-    .map((id, i) => ({ id, text: res.documents[i] ?? "", distance: Number.NaN, metadata: res.metadatas[i] as unknown as ChunkMetadata }))
-    .sort((a, b) => a.metadata.chunk_index - b.metadata.chunk_index);
+/**
+ * The nearest `nResults` chunks of one agent for each query vector, closest first: ids and
+ * distances only (the id names document and chunk; the text is read from SQLite for the few
+ * that are shown).
+ */
+export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const res = await collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+  return ranked(res);
+}
+
+/**
+ * The exact distances from each query vector to the given chunks of one agent, closest first.
+ * Restricted to a few ids, Chroma compares the query with each of them directly instead of
+ * walking the index, so a chunk the index cannot reach still gets its distance.
+ */
+export async function distancesTo(collection: Collection, agentId: number, queryEmbeddings: number[][], ids: string[]): Promise<RankedChunk[][]> {
+  if (ids.length === 0) return queryEmbeddings.map(() => []);
+  const res = await collection.query({ queryEmbeddings, ids, nResults: ids.length, where: byAgent(agentId), include: ["distances"] });
+  return ranked(res);
 }
 
 /**
@@ -123,26 +102,15 @@ export async function* listVectorOwners(
     const res = await collection.get({ include: ["metadatas"], limit: pageSize, offset });
     for (const [i, id] of res.ids.entries()) {
       const m = res.metadatas[i] as unknown as Partial<ChunkMetadata> | null;
-      const parsed = ID.exec(id);
+      const parsed = parseChunkId(id);
       yield {
         id,
         agent_id: Number(m?.agent_id ?? -1),
-        document_id: Number(m?.document_id ?? parsed?.[1] ?? -1),
-        chunk_index: Number(m?.chunk_index ?? parsed?.[2] ?? -1),
+        document_id: Number(m?.document_id ?? parsed?.document_id ?? -1),
+        chunk_index: Number(m?.chunk_index ?? parsed?.chunk_index ?? -1),
       };
     }
     if (res.ids.length < pageSize) return;
   }
 }
 
-/** Text and metadata of the given chunks of one agent, keyed by id; ids already gone are absent. */
-export async function chunksByIds(collection: Collection, agentId: number, ids: string[]): Promise<Map<string, VectorHit>> {
-  if (ids.length === 0) return new Map();
-  const res = await collection.get({ ids, where: byAgent(agentId), include: ["documents", "metadatas"] });
-  const found = new Map<string, VectorHit>();
-  res.ids.forEach((id, i) => {
-    const metadata = res.metadatas[i] as unknown as ChunkMetadata | null;
-    if (metadata) found.set(id, { id, text: res.documents[i] ?? "", distance: Number.NaN, metadata });
-  });
-  return found;
-}

@@ -9,13 +9,11 @@ import { EmbeddingError } from "../embeddings/types";
 export const DISTANCE_SPACE = "cosine";
 export const DISTANCE_LABEL = "cosine distance, lower is better";
 
+/** What Chroma keeps beside each vector: the ids a query filters on. Text and offsets are in SQLite. */
 export interface ChunkMetadata {
   agent_id: number;
   document_id: number;
-  filename: string;
   chunk_index: number;
-  start: number;
-  end: number;
 }
 
 export const chunkId = (documentId: number, chunkIndex: number) => `doc${documentId}#${chunkIndex}`;

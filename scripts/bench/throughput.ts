@@ -31,7 +31,7 @@ export async function chromaAddThroughput(e: Embedder, texts: string[], count: n
   try {
     for (let i = 0; i < chunks.length; i += SLICE) {
       // One "document" per slice, as a long upload would be written.
-      await addChunks(collection, { agentId, documentId: i, filename: "throughput" }, chunks.slice(i, i + SLICE), vectors.slice(i, i + SLICE));
+      await addChunks(collection, { agentId, documentId: i }, chunks.slice(i, i + SLICE), vectors.slice(i, i + SLICE));
     }
     ms = performance.now() - started;
   } finally {
@@ -63,7 +63,7 @@ export async function corpusStatsCost(e: Embedder, texts: string[]) {
       agent_id: agent.id, filename: `doc-${i}.txt`, type: "txt", bytes: text.length,
       sha256: createHash("sha256").update(text).digest("hex"),
       chunk_size: 800, chunk_overlap: 100, text, embedding_model: e.model,
-    });
+    }, chunkText(text, 800, 100));
     commitReady(agent.id, id, `doc-${i}.txt`, chunkText(text, 800, 100).length);
     return id;
   };

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { agentFromParams } from "@/lib/http/agent-param";
-import { chunkText } from "@/lib/ingest/chunking";
+import { storedChunks } from "@/lib/db/chunks";
 import { findDocument } from "@/lib/db/documents";
 import { ChunkedText } from "@/components/documents/chunked-text";
 import { ReindexForm } from "@/components/documents/reindex-form";
@@ -19,8 +19,8 @@ export default async function DocumentPage({ params }: Props) {
   const { docId } = await params;
   const doc = /^\d+$/.test(docId) ? findDocument(agent.id, Number(docId)) : undefined;
   if (!doc) notFound();
-  // The chunks are recomputed from the stored text with the settings the document was indexed with.
-  const chunks = doc.status === "ready" ? chunkText(doc.text, doc.chunk_size, doc.chunk_overlap) : [];
+  // The chunks as they were indexed (their text and offsets are stored with the document).
+  const chunks = doc.status === "ready" ? storedChunks(doc.id) : [];
   const inspect = (q: string) => `/agents/${agent.id}/search?q=${encodeURIComponent(q)}&k=3&expected=${doc.id}`;
   return (
     <div className="space-y-6">

@@ -1,12 +1,12 @@
 import { NextResponse } from "next/server";
 import { parseId, withAgent, type RouteCtx } from "@/lib/http/route";
-import { chunkText } from "@/lib/ingest/chunking";
+import { storedChunks } from "@/lib/db/chunks";
 import { getDocument } from "@/lib/db/documents";
 import { removeDocument } from "@/lib/ingest/remove";
 
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents/[docId]">>(async ({ agent, params }) => {
   const doc = getDocument(agent.id, parseId(params.docId, "Document"));
-  const chunks = doc.status === "ready" ? chunkText(doc.text, doc.chunk_size, doc.chunk_overlap) : [];
+  const chunks = doc.status === "ready" ? storedChunks(doc.id) : [];
   return NextResponse.json({ ...doc, chunks });
 });
 

@@ -1,0 +1,77 @@
+import "server-only";
+import type { Collection, Metadata } from "chromadb";
+
+/**
+ * Vectors per Chroma add. Chroma's cost is mostly per request, so documents indexed at the same
+ * time share requests; the cap bounds one request's body (about 5.5 MB of 1,024-dimension
+ * vectors) and how long a search may wait behind it. Measured with `npm run bench`.
+ */
+export const ADD_BATCH = 1_000;
+
+export interface VectorRecords {
+  ids: string[];
+  embeddings: number[][];
+  metadatas: Metadata[];
+}
+
+interface Pending extends VectorRecords {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface Queue {
+  pending: Pending[];
+  running: boolean;
+}
+
+const holder = globalThis as unknown as { __kbAddQueues?: WeakMap<Collection, Queue> };
+const queues = (holder.__kbAddQueues ??= new WeakMap());
+
+/**
+ * Adds records to a collection, sharing Chroma requests with whatever other documents are being
+ * written at the same moment (group commit): while one add is in flight, the records that arrive
+ * wait and go together in the next one, up to `maxBatch`. Resolves once these records are in
+ * Chroma; rejects with the request's error when the add that carried them failed (each writer
+ * then removes its own document's vectors, as for a failure of its own).
+ */
+export function batchedAdd(collection: Collection, records: VectorRecords, maxBatch: number): Promise<void> {
+  if (records.ids.length === 0) return Promise.resolve();
+  let queue = queues.get(collection);
+  if (!queue) {
+    queue = { pending: [], running: false };
+    queues.set(collection, queue);
+  }
+  const done = new Promise<void>((resolve, reject) => queue.pending.push({ ...records, resolve, reject }));
+  if (!queue.running) void drain(collection, queue, Math.max(1, Math.min(maxBatch, ADD_BATCH)));
+  return done;
+}
+
+async function drain(collection: Collection, queue: Queue, limit: number): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.pending.length > 0) {
+      // Whole writers' records only: a writer's part never straddles two requests, unless one
+      // writer alone has more than the limit.
+      const batch: Pending[] = [];
+      let size = 0;
+      while (queue.pending.length > 0 && (batch.length === 0 || size + queue.pending[0].ids.length <= limit)) {
+        const next = queue.pending.shift()!;
+        batch.push(next);
+        size += next.ids.length;
+      }
+      try {
+        const ids = batch.flatMap((p) => p.ids);
+        const embeddings = batch.flatMap((p) => p.embeddings);
+        const metadatas = batch.flatMap((p) => p.metadatas);
+        for (let i = 0; i < size; i += limit) {
+          await collection.add({ ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
+        }
+        for (const p of batch) p.resolve();
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      }
+    }
+  } finally {
+    queue.running = false;
+  }
+}
