@@ -6,6 +6,18 @@ import { inject } from "vitest";
 
 // Every test file gets its own SQLite file and its own Chroma collections.
 process.env.CHROMA_URL = inject("chromaUrl");
+// The tenant and database global-setup created (KB_TEST_CHROMA_TENANT/_DATABASE), or Chroma's
+// defaults: never ones from the developer's shell, which the test server does not have.
+// Set here, before any lib code runs, so lib/env.mjs's cached env() sees them.
+const tenant = inject("chromaTenant");
+const database = inject("chromaDatabase");
+if (tenant && database) {
+  process.env.CHROMA_TENANT = tenant;
+  process.env.CHROMA_DATABASE = database;
+} else {
+  delete process.env.CHROMA_TENANT;
+  delete process.env.CHROMA_DATABASE;
+}
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "kb-data-"));
 fs.symlinkSync(inject("sharedCacheDir"), path.join(process.env.DATA_DIR, "cache"));
 process.env.CHROMA_COLLECTION_PREFIX = `t${randomBytes(4).toString("hex")}`;
