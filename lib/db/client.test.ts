@@ -69,3 +69,33 @@ describe("schema version 4", () => {
     old.close();
   });
 });
+
+describe("schema version 6", () => {
+  it("moves chunk text out of Chroma: every document's chunks are stored as the chunker made them", async () => {
+    const { MIGRATIONS, migrate } = await import("./client");
+    const { chunkText } = await import("../ingest/chunking");
+    const old = new Database(path.join(process.env.DATA_DIR!, "v5.sqlite"));
+    for (const sql of MIGRATIONS.slice(0, 5)) old.exec(sql);
+    old.pragma("user_version = 5");
+    const t = new Date().toISOString();
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (3, 'Five', ?, ?)").run(t, t);
+    const text = "Refunds reach the card in five days. 🙂 Émojis and accents count as the chunker counts them. ".repeat(12);
+    const doc = old.prepare(
+      `INSERT INTO documents (id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text, embedding_model, created_at, updated_at)
+       VALUES (?, 3, ?, 'txt', ?, 1, ?, ?, ?, 'ready', ?, 'm', ?, ?)`,
+    );
+    doc.run(4, "a.txt", "a", 300, 50, chunkText(text, 300, 50).length, text, t, t);
+    doc.run(6, "b.txt", "b", 800, 100, 1, "short", t, t);
+
+    migrate(old);
+    expect(old.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    const rows = (id: number) => old.prepare("SELECT chunk_index AS 'index', start, end, text FROM chunks WHERE document_id = ? ORDER BY chunk_index").all(id);
+    expect(rows(4)).toEqual(chunkText(text, 300, 50));
+    expect(rows(6)).toEqual([{ index: 0, start: 0, end: 5, text: "short" }]);
+    // Deleting a document takes its chunks with it.
+    old.pragma("foreign_keys = ON");
+    old.prepare("DELETE FROM documents WHERE id = 4").run();
+    expect(rows(4)).toEqual([]);
+    old.close();
+  });
+});

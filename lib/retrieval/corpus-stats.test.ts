@@ -116,3 +116,41 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     expect((await agentCorpusStats(b.id, embedder()))!.chunks).toBe(1);
   });
 });
+
+describe("query-weighting counts across a restart", () => {
+  it("loads the saved counts instead of counting every chunk again, and adds only what changed since", async () => {
+    const { saveCorpusStatsNow, clearCorpusStatsMemory } = await import("./corpus-stats");
+    const agent = newAgent("counts on disk");
+    for (const [name, text] of Object.entries(ROUTER)) await ingest(agent.id, `${name}.md`, text);
+    const e = new LocalEmbedder();
+    const before = (await agentCorpusStats(agent.id, e))!;
+    const router = wordFeatureId("router");
+    expect(before.df.get(router)).toBe(3);
+    saveCorpusStatsNow();
+
+    // A restart: nothing in memory. Loading counts no chunk.
+    clearCorpusStatsMemory();
+    let counted = 0;
+    const countFeatures = e.countFeatures.bind(e);
+    e.countFeatures = async (texts, into, n) => {
+      counted += texts.length;
+      return countFeatures(texts, into, n);
+    };
+    const loaded = (await agentCorpusStats(agent.id, e))!;
+    expect(counted).toBe(0);
+    expect(loaded.chunks).toBe(4);
+    expect(loaded.df.get(router)).toBe(3);
+    expect(loaded.df.get(wordFeatureId("warranty"))).toBe(1);
+
+    // Saved, then a document added while the app was down: only that one is counted.
+    saveCorpusStatsNow();
+    clearCorpusStatsMemory();
+    await ingest(agent.id, "reset.md", "Router reset: hold the router button for ten seconds.");
+    clearCorpusStatsMemory();
+    counted = 0;
+    const grown = (await agentCorpusStats(agent.id, e))!;
+    expect(counted).toBe(1);
+    expect(grown.df.get(router)).toBe(4);
+    await expectSameAsRebuilt(agent.id);
+  });
+});

@@ -206,6 +206,11 @@ export async function warmCorpusStats(e: Embedder): Promise<number> {
   return agents.length;
 }
 
+/** Drops every agent's counts from memory, as a restart does; what was saved stays on disk (tests). */
+export function clearCorpusStatsMemory(): void {
+  cache.clear();
+}
+
 /** Whether an agent's counts are in memory (diagnostics and tests). */
 export function hasCorpusStats(agentId: number): boolean {
   return cache.has(agentId);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import type { Collection } from "chromadb";
+import { collectionFor } from "./client";
+import { embedder } from "../embeddings/configured";
+import { addChunks } from "./chunks";
+import { chunkText } from "../ingest/chunking";
+import { newAgent, vectorsOf } from "../../test/helpers";
+
+/** Counts the add requests a collection sends to Chroma. */
+function countAdds(collection: Collection) {
+  const calls: number[] = [];
+  const add = collection.add.bind(collection);
+  collection.add = async (args) => {
+    calls.push(args.ids.length);
+    return add(args);
+  };
+  return { calls, restore: () => (collection.add = add) };
+}
+
+describe("vectors of documents written at the same time", () => {
+  it("share Chroma add requests, and each document's vectors all arrive", async () => {
+    const agent = newAgent("shared adds");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const docs = Array.from({ length: 12 }, (_, i) => chunkText(`Document ${i} about parcels and refunds. `.repeat(20), 200, 20));
+    const vectors = await Promise.all(docs.map((chunks) => e.embed(chunks.map((c) => c.text))));
+    const adds = countAdds(collection);
+    try {
+      await Promise.all(docs.map((chunks, i) => addChunks(collection, { agentId: agent.id, documentId: 500_000 + i }, chunks, vectors[i])));
+    } finally {
+      adds.restore();
+    }
+    // The first add goes alone; the others wait for it and go together.
+    expect(adds.calls.length).toBeLessThan(docs.length);
+    expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(docs.reduce((n, d) => n + d.length, 0));
+    for (const [i, chunks] of docs.entries()) expect(await vectorsOf(agent.id, 500_000 + i)).toHaveLength(chunks.length);
+  });
+
+  it("fail together when the add that carried them fails, and the next ones are written normally", async () => {
+    const agent = newAgent("shared add fails");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = chunkText("Parcels and refunds. ".repeat(30), 200, 20);
+    const good = await e.embed(chunks.map((c) => c.text));
+    const first = addChunks(collection, { agentId: agent.id, documentId: 600_001 }, chunks, good);
+    // Queued behind the first: one with vectors of the wrong dimension spoils the request it shares.
+    const bad = addChunks(collection, { agentId: agent.id, documentId: 600_002 }, chunks, good.map((v) => v.slice(0, 10)));
+    const fellow = addChunks(collection, { agentId: agent.id, documentId: 600_003 }, chunks, good);
+    await first;
+    await expect(bad).rejects.toThrow();
+    await expect(fellow).rejects.toThrow();
+    expect(await vectorsOf(agent.id, 600_003)).toEqual([]);
+    await addChunks(collection, { agentId: agent.id, documentId: 600_004 }, chunks, good);
+    expect(await vectorsOf(agent.id, 600_004)).toHaveLength(chunks.length);
+  });
+});
