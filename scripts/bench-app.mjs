@@ -159,6 +159,17 @@ function buildCorpus(total) {
   return agents;
 }
 
+/** One more agent of `chunks` chunks, uploaded while searches run. */
+function buildExtraAgent(chunks) {
+  const articles = [];
+  for (let left = chunks, n = 0; left > 0; n++) {
+    const c = Math.min(left, int(3, 9));
+    articles.push(article(rand, 100_000 + n, c, `kx${n.toString(36).padStart(4, "0")}q`));
+    left -= c;
+  }
+  return { name: "bench upload during search", small: false, chunks, articles };
+}
+
 function queryFrom(r, a, words) {
   const tokens = a.text.replace(/[^A-Za-z -]+/g, " ").split(/\s+/).filter((w) => w.length > 2 && !w.startsWith("kb"));
   const start = int(0, Math.max(0, tokens.length - words), r);
@@ -336,31 +347,35 @@ async function main() {
   for (const a of agents) a.id = (await http(`${base}/api/agents`, json("POST", { name: a.name, tools: ["document_search"] }))).id;
 
   // ---- ingest through the app
-  // The agents' requests interleaved, as several teams uploading at once would send them.
-  const batches = [];
-  for (let i = 0; batches.length === 0 || agents.some((a) => i < a.articles.length); i += FILES_PER_REQUEST) {
-    for (const a of agents) if (i < a.articles.length) batches.push({ agent: a, files: a.articles.slice(i, i + FILES_PER_REQUEST) });
-  }
-  let indexed = 0;
-  let next = 0;
-  const ingestStarted = performance.now();
-  const worker = async () => {
-    while (next < batches.length) {
-      const b = batches[next++];
-      const form = new FormData();
-      for (const f of b.files) form.append("files", new Blob([f.text], { type: "text/markdown" }), f.filename);
-      const body = await http(`${base}/api/agents/${b.agent.id}/documents`, { method: "POST", body: form }, [201]);
-      for (const d of body.documents) {
-        if (d.status !== "ready") throw new Error(`${d.filename} was not indexed: ${d.message}`);
-        const f = b.files.find((x) => x.filename === d.filename);
-        f.documentId = d.document_id;
-        f.chunkCount = d.chunk_count;
-        indexed += d.chunk_count;
-      }
-      if (next % 25 === 0) log(`ingest: ${indexed} chunks indexed`);
+  /** Uploads the agents' articles, their requests interleaved as several teams uploading at once would send them. */
+  const upload = async (list) => {
+    const batches = [];
+    for (let i = 0; batches.length === 0 || list.some((a) => i < a.articles.length); i += FILES_PER_REQUEST) {
+      for (const a of list) if (i < a.articles.length) batches.push({ agent: a, files: a.articles.slice(i, i + FILES_PER_REQUEST) });
     }
+    let indexed = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const b = batches[next++];
+        const form = new FormData();
+        for (const f of b.files) form.append("files", new Blob([f.text], { type: "text/markdown" }), f.filename);
+        const body = await http(`${base}/api/agents/${b.agent.id}/documents`, { method: "POST", body: form }, [201]);
+        for (const d of body.documents) {
+          if (d.status !== "ready") throw new Error(`${d.filename} was not indexed: ${d.message}`);
+          const f = b.files.find((x) => x.filename === d.filename);
+          f.documentId = d.document_id;
+          f.chunkCount = d.chunk_count;
+          indexed += d.chunk_count;
+        }
+        if (next % 25 === 0) log(`ingest: ${indexed} chunks indexed`);
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, worker));
+    return indexed;
   };
-  await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, worker));
+  const ingestStarted = performance.now();
+  const indexed = await upload(agents);
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
   log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s`);
 
@@ -378,47 +393,55 @@ async function main() {
   // ---- the same number of vectors added straight to a scratch collection
   const chunkTexts = [];
   for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ agent: a.id, doc: f.documentId, index: i, len: Math.min(CHUNK_SIZE, f.text.length - i * CHUNK_STEP) });
-  const scratchName = `bench-scratch-${process.pid}-${Date.now()}`;
-  const scratch = await http(
-    `${chromaApi}/collections`,
-    json("POST", { name: scratchName, configuration: { hnsw: { space: "cosine" } }, metadata: { embedding_dimension: dim, distance_space: "cosine" } }),
-  );
-  const vrand = mulberry32(7);
-  const filler = "lorem ipsum support article text ".repeat(40);
   const encode = (v) => (base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
-  // Batches of Chroma's max batch size; a batch whose body passes the server's payload limit
-  // (413) is split in two and sent again, untimed until it is accepted.
-  let batch = maxBatch;
-  let addMs = 0;
-  let added = 0;
-  try {
-    while (added < chunkTexts.length) {
-      const slice = chunkTexts.slice(added, added + batch);
-      // The body is built before the clock starts: this measures Chroma's add, not our JSON.
-      const body = JSON.stringify({
-        ids: slice.map((c, j) => `raw${added + j}`),
-        embeddings: slice.map(() => encode(unitVector(dim, vrand))),
-        metadatas: slice.map((c) => ({ agent_id: c.agent, document_id: c.doc, chunk_index: c.index })),
-        documents: slice.map((c) => filler.slice(0, c.len)),
-      });
-      const t0 = performance.now();
-      const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
-      const text = await res.text();
-      const took = performance.now() - t0;
-      if (res.status === 413 && batch > 1) {
-        batch = Math.ceil(batch / 2);
-        log(`raw add: ${slice.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
-        continue;
+  const filler = "lorem ipsum support article text ".repeat(40);
+  /**
+   * Adds chunkTexts' worth of random vectors to a scratch collection in batches of Chroma's max
+   * batch size (a batch past the server's payload limit, 413, is split in two and sent again,
+   * untimed until accepted). `withText` also stores an 800-character document per vector, as a
+   * client that keeps chunk text in Chroma would; the app keeps it in SQLite.
+   */
+  const rawAdd = async (withText) => {
+    const name = `bench-scratch-${process.pid}-${Date.now()}`;
+    const scratch = await http(
+      `${chromaApi}/collections`,
+      json("POST", { name, configuration: { hnsw: appCollection.configuration_json?.hnsw ?? { space: "cosine" } }, metadata: { embedding_dimension: dim, distance_space: "cosine" } }),
+    );
+    const vrand = mulberry32(7);
+    let batch = maxBatch;
+    let addMs = 0;
+    let added = 0;
+    try {
+      while (added < chunkTexts.length) {
+        const slice = chunkTexts.slice(added, added + batch);
+        // The body is built before the clock starts: this measures Chroma's add, not our JSON.
+        const body = JSON.stringify({
+          ids: slice.map((c, j) => `raw${added + j}`),
+          embeddings: slice.map(() => encode(unitVector(dim, vrand))),
+          metadatas: slice.map((c) => ({ agent_id: c.agent, document_id: c.doc, chunk_index: c.index })),
+          ...(withText ? { documents: slice.map((c) => filler.slice(0, c.len)) } : {}),
+        });
+        const t0 = performance.now();
+        const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+        const text = await res.text();
+        const took = performance.now() - t0;
+        if (res.status === 413 && batch > 1) {
+          batch = Math.ceil(batch / 2);
+          log(`raw add: ${slice.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
+          continue;
+        }
+        if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);
+        addMs += took;
+        added += slice.length;
       }
-      if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);
-      addMs += took;
-      added += slice.length;
+    } finally {
+      await http(`${chromaApi}/collections/${name}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));
     }
-  } finally {
-    await http(`${chromaApi}/collections/${scratchName}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));
-  }
-  const rawAddPerS = chunkTexts.length / (addMs / 1000);
-  log(`raw add: ${chunkTexts.length} vectors in batches of ${batch} in ${(addMs / 1000).toFixed(1)} s`);
+    log(`raw add${withText ? " with text" : ""}: ${chunkTexts.length} vectors in batches of ${batch} in ${(addMs / 1000).toFixed(1)} s`);
+    return chunkTexts.length / (addMs / 1000);
+  };
+  const rawAddPerS = await rawAdd(false);
+  const rawAddWithTextPerS = await rawAdd(true);
 
   // ---- search through the app vs. the same filtered query straight to Chroma
   const large = agents.filter((a) => !a.small);
@@ -443,7 +466,8 @@ async function main() {
     const out = [];
     for (let i = 0; i < n; i++) {
       const a = list[i % list.length];
-      const body = JSON.stringify({ query_embeddings: [unitVector(dim, qrand)], n_results: TOP_K, where: { agent_id: a.id }, include: ["documents", "metadatas", "distances"] });
+      // What the app asks Chroma for: ids and distances (the text of the hits comes from SQLite).
+      const body = JSON.stringify({ query_embeddings: [unitVector(dim, qrand)], n_results: TOP_K, where: { agent_id: a.id }, include: ["distances"] });
       const t0 = performance.now();
       await http(`${chromaApi}/collections/${appCollection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
       out.push(performance.now() - t0);
@@ -490,6 +514,29 @@ async function main() {
   const evalSeconds = (performance.now() - evalStarted) / 1000;
   log(`evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`);
 
+  // ---- search while another team's upload runs
+  const extra = buildExtraAgent(Math.max(1000, Math.round(args.chunks / 10)));
+  extra.id = (await http(`${base}/api/agents`, json("POST", { name: extra.name, tools: ["document_search"] }))).id;
+  let uploading = true;
+  const uploadDone = upload([extra]).finally(() => (uploading = false));
+  const underIngest = [];
+  while (uploading) underIngest.push(...(await searchLatencies(large, 1)));
+  await uploadDone;
+  log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}`);
+
+  // ---- a restart: time to a healthy answer, then the first search (counts loaded from disk)
+  sampler.sample();
+  log("restarting the app");
+  launcher.kill("SIGTERM");
+  await Promise.race([launcherExited, new Promise((r) => setTimeout(r, 30_000))]);
+  const restartStarted = performance.now();
+  const again = await startApp();
+  const restartHealthS = (performance.now() - restartStarted) / 1000;
+  const firstQuery = queryFrom(qrand, pick(large[0].articles, qrand), 5);
+  const firstStarted = performance.now();
+  await http(`${again.base}/api/agents/${large[0].id}/documents/search`, json("POST", { query: firstQuery, top_k: TOP_K }), [200]);
+  const firstSearchMs = performance.now() - firstStarted;
+
   sampler.sample();
   sampler.stop();
 
@@ -499,6 +546,7 @@ async function main() {
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
     ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],
+    ["raw_chroma_add_with_text_per_s", Math.round(rawAddWithTextPerS)],
     ["search_p50_ms", ms(p50(search))],
     ["search_p95_ms", ms(percentile(search, 95))],
     ["raw_query_p50_ms", ms(p50(raw))],
@@ -506,7 +554,12 @@ async function main() {
     ["small_agent_search_p50_ms", ms(p50(smallSearch))],
     ["small_agent_overhead_ratio", ratio(p50(smallSearch) / p50(smallRaw))],
     ["inspect_p50_ms", ms(p50(inspect))],
+    ["inspect_to_search_ratio", ratio(p50(inspect) / p50(search))],
+    ["search_p95_ms_under_ingest", ms(percentile(underIngest, 95))],
+    ["under_ingest_p95_ratio", ratio(percentile(underIngest, 95) / percentile(search, 95))],
     ["eval_1000_pairs_s", Math.round(evalSeconds * 100) / 100],
+    ["restart_health_s", Math.round(restartHealthS * 10) / 10],
+    ["first_search_after_restart_ms", ms(firstSearchMs)],
     ["app_peak_rss_mb", Math.round(sampler.peak.app / 1024)],
     ["chroma_peak_rss_mb", Math.round(sampler.peak.chroma / 1024)],
   ];

@@ -201,6 +201,9 @@ function open(): Database.Database {
   fs.mkdirSync(dir, { recursive: true });
   const db = new Database(path.join(dir, "kb.sqlite"));
   db.pragma("journal_mode = WAL");
+  // With WAL, NORMAL syncs at checkpoints instead of every commit: a crash of the app loses
+  // nothing, a power cut can lose the last commits but never corrupts the file.
+  db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   migrate(db);

@@ -33,7 +33,7 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
  * Files of one upload indexed at the same time. Their vectors share Chroma requests (see
  * batchedAdd), which is where most of an ingest's time goes; extraction runs in worker threads.
  */
-export const FILES_IN_PARALLEL = 16;
+export const FILES_IN_PARALLEL = 32;
 
 /** Ingests the files of one upload, several at a time; a rejected or failed file never stops the others. */
 export async function ingestFiles(

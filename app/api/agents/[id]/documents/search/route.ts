@@ -7,4 +7,4 @@ export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(asy
   const { query, top_k } = searchSchema.parse(await readJson(req));
   const results = await documentSearchTool(agent.id, query, top_k);
   return NextResponse.json({ query, results });
-});
+}, { gated: true });
