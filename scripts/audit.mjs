@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// `npm run audit [-- --repair] [--url http://localhost:3000] [--json]`
+// `npm run audit [-- --repair] [--reachability] [--url http://localhost:3000] [--json]`
 // Compares the running app's SQLite with its Chroma and prints what does not match; with
-// --repair, fixes what it can first. Exit 0: consistent; 1: problems left; 2: the app does
+// --repair, fixes what it can first; with --reachability, also queries every chunk with its own
+// vector to find chunks the index cannot return (about a second per 1,000 chunks). Exit 0: consistent; 1: problems left; 2: the app does
 // not answer or refused. With ADMIN_PASSWORD set, pass a token in KB_TOKEN.
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
   options: {
     repair: { type: "boolean", default: false },
+    reachability: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
   },
@@ -39,13 +41,13 @@ const list = (title, rows, line) => {
 
 let report;
 if (values.repair) {
-  const repaired = await call("POST", "/api/audit/repair");
+  const repaired = await call("POST", `/api/audit/repair${values.reachability ? "?reachability=1" : ""}`);
   if (!values.json) {
-    console.log(`repair: removed orphan vectors of ${repaired.removed_orphans.length} document(s), failed ${repaired.failed_stuck.length} stuck document(s), re-indexed ${repaired.reindexed.length} document(s); ${repaired.cleanup_left} clean-up(s) still waiting for Chroma`);
+    console.log(`repair: removed orphan vectors of ${repaired.removed_orphans.length} document(s), failed ${repaired.failed_stuck.length} stuck document(s), re-indexed ${repaired.reindexed.length} document(s), re-added ${repaired.readded_chunks ?? 0} unreachable chunk(s) (${repaired.repaired_chunks ?? 0} found again, ${repaired.still_unreachable ?? 0} still not); ${repaired.cleanup_left} clean-up(s) still waiting for Chroma`);
   }
   report = repaired.after;
 } else {
-  report = await call("GET", "/api/audit");
+  report = await call("GET", `/api/audit${values.reachability ? "?reachability=1" : ""}`);
 }
 if (values.json) {
   console.log(JSON.stringify(report, null, 2));
@@ -54,6 +56,12 @@ if (values.json) {
   list("orphan vectors", report.orphan_vectors, (o) => `agent ${o.agent_id} document ${o.document_id}: ${o.vectors} vector(s) in ${o.collection}`);
   list("missing vectors", report.missing_vectors, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} of ${d.expected}`);
   list("count mismatches", report.count_mismatches, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} vectors, ${d.expected} chunks`);
+  // The report names the first 20 unreachable chunks and counts them all.
+  const unreachable = report.unreachable_chunks ?? [];
+  if (report.reachability_checked == null) console.log("unreachable chunks: not checked (--reachability queries every chunk with its own vector)");
+  else console.log(`unreachable chunks: ${report.unreachable_count ?? 0} of ${report.reachability_checked} queried with their own vector`);
+  for (const c of unreachable) console.log(`  agent ${c.agent_id} document ${c.document_id} "${c.filename}" chunk ${c.chunk_index} (${c.id})`);
+  if ((report.unreachable_count ?? 0) > unreachable.length) console.log(`  ... and ${report.unreachable_count - unreachable.length} more`);
   list("stuck documents", report.stuck_documents, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}" indexing since ${d.since}`);
   list("awaiting clean-up", report.awaiting_cleanup, (c) => `agent ${c.agent_id} document ${c.document_id ?? "(all)"}: ${c.reason}, ${c.attempts} failed attempt(s), next at ${c.next_attempt_at}`);
   console.log(report.ok ? "consistent" : "problems found (npm run audit -- --repair fixes what it can)");

@@ -19,6 +19,7 @@ function repairPlan(r: AuditReport): string[] {
   return [
     orphanVectors > 0 && `remove ${plural(orphanVectors, "orphan vector")}`,
     incomplete > 0 && `re-index ${plural(incomplete, "incomplete document")} from the stored text`,
+    (r.unreachable_count ?? 0) > 0 && `re-add ${plural(r.unreachable_count ?? 0, "unreachable chunk")} to the index`,
     r.stuck_documents.length > 0 && `mark ${plural(r.stuck_documents.length, "stuck document")} failed and remove their vectors`,
     r.awaiting_cleanup.length > 0 && `retry ${plural(r.awaiting_cleanup.length, "queued removal")} now`,
   ].filter((p): p is string => Boolean(p));
@@ -28,17 +29,20 @@ function repairPlan(r: AuditReport): string[] {
 export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepair: boolean }) {
   const queryClient = useQueryClient();
   // Always a fresh audit when the page opens: a cached one may describe an index that has since changed.
+  // Querying every chunk with its own vector takes about a second per thousand chunks: on request only.
+  const [reachability, setReachability] = useState(false);
+  const suffix = reachability ? "?reachability=1" : "";
   const audit = useQuery({
-    queryKey: queryKeys.audit,
-    queryFn: () => apiFetch<AuditReport>("/api/audit"),
+    queryKey: [...queryKeys.audit, reachability],
+    queryFn: () => apiFetch<AuditReport>(`/api/audit${suffix}`),
     staleTime: 0,
     retry: false,
   });
   const [confirming, setConfirming] = useState(false);
   const repair = useMutation({
-    mutationFn: () => postJson<RepairReport>("/api/audit/repair", {}),
+    mutationFn: () => postJson<RepairReport>(`/api/audit/repair${suffix}`, {}),
     onSuccess: (result) => {
-      queryClient.setQueryData(queryKeys.audit, result.after);
+      queryClient.setQueryData([...queryKeys.audit, reachability], result.after);
       // Documents may have been re-indexed under new ids or marked failed.
       queryClient.invalidateQueries({ queryKey: queryKeys.agents });
     },
@@ -74,6 +78,19 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
         >
           {repair.isPending ? "Repairing…" : "Repair…"}
         </button>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            checked={reachability}
+            disabled={busy}
+            onChange={(e) => {
+              repair.reset();
+              setConfirming(false);
+              setReachability(e.target.checked);
+            }}
+          />
+          Also query every chunk with its own vector (finds chunks the index cannot return; about a second per 1,000 chunks)
+        </label>
         {!canRepair && <p className="text-sm text-slate-600">Repair needs the editor role.</p>}
       </div>
 
@@ -109,11 +126,17 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
       )}
 
       <div id="audit-status" role="status" aria-live="polite" className="space-y-2 text-sm">
-        {repair.isPending && <p>Repairing: removing orphan vectors, re-indexing incomplete documents, then auditing again…</p>}
+        {repair.isPending && <p>Repairing: removing orphan vectors, re-indexing incomplete documents, re-adding unreachable chunks, then auditing again…</p>}
         {repair.error && <p className="text-red-700">Repair failed: {repair.error.message}</p>}
         {repair.data && (
           <div className="rounded border border-slate-200 bg-white p-3">
             <p className="font-medium">{repairSummary(repair.data)}</p>
+            {(repair.data.readded_chunks ?? 0) > 0 && (
+              <p className={repair.data.still_unreachable ? "mt-1 text-red-700" : "mt-1"}>
+                Re-added {plural(repair.data.readded_chunks ?? 0, "unreachable chunk")}: {(repair.data.repaired_chunks ?? 0).toLocaleString("en")} can be
+                found again, {(repair.data.still_unreachable ?? 0).toLocaleString("en")} still cannot.
+              </p>
+            )}
             {failedReindex.length > 0 && (
               <ul className="mt-1 list-disc pl-5 text-red-700">
                 {failedReindex.map((d) => (
@@ -126,7 +149,7 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
           </div>
         )}
         {audit.isFetching && !repair.isPending && (
-          <p>Auditing the index… it reads every vector in Chroma, so a large index can take a while.</p>
+          <p>Auditing the index… it reads every vector in Chroma and searches with each chunk’s own vector, so a large index can take minutes.</p>
         )}
         {audit.error && !audit.isFetching && <p className="text-red-700">Could not run the audit: {audit.error.message}</p>}
         {report && !audit.error && !audit.isFetching && (

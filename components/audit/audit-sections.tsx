@@ -87,6 +87,34 @@ function IncompleteRows({ rows, agents }: { rows: AuditReport["missing_vectors"]
   ));
 }
 
+/** The first unreachable chunks the audit names, and how many more it counted. */
+function UnreachableRows({ report, agents }: { report: AuditReport; agents: AgentNames }) {
+  const rows = report.unreachable_chunks ?? [];
+  const more = (report.unreachable_count ?? 0) - rows.length;
+  return (
+    <>
+      {rows.map((c) => (
+        <tr key={c.id} className="border-t border-slate-200">
+          <td className={cell}>
+            <AgentCell id={c.agent_id} agents={agents} />
+          </td>
+          <td className={cell}>
+            <DocumentLink agentId={c.agent_id} documentId={c.document_id} filename={c.filename} />
+          </td>
+          <td className={cell}>{c.chunk_index}</td>
+        </tr>
+      ))}
+      {more > 0 && (
+        <tr className="border-t border-slate-200">
+          <td colSpan={3} className={`${cell} text-slate-500`}>
+            and {more.toLocaleString("en")} more
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
 export function AuditSections({ report, agents }: { report: AuditReport; agents: AgentNames }) {
   return (
     <div className="space-y-4">
@@ -129,6 +157,17 @@ export function AuditSections({ report, agents }: { report: AuditReport; agents:
       >
         <IncompleteRows rows={report.count_mismatches} agents={agents} />
       </ProblemSection>
+      {report.reachability_checked != null && (
+      <ProblemSection
+        id="unreachable"
+        title="Unreachable chunks"
+        count={report.unreachable_count ?? 0}
+        explanation="Chunks of ready documents that a search with the chunk's own vector does not return: Chroma's index does not reach them, so searches (even for the chunk's own text) leave them out and recall runs count them as absent. The inspector still places them by their exact distance and says so. Repair writes them again."
+        columns={["Agent", "Document", "Chunk"]}
+      >
+        <UnreachableRows report={report} agents={agents} />
+      </ProblemSection>
+      )}
       <ProblemSection
         id="stuck"
         title="Stuck documents"

@@ -62,7 +62,7 @@ export function documentChunks(documentId: number): ChunkRow[] {
     .all(documentId) as ChunkRow[];
 }
 
-/** The chunk indexes of documents, for queries restricted to their ids. */
+/** The chunk indexes of documents, to read their vectors by id. */
 export function chunkIndexes(documentIds: number[]): { document_id: number; chunk_index: number }[] {
   const read = db().prepare("SELECT document_id, chunk_index FROM chunks WHERE document_id = ? ORDER BY chunk_index");
   return documentIds.flatMap((id) => read.all(id) as { document_id: number; chunk_index: number }[]);

@@ -5,12 +5,14 @@ import type { AuditReport, RepairReport } from "./audit";
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
 export function auditSummary(r: AuditReport): string {
-  const checked = `Checked ${plural(r.checked_documents, "document")} and ${plural(r.checked_vectors, "vector")}`;
+  const reach = r.reachability_checked != null ? `, queried ${plural(r.reachability_checked, "chunk")} with their own vector` : "";
+  const checked = `Checked ${plural(r.checked_documents, "document")} and ${plural(r.checked_vectors, "vector")}${reach}`;
   const orphanVectors = r.orphan_vectors.reduce((sum, g) => sum + g.vectors, 0);
   const problems = [
     r.orphan_vectors.length > 0 && `${plural(orphanVectors, "orphan vector")} from ${plural(r.orphan_vectors.length, "document")}`,
     r.missing_vectors.length > 0 && `${plural(r.missing_vectors.length, "document")} with missing vectors`,
     r.count_mismatches.length > 0 && plural(r.count_mismatches.length, "count mismatch", "count mismatches"),
+    (r.unreachable_count ?? 0) > 0 && plural(r.unreachable_count ?? 0, "unreachable chunk"),
     r.stuck_documents.length > 0 && `${plural(r.stuck_documents.length, "document")} stuck indexing`,
   ].filter((p): p is string => Boolean(p));
   const queued = r.awaiting_cleanup.length > 0 ? `; ${plural(r.awaiting_cleanup.length, "removal")} awaiting clean-up` : "";

@@ -1,14 +1,16 @@
 import "server-only";
+import type { Collection } from "chromadb";
 import { chunkId, ownCollections } from "../vector-store/client";
 import { documentStates, failIndexingDocuments, findDocument } from "../db/documents";
 import { activeIngests, rechunkDocument } from "./pipeline";
 import { enqueueCleanup, pendingCleanups, runCleanup } from "./cleanup";
-import { listVectorOwners } from "../vector-store/chunks";
+import { readyAmong } from "../db/chunks";
+import { agentVectors, listAgentVectors, listVectorOwners, readdVectors, unreachableAmong } from "../vector-store/chunks";
 
 /**
  * Compares SQLite with Chroma, document by document: vectors nothing accounts for, ready
- * documents with vectors missing or too many, documents stuck in `indexing`, and what is
- * still awaiting clean-up. `repairIndex` fixes what it can.
+ * documents with vectors missing or too many, chunks the index cannot return, documents stuck
+ * in `indexing`, and what is still awaiting clean-up. `repairIndex` fixes what it can.
  */
 
 export interface VectorGroup {
@@ -30,12 +32,26 @@ export interface DocumentIssue {
   ids: string[];
 }
 
+export interface UnreachableChunk {
+  agent_id: number;
+  document_id: number;
+  filename: string;
+  chunk_index: number;
+  id: string;
+}
+
 export interface AuditReport {
   checked_documents: number;
   checked_vectors: number;
   orphan_vectors: VectorGroup[];
   missing_vectors: DocumentIssue[];
   count_mismatches: DocumentIssue[];
+  // The reachability fields are optional for reports built elsewhere (test fixtures).
+  /** Chunks of ready documents queried with their own vector; null when that check was not asked for. */
+  reachability_checked?: number | null;
+  /** Chunks of ready documents that a query by their own vector does not return (the first few). */
+  unreachable_chunks?: UnreachableChunk[];
+  unreachable_count?: number;
   stuck_documents: { agent_id: number; document_id: number; filename: string; since: string }[];
   /** Queued removals (the errors of failed attempts are in the server log). */
   awaiting_cleanup: { agent_id: number; document_id: number | null; reason: string; attempts: number; next_attempt_at: string }[];
@@ -43,8 +59,55 @@ export interface AuditReport {
 }
 
 const SAMPLE = 20;
+/** Unreachable chunks written again per Chroma call. */
+const READD_BATCH = 100;
 
-export async function auditIndex(): Promise<AuditReport> {
+type Doc = ReturnType<typeof documentStates>[number];
+interface Unreachable extends UnreachableChunk {
+  collection: Collection;
+}
+
+/** Every chunk of the ready documents of this collection's model, queried with its own vector. */
+async function checkReachability(collection: Collection, docs: Doc[]): Promise<{ checked: number; unreachable: Unreachable[] }> {
+  const model = String(collection.metadata?.embedding_model ?? "");
+  const ready = new Map(docs.filter((d) => d.status === "ready" && d.embedding_model === model).map((d) => [d.id, d]));
+  const agents = new Set([...ready.values()].map((d) => d.agent_id));
+  let checked = 0;
+  const unreachable: Unreachable[] = [];
+  for (const agentId of agents) {
+    for await (const page of listAgentVectors(collection, agentId)) {
+      const mine = page.filter((v) => ready.get(v.document_id)?.agent_id === agentId);
+      checked += mine.length;
+      const lost = await unreachableAmong(collection, agentId, mine);
+      if (lost.size === 0) continue;
+      // Asked again, so that a document deleted or replaced meanwhile is not reported.
+      const again = await agentVectors(collection, agentId, [...lost]);
+      const still = await unreachableAmong(collection, agentId, again);
+      const readyNow = readyAmong(agentId, again.map((v) => v.document_id));
+      for (const v of again.filter((a) => still.has(a.id) && readyNow.has(a.document_id))) {
+        const doc = ready.get(v.document_id)!;
+        unreachable.push({ collection, agent_id: agentId, document_id: doc.id, filename: doc.filename, chunk_index: v.chunk_index, id: v.id });
+      }
+    }
+  }
+  return { checked, unreachable };
+}
+
+/**
+ * What `reachability` adds: every chunk of a ready document queried with its own vector (one
+ * query per chunk, batched), which takes about a second per thousand chunks, so it runs only
+ * when asked for (the Index health page's checkbox, `npm run audit -- --reachability`).
+ */
+export interface AuditOptions {
+  reachability?: boolean;
+}
+
+export async function auditIndex(options: AuditOptions = {}): Promise<AuditReport> {
+  return (await audit(options)).report;
+}
+
+/** The report, and every unreachable chunk (the report names the first few) for the repair. */
+async function audit(options: AuditOptions): Promise<{ report: AuditReport; unreachable: Unreachable[] }> {
   const docs = new Map(
     documentStates().map((d) => [d.id, d]),
   );
@@ -56,7 +119,8 @@ export async function auditIndex(): Promise<AuditReport> {
   const orphans = new Map<string, VectorGroup>();
   const found = new Map<number, Set<number>>();
   let checked = 0;
-  for (const collection of await ownCollections()) {
+  const collections = await ownCollections();
+  for (const collection of collections) {
     const model = String(collection.metadata?.embedding_model ?? "");
     for await (const v of listVectorOwners(collection)) {
       checked++;
@@ -90,6 +154,14 @@ export async function auditIndex(): Promise<AuditReport> {
     if (have.size !== doc.chunk_count) mismatches.push({ ...issue, ids: absent.slice(0, SAMPLE) });
   }
 
+  let reachable: number | null = options.reachability ? 0 : null;
+  const unreachable: Unreachable[] = [];
+  for (const collection of options.reachability ? collections : []) {
+    const r = await checkReachability(collection, [...docs.values()]);
+    reachable = (reachable ?? 0) + r.checked;
+    unreachable.push(...r.unreachable);
+  }
+
   const stuck = [...docs.values()]
     .filter((d) => d.status === "indexing" && !active.has(d.id))
     .map((d) => ({ agent_id: d.agent_id, document_id: d.id, filename: d.filename, since: d.updated_at }));
@@ -99,6 +171,9 @@ export async function auditIndex(): Promise<AuditReport> {
     orphan_vectors: [...orphans.values()],
     missing_vectors: missing,
     count_mismatches: mismatches,
+    reachability_checked: reachable,
+    unreachable_chunks: unreachable.slice(0, SAMPLE).map(({ collection: _, ...c }) => c),
+    unreachable_count: unreachable.length,
     stuck_documents: stuck,
     awaiting_cleanup: cleanups.map((c) => ({
       agent_id: c.agent_id,
@@ -108,24 +183,53 @@ export async function auditIndex(): Promise<AuditReport> {
       next_attempt_at: c.next_attempt_at,
     })),
   };
-  return { ...report, ok: orphans.size === 0 && missing.length === 0 && mismatches.length === 0 && stuck.length === 0 };
+  const ok = orphans.size === 0 && missing.length === 0 && mismatches.length === 0 && unreachable.length === 0 && stuck.length === 0;
+  return { report: { ...report, ok }, unreachable };
 }
 
 export interface RepairReport {
   removed_orphans: { agent_id: number; document_id: number; vectors: number }[];
   failed_stuck: number[];
   reindexed: { document_id: number; new_document_id: number | null; outcome: string; message: string }[];
+  /** Unreachable chunks written again; of those, how many a query by their own vector returns now, and not. */
+  readded_chunks?: number;
+  repaired_chunks?: number;
+  still_unreachable?: number;
   cleanup_left: number;
   after: AuditReport;
 }
 
 /**
- * Removes orphan vectors, fails stuck documents (queueing their vectors for removal) and
- * re-indexes, from their stored text and with their own chunk settings, ready documents
- * whose vectors are incomplete; then audits again.
+ * Writes unreachable chunks again (same id, embedding and metadata), so the index inserts them
+ * afresh, then queries each with its own vector: how many were written, and how many are still lost.
  */
-export async function repairIndex(): Promise<RepairReport> {
-  const before = await auditIndex();
+async function readdUnreachable(chunks: Unreachable[]): Promise<{ readded: number; still: number }> {
+  const groups = new Map<string, { collection: Collection; agentId: number; ids: string[] }>();
+  for (const c of chunks) {
+    const key = `${c.collection.name}|${c.agent_id}`;
+    const group = groups.get(key) ?? { collection: c.collection, agentId: c.agent_id, ids: [] };
+    group.ids.push(c.id);
+    groups.set(key, group);
+  }
+  let readded = 0;
+  let still = 0;
+  for (const { collection, agentId, ids } of groups.values()) {
+    for (let i = 0; i < ids.length; i += READD_BATCH) {
+      const written = await readdVectors(collection, agentId, ids.slice(i, i + READD_BATCH));
+      readded += written.length;
+      still += (await unreachableAmong(collection, agentId, written)).size;
+    }
+  }
+  return { readded, still };
+}
+
+/**
+ * Removes orphan vectors, fails stuck documents (queueing their vectors for removal),
+ * re-indexes, from their stored text and with their own chunk settings, ready documents whose
+ * vectors are incomplete, and writes unreachable chunks again; then audits again.
+ */
+export async function repairIndex(options: AuditOptions = {}): Promise<RepairReport> {
+  const { report: before, unreachable } = await audit(options);
   for (const o of before.orphan_vectors) enqueueCleanup(o.agent_id, o.document_id, o.vectors, "audit: orphan vectors");
   failIndexingDocuments(
     "Indexing stopped and never finished; upload the file again.",
@@ -141,11 +245,17 @@ export async function repairIndex(): Promise<RepairReport> {
     const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap });
     reindexed.push({ document_id: d.document_id, new_document_id: result.document_id, outcome: result.outcome, message: result.message });
   }
+  // Re-indexed documents have new vectors already; removed or replaced ones need none.
+  const lost = unreachable.filter((c) => !broken.has(c.document_id) && readyAmong(c.agent_id, [c.document_id]).size > 0);
+  const { readded, still } = await readdUnreachable(lost);
   return {
     removed_orphans: before.orphan_vectors.map((o) => ({ agent_id: o.agent_id, document_id: o.document_id, vectors: o.vectors })),
     failed_stuck: before.stuck_documents.map((s) => s.document_id),
     reindexed,
+    readded_chunks: readded,
+    repaired_chunks: readded - still,
+    still_unreachable: still,
     cleanup_left: cleanupLeft,
-    after: await auditIndex(),
+    after: await auditIndex(options),
   };
 }

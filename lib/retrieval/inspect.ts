@@ -40,8 +40,8 @@ export interface Inspection {
 /**
  * Everything the inspector shows for one query, from one embedding and one read of the ranking:
  * the top_k list is the head of the same ranking the diagnosis counts against, so the two cannot
- * disagree at the cut. The expected document's chunks get their exact distances by a query
- * restricted to their ids, and the ranking is read only as deep as its best chunk needs. Works
+ * disagree at the cut. The expected document's chunks get their exact distances from their stored
+ * vectors, and the ranking is read only as deep as its best chunk needs (see locate). Works
  * with the agent's tool switched off, so an admin can test an agent before enabling it; logged as
  * an inspector search, not as the agent's call.
  */

@@ -8,7 +8,7 @@ import { EmbeddingError, type QueryWord } from "../embeddings";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { distancesTo, queryAgent, type RankedChunk } from "../vector-store/chunks";
+import { agentVectors, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "chromadb";
 
 export interface SearchResult {
@@ -158,12 +158,9 @@ function deepestBest(chunks: RankedChunk[]): number {
   return best.size === 0 ? Number.NEGATIVE_INFINITY : Math.max(...best.values());
 }
 
-/** Query ids per Chroma call when measuring exact distances (a call compares each query with each id). */
-const MAX_IDS_PER_CALL = 4_096;
-
 /**
  * Where the chunks of given documents rank for each query, without ranking every chunk of the
- * agent: their exact distances come from a query restricted to their ids, and the ranking is
+ * agent: their exact distances are computed from their stored vectors, and the ranking is
  * read only as deep as each document's closest chunk needs (from `window`, four times deeper
  * each round). So each document's best rank is exact and unlimited, and a chunk the index
  * cannot reach still gets its distance.
@@ -176,22 +173,19 @@ export async function locate(
   targets: number[][],
   window: number,
 ): Promise<Location[]> {
-  const ids = targets.map((docs) => chunkIndexes(docs).map((c) => chunkId(c.document_id, c.chunk_index)));
-  const exact: RankedChunk[][] = vectors.map(() => []);
-  // Queries grouped so that one call measures every query against the union of their ids.
-  for (let q = 0; q < vectors.length; ) {
-    const group = [q];
-    const union = new Set(ids[q]);
-    for (q++; q < vectors.length && union.size + ids[q].length <= MAX_IDS_PER_CALL; q++) {
-      group.push(q);
-      for (const id of ids[q]) union.add(id);
-    }
-    const measured = await retryRace(() => distancesTo(collection, agentId, group.map((g) => vectors[g]), [...union]));
-    group.forEach((g, i) => {
-      const own = new Set(targets[g]);
-      exact[g] = measured[i].filter((c) => own.has(c.document_id));
-    });
+  // Every looked-for chunk's stored vector, read once for all the queries, and each query's
+  // exact distance to it computed here: no walk of the index is involved.
+  const wanted = [...new Set(targets.flat())];
+  const stored = new Map<number, StoredVector[]>();
+  for (const v of await retryRace(() => agentVectors(collection, agentId, chunkIndexes(wanted).map((c) => chunkId(c.document_id, c.chunk_index))))) {
+    stored.set(v.document_id, [...(stored.get(v.document_id) ?? []), v]);
   }
+  const exact: RankedChunk[][] = vectors.map((vector, q) =>
+    targets[q]
+      .flatMap((id) => stored.get(id) ?? [])
+      .map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(vector, v.embedding) }))
+      .sort((a, b) => a.score - b.score),
+  );
 
   const out: Location[] = vectors.map(() => ({ head: [], chunks: [], depth: 0 }));
   let pending = vectors.map((_, q) => q);
@@ -210,20 +204,26 @@ export async function locate(
         return;
       }
       const head = kept[i];
-      const returned = new Set(raw[i].map((h) => chunkId(h.document_id, h.chunk_index)));
+      const returned = new Map(raw[i].map((h) => [chunkId(h.document_id, h.chunk_index), h.score]));
       out[q] = {
         head,
         depth: exhausted ? total : head.length,
-        chunks: exact[q].map((c) => {
-          const within = exhausted || c.score <= last;
-          return {
-            document_id: c.document_id,
-            chunk_index: c.chunk_index,
-            distance: c.score,
-            rank: within ? 1 + head.filter((h) => h.score < c.score).length : null,
-            unreachable: within && c.score < last - 1e-6 && !returned.has(chunkId(c.document_id, c.chunk_index)),
-          };
-        }),
+        chunks: exact[q]
+          .map((c) => {
+            const id = chunkId(c.document_id, c.chunk_index);
+            // Where the index returned the chunk, its own figure is shown, as in the results.
+            const distance = returned.get(id) ?? c.score;
+            const within = exhausted || distance <= last;
+            const closer = head.filter((h) => h.score < distance && chunkId(h.document_id, h.chunk_index) !== id).length;
+            return {
+              document_id: c.document_id,
+              chunk_index: c.chunk_index,
+              distance,
+              rank: within ? 1 + closer : null,
+              unreachable: within && !returned.has(id) && distance < last - 1e-6,
+            };
+          })
+          .sort((a, b) => a.distance - b.distance),
       };
     });
     pending = again;

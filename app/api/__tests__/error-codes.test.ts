@@ -72,7 +72,7 @@ const agentHandlers: [string, (agentId: string) => Promise<Answer>][] = [
   ["DELETE /agents/{id}/documents/{docId}", (a) => call(document.DELETE, { method: "DELETE", params: { id: a, docId: "1" } })],
   ["POST /agents/{id}/documents/preview", (a) => call(preview.POST, { body: oneFile("a.txt", "text"), headers: editor, params: { id: a } })],
   // A broken body too: the agent is looked up before the body is read.
-  ["POST /agents/{id}/documents/search", (a) => call(search.POST, { body: "{", params: { id: a } })],
+  ["POST /agents/{id}/documents/search", (a) => call(search.POST, { body: "{", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/evals", (a) => call(evals.GET, { method: "GET", params: { id: a } })],
   ["POST /agents/{id}/evals", (a) => call(evals.POST, { json: {}, params: { id: a } })],
   ["GET /agents/{id}/evals/{runId}", (a) => call(run.GET, { method: "GET", params: { id: a, runId: "1" } })],
@@ -111,9 +111,9 @@ describe("agent routes", () => {
 
 describe("every error code, through the API", () => {
   it("invalid_json, invalid_request and conflict", async () => {
-    expectError(await call(search.POST, { body: "{not json", headers: { "content-type": "application/json" }, params: { id } }), "invalid_json");
+    expectError(await call(search.POST, { body: "{not json", headers: { ...editor, "content-type": "application/json" }, params: { id } }), "invalid_json");
     expectError(await call(agents.POST, { body: "", headers: { "content-type": "application/json" } }), "invalid_json");
-    expectError(await call(search.POST, { json: { query: " " }, params: { id } }), "invalid_request");
+    expectError(await call(search.POST, { json: { query: " " }, headers: editor, params: { id } }), "invalid_request");
     expectError(await call(pairs.GET, { method: "GET", url: "?format=xml", params: { id } }), "invalid_request");
     const name = `Twin ${id}`;
     expect((await call(agents.POST, { json: { name, tools: [] } })).status).toBe(201);
@@ -133,7 +133,7 @@ describe("every error code, through the API", () => {
 
   it("forbidden for an agent without the document_search tool", async () => {
     const noTool = String(newAgent("no tool", []).id);
-    expectError(await call(search.POST, { json: { query: "support" }, params: { id: noTool } }), "forbidden");
+    expectError(await call(search.POST, { json: { query: "support" }, headers: editor, params: { id: noTool } }), "forbidden");
   });
 
   it("invalid_multipart, request_too_large, too_many_files, and rejected when no file was indexed", async () => {
@@ -165,7 +165,7 @@ describe("every error code, through the API", () => {
     const mixed = newAgent("mixed models");
     await ingest(mixed.id, "sla.md", ARTICLES.sla);
     db().prepare("UPDATE documents SET embedding_model = 'another-model' WHERE agent_id = ?").run(mixed.id);
-    const res = await call(search.POST, { json: { query: "support" }, params: { id: String(mixed.id) } });
+    const res = await call(search.POST, { json: { query: "support" }, headers: editor, params: { id: String(mixed.id) } });
     expectError(res, "embedding_model_mismatch");
     expect(res.body?.error?.message).toMatch(/another-model.*npm run reindex/);
   });

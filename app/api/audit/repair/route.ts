@@ -2,5 +2,11 @@ import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
 import { repairIndex } from "@/lib/ingest/audit";
 
-/** Fixes what the audit found that can be fixed, and reports what it did and what is left. */
-export const POST = route(async () => NextResponse.json(await repairIndex()));
+/**
+ * Fixes what the audit found that can be fixed, and reports what it did and what is left;
+ * with `?reachability=1` it also writes again the chunks the index does not return.
+ */
+export const POST = route(async (req) => {
+  const reachability = new URL(req.url).searchParams.get("reachability") === "1";
+  return NextResponse.json(await repairIndex({ reachability }));
+});
