@@ -54,3 +54,39 @@ describe("vectors of documents written at the same time", () => {
     expect(await vectorsOf(agent.id, 600_004)).toHaveLength(chunks.length);
   });
 });
+
+describe("adds while searches come in", () => {
+  it("wait for a search in flight and go in smaller requests, and at full size when nobody searches", async () => {
+    const { asSearch, ADD_BATCH_WHILE_SEARCHING } = await import("./batched-add");
+    const agent = newAgent("adds give way");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = Array.from({ length: 450 }, (_, index) => ({ index }));
+    const vectors = await e.embed(chunks.map((c) => `chunk ${c.index} about parcels`));
+
+    // Nobody searched for a while (a fresh process): one request.
+    await new Promise((r) => setTimeout(r, 2_100));
+    let adds = countAdds(collection);
+    await addChunks(collection, { agentId: agent.id, documentId: 700_001 }, chunks, vectors).finally(adds.restore);
+    expect(adds.calls).toEqual([450]);
+
+    // A search in flight: the add starts only after it, in requests of at most ADD_BATCH_WHILE_SEARCHING.
+    adds = countAdds(collection);
+    let searchDone = 0;
+    const search = asSearch(() => new Promise<void>((r) => setTimeout(() => ((searchDone = performance.now()), r()), 100)));
+    const write = addChunks(collection, { agentId: agent.id, documentId: 700_002 }, chunks, vectors);
+    const firstAddAt = new Promise<number>((resolve) => {
+      const add = collection.add.bind(collection);
+      collection.add = async (args) => {
+        resolve(performance.now());
+        return add(args);
+      };
+    });
+    await search;
+    await write.finally(adds.restore);
+    expect(await firstAddAt).toBeGreaterThanOrEqual(searchDone);
+    expect(Math.max(...adds.calls)).toBeLessThanOrEqual(ADD_BATCH_WHILE_SEARCHING);
+    expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(450);
+    expect(await vectorsOf(agent.id, 700_002)).toHaveLength(450);
+  });
+});

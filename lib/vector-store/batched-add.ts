@@ -4,9 +4,41 @@ import type { Collection, Metadata } from "chromadb";
 /**
  * Vectors per Chroma add. Chroma's cost is mostly per request, so documents indexed at the same
  * time share requests; the cap bounds one request's body (about 5.5 MB of 1,024-dimension
- * vectors) and how long a search may wait behind it. Measured with `npm run bench`.
+ * vectors). A search that reaches Chroma while an add runs waits for it, so while searches are
+ * coming in, adds are kept smaller and start only when no search is in flight (up to a short
+ * wait): people searching see little of a bulk upload, which goes at full size when nobody
+ * searches. Measured with `npm run bench` (search_p95_ms_under_ingest).
  */
 export const ADD_BATCH = 1_000;
+export const ADD_BATCH_WHILE_SEARCHING = 200;
+/** Searches this recent count as "searches are coming in". */
+const SEARCH_ACTIVE_MS = 2_000;
+/** How long an add waits for searches in flight before it goes anyway. */
+const MAX_YIELD_MS = 250;
+
+const activity = ((globalThis as unknown as { __kbSearchActivity?: { inFlight: number; lastAt: number } }).__kbSearchActivity ??= {
+  inFlight: 0,
+  lastAt: Number.NEGATIVE_INFINITY,
+});
+
+/** Runs a Chroma query, counted so that adds give way to it. */
+export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
+  activity.inFlight++;
+  activity.lastAt = performance.now();
+  try {
+    return await query();
+  } finally {
+    activity.inFlight--;
+    activity.lastAt = performance.now();
+  }
+}
+
+const searching = () => activity.inFlight > 0 || performance.now() - activity.lastAt < SEARCH_ACTIVE_MS;
+
+async function giveWay(): Promise<void> {
+  const until = performance.now() + MAX_YIELD_MS;
+  while (activity.inFlight > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
+}
 
 export interface VectorRecords {
   ids: string[];
@@ -42,14 +74,16 @@ export function batchedAdd(collection: Collection, records: VectorRecords, maxBa
     queues.set(collection, queue);
   }
   const done = new Promise<void>((resolve, reject) => queue.pending.push({ ...records, resolve, reject }));
-  if (!queue.running) void drain(collection, queue, Math.max(1, Math.min(maxBatch, ADD_BATCH)));
+  if (!queue.running) void drain(collection, queue, maxBatch);
   return done;
 }
 
-async function drain(collection: Collection, queue: Queue, limit: number): Promise<void> {
+async function drain(collection: Collection, queue: Queue, maxBatch: number): Promise<void> {
   queue.running = true;
   try {
     while (queue.pending.length > 0) {
+      if (activity.inFlight > 0) await giveWay();
+      const limit = Math.max(1, Math.min(maxBatch, searching() ? ADD_BATCH_WHILE_SEARCHING : ADD_BATCH));
       // Whole writers' records only: a writer's part never straddles two requests, unless one
       // writer alone has more than the limit.
       const batch: Pending[] = [];

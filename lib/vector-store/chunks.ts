@@ -1,7 +1,7 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
 import { chroma, chunkId, type ChunkMetadata } from "./client";
-import { batchedAdd } from "./batched-add";
+import { asSearch, batchedAdd } from "./batched-add";
 import type { Chunk } from "../ingest/chunking";
 
 // Every read and delete below carries the agent_id filter: tenant isolation lives here.
@@ -74,7 +74,7 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  * that are shown).
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const res = await collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+  const res = await asSearch(() => collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] }));
   return ranked(res);
 }
 
