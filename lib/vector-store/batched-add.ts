@@ -4,15 +4,18 @@ import type { Collection, Metadata } from "chromadb";
 /**
  * Vectors per Chroma add. Chroma's cost is mostly per request, so documents indexed at the same
  * time share requests; the cap bounds one request's body (about 5.5 MB of 1,024-dimension
- * vectors). A search that reaches Chroma while an add runs waits for it, so while searches are
- * coming in, adds are kept smaller and start only when no search is in flight (up to a short
- * wait): people searching see little of a bulk upload, which goes at full size when nobody
- * searches. Measured with `npm run bench` (search_p95_ms_under_ingest).
+ * vectors). A search that reaches Chroma while an add runs waits for it, and both share two
+ * cores, so while searches are coming in, adds are kept small, start only when no search is in
+ * flight (up to a short wait) and leave Chroma idle between them for as long as the last one
+ * took: people searching see little of a bulk upload, which goes at full size and speed when
+ * nobody searches. Measured with `npm run bench` (search_p95_ms_under_ingest).
  */
 export const ADD_BATCH = 1_000;
-export const ADD_BATCH_WHILE_SEARCHING = 200;
+export const ADD_BATCH_WHILE_SEARCHING = 64;
 /** Searches this recent count as "searches are coming in". */
 const SEARCH_ACTIVE_MS = 2_000;
+/** The longest pause between adds while searches come in. */
+const MAX_PAUSE_MS = 500;
 /** How long an add waits for searches in flight before it goes anyway. */
 const MAX_YIELD_MS = 250;
 
@@ -35,7 +38,10 @@ export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
 
 const searching = () => activity.inFlight > 0 || performance.now() - activity.lastAt < SEARCH_ACTIVE_MS;
 
-async function giveWay(): Promise<void> {
+/** Before an add while searches come in: a pause as long as the last add took, then the searches in flight. */
+async function giveWay(queue: Queue): Promise<void> {
+  if (!searching()) return;
+  if (queue.lastAddMs > 0) await new Promise((r) => setTimeout(r, Math.min(queue.lastAddMs, MAX_PAUSE_MS)));
   const until = performance.now() + MAX_YIELD_MS;
   while (activity.inFlight > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
 }
@@ -54,6 +60,8 @@ interface Pending extends VectorRecords {
 interface Queue {
   pending: Pending[];
   running: boolean;
+  /** How long the last add took, in ms. */
+  lastAddMs: number;
 }
 
 const holder = globalThis as unknown as { __kbAddQueues?: WeakMap<Collection, Queue> };
@@ -70,7 +78,7 @@ export function batchedAdd(collection: Collection, records: VectorRecords, maxBa
   if (records.ids.length === 0) return Promise.resolve();
   let queue = queues.get(collection);
   if (!queue) {
-    queue = { pending: [], running: false };
+    queue = { pending: [], running: false, lastAddMs: 0 };
     queues.set(collection, queue);
   }
   const done = new Promise<void>((resolve, reject) => queue.pending.push({ ...records, resolve, reject }));
@@ -82,7 +90,7 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
   queue.running = true;
   try {
     while (queue.pending.length > 0) {
-      if (activity.inFlight > 0) await giveWay();
+      if (searching()) await giveWay(queue);
       const limit = Math.max(1, Math.min(maxBatch, searching() ? ADD_BATCH_WHILE_SEARCHING : ADD_BATCH));
       // Whole writers' records only: a writer's part never straddles two requests, unless one
       // writer alone has more than the limit.
@@ -98,7 +106,10 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
         const embeddings = batch.flatMap((p) => p.embeddings);
         const metadatas = batch.flatMap((p) => p.metadatas);
         for (let i = 0; i < size; i += limit) {
+          if (i > 0 && searching()) await giveWay(queue);
+          const started = performance.now();
           await collection.add({ ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
+          queue.lastAddMs = performance.now() - started;
         }
         for (const p of batch) p.resolve();
       } catch (err) {
