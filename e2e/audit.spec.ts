@@ -3,7 +3,7 @@ import type { RepairReport } from "../lib/ingest/audit";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 import { addVectors, appCollection, deleteVectors, specChroma, vectorIds } from "./spec-chroma";
 
-const CONSISTENT = /Checked [1-9]\d* documents? and [1-9]\d* vectors?: consistent/;
+const CONSISTENT = /Checked [1-9]\d* documents? and [1-9]\d* vectors?(, queried [1-9]\d* chunks? with their own vector)?: consistent/;
 
 test("audits the index from the header link and repairs it after a confirmation", async ({ page, agent }) => {
   await uploadThroughApi(page, agent.id, { "shipping.md": ARTICLES["shipping.md"] });
@@ -19,6 +19,14 @@ test("audits the index from the header link and repairs it after a confirmation"
 
   await page.getByRole("button", { name: "Re-run audit" }).click();
   await expect(status).toContainText(CONSISTENT);
+
+  // The slow check runs on request: every chunk queried with its own vector.
+  await expect(page.getByRole("heading", { name: "Unreachable chunks" })).toHaveCount(0);
+  await page.getByRole("checkbox", { name: /Also query every chunk with its own vector/ }).check();
+  await expect(status).toContainText("with their own vector");
+  await expect(status).toContainText(CONSISTENT);
+  await expect(page.getByRole("heading", { name: "Unreachable chunks" })).toBeVisible();
+  await page.getByRole("checkbox", { name: /Also query every chunk with its own vector/ }).uncheck();
 
   // Cancelling the confirmation changes nothing.
   await page.getByRole("button", { name: "Repair…" }).click();

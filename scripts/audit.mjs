@@ -2,7 +2,7 @@
 // `npm run audit [-- --repair] [--reachability] [--url http://localhost:3000] [--json]`
 // Compares the running app's SQLite with its Chroma and prints what does not match; with
 // --repair, fixes what it can first; with --reachability, also queries every chunk with its own
-// vector to find chunks the index cannot return (about a second per 1,000 chunks). Exit 0: consistent; 1: problems left; 2: the app does
+// vector to find chunks the index cannot return (slow: 5.5 s at 3,000 chunks, 43 s at 10,000). Exit 0: consistent; 1: problems left; 2: the app does
 // not answer or refused. With ADMIN_PASSWORD set, pass a token in KB_TOKEN.
 import { parseArgs } from "node:util";
 
