@@ -10,11 +10,11 @@ export const DISTANCE_SPACE = "cosine";
 
 /**
  * HNSW settings of a new collection, chosen by `node scripts/bench/hnsw.mjs` (clustered
- * 1,024-dimension vectors, 10 agents, 2 cores): at 100,000 vectors these Chroma defaults add
- * 611 vectors/s, answer a filtered top-3 in 98 ms (p50) with recall@10 0.997, and 1 of 29,091
- * vectors was missing from full per-agent rankings. 32 neighbours and ef_construction 200 left
- * none missing and answered in 59 ms but added at 313/s, half the speed, and at 20,000 vectors
- * both left none missing. Ingest speed wins: the inspector and recall runs measure the expected
+ * 1,024-dimension vectors, 10 agents, 2 cores): at 100,000 vectors these Chroma defaults added
+ * 611-944 vectors/s over two runs with recall@10 0.997, and 1 of 29,091 vectors was missing from
+ * full per-agent rankings in one of them. 32 neighbours and ef_construction 200 left none
+ * missing (recall@10 0.999) but added at 313-393/s, about half the speed, with the same query
+ * latency within the noise; at 20,000 vectors both left none missing. Ingest speed wins: the inspector and recall runs measure the expected
  * chunks' distances directly, so a missing vector cannot hide a document there, and the audit's
  * reachability check finds and rewrites the rare unreachable one. Set explicitly so that a
  * change of Chroma's defaults does not change the app's index unnoticed; existing collections
