@@ -216,6 +216,27 @@ function rssKb(pid) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by the app's server and by Chroma. */
+function cpuNow(dataDir) {
+  const out = { app: 0, chroma: 0 };
+  for (const p of ownProcesses(dataDir)) {
+    if (isNextServer(p)) out.app += cpuSeconds(p.pid);
+    else if (isChroma(p)) out.chroma += cpuSeconds(p.pid);
+  }
+  return out;
+}
+
 function isNextServer(p) {
   return (p.cmdline[0] ?? "").startsWith("next-server");
 }
@@ -382,8 +403,11 @@ async function main() {
     return indexed;
   };
   const ingestStarted = performance.now();
+  const cpuBefore = cpuNow(dataDir);
   const indexed = await upload(agents);
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+  const cpuAfter = cpuNow(dataDir);
+  const ingestCpu = { app: cpuAfter.app - cpuBefore.app, chroma: cpuAfter.chroma - cpuBefore.chroma };
   log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s`);
 
   // ---- the app's collection, straight from Chroma
@@ -447,7 +471,9 @@ async function main() {
     log(`raw add${withText ? " with text" : ""}: ${chunkTexts.length} vectors in batches of ${batch} in ${(addMs / 1000).toFixed(1)} s`);
     return chunkTexts.length / (addMs / 1000);
   };
+  const rawCpuBefore = cpuNow(dataDir).chroma;
   const rawAddPerS = await rawAdd(false);
+  const rawAddChromaCpu = cpuNow(dataDir).chroma - rawCpuBefore;
   const rawAddWithTextPerS = await rawAdd(true);
 
   // ---- search through the app vs. the same filtered query straight to Chroma
@@ -563,6 +589,9 @@ async function main() {
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
     ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],
     ["raw_chroma_add_with_text_per_s", Math.round(rawAddWithTextPerS)],
+    ["ingest_app_cpu_s", Math.round(ingestCpu.app)],
+    ["ingest_chroma_cpu_s", Math.round(ingestCpu.chroma)],
+    ["raw_add_chroma_cpu_s", Math.round(rawAddChromaCpu)],
     ["search_p50_ms", ms(p50(search))],
     ["search_p95_ms", ms(percentile(search, 95))],
     ["raw_query_p50_ms", ms(p50(raw))],
