@@ -318,8 +318,9 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-/** Seconds from the launcher's start to Chroma answering, for the last start. */
+/** Seconds from the launcher's start to Chroma answering, and to the app's first answer, for the last start. */
 let chromaAnsweredS = null;
+let firstAnswerS = null;
 
 async function startApp() {
   // 3000 and 3100 are the app's and the end-to-end tests' usual ports: never take them.
@@ -332,6 +333,7 @@ async function startApp() {
   let chromaUrl = null;
   let tail = "";
   const spawned = performance.now();
+  firstAnswerS = null;
   const onData = (buf) => {
     const s = buf.toString();
     tail = (tail + s).slice(-4000);
@@ -352,6 +354,7 @@ async function startApp() {
     try {
       const res = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(5000) });
       await res.text();
+      firstAnswerS ??= (performance.now() - spawned) / 1000; // any answer: the app is up, Chroma may still load
       if (res.status === 200 && chromaUrl) break;
     } catch {
       // not yet
@@ -605,6 +608,7 @@ async function main() {
     ["eval_1000_pairs_s", Math.round(evalSeconds * 100) / 100],
     ["restart_health_s", Math.round(restartHealthS * 10) / 10],
     ["restart_chroma_answering_s", Math.round(chromaAnsweredS * 10) / 10],
+    ["restart_first_answer_s", Math.round(firstAnswerS * 10) / 10],
     ["first_search_after_restart_ms", ms(firstSearchMs)],
     ["app_peak_rss_mb", Math.round(sampler.peak.app / 1024)],
     ["chroma_peak_rss_mb", Math.round(sampler.peak.chroma / 1024)],

@@ -9,7 +9,7 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
-import { startChroma } from "./chroma-server.mjs";
+import { freePort, startChroma } from "./chroma-server.mjs";
 import { seedDemo } from "./demo-seed.mjs";
 import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
 import { describeExit, spawnWatched, stopOnSignals, supervise } from "./supervise.mjs";
@@ -84,17 +84,16 @@ async function buildIfNeeded() {
 const firstStart = !fs.existsSync(path.join(env.DATA_DIR, "kb.sqlite"));
 if (!dev) await buildIfNeeded();
 
+// The embedded Chroma and the app start side by side: a large index takes Chroma a while to
+// load (24 s at 100,000 chunks), and meanwhile the app already answers, its health check and
+// banner saying that Chroma does not answer yet.
+let chromaStarting = null;
 if (!env.CHROMA_URL) {
+  const port = env.CHROMA_PORT ?? (await freePort());
+  childEnv.CHROMA_URL = `http://127.0.0.1:${port}`;
   log(`starting the embedded Chroma (data in ${path.join(env.DATA_DIR, "chroma")})...`);
-  try {
-    chroma = await startChroma({ dataDir: path.join(env.DATA_DIR, "chroma"), port: env.CHROMA_PORT, log });
-  } catch (err) {
-    if (signals.stopping()) await halted();
-    console.error(`Could not start the embedded Chroma: ${err.message}`);
-    process.exit(1);
-  }
-  childEnv.CHROMA_URL = chroma.url;
-  log(`Chroma is answering at ${chroma.url}`);
+  chromaStarting = startChroma({ dataDir: path.join(env.DATA_DIR, "chroma"), port, log });
+  chromaStarting.catch(() => {}); // handled below, once the app is started
 }
 
 log(`serving the app on ${localUrl({ host: env.HOST, port: env.PORT })} (HOST=${env.HOST})`);
@@ -112,6 +111,22 @@ app = supervise({
     process.exit(1);
   },
 });
+
+if (chromaStarting) {
+  try {
+    chroma = await chromaStarting;
+  } catch (err) {
+    if (signals.stopping()) await halted();
+    console.error(`Could not start the embedded Chroma: ${err.message}`);
+    await app.stop();
+    process.exit(1);
+  }
+  if (signals.stopping()) {
+    await chroma.stop();
+    await halted();
+  }
+  log(`Chroma is answering at ${chroma.url}`);
+}
 
 if (firstStart && env.KB_DEMO && env.ADMIN_PASSWORD) {
   // A shared, signed-in install starts empty: the launcher holds no credentials to seed it with.
