@@ -116,12 +116,6 @@ export const deleteDocumentRow = (agentId: number, id: number, reason = "documen
     enqueueCleanup(agentId, id, row.chunk_count, reason);
   })();
 
-/** Ids of the agent's documents that search may show: ready ones only. */
-export function readyDocumentIds(agentId: number): Set<number> {
-  const rows = db().prepare("SELECT id FROM documents WHERE agent_id = ? AND status = 'ready'").all(agentId) as { id: number }[];
-  return new Set(rows.map((r) => r.id));
-}
-
 /**
  * How many of the agent's vectors in Chroma may belong to no ready document (indexing, failed
  * or removed ones not cleaned up yet): a search asks Chroma for that many more and drops them.
@@ -184,10 +178,6 @@ export function readyDocumentKeys(agentId: number, model: string): Pick<Document
   return db()
     .prepare("SELECT id, sha256, chunk_size, chunk_overlap FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
     .all(agentId, model) as never;
-}
-
-export function documentText(id: number): string | undefined {
-  return (db().prepare("SELECT text FROM documents WHERE id = ?").get(id) as { text: string } | undefined)?.text;
 }
 
 /** Agents with ready documents of this model, the most recently changed first. */
