@@ -38,6 +38,10 @@ const nextConfig: NextConfig = {
   // Native and server-side packages stay in node_modules rather than in the bundle.
   serverExternalPackages: ["better-sqlite3", "chromadb", "unpdf", "mammoth"],
   poweredByHeader: false,
+  // The agent's search is a pages API route (pages/api): bundled like the app routes, so that
+  // its lib/ modules' `import "server-only"` resolves as Next resolves it for server code
+  // instead of being loaded from node_modules at run time, where it throws.
+  bundlePagesRouterDependencies: true,
   experimental: {
     // `next start` reads this file again, so the page's uploads follow MAX_REQUEST_BYTES without a rebuild.
     serverActions: { bodySizeLimit: parseEnv().MAX_REQUEST_BYTES, allowedOrigins: allowedOriginHosts },

@@ -19,6 +19,16 @@ test("the demo agent is there on first start and finds the SLA article", async (
   const direct = await request.post("/api/agents/1/documents/search", { data: { query: "support SLA", top_k: 3 } });
   expect(direct.status()).toBe(200);
   expect(await direct.json()).toEqual(body);
+  // Served from a pages API route: the same security headers as every other route, and the
+  // results go out uncompressed (no-transform) even to a client that accepts gzip.
+  const headers = direct.headers();
+  expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["content-type"]).toContain("application/json");
+  expect(headers["cache-control"]).toContain("no-transform");
+  expect(headers["content-encoding"]).toBeUndefined();
+  const get = await request.get("/api/agents/1/documents/search");
+  expect(get.status()).toBe(405);
 
   const health = await request.get("/api/health");
   expect(health.status()).toBe(200);

@@ -14,7 +14,7 @@ export function KPicker({ k }: { k: number }) {
       <select
         value={k}
         onChange={(e) => {
-          const next = new URLSearchParams(params);
+          const next = new URLSearchParams(params?.toString());
           next.set("k", e.target.value);
           router.replace(`${pathname}?${next}`, { scroll: false });
         }}

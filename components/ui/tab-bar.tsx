@@ -41,7 +41,7 @@ export function TabBar({ label, tabs, look = "underline" }: { label: string; tab
   return (
     <nav aria-label={label} className={style.nav}>
       {tabs.map((t) => {
-        const active = isActive(t, pathname);
+        const active = isActive(t, pathname ?? "");
         return (
           <Link key={t.href} href={t.href} aria-current={active ? "page" : undefined} className={`${style.link} ${active ? style.active : style.idle}`}>
             {t.label}

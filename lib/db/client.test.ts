@@ -99,3 +99,48 @@ describe("schema version 6", () => {
     old.close();
   });
 });
+
+describe("prepared statements", () => {
+  it("are compiled once per SQL string and keep answering after the schema changes", async () => {
+    const { reusePrepared } = await import("./client");
+    const conn = reusePrepared(new Database(":memory:"));
+    conn.exec("CREATE TABLE t (a INTEGER)");
+    const insert = conn.prepare("INSERT INTO t (a) VALUES (?)");
+    expect(conn.prepare("INSERT INTO t (a) VALUES (?)")).toBe(insert);
+    insert.run(1);
+    conn.prepare("INSERT INTO t (a) VALUES (?)").run(2);
+    const count = conn.prepare("SELECT COUNT(*) AS n FROM t");
+    expect(count.get()).toEqual({ n: 2 });
+    conn.exec("ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'");
+    expect(conn.prepare("SELECT COUNT(*) AS n FROM t")).toBe(count);
+    expect(conn.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 2 });
+    expect(conn.prepare("SELECT a, b FROM t ORDER BY a").all()).toEqual([
+      { a: 1, b: "x" },
+      { a: 2, b: "x" },
+    ]);
+    conn.close();
+  });
+
+  it("keep a bounded number, the least recently used dropped first", async () => {
+    const { reusePrepared } = await import("./client");
+    const conn = reusePrepared(new Database(":memory:"));
+    const first = conn.prepare("SELECT 0");
+    for (let i = 1; i < 300; i++) {
+      conn.prepare(`SELECT ${i}`);
+      if (i % 50 === 0) conn.prepare("SELECT 0"); // used now and then: kept
+    }
+    expect(conn.prepare("SELECT 0")).toBe(first);
+    const early = conn.prepare("SELECT 1");
+    expect(early.get()).toEqual({ "1": 1 }); // dropped long ago: compiled again, and still works
+    conn.close();
+  });
+});
+
+describe("the duplicate check on upload", () => {
+  it("looks the document up by its (agent, sha256) index, not by reading the agent's ready documents", async () => {
+    const { db } = await import("./client");
+    const { READY_BY_SHA } = await import("./documents");
+    const plan = db().prepare(`EXPLAIN QUERY PLAN ${READY_BY_SHA}`).all(1, "0".repeat(64)) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join("; ")).toMatch(/USING INDEX documents_sha \(agent_id=\? AND sha256=\?\)/);
+  });
+});

@@ -207,7 +207,34 @@ function open(): Database.Database {
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   migrate(db);
-  return db;
+  return reusePrepared(db);
+}
+
+/** The most statements kept compiled; the app's SQL is a few dozen fixed strings. */
+const PREPARED_KEPT = 256;
+
+/**
+ * better-sqlite3 compiles a statement on every prepare(), and the app calls prepare() at each
+ * use: about ten compilations per search. This connection compiles each SQL string once and
+ * hands out the same statement after that, the least recently used dropped past PREPARED_KEPT.
+ * Safe as the app uses statements: run/get/all only, never iterate() (a statement busy
+ * iterating cannot run again) and never pluck/raw/expand/bind (those change the statement).
+ */
+export function reusePrepared(conn: Database.Database): Database.Database {
+  const compile = conn.prepare.bind(conn);
+  const kept = new Map<string, Database.Statement>();
+  conn.prepare = ((sql: string) => {
+    let stmt = kept.get(sql);
+    if (stmt) {
+      kept.delete(sql); // re-inserted below: the map's order is the order of last use
+    } else {
+      stmt = compile(sql);
+      if (kept.size >= PREPARED_KEPT) kept.delete(kept.keys().next().value!);
+    }
+    kept.set(sql, stmt);
+    return stmt;
+  }) as Database.Database["prepare"];
+  return conn;
 }
 
 /** Moves a database forward to the latest schema, one version per transaction. */

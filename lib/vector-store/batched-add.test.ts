@@ -6,15 +6,20 @@ import { addChunks } from "./chunks";
 import { chunkText } from "../ingest/chunking";
 import { newAgent, vectorsOf } from "../../test/helpers";
 
-/** Counts the add requests a collection sends to Chroma. */
+/** Counts the add requests sent to Chroma over HTTP (how many records each carried), and when the first went. */
 function countAdds(collection: Collection) {
   const calls: number[] = [];
-  const add = collection.add.bind(collection);
-  collection.add = async (args) => {
-    calls.push(args.ids.length);
-    return add(args);
+  let firstAt: number | null = null;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.endsWith(`/collections/${collection.id}/add`)) {
+      firstAt ??= performance.now();
+      calls.push((JSON.parse(String(init?.body)) as { ids: string[] }).ids.length);
+    }
+    return original(input, init);
   };
-  return { calls, restore: () => (collection.add = add) };
+  return { calls, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
 }
 
 describe("vectors of documents written at the same time", () => {
@@ -34,6 +39,25 @@ describe("vectors of documents written at the same time", () => {
     expect(adds.calls.length).toBeLessThan(docs.length);
     expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(docs.reduce((n, d) => n + d.length, 0));
     for (const [i, chunks] of docs.entries()) expect(await vectorsOf(agent.id, 500_000 + i)).toHaveLength(chunks.length);
+  });
+
+  it("arrive in Chroma as written, each component to within a float32 step", async () => {
+    const agent = newAgent("vectors as written");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = chunkText("Parcels, refunds and invoices. ".repeat(40), 200, 20);
+    const vectors = await e.embed(chunks.map((c) => c.text));
+    await addChunks(collection, { agentId: agent.id, documentId: 650_001 }, chunks, vectors);
+    const got = await collection.get({ ids: chunks.map((c) => `doc650001#${c.index}`), include: ["embeddings", "metadatas"] });
+    expect(got.ids).toHaveLength(chunks.length);
+    for (const [i, id] of got.ids.entries()) {
+      const index = Number(id.split("#")[1]);
+      expect(got.metadatas[i]).toEqual({ agent_id: agent.id, document_id: 650_001, chunk_index: index });
+      // Chroma prints float32 values with 8 significant digits: equal to about one float32 step.
+      const back = got.embeddings[i];
+      expect(back).toHaveLength(vectors[index].length);
+      expect(Math.max(...vectors[index].map((x, j) => Math.abs(x - back[j])))).toBeLessThan(1e-7);
+    }
   });
 
   it("fail together when the add that carried them fails, and the next ones are written normally", async () => {
@@ -75,16 +99,9 @@ describe("adds while searches come in", () => {
     let searchDone = 0;
     const search = asSearch(() => new Promise<void>((r) => setTimeout(() => ((searchDone = performance.now()), r()), 100)));
     const write = addChunks(collection, { agentId: agent.id, documentId: 700_002 }, chunks, vectors);
-    const firstAddAt = new Promise<number>((resolve) => {
-      const add = collection.add.bind(collection);
-      collection.add = async (args) => {
-        resolve(performance.now());
-        return add(args);
-      };
-    });
     await search;
     await write.finally(adds.restore);
-    expect(await firstAddAt).toBeGreaterThanOrEqual(searchDone);
+    expect(adds.firstAt()).toBeGreaterThanOrEqual(searchDone);
     expect(Math.max(...adds.calls)).toBeLessThanOrEqual(ADD_BATCH_WHILE_SEARCHING);
     expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(450);
     expect(await vectorsOf(agent.id, 700_002)).toHaveLength(450);

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Collection, Metadata } from "chromadb";
+import { addRecords } from "./client";
 
 /**
  * Vectors per Chroma add. Chroma's cost is mostly per request, so documents indexed at the same
@@ -108,7 +109,7 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
         for (let i = 0; i < size; i += limit) {
           if (i > 0 && searching()) await giveWay(queue);
           const started = performance.now();
-          await collection.add({ ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
+          await addRecords(collection, { ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
           queue.lastAddMs = performance.now() - started;
         }
         for (const p of batch) p.resolve();

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
-import { chroma, chunkId, type ChunkMetadata } from "./client";
+import { chroma, chunkId, queryDistances, type ChunkMetadata } from "./client";
 import { asSearch, batchedAdd } from "./batched-add";
 import type { Chunk } from "../ingest/chunking";
 
@@ -74,7 +74,7 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  * that are shown).
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const res = await asSearch(() => collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] }));
+  const res = await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults, where: byAgent(agentId) }));
   return ranked(res);
 }
 

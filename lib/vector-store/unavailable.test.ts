@@ -28,7 +28,7 @@ const { createPair } = await import("../db/pairs");
 const { startEvaluation } = await import("../evaluation/run");
 const { getRun } = await import("../db/eval-runs");
 const healthRoute = await import("../../app/api/health/route");
-const searchRoute = await import("../../app/api/agents/[id]/documents/search/route");
+const searchRoute = await import("@/pages/api/agents/[id]/documents/search");
 
 afterAll(async () => {
   try {

@@ -15,7 +15,7 @@ import * as agent from "../agents/[id]/route";
 import * as documents from "../agents/[id]/documents/route";
 import * as document from "../agents/[id]/documents/[docId]/route";
 import * as preview from "../agents/[id]/documents/preview/route";
-import * as search from "../agents/[id]/documents/search/route";
+import * as search from "@/pages/api/agents/[id]/documents/search";
 import * as evals from "../agents/[id]/evals/route";
 import * as run from "../agents/[id]/evals/[runId]/route";
 import * as inspect from "../agents/[id]/inspect/route";

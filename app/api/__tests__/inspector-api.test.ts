@@ -3,7 +3,7 @@ import * as inspect from "../agents/[id]/inspect/route";
 import * as preview from "../agents/[id]/documents/preview/route";
 import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as uploads from "../agents/[id]/uploads/[jobId]/route";
-import * as search from "../agents/[id]/documents/search/route";
+import * as search from "@/pages/api/agents/[id]/documents/search";
 import { listAgents } from "@/lib/db/agents";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";

@@ -14,7 +14,7 @@ afterAll(() => fake.close());
 
 describe("search when the embedding provider fails", () => {
   it("answers 500 and still commits a failed ToolCall", async () => {
-    const search = await import("../agents/[id]/documents/search/route");
+    const search = await import("@/pages/api/agents/[id]/documents/search");
     const { call } = await import("@/test/http");
     const { ingest, newAgent } = await import("@/test/helpers");
     const { recentToolCalls } = await import("@/lib/db/tool-calls");

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as search from "../agents/[id]/documents/search/route";
+import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { recentToolCalls } from "@/lib/db/tool-calls";
