@@ -5,7 +5,7 @@
 // DATA_DIR on a free port, indexes a generated corpus of support articles through the upload
 // API, then measures, one side after the other in the same run:
 //   - ingest through the app vs. adding the same number of vectors straight to Chroma;
-//   - search through the app vs. the same filtered query straight to Chroma;
+//   - search through the app vs. the same filtered query straight to Chroma, the two alternating;
 //   - the inspector, a recall evaluation of 1,000 pairs, and the peak memory of both processes.
 // Prints one `key: value` line per figure. The app and everything it started are stopped at
 // the end, also on failure, and the temporary directory is removed.
@@ -523,10 +523,19 @@ async function main() {
   await searchLatencies(agents, agents.length);
   await rawLatencies(agents, agents.length);
 
-  const search = await searchLatencies(large, SEARCHES);
-  const raw = await rawLatencies(large, SEARCHES);
-  const smallSearch = await searchLatencies([small], SEARCHES);
-  const smallRaw = await rawLatencies([small], SEARCHES);
+  /** The app's search and the raw query alternate, one of each per agent in turn: a change of load during the run weighs on both sides alike. */
+  const paired = async (list) => {
+    const app = [];
+    const direct = [];
+    for (let i = 0; i < SEARCHES; i++) {
+      const a = list[i % list.length];
+      app.push(...(await searchLatencies([a], 1)));
+      direct.push(...(await rawLatencies([a], 1)));
+    }
+    return [app, direct];
+  };
+  const [search, raw] = await paired(large);
+  const [smallSearch, smallRaw] = await paired([small]);
   log("searches done");
 
   // ---- the inspector on a large agent

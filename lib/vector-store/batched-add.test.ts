@@ -9,17 +9,20 @@ import { newAgent, vectorsOf } from "../../test/helpers";
 /** Counts the add requests sent to Chroma over HTTP (how many records each carried), and when the first went. */
 function countAdds(collection: Collection) {
   const calls: number[] = [];
+  const ids: string[][] = [];
   let firstAt: number | null = null;
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (url.endsWith(`/collections/${collection.id}/add`)) {
       firstAt ??= performance.now();
-      calls.push((JSON.parse(String(init?.body)) as { ids: string[] }).ids.length);
+      const sent = (JSON.parse(String(init?.body)) as { ids: string[] }).ids;
+      calls.push(sent.length);
+      ids.push(sent);
     }
     return original(input, init);
   };
-  return { calls, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
+  return { calls, ids, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
 }
 
 describe("vectors of documents written at the same time", () => {
@@ -76,6 +79,57 @@ describe("vectors of documents written at the same time", () => {
     expect(await vectorsOf(agent.id, 600_003)).toEqual([]);
     await addChunks(collection, { agentId: agent.id, documentId: 600_004 }, chunks, good);
     expect(await vectorsOf(agent.id, 600_004)).toHaveLength(chunks.length);
+  });
+});
+
+describe("uploads in flight at the same time", () => {
+  it("each finish with an add of their own once all their files wait, the oldest first", async () => {
+    const { inUploadGroup } = await import("./batched-add");
+    const agent = newAgent("uploads finish apart");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = chunkText("Parcels, refunds and invoices. ".repeat(30), 200, 20);
+    const vectors = await e.embed(chunks.map((c) => c.text));
+    const write = (documentId: number) => addChunks(collection, { agentId: agent.id, documentId }, chunks, vectors);
+    const adds = countAdds(collection);
+    try {
+      // A write outside any upload holds the queue while two uploads' files arrive behind it.
+      const first = write(800_000);
+      const older = inUploadGroup((file) => Promise.all([file(() => write(800_001)), file(() => write(800_002))]));
+      const newer = inUploadGroup((file) => file(() => write(800_003)));
+      await Promise.all([first, older, newer]);
+    } finally {
+      adds.restore();
+    }
+    const docs = (sent: string[]) => [...new Set(sent.map((id) => id.split("#")[0]))].sort();
+    expect(adds.ids.map(docs)).toEqual([["doc800000"], ["doc800001", "doc800002"], ["doc800003"]]);
+    for (const id of [800_000, 800_001, 800_002, 800_003]) expect(await vectorsOf(agent.id, id)).toHaveLength(chunks.length);
+  });
+
+  it("share an add while one of them still has files on their way", async () => {
+    const { inUploadGroup } = await import("./batched-add");
+    const agent = newAgent("uploads share");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = chunkText("Parcels, refunds and invoices. ".repeat(30), 200, 20);
+    const vectors = await e.embed(chunks.map((c) => c.text));
+    const write = (documentId: number) => addChunks(collection, { agentId: agent.id, documentId }, chunks, vectors);
+    let release!: () => void;
+    const later = new Promise<void>((r) => (release = r));
+    const adds = countAdds(collection);
+    try {
+      const first = write(810_000);
+      // The older upload has a second file still being read: its first file goes with the newer upload's.
+      const older = inUploadGroup((file) => Promise.all([file(() => write(810_001)), file(() => later.then(() => write(810_002)))]));
+      const newer = inUploadGroup((file) => file(() => write(810_003)));
+      await Promise.all([first, newer]);
+      release();
+      await older;
+    } finally {
+      adds.restore();
+    }
+    const docs = (sent: string[]) => [...new Set(sent.map((id) => id.split("#")[0]))].sort();
+    expect(adds.ids.map(docs)).toEqual([["doc810000"], ["doc810001", "doc810003"], ["doc810002"]]);
   });
 });
 
