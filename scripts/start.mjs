@@ -58,7 +58,7 @@ function sourceFingerprint() {
       hash.update(`${path.relative(root, p)}:${st.size}:${st.mtimeMs}\n`);
     }
   };
-  for (const p of ["app", "components", "lib", "public", "instrumentation.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tailwind.config.ts", "tsconfig.json"]) {
+  for (const p of ["app", "pages", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tailwind.config.ts", "tsconfig.json"]) {
     walk(path.join(root, p));
   }
   return hash.digest("hex");
