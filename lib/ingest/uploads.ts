@@ -4,7 +4,6 @@ import { AppError, invalid } from "../http/errors";
 import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
 import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
-import { inUploadGroup } from "../vector-store/batched-add";
 import { sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 
@@ -45,31 +44,28 @@ export async function ingestFiles(
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = new Array(files.length);
   let next = 0;
-  // One group for the add queue: it lets this upload finish as soon as its own vectors are in.
-  return inUploadGroup(async (inGroup) => {
-    const worker = async () => {
-      for (let i = next++; i < files.length; i = next++) {
-        const file = files[i];
-        try {
-          results[i] = await inGroup(() => ingestFile(agentId, file, settings, watch.onProgress?.(i)));
-        } catch (err) {
-          if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
-          results[i] = {
-            filename: file.filename,
-            outcome: "failed",
-            status: "failed",
-            document_id: null,
-            chunk_count: 0,
-            code: err instanceof AppError ? err.code : "internal",
-            message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
-          };
-        }
-        watch.onResult?.(i, results[i]);
+  const worker = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      const file = files[i];
+      try {
+        results[i] = await ingestFile(agentId, file, settings, watch.onProgress?.(i));
+      } catch (err) {
+        if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
+        results[i] = {
+          filename: file.filename,
+          outcome: "failed",
+          status: "failed",
+          document_id: null,
+          chunk_count: 0,
+          code: err instanceof AppError ? err.code : "internal",
+          message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
+        };
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(FILES_IN_PARALLEL, files.length) }, worker));
-    return results;
-  });
+      watch.onResult?.(i, results[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_IN_PARALLEL, files.length) }, worker));
+  return results;
 }
 
 export function uploadStatus(results: IngestResult[]): number {

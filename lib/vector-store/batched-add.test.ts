@@ -9,20 +9,17 @@ import { newAgent, vectorsOf } from "../../test/helpers";
 /** Counts the add requests sent to Chroma over HTTP (how many records each carried), and when the first went. */
 function countAdds(collection: Collection) {
   const calls: number[] = [];
-  const ids: string[][] = [];
   let firstAt: number | null = null;
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (url.endsWith(`/collections/${collection.id}/add`)) {
       firstAt ??= performance.now();
-      const sent = (JSON.parse(String(init?.body)) as { ids: string[] }).ids;
-      calls.push(sent.length);
-      ids.push(sent);
+      calls.push((JSON.parse(String(init?.body)) as { ids: string[] }).ids.length);
     }
     return original(input, init);
   };
-  return { calls, ids, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
+  return { calls, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
 }
 
 describe("vectors of documents written at the same time", () => {
@@ -79,60 +76,6 @@ describe("vectors of documents written at the same time", () => {
     expect(await vectorsOf(agent.id, 600_003)).toEqual([]);
     await addChunks(collection, { agentId: agent.id, documentId: 600_004 }, chunks, good);
     expect(await vectorsOf(agent.id, 600_004)).toHaveLength(chunks.length);
-  });
-});
-
-describe("uploads in flight at the same time", () => {
-  /** A document writer for a fresh agent, and the documents each Chroma add request carried. */
-  async function writer(name: string) {
-    const agent = newAgent(name);
-    const e = embedder();
-    const collection = await collectionFor(e);
-    const chunks = chunkText("Parcels, refunds and invoices. ".repeat(30), 200, 20);
-    const vectors = await e.embed(chunks.map((c) => c.text));
-    const adds = countAdds(collection);
-    return {
-      agent,
-      chunks,
-      write: (documentId: number) => addChunks(collection, { agentId: agent.id, documentId }, chunks, vectors),
-      restore: adds.restore,
-      addedDocs: () => adds.ids.map((sent) => [...new Set(sent.map((id) => id.split("#")[0]))].sort()),
-    };
-  }
-
-  it("each finish with an add of their own once all their files wait, the oldest first", async () => {
-    const { inUploadGroup } = await import("./batched-add");
-    const w = await writer("uploads finish apart");
-    try {
-      // A write outside any upload holds the queue while two uploads' files arrive behind it.
-      const first = w.write(800_000);
-      const older = inUploadGroup((file) => Promise.all([file(() => w.write(800_001)), file(() => w.write(800_002))]));
-      const newer = inUploadGroup((file) => file(() => w.write(800_003)));
-      await Promise.all([first, older, newer]);
-    } finally {
-      w.restore();
-    }
-    expect(w.addedDocs()).toEqual([["doc800000"], ["doc800001", "doc800002"], ["doc800003"]]);
-    for (const id of [800_000, 800_001, 800_002, 800_003]) expect(await vectorsOf(w.agent.id, id)).toHaveLength(w.chunks.length);
-  });
-
-  it("share an add while one of them still has files on their way", async () => {
-    const { inUploadGroup } = await import("./batched-add");
-    const w = await writer("uploads share");
-    let release!: () => void;
-    const later = new Promise<void>((r) => (release = r));
-    try {
-      const first = w.write(810_000);
-      // The older upload has a second file still being read: its first file goes with the newer upload's.
-      const older = inUploadGroup((file) => Promise.all([file(() => w.write(810_001)), file(() => later.then(() => w.write(810_002)))]));
-      const newer = inUploadGroup((file) => file(() => w.write(810_003)));
-      await Promise.all([first, newer]);
-      release();
-      await older;
-    } finally {
-      w.restore();
-    }
-    expect(w.addedDocs()).toEqual([["doc810000"], ["doc810001", "doc810003"], ["doc810002"]]);
   });
 });
 

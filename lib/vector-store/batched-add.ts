@@ -1,5 +1,4 @@
 import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Collection, Metadata } from "chromadb";
 import { addRecords } from "./client";
 
@@ -48,33 +47,6 @@ async function giveWay(queue: Queue): Promise<void> {
   while (activity.inFlight > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
 }
 
-/**
- * The files of one upload request, as the add queue sees them: how many are being ingested
- * right now. The client waits for the whole request, so an upload whose every file in flight
- * is waiting on the queue is finished by the next add that carries it.
- */
-export interface UploadGroup {
-  active: number;
-}
-
-const groups = ((globalThis as unknown as { __kbUploadGroups?: AsyncLocalStorage<UploadGroup> }).__kbUploadGroups ??=
-  new AsyncLocalStorage<UploadGroup>());
-
-/** Runs one upload's ingests as one group (see UploadGroup); `file` wraps each file's ingest. */
-export function inUploadGroup<T>(work: (file: <F>(ingest: () => Promise<F>) => Promise<F>) => Promise<T>): Promise<T> {
-  const group: UploadGroup = { active: 0 };
-  return groups.run(group, () =>
-    work(async (ingest) => {
-      group.active++;
-      try {
-        return await ingest();
-      } finally {
-        group.active--;
-      }
-    }),
-  );
-}
-
 export interface VectorRecords {
   ids: string[];
   embeddings: number[][];
@@ -82,7 +54,6 @@ export interface VectorRecords {
 }
 
 interface Pending extends VectorRecords {
-  group: UploadGroup | undefined;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -111,8 +82,7 @@ export function batchedAdd(collection: Collection, records: VectorRecords, maxBa
     queue = { pending: [], running: false, lastAddMs: 0 };
     queues.set(collection, queue);
   }
-  const group = groups.getStore();
-  const done = new Promise<void>((resolve, reject) => queue.pending.push({ ...records, group, resolve, reject }));
+  const done = new Promise<void>((resolve, reject) => queue.pending.push({ ...records, resolve, reject }));
   if (!queue.running) void drain(collection, queue, maxBatch);
   return done;
 }
@@ -123,7 +93,15 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
     while (queue.pending.length > 0) {
       if (searching()) await giveWay(queue);
       const limit = Math.max(1, Math.min(maxBatch, searching() ? ADD_BATCH_WHILE_SEARCHING : ADD_BATCH));
-      const { batch, size } = nextBatch(queue, limit);
+      // Whole writers' records only: a writer's part never straddles two requests, unless one
+      // writer alone has more than the limit.
+      const batch: Pending[] = [];
+      let size = 0;
+      while (queue.pending.length > 0 && (batch.length === 0 || size + queue.pending[0].ids.length <= limit)) {
+        const next = queue.pending.shift()!;
+        batch.push(next);
+        size += next.ids.length;
+      }
       try {
         const ids = batch.flatMap((p) => p.ids);
         const embeddings = batch.flatMap((p) => p.embeddings);
@@ -142,38 +120,4 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
   } finally {
     queue.running = false;
   }
-}
-
-/**
- * The records of the next add, in arrival order: whole writers' records only (a writer's part
- * never straddles two requests, unless one writer alone has more than the limit), up to `limit`.
- * When the oldest upload in the queue has all its files in flight waiting here, the add ends
- * with that upload's records: it finishes and answers its client, who sends the next request
- * while the other uploads' records are added. Taking everything at once would finish all the
- * uploads in flight together, and Chroma would sit idle while their clients' next requests
- * are read and embedded (measured with `npm run bench`: about a sixth of an ingest's time).
- */
-function nextBatch(queue: Queue, limit: number): { batch: Pending[]; size: number } {
-  const oldest = queue.pending[0].group;
-  const finishing =
-    oldest !== undefined &&
-    oldest.active > 0 &&
-    queue.pending.filter((p) => p.group === oldest).length === oldest.active &&
-    queue.pending.some((p) => p.group !== oldest);
-  const batch: Pending[] = [];
-  const rest: Pending[] = [];
-  let size = 0;
-  let full = false;
-  for (const p of queue.pending) {
-    const take = !full && (!finishing || p.group === oldest) && (batch.length === 0 || size + p.ids.length <= limit);
-    if (take) {
-      batch.push(p);
-      size += p.ids.length;
-    } else {
-      rest.push(p);
-      if (!finishing) full = true; // arrival order: nothing jumps a writer that did not fit
-    }
-  }
-  queue.pending = rest;
-  return { batch, size };
 }
