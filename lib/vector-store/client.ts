@@ -64,11 +64,10 @@ export function chroma(): ChromaClient {
   return holder.__kbChroma;
 }
 
+/** The REST address of a collection operation, on the same origin the client talks to (it ignores any path in CHROMA_URL). */
 function recordsUrl(collection: Collection, op: "add" | "query"): URL {
-  return new URL(
-    `api/v2/tenants/${encodeURIComponent(collection.tenant)}/databases/${encodeURIComponent(collection.database)}/collections/${encodeURIComponent(collection.id)}/${op}`,
-    chromaUrl().replace(/\/?$/, "/"),
-  );
+  const path = [collection.tenant, collection.database, collection.id].map(encodeURIComponent);
+  return new URL(`/api/v2/tenants/${path[0]}/databases/${path[1]}/collections/${path[2]}/${op}`, new URL(chromaUrl()).origin);
 }
 
 /** Sends one JSON request through the client's fetch (its deadline and error classes) and parses the answer. */
