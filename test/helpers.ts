@@ -2,6 +2,7 @@ import { createAgent } from "../lib/db/agents";
 import { collectionFor } from "../lib/vector-store/client";
 import { embedder } from "../lib/embeddings/configured";
 import { ingestFile } from "../lib/ingest/pipeline";
+import { pendingCleanups } from "../lib/ingest/cleanup";
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -19,6 +20,12 @@ export async function vectorsOf(agentId: number, documentId: number) {
   const res = await collection.get({ where: { $and: [{ agent_id: agentId }, { document_id: documentId }] } });
   return res.ids.map((id, i) => ({ id, metadata: res.metadatas[i], document: res.documents[i] }));
 }
+
+/**
+ * The agent's clean-up entries whose vectors have not been deleted yet; an entry that was deleted
+ * and only waits for its check for late writes (lib/ingest/cleanup.ts) is not among them.
+ */
+export const undeletedCleanups = (agentId: number) => pendingCleanups().filter((c) => c.agent_id === agentId && c.removed_at === null);
 
 export const ARTICLES = {
   sla: "Support SLA. Premium customers get a first response from the support team within 4 business hours. Business customers within 8 hours.",

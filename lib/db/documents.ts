@@ -101,24 +101,31 @@ export const commitReady = (agentId: number, id: number, filename: string, chunk
     return { retired };
   })();
 
-/** Marks a document failed and queues whatever vectors it wrote for removal, in one transaction. */
+/**
+ * Marks a document failed and queues whatever vectors it wrote for removal, in one transaction.
+ * A write of a failed ingest may still reach Chroma (its request timed out), so the removal is
+ * checked again afterwards.
+ */
 export const markFailed = (agentId: number, id: number, reason: string, vectors: number) =>
   db().transaction(() => {
     db()
       .prepare("UPDATE documents SET status = 'failed', error = ?, chunk_count = 0, updated_at = ? WHERE id = ? AND agent_id = ?")
       .run(reason, now(), id, agentId);
-    enqueueCleanup(agentId, id, vectors, "ingest failed");
+    enqueueCleanup(agentId, id, vectors, "ingest failed", { lateWrites: true });
   })();
 
-/** Deletes the row and queues its vectors for removal, in one transaction. */
-export const deleteDocumentRow = (agentId: number, id: number, reason = "document deleted") =>
+/**
+ * Deletes the row and queues its vectors for removal, in one transaction; `lateWrites` when a
+ * write of them may still reach Chroma (a failed ingest's).
+ */
+export const deleteDocumentRow = (agentId: number, id: number, reason = "document deleted", opts: { lateWrites?: boolean } = {}) =>
   db().transaction(() => {
     const row = db().prepare("SELECT chunk_count FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as
       | { chunk_count: number }
       | undefined;
     if (!row) return;
     db().prepare("DELETE FROM documents WHERE id = ? AND agent_id = ?").run(id, agentId);
-    enqueueCleanup(agentId, id, row.chunk_count, reason);
+    enqueueCleanup(agentId, id, row.chunk_count, reason, opts);
   })();
 
 /**
@@ -163,7 +170,8 @@ export function failIndexingDocuments(reason: string, ids?: number[]): { id: num
     const fail = db().prepare("UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'");
     for (const doc of rows) {
       fail.run(reason, now(), doc.id);
-      enqueueCleanup(doc.agent_id, doc.id, doc.chunk_count, "ingest interrupted");
+      // The stopped server may have left a write on its way to a Chroma that outlived it.
+      enqueueCleanup(doc.agent_id, doc.id, doc.chunk_count, "ingest interrupted", { lateWrites: true });
     }
     return rows.map(({ id, agent_id }) => ({ id, agent_id }));
   })();

@@ -4,12 +4,12 @@ import {
   cleanupCount,
   completeCleanup,
   dueCleanups,
+  markRemoved,
   nextCleanupAt,
-  pendingCleanups,
   postponeCleanup,
   type CleanupEntry,
 } from "../db/vector-cleanup";
-import { deleteAgentVectors, deleteDocumentVectors } from "../vector-store/chunks";
+import { countDocumentVectors, deleteAgentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 
 /**
  * Runs the queued removals of vectors (lib/db/vector-cleanup.ts): an entry is deleted only
@@ -22,12 +22,30 @@ export { enqueueCleanup, pendingCleanups, pendingVectorsOf, type CleanupEntry } 
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
+/**
+ * How long after a successful delete an entry with late writes is checked again. A write that
+ * timed out reaches Chroma, if at all, once Chroma serves again; the delete succeeding says it
+ * does, and this leaves it ample time to finish what it had received.
+ */
+export const LATE_WRITE_CHECK_MS = 10_000;
 
-async function attempt(entry: CleanupEntry): Promise<void> {
-  for (const collection of await ownCollections()) {
+/** Removes the entry's vectors; false when it must be checked again later (late writes). */
+async function attempt(entry: CleanupEntry): Promise<boolean> {
+  const collections = await ownCollections();
+  if (entry.late_writes && entry.removed_at && entry.document_id !== null) {
+    let late = 0;
+    for (const c of collections) late += await countDocumentVectors(c, entry.agent_id, entry.document_id);
+    if (late === 0) return true;
+    console.warn(
+      `[kb-inspector] vector clean-up: ${late} vector(s) of document ${entry.document_id} (agent ${entry.agent_id}) reached Chroma ` +
+        `after they were removed (a write that had timed out); removing them and checking again in ${LATE_WRITE_CHECK_MS / 1000} s`,
+    );
+  }
+  for (const collection of collections) {
     if (entry.document_id === null) await deleteAgentVectors(collection, entry.agent_id);
     else await deleteDocumentVectors(collection, entry.agent_id, entry.document_id);
   }
+  return !(entry.late_writes && entry.document_id !== null);
 }
 
 function retryDelay(attempts: number): number {
@@ -40,22 +58,19 @@ const holder = globalThis as unknown as {
 const state = () => (holder.__kbCleanup ??= { running: null, timer: null, due: 0 });
 
 /**
- * Runs every entry that is due (or all of them with `all`); returns how many are left.
+ * Runs every entry that is due (or all of them with `all`, except checks for late writes that
+ * are not due yet); returns how many are left.
  * One run at a time per process: a caller arriving mid-run waits for it, then runs again.
  */
 export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> {
   const s = state();
   while (s.running) await s.running.catch(() => {});
   s.running = (async () => {
-    const due = (
-      opts.all
-        ? pendingCleanups()
-        : dueCleanups()
-    );
+    const due = dueCleanups(opts);
     for (const [i, entry] of due.entries()) {
       try {
-        await attempt(entry);
-        completeCleanup(entry.id);
+        if (await attempt(entry)) completeCleanup(entry.id);
+        else markRemoved(entry.id, new Date(Date.now() + LATE_WRITE_CHECK_MS));
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
         // Chroma down: the rest would fail the same way; all of them wait for the next attempt.

@@ -147,7 +147,7 @@ async function indexDocument(
     const f = failure(err);
     // Its vectors are queued for removal in the same transaction that fails or deletes it.
     if (f.keepRow) markFailed(agentId, documentId, f.message, chunks.length);
-    else deleteDocumentRow(agentId, documentId, "ingest failed: vector store unavailable");
+    else deleteDocumentRow(agentId, documentId, "ingest failed: vector store unavailable", { lateWrites: true });
     await cleanupNow();
     return { ...base, outcome: "failed", status: "failed", code: f.code, document_id: f.keepRow ? documentId : null, message: f.message };
   } finally {

@@ -41,6 +41,11 @@ export async function deleteDocumentVectors(collection: Collection, agentId: num
   await collection.delete({ where: byDocument(agentId, documentId) });
 }
 
+/** How many vectors of a document the collection holds (ids only; a clean-up's check). */
+export async function countDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<number> {
+  return (await collection.get({ where: byDocument(agentId, documentId), include: [] })).ids.length;
+}
+
 export async function deleteAgentVectors(collection: Collection, agentId: number): Promise<void> {
   await collection.delete({ where: byAgent(agentId) });
 }

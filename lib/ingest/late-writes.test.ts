@@ -1,0 +1,117 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Chroma can apply a write after the app gave up on it: the request reached the server, the
+ * app's deadline passed, the ingest failed and its clean-up ran, and then the write landed.
+ * Here a proxy in front of the test's real Chroma holds every add for longer than the app's
+ * deadline and then delivers it anyway, as a slow or briefly hung Chroma does.
+ */
+
+const TIMEOUT_MS = 1_500;
+const HOLD_MS = 3_000;
+
+let proxy: http.Server;
+let upstream: string;
+const held = new Set<Promise<void>>();
+let holdAdds = false;
+
+beforeAll(async () => {
+  upstream = process.env.CHROMA_URL!;
+  proxy = http.createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on("data", (b: Buffer) => body.push(b));
+    req.on("end", () => {
+      const hold = holdAdds && req.method === "POST" && /\/add$/.test(req.url ?? "");
+      const delivered = (async () => {
+        if (hold) await new Promise((r) => setTimeout(r, HOLD_MS));
+        // Delivered whether or not the app still waits for the answer.
+        const answer = await fetch(upstream + req.url, {
+          method: req.method,
+          headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+          body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(body),
+        });
+        const bytes = Buffer.from(await answer.arrayBuffer());
+        if (!res.destroyed) {
+          res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+          res.end(bytes);
+        }
+      })().catch(() => {
+        if (!res.destroyed) res.destroy();
+      });
+      if (hold) {
+        held.add(delivered);
+        void delivered.finally(() => held.delete(delivered));
+      }
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+  process.env.CHROMA_URL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  process.env.CHROMA_TIMEOUT_MS = String(TIMEOUT_MS);
+});
+afterAll(async () => {
+  await Promise.all([...held]);
+  proxy.closeAllConnections();
+  await new Promise((r) => proxy.close(r));
+});
+
+const lib = async () => ({
+  ...(await import("../../test/helpers")),
+  ...(await import("../db/documents")),
+  ...(await import("./cleanup")),
+  ...(await import("./audit")),
+  ...(await import("./pipeline")),
+  ...(await import("../vector-store/client")),
+  ...(await import("../embeddings/configured")),
+});
+
+describe("a write that reaches Chroma after its ingest failed", () => {
+  it("is removed by the clean-up's later check, for several files at once", async () => {
+    const { newAgent, ingest, ingestFile, enc, listDocuments, runCleanup, pendingCleanups, auditIndex, collectionFor, embedder } = await lib();
+    const collection = await collectionFor(embedder());
+    const agentVectors = async (agentId: number) => (await collection.get({ where: { agent_id: agentId }, include: [] })).ids;
+
+    for (const files of [4]) {
+      const agent = newAgent(`late writes ${files}`);
+      const kept = await ingest(agent.id, "kept.txt", "A ready article about the blue lamp.");
+      expect(kept.status).toBe("ready");
+
+      holdAdds = true;
+      let results;
+      try {
+        results = await Promise.all(
+          Array.from({ length: files }, (_, f) => {
+            const text = Array.from({ length: 40 }, (_, i) => `Line ${i} of guide ${f} on the green lamp.`).join(" ");
+            return ingestFile(agent.id, { filename: `guide-${f}.txt`, bytes: enc(text) }, { chunkSize: 80, chunkOverlap: 0 });
+          }),
+        );
+      } finally {
+        holdAdds = false;
+      }
+      expect(results.map((r) => r.code)).toEqual(Array(files).fill("vector_store_unavailable"));
+      expect(listDocuments(agent.id).map((d) => d.id)).toEqual([kept.document_id]);
+      const queued = pendingCleanups().filter((c) => c.agent_id === agent.id);
+      expect(queued).toHaveLength(files);
+      expect(queued.every((c) => c.late_writes === 1)).toBe(true);
+
+      // The held adds land now, after the failed ingests already tried their clean-up.
+      await Promise.all([...held]);
+      expect((await agentVectors(agent.id)).length).toBeGreaterThan(1);
+
+      await expect.poll(async () => runCleanup({ all: true }), { timeout: 60_000, interval: 500 }).toBe(0);
+      expect(await agentVectors(agent.id)).toEqual([`doc${kept.document_id}#0`]);
+      const audit = await auditIndex();
+      expect(audit.orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
+    }
+  }, 180_000);
+
+  it("a clean-up without late writes is done with its first successful delete", async () => {
+    const { newAgent, ingest, deleteDocumentRow, runCleanup, pendingCleanups } = await lib();
+    const agent = newAgent("plain delete");
+    const doc = await ingest(agent.id, "a.txt", "An article about the red lamp.");
+    deleteDocumentRow(agent.id, doc.document_id!);
+    expect(pendingCleanups().filter((c) => c.agent_id === agent.id).map((c) => c.late_writes)).toEqual([0]);
+    expect(await runCleanup()).toBe(0);
+  });
+});
