@@ -3,6 +3,7 @@ import { collectionFor } from "../lib/vector-store/client";
 import { embedder } from "../lib/embeddings/configured";
 import { ingestFile } from "../lib/ingest/pipeline";
 import { pendingCleanups } from "../lib/ingest/cleanup";
+import type { ChunkStrategy } from "../lib/ingest/chunking";
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -10,8 +11,8 @@ export function newAgent(name: string, tools: "document_search"[] = ["document_s
   return createAgent({ name: `${name} ${Math.random().toString(36).slice(2, 8)}`, tools });
 }
 
-export function ingest(agentId: number, filename: string, text: string, chunkSize = 800, chunkOverlap = 100) {
-  return ingestFile(agentId, { filename, bytes: enc(text) }, { chunkSize, chunkOverlap });
+export function ingest(agentId: number, filename: string, text: string, chunkSize = 800, chunkOverlap = 100, chunkStrategy?: ChunkStrategy) {
+  return ingestFile(agentId, { filename, bytes: enc(text) }, { chunkSize, chunkOverlap, chunkStrategy });
 }
 
 /** What Chroma holds for a document, read straight from the collection. */

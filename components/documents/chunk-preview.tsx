@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { queryKeys } from "@/lib/http/query-keys";
-import { chunkText } from "@/lib/ingest/chunking";
+import { chunkText, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/ingest/chunking";
 import { ChunkedText } from "./chunked-text";
 
 interface Preview {
@@ -22,6 +22,7 @@ export function ChunkPreview(props: {
   onIndex: (i: number) => void;
   size: number;
   overlap: number;
+  strategy: ChunkStrategy;
 }) {
   const file = props.files[Math.min(props.index, props.files.length - 1)];
   const preview = useQuery({
@@ -37,11 +38,11 @@ export function ChunkPreview(props: {
   const outcome = useMemo(() => {
     if (!preview.data) return null;
     try {
-      return { chunks: chunkText(preview.data.text, props.size, props.overlap) };
+      return { chunks: chunkText(preview.data.text, props.size, props.overlap, props.strategy) };
     } catch (err) {
       return { error: (err as Error).message };
     }
-  }, [preview.data, props.size, props.overlap]);
+  }, [preview.data, props.size, props.overlap, props.strategy]);
 
   return (
     <div className="space-y-2 border-t border-slate-200 pt-4" aria-live="polite">
@@ -58,7 +59,8 @@ export function ChunkPreview(props: {
         </label>
         {outcome?.chunks && preview.data && (
           <span data-testid="preview-summary">
-            {outcome.chunks.length} chunks from {preview.data.length.toLocaleString("en")} characters
+            {outcome.chunks.length === 1 ? "1 chunk" : `${outcome.chunks.length} chunks`} from {preview.data.length.toLocaleString("en")} characters,
+            split {STRATEGY_LABELS[props.strategy]}
             {preview.data.truncated ? " (showing the beginning)" : ""}
           </span>
         )}

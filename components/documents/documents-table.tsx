@@ -29,7 +29,7 @@ const columns = (agentId: number): Column<DocumentRow>[] => [
     cell: (d) => (d.status === "failed" ? <span className="text-red-700">failed: {d.error}</span> : d.status),
   },
   { id: "created_at", header: "Uploaded", sortValue: (d) => d.created_at, cell: (d) => new Date(d.created_at).toLocaleString("en-GB") },
-  { id: "chunking", header: "Chunk size / overlap", cell: (d) => `${d.chunk_size} / ${d.chunk_overlap}` },
+  { id: "chunking", header: "Chunking", cell: (d) => `${d.chunk_size} / ${d.chunk_overlap} ${d.chunk_strategy}` },
   {
     id: "actions",
     header: <span className="sr-only">Actions</span>,

@@ -3,8 +3,11 @@
 import { useActionState } from "react";
 import { reindexDocumentAction, type ReindexState } from "@/lib/actions/documents";
 import { SubmitButton } from "@/components/ui/submit-button";
+import type { ChunkStrategy } from "@/lib/ingest/chunking";
+import { StrategySelect } from "./strategy-select";
 
-export function ReindexForm({ agentId, documentId, size, overlap }: { agentId: number; documentId: number; size: number; overlap: number }) {
+export function ReindexForm(props: { agentId: number; documentId: number; size: number; overlap: number; strategy: ChunkStrategy }) {
+  const { agentId, documentId, size, overlap } = props;
   const [state, action] = useActionState<ReindexState, FormData>(reindexDocumentAction.bind(null, agentId, documentId), {});
   // After a failure the form shows the settings that were tried; success opens the new version.
   const values = state.values;
@@ -35,6 +38,7 @@ export function ReindexForm({ agentId, documentId, size, overlap }: { agentId: n
           className="w-28 rounded border border-slate-300 px-2 py-1 font-normal"
         />
       </label>
+      <StrategySelect name="chunk_strategy" defaultValue={(values?.chunk_strategy as ChunkStrategy | undefined) ?? props.strategy} describedBy="reindex-status" />
       <SubmitButton pendingText="Re-indexing…">Re-index with these settings</SubmitButton>
       <p id="reindex-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
         {state.message}

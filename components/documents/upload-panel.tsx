@@ -5,11 +5,12 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { startUploadAction } from "@/lib/actions/documents";
 import { apiFetch } from "@/lib/http/client-fetch";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@/lib/ingest/chunking";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type ChunkStrategy } from "@/lib/ingest/chunking";
 import { queryKeys } from "@/lib/http/query-keys";
 import type { UploadJob } from "@/lib/ingest/uploads";
 import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList } from "./file-progress";
+import { StrategySelect } from "./strategy-select";
 
 const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
 
@@ -19,6 +20,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
   const [previewIndex, setPreviewIndex] = useState(0);
   const [size, setSize] = useState(String(DEFAULT_CHUNK_SIZE));
   const [overlap, setOverlap] = useState(String(DEFAULT_CHUNK_OVERLAP));
+  const [strategy, setStrategy] = useState<ChunkStrategy>(DEFAULT_CHUNK_STRATEGY);
   const [dragging, setDragging] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -53,6 +55,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
     for (const f of files) form.append("files", f);
     form.set("chunk_size", size);
     form.set("chunk_overlap", overlap);
+    form.set("chunk_strategy", strategy);
     try {
       const res = await startUploadAction(agentId, form);
       if (res.jobId) setJobId(res.jobId);
@@ -102,6 +105,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
           Overlap (characters)
           <input type="number" min={0} value={overlap} onChange={(e) => setOverlap(e.target.value)} className="w-32 rounded border border-slate-300 px-2 py-1.5 font-normal" />
         </label>
+        <StrategySelect value={strategy} onChange={setStrategy} />
         <button
           type="button"
           onClick={upload}
@@ -116,7 +120,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
       </p>
 
       {files.length > 0 && !jobId && (
-        <ChunkPreview agentId={agentId} files={files} index={previewIndex} onIndex={setPreviewIndex} size={Number(size)} overlap={Number(overlap)} />
+        <ChunkPreview agentId={agentId} files={files} index={previewIndex} onIndex={setPreviewIndex} size={Number(size)} overlap={Number(overlap)} strategy={strategy} />
       )}
       {job.data && <FileProgressList agentId={agentId} job={job.data} />}
       {job.error && <p className="text-sm text-red-700">Progress is not available: {job.error.message}</p>}

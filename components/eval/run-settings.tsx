@@ -18,7 +18,9 @@ const withWeighting = (run: EvalRun) => {
 };
 
 export const chunkSettingsText = (run: EvalRun) =>
-  run.chunk_settings.map((s) => `${s.chunk_size}/${s.chunk_overlap}${run.chunk_settings.length > 1 ? ` (${s.documents} docs)` : ""}`).join(", ") || "—";
+  run.chunk_settings
+    .map((s) => `${s.chunk_size}/${s.chunk_overlap} ${s.chunk_strategy ?? "fixed"}${run.chunk_settings.length > 1 ? ` (${s.documents} docs)` : ""}`)
+    .join(", ") || "—";
 
 /** The settings a run ran with, so a change in the figures can be traced to a change in the setup. */
 export function RunSettings({ run }: { run: EvalRun }) {
@@ -26,7 +28,7 @@ export function RunSettings({ run }: { run: EvalRun }) {
     <p className="text-sm text-slate-600">
       {when(run.created_at)} · run at k = {run.k} · {run.embedding_model}
       {withWeighting(run)} · {run.document_count} documents, {run.chunk_count} chunks · chunk
-      size/overlap {chunkSettingsText(run)}
+      size/overlap/strategy {chunkSettingsText(run)}
     </p>
   );
 }

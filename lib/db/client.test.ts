@@ -84,13 +84,15 @@ describe("schema version 6", () => {
       `INSERT INTO documents (id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text, embedding_model, created_at, updated_at)
        VALUES (?, 3, ?, 'txt', ?, 1, ?, ?, ?, 'ready', ?, 'm', ?, ?)`,
     );
-    doc.run(4, "a.txt", "a", 300, 50, chunkText(text, 300, 50).length, text, t, t);
+    doc.run(4, "a.txt", "a", 300, 50, chunkText(text, 300, 50, "fixed").length, text, t, t);
     doc.run(6, "b.txt", "b", 800, 100, 1, "short", t, t);
 
     migrate(old);
     expect(old.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
     const rows = (id: number) => old.prepare("SELECT chunk_index AS 'index', start, end, text FROM chunks WHERE document_id = ? ORDER BY chunk_index").all(id);
-    expect(rows(4)).toEqual(chunkText(text, 300, 50));
+    expect(rows(4)).toEqual(chunkText(text, 300, 50, "fixed"));
+    // Documents indexed before there was a choice of strategy were fixed windows.
+    expect(old.prepare("SELECT DISTINCT chunk_strategy FROM documents").all()).toEqual([{ chunk_strategy: "fixed" }]);
     expect(rows(6)).toEqual([{ index: 0, start: 0, end: 5, text: "short" }]);
     // Deleting a document takes its chunks with it.
     old.pragma("foreign_keys = ON");

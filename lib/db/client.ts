@@ -182,6 +182,8 @@ export const MIGRATIONS = [
   // that stopped mid-write) is checked again after it succeeded: removed_at is when it last did.
   `ALTER TABLE vector_cleanup ADD COLUMN late_writes INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE vector_cleanup ADD COLUMN removed_at TEXT;`,
+  // How a document was chunked (lib/ingest/chunking.ts); documents indexed before there was a choice are fixed windows.
+  `ALTER TABLE documents ADD COLUMN chunk_strategy TEXT NOT NULL DEFAULT 'fixed';`,
 ];
 
 /**
@@ -195,7 +197,7 @@ export const BACKFILLS: Record<number, (db: Database.Database) => void> = {
     // One document in memory at a time (a connection cannot write while it iterates).
     for (const { id } of d.prepare("SELECT id FROM documents").all() as { id: number }[]) {
       const doc = read.get(id) as { text: string; chunk_size: number; chunk_overlap: number };
-      for (const c of chunkText(doc.text, doc.chunk_size, doc.chunk_overlap)) insert.run(id, c.index, c.start, c.end, c.text);
+      for (const c of chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, "fixed")) insert.run(id, c.index, c.start, c.end, c.text);
     }
   },
 };

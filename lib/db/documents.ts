@@ -3,7 +3,7 @@ import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
-import type { Chunk } from "../ingest/chunking";
+import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../ingest/chunking";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
 
@@ -16,6 +16,7 @@ export interface DocumentRow {
   bytes: number;
   chunk_size: number;
   chunk_overlap: number;
+  chunk_strategy: ChunkStrategy;
   chunk_count: number;
   status: DocumentStatus;
   error: string | null;
@@ -26,7 +27,7 @@ export interface DocumentRow {
 
 export type DocumentWithText = DocumentRow & { text: string };
 
-const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count,
+const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
   status, error, embedding_model, created_at, updated_at`;
 
 export function listDocuments(agentId: number): DocumentRow[] {
@@ -62,19 +63,21 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
  * what searches allow for while it is indexing.
  */
 export const insertDocument = (
-  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model">,
+  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"> & {
+    chunk_strategy?: ChunkStrategy;
+  },
   chunks: Chunk[],
 ): number =>
   db().transaction(() => {
     const t = now();
     const { lastInsertRowid } = db()
       .prepare(
-        `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text,
-           embedding_model, created_at, updated_at)
-         VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_count, 'indexing', @text,
-           @embedding_model, @t, @t)`,
+        `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
+           text, embedding_model, created_at, updated_at)
+         VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
+           @text, @embedding_model, @t, @t)`,
       )
-      .run({ ...d, chunk_count: chunks.length, t });
+      .run({ chunk_strategy: DEFAULT_CHUNK_STRATEGY, ...d, chunk_count: chunks.length, t });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
     return id;
@@ -187,9 +190,9 @@ export function documentStates(): Pick<DocumentRow, "id" | "agent_id" | "filenam
 }
 
 /** What the chunks of an agent's ready documents of one model were made from (corpus statistics). */
-export function readyDocumentKeys(agentId: number, model: string): Pick<DocumentRow, "id" | "sha256" | "chunk_size" | "chunk_overlap">[] {
+export function readyDocumentKeys(agentId: number, model: string): Pick<DocumentRow, "id" | "sha256" | "chunk_size" | "chunk_overlap" | "chunk_strategy">[] {
   return db()
-    .prepare("SELECT id, sha256, chunk_size, chunk_overlap FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
+    .prepare("SELECT id, sha256, chunk_size, chunk_overlap, chunk_strategy FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
     .all(agentId, model) as never;
 }
 

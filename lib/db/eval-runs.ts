@@ -2,12 +2,15 @@ import "server-only";
 import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import type { Summary } from "../evaluation/metrics";
+import type { ChunkStrategy } from "../ingest/chunking";
 
 export type RunStatus = "running" | "done" | "failed";
 
 export interface ChunkSetting {
   chunk_size: number;
   chunk_overlap: number;
+  /** Absent in runs recorded before there was a choice: those documents were fixed windows. */
+  chunk_strategy?: ChunkStrategy;
   documents: number;
 }
 

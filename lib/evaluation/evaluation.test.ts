@@ -129,7 +129,7 @@ describe("a large agent", () => {
     const big = newAgent("eval big");
     // 1,100 chunks: 32 queries at a time would ask Chroma for 35,200 results in one call, past its limit.
     const words = Array.from({ length: 1100 }, (_, i) => `topic${i} alpha${i % 37} beta${i % 53} gamma${i % 71} `.padEnd(100, "x "));
-    const doc = await ingest(big.id, "big.txt", words.join(""), 100, 0);
+    const doc = await ingest(big.id, "big.txt", words.join(""), 100, 0, "fixed");
     expect(doc.chunk_count).toBe(1100);
     const rows = Array.from({ length: 40 }, (_, i) => ({ query: `topic${i * 7} alpha${(i * 7) % 37}`, expected: "big.txt" }));
     expect((await call(pairsApi.POST, { json: rows, params: { id: String(big.id) } })).body.accepted).toBe(40);

@@ -18,8 +18,8 @@ const EVAL_WINDOW = 20;
 function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
   const groups = new Map<string, ChunkSetting>();
   for (const d of docs) {
-    const key = `${d.chunk_size}/${d.chunk_overlap}`;
-    const g = groups.get(key) ?? { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, documents: 0 };
+    const key = `${d.chunk_size}/${d.chunk_overlap}/${d.chunk_strategy}`;
+    const g = groups.get(key) ?? { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy, documents: 0 };
     g.documents++;
     groups.set(key, g);
   }

@@ -1,6 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { htmlToText } from "./html.mjs";
 import { extractText } from "./index";
+import { LimitExceeded } from "./limit-exceeded.mjs";
 import { rejection, utf8 } from "./test-fixtures";
 
 const PAGE = `<!DOCTYPE html>
@@ -22,12 +25,12 @@ describe("htmlToText", () => {
   it("keeps visible text only, one block per line", () => {
     expect(htmlToText(PAGE)).toBe(
       [
-        "Refund policy",
+        "# Refund policy",
         "",
         'Returns & refunds within 14 days — "no" questions <asked>.',
         "",
-        "Item one",
-        "Item two",
+        "- Item one",
+        "- Item two",
         "",
         "Line a",
         "Line b",
@@ -43,7 +46,7 @@ describe("htmlToText", () => {
   });
 
   it("keeps at most one blank line between blocks", () => {
-    const text = htmlToText("<section><article><p>A</p></article></section><div></div><div></div><p>B</p>");
+    const text = htmlToText("<section><blockquote><p>A</p></blockquote></section><div></div><div></div><p>B</p>");
     expect(text).toBe("A\n\nB");
   });
 
@@ -68,6 +71,176 @@ describe("htmlToText", () => {
 
   it("handles fragments without html/body", () => {
     expect(htmlToText("Just <i>some</i> text")).toBe("Just some text");
+  });
+});
+
+const HELP_PAGE = fs.readFileSync(path.join(import.meta.dirname, "fixtures/help-centre-page.html"), "utf8");
+
+describe("htmlToText: article, not page chrome", () => {
+  const text = htmlToText(HELP_PAGE);
+  const lines = text.split("\n");
+
+  it("keeps the article's headings, paragraphs, lists and table", () => {
+    for (const kept of [
+      "# How do I get a refund?",
+      "## Who can get a refund",
+      "## How to request a refund",
+      "## Refund times",
+      "### Still waiting?",
+      "You can ask for a refund on most orders within 30 days of delivery.",
+      "Refunds are available for unused items returned in their original packaging.",
+      "- Physical products bought from the ACME online shop",
+      "- Annual subscriptions cancelled within 14 days",
+      "1. Sign in to your account and open Orders.",
+      "2. Choose the order and select Request refund.",
+      "3. Print the returns label and post the parcel.",
+      "Payment method Refund time",
+      "Card 3-5 working days",
+      "Bank transfer Up to 10 working days",
+    ]) {
+      expect(text).toContain(kept);
+    }
+  });
+
+  it("drops navigation, breadcrumb, search, cookie banner, feedback form, related links and footer", () => {
+    for (const chrome of [
+      "Skip to main content",
+      "ACME Support",
+      "Home",
+      "Help centre",
+      "Contact",
+      "Open menu",
+      "Support home",
+      "Orders and payments",
+      "Search",
+      "We use cookies",
+      "Accept all cookies",
+      "Manage preferences",
+      "Was this article helpful?",
+      "Yes",
+      "found this helpful",
+      "Related articles",
+      "Cancelling a subscription",
+      "Tracking your parcel",
+      "Copyright 2026 ACME Ltd",
+      "Privacy notice",
+      "Terms of use",
+      "gtag",
+      "line-height",
+    ]) {
+      expect(text).not.toContain(chrome);
+    }
+  });
+
+  it("puts each heading and list item on its own line, headings between blank lines", () => {
+    const heading = lines.indexOf("## How to request a refund");
+    expect(lines[heading - 1]).toBe("");
+    expect(lines[heading + 1]).toBe("");
+    expect(lines.slice(heading + 2, heading + 5)).toEqual([
+      "1. Sign in to your account and open Orders.",
+      "2. Choose the order and select Request refund.",
+      "3. Print the returns label and post the parcel.",
+    ]);
+    expect(lines.filter((line) => /^#{1,6} /.test(line))).toHaveLength(5);
+    expect(lines.filter((line) => line.startsWith("- "))).toHaveLength(3);
+    expect(lines[0]).toBe("# How do I get a refund?");
+  });
+});
+
+describe("htmlToText: choosing the content", () => {
+  it("keeps body text minus chrome when there is no main or article", () => {
+    const page = `<body><header><h1>ACME</h1><nav><a href="/">Home</a></nav></header>
+      <div class="cookie-banner"><p>We use cookies</p><button>OK</button></div>
+      <h1>Reset your password</h1><p>Open Settings.</p><aside>Related</aside>
+      <footer>Copyright 2026 ACME Ltd</footer></body>`;
+    expect(htmlToText(page)).toBe("# Reset your password\n\nOpen Settings.");
+  });
+
+  it("keeps every article, in document order, but not article cards inside chrome", () => {
+    const page = `<nav>Menu</nav><article><h2>First</h2><p>One</p></article><p>Between</p>
+      <article><h2>Second</h2><p>Two</p></article><aside><article>Related card</article></aside>`;
+    expect(htmlToText(page)).toBe("## First\n\nOne\n\n## Second\n\nTwo");
+  });
+
+  it("prefers main over articles and body", () => {
+    expect(htmlToText("<p>Outside</p><article>Card</article><div role=main><p>Inside</p></div>")).toBe("Inside");
+    expect(htmlToText("<p>Outside</p><main><article><p>A</p></article><p>B</p></main>")).toBe("A\n\nB");
+  });
+
+  it("falls back to the body when main yields no text", () => {
+    const page = `<header>Site</header><main> <div></div> </main><p>Body text</p><footer>Copyright</footer>`;
+    expect(htmlToText(page)).toBe("Body text");
+    expect(htmlToText(`<main><form><button>Go</button></form></main><h2>Title</h2><p>Text</p>`)).toBe("## Title\n\nText");
+  });
+
+  it("keeps every word of a page that is all chrome rather than extract nothing", () => {
+    expect(htmlToText("<nav><a href='/'>Only links</a></nav><script>x()</script>")).toBe("Only links");
+  });
+
+  it("finds a main inside a form that wraps the whole page", () => {
+    expect(htmlToText("<form><nav>Menu</nav><main><p>Article</p></main><button>Save</button></form>")).toBe("Article");
+  });
+
+  it("keeps a header or footer inside the article only when it holds a heading", () => {
+    const page = `<header><h1>Site name</h1></header><article><header><h1>Title</h1><p>By Ann</p></header>
+      <header><a href="#">Share</a></header><p>Text</p><footer><p>Tags: billing</p></footer></article>`;
+    expect(htmlToText(page)).toBe("# Title\n\nBy Ann\n\nText");
+  });
+});
+
+describe("htmlToText: dropped elements", () => {
+  it("keeps content classes and drops chrome classes, ids and roles", () => {
+    const page = `<main>
+      <div class="article-body content"><p>Body</p></div>
+      <div class="cookie-policy"><p>Policy</p></div>
+      <div class="layout has-sidebar"><p>Layout</p></div>
+      <div class="cookie-banner">c1</div><div id="cookieConsent">c2</div><div class="gdpr">c3</div>
+      <div class="js-cookie-banner">c4</div><ol class="breadcrumbs"><li>c5</li></ol>
+      <div class="site-footer">c6</div><div id="sidebar">c7</div><a class="skip-link" href="#">c8</a>
+      <div role="navigation">r1</div><div role="dialog">r2</div><div role="search">r3</div>
+      <div role="complementary">r4</div><div role="contentinfo">r5</div><div role="alertdialog">r6</div>
+      <select><option>s1</option></select><textarea>s2</textarea><iframe>s3</iframe><dialog>s4</dialog>
+    </main>`;
+    expect(htmlToText(page)).toBe("Body\n\nPolicy\n\nLayout");
+  });
+
+  it("never drops body, main or article for a state class", () => {
+    expect(htmlToText(`<body class="has-cookie-banner sidebar"><main class="banner"><p>Text</p></main></body>`)).toBe("Text");
+  });
+
+  it("drops hidden and aria-hidden content but keeps hidden=until-found", () => {
+    const page = `<main><p>Shown</p><p hidden>Secret</p><div aria-hidden="true">Icon</div>
+      <div aria-hidden="false">Visible</div><div hidden="until-found">Answer</div></main>`;
+    expect(htmlToText(page)).toBe("Shown\n\nVisible\nAnswer");
+  });
+});
+
+describe("htmlToText: markers", () => {
+  it("numbers each ordered list on its own and honours start", () => {
+    // A nested list is a paragraph-level block, hence the blank lines around it.
+    const page = `<ol><li>a</li><li>b<ul><li>x</li></ul></li><li>c</li></ol><ol start="4"><li>d</li></ol>`;
+    expect(htmlToText(page)).toBe("1. a\n2. b\n\n- x\n\n3. c\n\n4. d");
+  });
+
+  it("writes no bare marker for an empty heading or item", () => {
+    expect(htmlToText("<h2> </h2><p>Text</p><ul><li></li><li><p>Item</p></li></ul>")).toBe("Text\n\n- Item");
+  });
+
+  it("marks every heading level", () => {
+    expect(htmlToText("<h1>A</h1><h3>B</h3><h6>C</h6>")).toBe("# A\n\n### B\n\n###### C");
+  });
+});
+
+describe("htmlToText: limit", () => {
+  it("counts only the kept text against maxChars", () => {
+    const page = `<nav>${"<a href='#'>link</a>".repeat(500)}</nav><main><p>${"word ".repeat(20)}</p></main>`;
+    expect(htmlToText(page, 200)).toBe("word ".repeat(20).trim());
+    expect(() => htmlToText(page, 50)).toThrow(LimitExceeded);
+  });
+
+  it("handles a deeply nested main without overflowing the stack", () => {
+    const depth = 20_000;
+    expect(htmlToText(`<nav>Menu</nav><main>${"<div>".repeat(depth)}deep${"</div>".repeat(depth)}</main>`)).toBe("deep");
   });
 });
 

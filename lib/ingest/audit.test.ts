@@ -124,9 +124,9 @@ describe("an index that cannot return some chunks", () => {
   /** A ready document of this model, written the way an ingest writes it, with seeded random vectors. */
   async function readyDocument(collection: Collection, agentId: number, filename: string, rand: () => number) {
     const text = `${filename} `.repeat(Math.ceil((CHUNKS * 40) / (filename.length + 1))).slice(0, CHUNKS * 40);
-    const chunks = chunkText(text, 40, 0);
+    const chunks = chunkText(text, 40, 0, "fixed");
     const id = insertDocument(
-      { agent_id: agentId, filename, type: "txt", sha256: `sparse-${filename}`, bytes: text.length, chunk_size: 40, chunk_overlap: 0, text, embedding_model: MODEL },
+      { agent_id: agentId, filename, type: "txt", sha256: `sparse-${filename}`, bytes: text.length, chunk_size: 40, chunk_overlap: 0, chunk_strategy: "fixed", text, embedding_model: MODEL },
       chunks,
     );
     await addChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));

@@ -242,7 +242,7 @@ export async function repairIndex(options: AuditOptions = {}): Promise<RepairRep
   for (const d of broken.values()) {
     const row = findDocument(d.agent_id, d.document_id);
     if (row?.status !== "ready") continue;
-    const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap });
+    const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap, chunkStrategy: row.chunk_strategy });
     reindexed.push({ document_id: d.document_id, new_document_id: result.document_id, outcome: result.outcome, message: result.message });
   }
   // Re-indexed documents have new vectors already; removed or replaced ones need none.

@@ -29,7 +29,11 @@ describe("ingest and search against a real Chroma and SQLite", () => {
     const rows = documentChunks(doc.id);
     expect(rows).toHaveLength(res.chunk_count);
     for (const r of rows) expect(r.text).toBe(doc.text.slice(r.start, r.end));
-    expect(rows[0]).toMatchObject({ chunk_index: 0, start: 0, end: 300 });
+    // Cut at a boundary by default: the first chunk ends at a word, within the size.
+    expect(doc.chunk_strategy).toBe("boundary");
+    expect(rows[0]).toMatchObject({ chunk_index: 0, start: 0 });
+    expect(rows[0].end).toBeLessThanOrEqual(300);
+    expect(doc.text[rows[0].end]).toMatch(/\s/);
 
     const results = await searchAgentDocuments(agent.id, "support SLA response time", 3);
     expect(results).toHaveLength(3);

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { getAgent } from "../db/agents";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { chunkText } from "./chunking";
+import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
 import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
@@ -39,7 +39,7 @@ export interface IngestResult {
 export async function ingestFile(
   agentId: number,
   file: { filename: string; bytes: Uint8Array },
-  settings: { chunkSize: number; chunkOverlap: number },
+  settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
   getAgent(agentId);
@@ -86,7 +86,7 @@ export async function ingestFile(
 export async function rechunkDocument(
   agentId: number,
   documentId: number,
-  settings: { chunkSize: number; chunkOverlap: number },
+  settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
   const doc = getDocument(agentId, documentId);
@@ -117,13 +117,14 @@ function failure(err: unknown): { code: string; message: string; keepRow: boolea
 async function indexDocument(
   agentId: number,
   source: { filename: string; type: string; sha256: string; bytes: number; text: string },
-  settings: { chunkSize: number; chunkOverlap: number },
+  settings: ChunkSettings,
   onProgress: IngestProgress,
 ): Promise<IngestResult> {
   const { filename } = source;
   const base = { filename, document_id: null, chunk_count: 0 };
   onProgress({ stage: "chunk", done: 0, total: 1 });
-  const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap);
+  const strategy = settings.chunkStrategy ?? DEFAULT_CHUNK_STRATEGY;
+  const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
   const model = embedder();
   const documentId = insertDocument(
     {
@@ -134,6 +135,7 @@ async function indexDocument(
       bytes: source.bytes,
       chunk_size: settings.chunkSize,
       chunk_overlap: settings.chunkOverlap,
+      chunk_strategy: strategy,
       text: source.text,
       embedding_model: model.model,
     },

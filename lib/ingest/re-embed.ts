@@ -111,7 +111,7 @@ async function reembedDocument(
   const model = embedder();
   const row = findDocument(doc.agent_id, doc.id);
   if (!row) return null;
-  const chunks = chunkText(row.text, row.chunk_size, row.chunk_overlap);
+  const chunks = chunkText(row.text, row.chunk_size, row.chunk_overlap, row.chunk_strategy);
   // Leftovers of an interrupted run would otherwise make `add` skip or duplicate ids.
   await deleteDocumentVectors(target, doc.agent_id, doc.id);
   try {

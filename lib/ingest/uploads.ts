@@ -6,6 +6,7 @@ import { SIZE_LIMIT_CODES } from "../extract";
 import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
 import { sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
+import type { ChunkSettings } from "./chunking";
 
 export interface UploadFile {
   filename: string;
@@ -13,19 +14,21 @@ export interface UploadFile {
 }
 
 /** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */
-export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[]; chunkSize: number; chunkOverlap: number }> {
+export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[] } & Required<ChunkSettings>> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
   checkFileCount(form);
   const settings = chunkSettingsSchema.safeParse({
     chunk_size: form.get("chunk_size") || undefined,
     chunk_overlap: form.get("chunk_overlap") || undefined,
+    chunk_strategy: form.get("chunk_strategy") || undefined,
   });
   if (!settings.success) throw invalid(settings.error.issues.map((i) => i.message).join(" "));
   return {
     files: await Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) }))),
     chunkSize: settings.data.chunk_size,
     chunkOverlap: settings.data.chunk_overlap,
+    chunkStrategy: settings.data.chunk_strategy,
   };
 }
 
@@ -39,7 +42,7 @@ export const FILES_IN_PARALLEL = 32;
 export async function ingestFiles(
   agentId: number,
   files: UploadFile[],
-  settings: { chunkSize: number; chunkOverlap: number },
+  settings: ChunkSettings,
   watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = new Array(files.length);
@@ -109,7 +112,7 @@ function prune() {
 export function startUploadJob(
   agentId: number,
   files: UploadFile[],
-  settings: { chunkSize: number; chunkOverlap: number },
+  settings: ChunkSettings,
 ): UploadJob {
   prune();
   const job: UploadJob = {

@@ -1,5 +1,5 @@
 import "server-only";
-import { chunkText } from "../ingest/chunking";
+import { chunkText, type ChunkStrategy } from "../ingest/chunking";
 import { agentsByLatestChange, readyDocumentKeys, readySignature } from "../db/documents";
 import { documentChunks } from "../db/chunks";
 import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";
@@ -39,6 +39,7 @@ interface DocKey {
   sha256: string;
   chunk_size: number;
   chunk_overlap: number;
+  chunk_strategy: ChunkStrategy;
 }
 
 /** Agents whose counts stay in memory (least recently searched dropped first). */
@@ -51,7 +52,7 @@ const holder = globalThis as unknown as {
 const cache = (holder.__kbCorpusStats ??= new Map());
 const locks = (holder.__kbCorpusStatsLock ??= new Map());
 
-const docKey = (d: DocKey) => `${d.sha256}:${d.chunk_size}:${d.chunk_overlap}`;
+const docKey = (d: DocKey) => `${d.sha256}:${d.chunk_size}:${d.chunk_overlap}:${d.chunk_strategy}`;
 
 /** Runs `fn` after every earlier call for the same agent has finished. */
 async function serialized<T>(agentId: number, fn: () => Promise<T>): Promise<T> {
@@ -174,7 +175,7 @@ export async function forgetDocument(
       return;
     }
     // Its rows may be gone already (a retired version): its chunks are made again from its text.
-    const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap);
+    const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy);
     try {
       await e.countFeatures(chunks.map((c) => c.text), entry.df, -1);
       entry.chunks -= chunks.length;

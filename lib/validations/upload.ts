@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../ingest/chunking";
+import { CHUNK_STRATEGIES, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY } from "../ingest/chunking";
 
 const whole = (name: string, min: number) =>
   z.coerce
@@ -12,6 +12,9 @@ export const chunkSettingsSchema = z
   .object({
     chunk_size: whole("chunk_size", 1).default(DEFAULT_CHUNK_SIZE),
     chunk_overlap: whole("chunk_overlap", 0).default(DEFAULT_CHUNK_OVERLAP),
+    chunk_strategy: z
+      .enum(CHUNK_STRATEGIES, { error: `chunk_strategy must be one of: ${CHUNK_STRATEGIES.join(", ")}.` })
+      .default(DEFAULT_CHUNK_STRATEGY),
   })
   .refine((s) => s.chunk_overlap < s.chunk_size, {
     message: "chunk_overlap must be smaller than chunk_size.",
