@@ -39,8 +39,9 @@ async function main() {
   // Imported only now: lib/ reads the environment on first use.
   const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local/embedder");
   const { WordVectors } = await import("../lib/embeddings/local/word-vectors");
-  const { indexArticles, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
+  const { indexArticles, midWordChunks, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
   const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("./bench/throughput");
+  const { CHUNK_STRATEGIES, DEFAULT_CHUNK_STRATEGY } = await import("../lib/ingest/chunking");
   type Spec = typeof LOCAL_SPEC;
 
   const version = spawnSync("dpkg-query", ["-W", "-f=${Version}", "debian-faq"], { encoding: "utf8" }).stdout || "?";
@@ -61,7 +62,9 @@ async function main() {
     `(process peak RSS ${info.conversion!.peakRssMB} MB, was ${mb(rssBefore)} before); cache ${mb(info.bytes)}, ` +
     `loaded by later starts in ${reloadMs.toFixed(0)} ms (${info.vectors.count} words).\n`);
 
-  const variants: { label: string; spec: Spec; unweighted?: boolean }[] = [
+  // `--only chunking`: the chunking table alone (a few minutes less).
+  const onlyChunking = process.argv.includes("--only") && process.argv.includes("chunking");
+  const variants: { label: string; spec: Spec; unweighted?: boolean }[] = onlyChunking ? [{ label: "local default", spec: LOCAL_SPEC }] : [
     { label: "local default", spec: LOCAL_SPEC },
     { label: "default, queries not weighted by the agent", spec: LOCAL_SPEC, unweighted: true },
     { label: "v1: lexical only, 768 (old default)", spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } },
@@ -76,6 +79,29 @@ async function main() {
     { label: "default recipe, 8 probes per feature", spec: { ...LOCAL_SPEC, probes: 8 } },
     ...[1, 2, 3].map((seed) => ({ label: `default, hash seed ${seed}`, spec: { ...LOCAL_SPEC, seed } })),
   ];
+
+  // Chunking: both strategies at the same sizes and overlaps, same questions, the default embedder.
+  console.log(`Chunking strategies (${main.model}, ${articles.length} questions; chunk size / overlap / strategy):`);
+  const chunkHeader = `${"size".padStart(5)} ${"overlap".padStart(7)} ${"strategy".padEnd(9)} ${"chunks".padStart(6)} ${"mid-word".padStart(8)}   R@1   R@3   R@5  R@10   MRR | tune R@3 | check R@3`;
+  console.log(chunkHeader);
+  console.log("-".repeat(chunkHeader.length));
+  let setNo = 0;
+  for (const size of [400, 800, 1200]) {
+    for (const overlap of [0, 100]) {
+      for (const strategy of CHUNK_STRATEGIES) {
+        const set = await indexArticles(`chunking ${setNo++}`, articles, main, { chunkSize: size, chunkOverlap: overlap, chunkStrategy: strategy });
+        const q = splitQuality(await rankQuestions(set, articles, main), articles, tuneSet);
+        const damaged = midWordChunks(set);
+        console.log(
+          `${String(size).padStart(5)} ${String(overlap).padStart(7)} ${(strategy + (strategy === DEFAULT_CHUNK_STRATEGY && size === 800 && overlap === 100 ? "*" : "")).padEnd(9)} ` +
+            `${String(set.chunkCount).padStart(6)} ${String(damaged).padStart(8)} ${pct(q.all.recall[1])} ${pct(q.all.recall[3])} ${pct(q.all.recall[5])} ${pct(q.all.recall[10])} ${pct(q.all.mrr)} |` +
+            `    ${pct(q.tune.recall[3])} |     ${pct(q.check.recall[3])}`,
+        );
+      }
+    }
+  }
+  console.log("* the default. mid-word: chunks that start or end inside a word.\n");
+  if (onlyChunking) return;
 
   const line = (label: string, dim: string, q: ReturnType<typeof splitQuality>, micros: string) =>
     console.log(

@@ -1,6 +1,6 @@
 import "server-only";
 import { createAgent } from "../../lib/db/agents";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText } from "../../lib/ingest/chunking";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSettings } from "../../lib/ingest/chunking";
 import { getDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
 import { ingestFile } from "../../lib/ingest/pipeline";
@@ -10,7 +10,7 @@ import type { FaqArticle } from "./debian-faq";
 import { quality, rankOf, type Quality } from "./metrics";
 
 /**
- * Runs a labeled set through the product's own code: ingest (extraction, default chunking,
+ * Runs a labeled set through the product's own code: ingest (extraction, chunking (default or given),
  * embedding, Chroma) and the one search function, ranking all of an agent's chunks per question.
  */
 
@@ -29,14 +29,18 @@ export interface IndexedSet {
   ingestMs: number;
 }
 
-export async function indexArticles(name: string, articles: FaqArticle[], e: Embedder): Promise<IndexedSet> {
+export async function indexArticles(
+  name: string,
+  articles: FaqArticle[],
+  e: Embedder,
+  settings: ChunkSettings = { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP },
+): Promise<IndexedSet> {
   useEmbedder(e);
   const agent = createAgent({ name, tools: ["document_search"] });
   const documentIds: number[] = [];
   let chunkCount = 0;
   const started = performance.now();
   for (const a of articles) {
-    const settings = { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP };
     const r = await ingestFile(agent.id, { filename: a.filename, bytes: new TextEncoder().encode(a.html) }, settings);
     if (r.status !== "ready" || r.document_id === null) throw new Error(`${a.filename} was not indexed: ${r.message}`);
     documentIds.push(r.document_id);
@@ -56,8 +60,21 @@ export async function rankQuestions(set: IndexedSet, articles: FaqArticle[], e: 
 export function storedChunks(set: IndexedSet): { documentId: number; text: string }[] {
   return set.documentIds.flatMap((id) => {
     const doc = getDocument(set.agentId, id);
-    return chunkText(doc.text, doc.chunk_size, doc.chunk_overlap).map((c) => ({ documentId: id, text: c.text }));
+    return chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy).map((c) => ({ documentId: id, text: c.text }));
   });
+}
+
+/** How many stored chunks start or end inside a word: what a reader sees as damaged text. */
+export function midWordChunks(set: IndexedSet): number {
+  const inside = (t: string, i: number) => i > 0 && i < t.length && /\S/.test(t[i - 1]) && /\S/.test(t[i]);
+  let n = 0;
+  for (const id of set.documentIds) {
+    const doc = getDocument(set.agentId, id);
+    for (const c of chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy)) {
+      if (inside(doc.text, c.start) || inside(doc.text, c.end)) n++;
+    }
+  }
+  return n;
 }
 
 export function rankWithBm25(

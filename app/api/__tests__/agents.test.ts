@@ -80,11 +80,33 @@ describe("documents API", () => {
     const settings = await call(documents.POST, { body: filesForm([["a.txt", "text"]], { chunk_size: "100", chunk_overlap: "100" }), params: { id } });
     expect(settings.status).toBe(422);
     expect(settings.body.error.message).toMatch(/smaller than chunk_size/);
+    const strategy = await call(documents.POST, { body: filesForm([["a.txt", "text"]], { chunk_strategy: "sentences" }), params: { id } });
+    expect(strategy.status).toBe(422);
+    expect(strategy.body.error.message).toMatch(/chunk_strategy must be one of: boundary, fixed/);
     const none = await call(documents.POST, { body: filesForm([]), params: { id } });
     expect(none.status).toBe(422);
 
     const list = await call(documents.GET, { method: "GET", params: { id } });
     expect(list.body.documents).toEqual([]);
+  });
+
+  it("records the chunking strategy of each upload, boundary unless fixed is asked for", async () => {
+    const { body: a } = await create("Strategy agent");
+    const id = String(a.id);
+    const text = "Refunds reach the card in five days. Gift cards cannot be refunded at all, ever.";
+    const byDefault = await call(documents.POST, { body: filesForm([["a.txt", text]], { chunk_size: "40", chunk_overlap: "0" }), params: { id } });
+    const fixed = await call(documents.POST, {
+      body: filesForm([["b.txt", `${text} Again.`]], { chunk_size: "40", chunk_overlap: "0", chunk_strategy: "fixed" }),
+      params: { id },
+    });
+    expect([byDefault.status, fixed.status]).toEqual([201, 201]);
+    const list = (await call(documents.GET, { method: "GET", params: { id } })).body.documents as { filename: string; chunk_strategy: string }[];
+    expect(Object.fromEntries(list.map((d) => [d.filename, d.chunk_strategy]))).toEqual({ "a.txt": "boundary", "b.txt": "fixed" });
+    const docId = (n: number) => String((n === 0 ? byDefault : fixed).body.documents[0].document_id);
+    const chunks = async (n: number) =>
+      ((await call(document.GET, { method: "GET", params: { id, docId: docId(n) } })).body.chunks as { text: string }[]).map((c) => c.text);
+    expect(await chunks(0)).toEqual(["Refunds reach the card in five days.", "Gift cards cannot be refunded at all,", "ever."]);
+    expect((await chunks(1))[0]).toBe("Refunds reach the card in five days. Gif");
   });
 
   it("answers 404 for a document of another agent", async () => {
