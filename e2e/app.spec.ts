@@ -1,3 +1,4 @@
+import { chunkText } from "../lib/ingest/chunking";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
@@ -13,10 +14,17 @@ test("uploads several files with a chunk preview, live progress and a result per
     { name: "photo.txt", mimeType: "text/plain", buffer: PNG },
   ]);
   const summary = page.getByTestId("preview-summary");
-  await expect(summary).toHaveText(/^2 chunks from \d+ characters/);
+  const shipping = ARTICLES["shipping.md"] + LONG;
+  await expect(summary).toHaveText(new RegExp(`^${chunkText(shipping, 800, 100).length} chunks from \\d+ characters, split at boundaries`));
   await page.getByLabel("Chunk size (characters)").fill("200");
   await page.getByLabel("Overlap (characters)").fill("50");
-  const smaller = Number((await summary.textContent())!.split(" ")[0]);
+  // Fixed windows cut words; the preview follows the choice, and the upload uses it.
+  await page.getByLabel("Split").selectOption("fixed");
+  await expect(summary).toContainText(`${chunkText(shipping, 200, 50, "fixed").length} chunks from`);
+  await expect(summary).toContainText("split fixed windows");
+  await page.getByLabel("Split").selectOption("boundary");
+  const smaller = chunkText(shipping, 200, 50).length;
+  await expect(summary).toContainText(`${smaller} chunks from`);
   expect(smaller).toBeGreaterThan(4);
   await page.getByLabel("Overlap (characters)").fill("200");
   await expect(page.getByText(/smaller than the chunk size/)).toBeVisible();
@@ -37,7 +45,7 @@ test("uploads several files with a chunk preview, live progress and a result per
   await expect(table.getByRole("link", { name: "shipping.md" })).toBeVisible();
   await expect(table.getByRole("link", { name: "returns.txt" })).toBeVisible();
   await expect(table.getByRole("link", { name: "photo.txt" })).toHaveCount(0);
-  await expect(table.getByRole("row", { name: /shipping\.md/ })).toContainText("200 / 50");
+  await expect(table.getByRole("row", { name: /shipping\.md/ })).toContainText("200 / 50 boundary");
   await page.getByLabel("Filter by name").fill("ret");
   await expect(table.getByRole("link", { name: "shipping.md" })).toHaveCount(0);
   await page.screenshot({ path: "e2e/screenshots/documents.png", fullPage: true });
@@ -49,8 +57,16 @@ test("opens a document with its chunk boundaries and jumps from a chunk to the i
   await page.getByRole("link", { name: "warehouse.txt" }).click();
   await expect(page.getByRole("heading", { name: "warehouse.txt" })).toBeVisible();
   await expect(page.getByText(`${doc.chunk_count} chunks drawn on the extracted text`)).toBeVisible();
-  await expect(page.getByText("Chunk 0 · characters 0–300")).toBeVisible();
-  await expect(page.getByText("Chunk 1 · characters 240–540")).toBeVisible();
+  // Chunks end at a line or sentence and start at a word: none is cut mid-word.
+  const chunks = chunkText(LONG, 300, 60);
+  expect(chunks).toHaveLength(doc.chunk_count);
+  await expect(page.getByText(`Chunk 0 · characters 0–${chunks[0].end}`)).toBeVisible();
+  await expect(page.getByText(`Chunk 1 · characters ${chunks[1].start}–${chunks[1].end}`)).toBeVisible();
+  for (const c of chunks) {
+    expect(LONG[c.start - 1] ?? " ").toMatch(/\s/);
+    expect(LONG[c.end] ?? " ").toMatch(/\s/);
+  }
+  await expect(page.getByText(/split at boundaries/)).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/document.png", fullPage: true });
 
   await page.getByRole("link", { name: "Inspect chunk 1" }).click();
@@ -70,7 +86,8 @@ test("re-indexes a document with other chunk settings", async ({ page, agent }) 
   await page.getByLabel("Chunk size").fill("250");
   await page.getByLabel("Overlap").fill("25");
   await expect(page.getByLabel("Chunk size")).toHaveValue("250");
+  await page.getByLabel("Split").selectOption("fixed");
   await page.getByRole("button", { name: "Re-index with these settings" }).click();
   await expect(page.getByText("Chunk 1 · characters 225–475")).toBeVisible();
-  await expect(page.getByText(/chunks of 250 with 25 overlap/)).toBeVisible();
+  await expect(page.getByText(/chunks of 250 with 25 overlap, split fixed windows/)).toBeVisible();
 });
