@@ -9,6 +9,11 @@ export async function register() {
   } catch (err) {
     console.error("[kb-inspector] could not recover interrupted ingests:", err instanceof Error ? err.message : err);
   }
+  // A sweep cut off by the stop is failed now; its temporary collections go once Chroma answers.
+  const { recoverSweeps } = await import("./lib/evaluation/sweep");
+  void recoverSweeps()
+    .then((n) => n > 0 && console.log(`[kb-inspector] ${n} sweep(s) cut off by the stop marked failed`))
+    .catch((err) => console.error("[kb-inspector] temporary sweep collections not removed yet:", err instanceof Error ? err.message : err));
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
   const { warmCorpusStats } = await import("./lib/retrieval/corpus-stats");

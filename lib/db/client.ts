@@ -184,6 +184,23 @@ export const MIGRATIONS = [
    ALTER TABLE vector_cleanup ADD COLUMN removed_at TEXT;`,
   // How a document was chunked (lib/ingest/chunking.ts); documents indexed before there was a choice are fixed windows.
   `ALTER TABLE documents ADD COLUMN chunk_strategy TEXT NOT NULL DEFAULT 'fixed';`,
+  // Chunk-settings sweeps (lib/evaluation/sweep.ts): rows and apply progress as JSON, rewritten as they move.
+  `CREATE TABLE sweeps (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     k INTEGER NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+     error TEXT,
+     n_pairs INTEGER NOT NULL,
+     n_documents INTEGER NOT NULL,
+     progress_done INTEGER NOT NULL DEFAULT 0,
+     progress_total INTEGER NOT NULL,
+     rows TEXT NOT NULL,
+     apply TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX sweeps_agent ON sweeps(agent_id, id);`,
 ];
 
 /**

@@ -1,0 +1,249 @@
+import "server-only";
+import type { Collection } from "chromadb";
+import { env } from "../env.mjs";
+import { getAgent } from "../db/agents";
+import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
+import { listPairs, type Pair } from "../db/pairs";
+import { failRunningSweeps, getSweep, insertSweep, latestSweep, updateSweep } from "../db/sweeps";
+import { embedder } from "../embeddings/configured";
+import type { Embedder } from "../embeddings";
+import { conflict, invalid } from "../http/errors";
+import { chunkText } from "../ingest/chunking";
+import { rechunkDocument } from "../ingest/pipeline";
+import { writeChunks } from "../ingest/write-chunks";
+import { embedForAgent } from "../retrieval/retrieve";
+import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
+import { chroma, chunkId, DISTANCE_SPACE, HNSW, queryDistances } from "../vector-store/client";
+import { summarize, type PairOutcome } from "./metrics";
+import { SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "./sweep-types";
+
+/**
+ * Chunk-settings sweeps: for each setting, the agent's ready documents are re-chunked from their
+ * stored text and embedded into a temporary Chroma collection of their own, the labeled pairs
+ * ranked against it, and the collection removed. Temporary collections are named apart from the
+ * app's own (`<prefix>_sweep-…`, never matched by ownCollections), so searches, audits and
+ * clean-ups never see them; a server stopped mid-sweep leaves some, removed at the next start.
+ * The live index changes only when a row is applied, which re-indexes each document.
+ */
+
+/** Queries ranked per Chroma call. */
+const PAIR_BATCH = 16;
+/** The deepest a ranking is read: Chroma refuses much larger results per call. */
+const MAX_RANKED = 30_000;
+
+const sweepPrefix = () => `${env().CHROMA_COLLECTION_PREFIX}_sweep-`;
+
+const holder = globalThis as unknown as { __kbSweepsRunning?: Set<number> };
+/** Agents with a sweep or an apply in progress in this process. */
+const running = () => (holder.__kbSweepsRunning ??= new Set());
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function claim(agentId: number): void {
+  if (running().has(agentId)) throw conflict("A sweep or an apply is already running for this agent; wait for it to finish.");
+  running().add(agentId);
+}
+
+/** Ready documents of the configured model: what the sweep re-chunks and what an apply re-indexes. */
+function sweptDocuments(agentId: number, model: string): DocumentRow[] {
+  return listDocuments(agentId).filter((d) => d.status === "ready" && d.embedding_model === model);
+}
+
+const sameSetting = (a: SweepSetting, b: SweepSetting) =>
+  a.chunk_size === b.chunk_size && a.chunk_overlap === b.chunk_overlap && a.chunk_strategy === b.chunk_strategy;
+
+/** The setting most of the documents are indexed with now. */
+function currentSetting(docs: DocumentRow[]): SweepSetting | null {
+  const counts = new Map<string, { s: SweepSetting; n: number }>();
+  for (const d of docs) {
+    const s = { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy };
+    const key = settingLabel(s);
+    counts.set(key, { s, n: (counts.get(key)?.n ?? 0) + 1 });
+  }
+  return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.s ?? null;
+}
+
+/** Starts a sweep in the background; `done` settles when every row is measured. */
+export function startSweep(agentId: number, settings: SweepSetting[], k: number): { sweep: SweepView; done: Promise<SweepView> } {
+  getAgent(agentId);
+  const model = embedder();
+  const pairs = listPairs(agentId);
+  const docs = sweptDocuments(agentId, model.model);
+  if (pairs.length === 0) throw invalid("This agent has no labeled pairs to measure the settings with; add or import some first.");
+  if (docs.length === 0) throw invalid(`This agent has no ready documents embedded with ${model.model} to re-chunk.`);
+  settings.forEach((s, i) => {
+    if (settings.findIndex((o) => sameSetting(o, s)) !== i) throw invalid(`The setting ${settingLabel(s)} is listed twice.`);
+  });
+  claim(agentId);
+  try {
+    const current = currentSetting(docs);
+    const rows: SweepRow[] = settings.map((s) => ({
+      ...s,
+      status: "waiting",
+      chunks: null,
+      recall_at_k: null,
+      mrr: null,
+      current: current !== null && sameSetting(current, s),
+      error: null,
+    }));
+    const id = insertSweep({ agent_id: agentId, k, n_pairs: pairs.length, n_documents: docs.length, progress_total: settings.length * (docs.length + pairs.length), rows });
+    const done = runSweep(id, agentId, k, rows, docs, pairs, model).finally(() => running().delete(agentId));
+    return { sweep: getSweep(agentId, id), done };
+  } catch (err) {
+    running().delete(agentId);
+    throw err;
+  }
+}
+
+async function runSweep(id: number, agentId: number, k: number, rows: SweepRow[], docs: DocumentRow[], pairs: Pair[], model: Embedder): Promise<SweepView> {
+  let progress = 0;
+  const step = (n: number) => updateSweep(id, { progress_done: (progress += n) });
+  try {
+    for (const [i, row] of rows.entries()) {
+      rows[i] = { ...row, status: "running" };
+      updateSweep(id, { rows });
+      try {
+        rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, step)), status: "done" };
+      } catch (err) {
+        console.error(`[kb-inspector] sweep ${id}, ${settingLabel(row)}:`, messageOf(err));
+        rows[i] = { ...rows[i], status: "failed", error: messageOf(err) };
+      }
+      updateSweep(id, { rows });
+    }
+    const failed = rows.filter((r) => r.status === "failed").length;
+    updateSweep(id, { status: failed === rows.length ? "failed" : "done", error: failed === rows.length ? rows[0].error : null });
+  } catch (err) {
+    updateSweep(id, { status: "failed", error: messageOf(err) });
+  }
+  return getSweep(agentId, id);
+}
+
+/** One row: the documents into a temporary collection, the pairs ranked against it, the collection removed. */
+async function measure(
+  sweepId: number,
+  row: number,
+  agentId: number,
+  k: number,
+  setting: SweepSetting,
+  docs: DocumentRow[],
+  pairs: Pair[],
+  model: Embedder,
+  step: (n: number) => void,
+): Promise<Pick<SweepRow, "chunks" | "recall_at_k" | "mrr">> {
+  const collection = await chroma().createCollection({
+    name: `${sweepPrefix()}${sweepId}-${row}`,
+    embeddingFunction: null,
+    configuration: { hnsw: { space: DISTANCE_SPACE, ...HNSW } },
+    metadata: { embedding_model: model.model, embedding_dimension: model.dimension, distance_space: DISTANCE_SPACE, sweep_id: sweepId },
+  });
+  try {
+    const counts = new Map<number, number>();
+    for (const d of docs) {
+      const doc = findDocument(agentId, d.id); // deleted since the sweep started: left out
+      if (doc) {
+        const chunks = chunkText(doc.text, setting.chunk_size, setting.chunk_overlap, setting.chunk_strategy);
+        await writeChunks({ collection, model }, { agentId, documentId: d.id }, chunks);
+        counts.set(d.id, chunks.length);
+      }
+      step(1);
+    }
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const outcomes: PairOutcome[] = [];
+    for (let i = 0; i < pairs.length; i += PAIR_BATCH) {
+      const batch = pairs.slice(i, i + PAIR_BATCH);
+      outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total)));
+      step(batch.length);
+    }
+    const summary = summarize(outcomes, [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b));
+    return { chunks: total, recall_at_k: summary.recall_at_k, mrr: summary.mrr };
+  } finally {
+    await chroma().deleteCollection({ name: collection.name }).catch((err) => {
+      console.error(`[kb-inspector] sweep ${sweepId}: temporary collection ${collection.name} is removed at the next start:`, messageOf(err));
+    });
+  }
+}
+
+/**
+ * Each pair's rank in the temporary collection: the expected document's best chunk by its exact
+ * distance (its stored vectors read directly, so an index that cannot reach a chunk does not hide
+ * it), placed among the ranking Chroma returns for the agent.
+ */
+async function rankPairs(
+  collection: Collection,
+  agentId: number,
+  pairs: Pair[],
+  docs: DocumentRow[],
+  counts: Map<number, number>,
+  total: number,
+): Promise<PairOutcome[]> {
+  const { vectors } = await embedForAgent(agentId, pairs.map((p) => p.query));
+  const ranking = await queryDistances(collection, { queryEmbeddings: vectors, nResults: Math.max(1, Math.min(total, MAX_RANKED)), where: { agent_id: agentId } });
+  const idsOf = (filename: string) => docs.filter((d) => d.filename === filename && counts.has(d.id)).map((d) => d.id);
+  const wanted = [...new Set(pairs.flatMap((p) => idsOf(p.expected_filename)))];
+  const stored = await agentVectors(collection, agentId, wanted.flatMap((id) => Array.from({ length: counts.get(id)! }, (_, c) => chunkId(id, c))));
+  return pairs.map((p, q) => {
+    const mine = new Set(idsOf(p.expected_filename));
+    if (mine.size === 0) return { rank: null, missing: true };
+    const best = Math.min(...stored.filter((v) => mine.has(v.document_id)).map((v) => cosineDistance(vectors[q], v.embedding)));
+    const distances = ranking.distances[q].map((d) => d ?? Number.POSITIVE_INFINITY);
+    const ids = ranking.ids[q];
+    // Closer chunks of other documents come first; the expected document's own chunks do not count.
+    let before = 0;
+    for (let j = 0; j < ids.length && distances[j] < best - 1e-9; j++) if (!mine.has(parseChunkId(ids[j])?.document_id ?? -1)) before++;
+    const readAll = ids.length >= total;
+    const beyond = !readAll && ids.length > 0 && best > distances[ids.length - 1];
+    return { rank: beyond ? null : before + 1, missing: false };
+  });
+}
+
+/** Re-indexes the agent's documents with a finished row's setting, in the background. */
+export function applySweepRow(agentId: number, sweepId: number, row: number): { sweep: SweepView; done: Promise<SweepView> } {
+  const sweep = getSweep(agentId, sweepId);
+  const target = sweep.rows[row];
+  if (!target) throw invalid(`Sweep ${sweepId} has no row ${row}.`);
+  if (target.status !== "done") throw invalid(`The row ${settingLabel(target)} has no figures to apply yet.`);
+  const docs = sweptDocuments(agentId, embedder().model);
+  claim(agentId);
+  updateSweep(sweepId, { apply: { row, status: "running", done: 0, total: docs.length, error: null } });
+  const done = (async () => {
+    const failures: string[] = [];
+    for (const [i, d] of docs.entries()) {
+      const setting = { chunk_size: target.chunk_size, chunk_overlap: target.chunk_overlap, chunk_strategy: target.chunk_strategy };
+      if (!sameSetting(setting, { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy })) {
+        try {
+          const r = await rechunkDocument(agentId, d.id, { chunkSize: setting.chunk_size, chunkOverlap: setting.chunk_overlap, chunkStrategy: setting.chunk_strategy });
+          if (r.status !== "ready") failures.push(`${d.filename}: ${r.message}`);
+        } catch (err) {
+          if (findDocument(agentId, d.id)) failures.push(`${d.filename}: ${messageOf(err)}`); // a document deleted meanwhile needs nothing
+        }
+      }
+      updateSweep(sweepId, { apply: { row, status: "running", done: i + 1, total: docs.length, error: null } });
+    }
+    const error = failures.length ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}` : null;
+    updateSweep(sweepId, { apply: { row, status: error ? "failed" : "done", done: docs.length, total: docs.length, error } });
+    return getSweep(agentId, sweepId);
+  })().finally(() => running().delete(agentId));
+  return { sweep: getSweep(agentId, sweepId), done };
+}
+
+export { getSweep, latestSweep };
+
+/** At start: sweeps a stopped server left running are failed and their temporary collections removed. */
+export async function recoverSweeps(): Promise<number> {
+  const failed = failRunningSweeps("The server stopped during the sweep; run it again.");
+  await removeSweepCollections();
+  return failed;
+}
+
+/** Removes every temporary sweep collection of this app (none belongs to a running sweep at start). */
+export async function removeSweepCollections(): Promise<number> {
+  const prefix = sweepPrefix();
+  const names: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await chroma().listCollections({ limit: 100, offset });
+    names.push(...page.map((c) => c.name).filter((n) => n.startsWith(prefix)));
+    if (page.length < 100) break;
+  }
+  for (const name of names) await chroma().deleteCollection({ name });
+  return names.length;
+}

@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { chunkSettingsSchema } from "./upload";
+import { MAX_K } from "./pair";
+import { MAX_SWEEP_SETTINGS } from "../evaluation/sweep-types";
+
+export const sweepRequestSchema = z.object({
+  settings: z
+    .array(chunkSettingsSchema)
+    .min(1, "Pick at least one chunk setting to compare.")
+    .max(MAX_SWEEP_SETTINGS, `A sweep compares at most ${MAX_SWEEP_SETTINGS} settings.`),
+  k: z.coerce.number().int().min(1).max(MAX_K).default(3),
+});
+
+export const sweepApplySchema = z.object({ row: z.number().int().min(0) });
