@@ -93,6 +93,7 @@ describe("chunk-settings sweep", () => {
     expect(applied.sweep.apply).toMatchObject({ row: 1, status: "running", total: 5 });
     const after = await applied.done;
     expect(after.apply).toMatchObject({ row: 1, status: "done", done: 5, total: 5, error: null });
+    expect(after.rows.map((r) => r.current)).toEqual([false, true, false]);
     expect(listDocuments(agent.id).map((d) => [d.chunk_size, d.chunk_overlap, d.chunk_strategy])).toEqual(Array(5).fill([60, 10, "fixed"]));
     const rerun = await startEvaluation(agent.id, 3).done;
     expect(rerun.recall_at_k!["3"]).toBe(finished.rows[1].recall_at_k!["3"]);

@@ -4,7 +4,7 @@ import { env } from "../env.mjs";
 import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
 import { listPairs, type Pair } from "../db/pairs";
-import { failRunningSweeps, getSweep, insertSweep, latestSweep, updateSweep } from "../db/sweeps";
+import { failRunningSweeps, getSweep as readSweep, insertSweep, latestSweep as readLatestSweep, updateSweep } from "../db/sweeps";
 import { embedder } from "../embeddings/configured";
 import type { Embedder } from "../embeddings";
 import { conflict, invalid } from "../http/errors";
@@ -226,7 +226,18 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
   return { sweep: getSweep(agentId, sweepId), done };
 }
 
-export { getSweep, latestSweep };
+/** `current` is worked out on each read: after an apply, the applied row is the current one. */
+function withCurrent(sweep: SweepView): SweepView {
+  const current = currentSetting(sweptDocuments(sweep.agent_id, embedder().model));
+  return { ...sweep, rows: sweep.rows.map((r) => ({ ...r, current: current !== null && sameSetting(current, r) })) };
+}
+
+export const getSweep = (agentId: number, id: number) => withCurrent(readSweep(agentId, id));
+
+export function latestSweep(agentId: number): SweepView | null {
+  const sweep = readLatestSweep(agentId);
+  return sweep && withCurrent(sweep);
+}
 
 /** At start: sweeps a stopped server left running are failed and their temporary collections removed. */
 export async function recoverSweeps(): Promise<number> {

@@ -1,5 +1,6 @@
 const agent = (agentId: number) => ["agent", agentId] as const;
 const evals = (agentId: number) => [...agent(agentId), "evals"] as const;
+const sweeps = (agentId: number) => [...agent(agentId), "sweeps"] as const;
 
 /**
  * Every react-query key in one place. What is cached for an agent starts with `agent(agentId)`, so a
@@ -14,6 +15,9 @@ export const queryKeys = {
   upload: (agentId: number, jobId: string) => [...agent(agentId), "upload", jobId] as const,
   evals,
   evalRun: (agentId: number, runId: number) => [...evals(agentId), runId] as const,
+  sweeps,
+  sweepLatest: (agentId: number) => [...sweeps(agentId), "latest"] as const,
+  sweep: (agentId: number, sweepId: number) => [...sweeps(agentId), sweepId] as const,
   /** The text of a file before it is uploaded: it depends on the file alone, so it sits outside the agent's prefix. */
   preview: (agentId: number, file: File) => ["preview", agentId, file.name, file.size, file.lastModified] as const,
   audit: ["audit"] as const,

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { agentFromParams } from "@/lib/http/agent-param";
+import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
 import { compareRuns } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
@@ -7,6 +8,7 @@ import { isHit } from "@/lib/evaluation/metrics";
 import { listRuns, runResults, type EvalRun } from "@/lib/db/eval-runs";
 import { listPairs } from "@/lib/db/pairs";
 import { MAX_K } from "@/lib/validations/pair";
+import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
 import { Headline } from "@/components/eval/headline";
 import { PairResultsTable } from "@/components/eval/pair-results-table";
@@ -30,6 +32,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const askedK = Number(sp.k);
   const k = Number.isInteger(askedK) && askedK >= 1 && askedK <= MAX_K ? askedK : (run?.k ?? 3);
   const pairCount = listPairs(agent.id).length;
+  const canEdit = (await currentIdentity())?.role === "editor";
   const documentIds = documentIdsByFilename(agent.id);
   const results = run ? runResults(run.id) : [];
 
@@ -41,6 +44,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   return (
     <div className="space-y-8">
       <RunLauncher agentId={agent.id} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
+      <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} />
       {!run ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
           No finished evaluation yet.{" "}
