@@ -93,8 +93,8 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
       query_weighting: "agent-idf-v1",
       document_count: 5,
       chunk_settings: [
-        { chunk_size: 800, chunk_overlap: 100, documents: 4 },
-        { chunk_size: 160, chunk_overlap: 20, documents: 1 },
+        { chunk_size: 800, chunk_overlap: 100, chunk_strategy: "boundary", documents: 4 },
+        { chunk_size: 160, chunk_overlap: 20, chunk_strategy: "boundary", documents: 1 },
       ],
     });
     expect(guideChunks).toBeGreaterThan(2);
