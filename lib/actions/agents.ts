@@ -37,7 +37,7 @@ export async function updateAgentAction(agentId: number, _prev: AgentFormState, 
   const parsed = agentUpdateSchema.safeParse(values);
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
-    updateAgent(agentId, parsed.data);
+    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools });
   } catch (err) {
     return toFormState(err, failed);
   }

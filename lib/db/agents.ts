@@ -8,6 +8,10 @@ export interface Agent {
   id: number;
   name: string;
   tools: Tool[];
+  /** The no-match cut: results farther than this raw distance are dropped (null: no cut). */
+  max_distance: number | null;
+  /** The embedding model whose distances the cut was set in (lib/retrieval/cut.ts). */
+  max_distance_model: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -66,12 +70,14 @@ export function createAgent(input: { name: string; tools: Tool[] }): Agent {
   return getAgent(Number(lastInsertRowid));
 }
 
-export function updateAgent(id: number, input: { name?: string; tools?: Tool[] }): Agent {
+/** `cut`: a new no-match cut in the given model's distances, or null to clear it; absent leaves it. */
+export function updateAgent(id: number, input: { name?: string; tools?: Tool[]; cut?: { maxDistance: number; model: string } | null }): Agent {
   const agent = getAgent(id);
   if (input.name !== undefined) assertNameFree(input.name, id);
+  const cut = input.cut === undefined ? { maxDistance: agent.max_distance, model: agent.max_distance_model } : input.cut ?? { maxDistance: null, model: null };
   db()
-    .prepare("UPDATE agents SET name = ?, tools = ?, updated_at = ? WHERE id = ?")
-    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), now(), id);
+    .prepare("UPDATE agents SET name = ?, tools = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?")
+    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), cut.maxDistance, cut.model, now(), id);
   return getAgent(id);
 }
 

@@ -29,6 +29,8 @@ export interface EvalRun {
   document_count: number;
   chunk_count: number;
   chunk_settings: ChunkSetting[];
+  /** The no-match cut in effect for the run (null: none). */
+  max_distance: number | null;
   recall_at_k: Record<string, number | null> | null;
   mrr: number | null;
   created_at: string;
@@ -42,7 +44,11 @@ export interface PairResult {
   document_id: number | null;
   rank: number | null;
   best_distance: number | null;
+  /** Distance of the query's closest chunk of any document (what a no-match cut is compared with). */
+  top_distance: number | null;
   missing: boolean;
+  /** The expected document's best chunk is past the run's no-match cut: a miss at every k. */
+  beyond_cut: boolean;
 }
 
 type RunRow = Omit<EvalRun, "chunk_settings" | "recall_at_k"> & { chunk_settings: string; recall_at_k: string | null };
@@ -69,21 +75,23 @@ const SELECT = `SELECT r.*, (SELECT COUNT(*) FROM eval_results e WHERE e.run_id 
 export function createRun(s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "recall_at_k" | "mrr" | "created_at" | "finished_at">): number {
   const { lastInsertRowid } = db()
     .prepare(
-      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, created_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), now());
+    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, now());
   return Number(lastInsertRowid);
 }
 
 /** Stores one batch of results and moves the progress counter, together. */
 export function saveResults(runId: number, results: PairResult[]): void {
   const insert = db().prepare(
-    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, missing)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db().transaction(() => {
-    for (const r of results) insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.missing ? 1 : 0);
+    for (const r of results) {
+      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0);
+    }
     db().prepare("UPDATE eval_runs SET done_pairs = done_pairs + ? WHERE id = ?").run(results.length, runId);
   })();
 }
@@ -121,8 +129,8 @@ export function getRun(agentId: number, runId: number): EvalRun {
 /** Results in the order of the pairs when the run started. */
 export function runResults(runId: number): PairResult[] {
   const rows = db()
-    .prepare("SELECT pair_id, query, expected, document_id, rank, best_distance, missing FROM eval_results WHERE run_id = ? ORDER BY rowid")
-    .all(runId) as (Omit<PairResult, "missing"> & { missing: number })[];
-  return rows.map((r) => ({ ...r, missing: r.missing === 1 }));
+    .prepare("SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut FROM eval_results WHERE run_id = ? ORDER BY rowid")
+    .all(runId) as (Omit<PairResult, "missing" | "beyond_cut"> & { missing: number; beyond_cut: number })[];
+  return rows.map((r) => ({ ...r, missing: r.missing === 1, beyond_cut: r.beyond_cut === 1 }));
 }
 

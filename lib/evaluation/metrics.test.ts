@@ -26,6 +26,14 @@ describe("recall@k and MRR on hand-made rankings", () => {
     expect(meanReciprocalRank([found(1), found(1)])).toBe(1);
   });
 
+  it("counts a pair past the no-match cut as a miss at every k and 0 in MRR, but still scored", () => {
+    const cut: PairOutcome = { rank: 1, missing: false, beyond_cut: true };
+    expect(isHit(cut, 1)).toBe(false);
+    expect(isHit(cut, 20)).toBe(false);
+    expect(recallAtK([found(1), cut], 5)).toBe(0.5);
+    expect(meanReciprocalRank([found(2), cut])).toBe(0.25);
+  });
+
   it("leaves pairs whose document is missing out of both denominators and reports them", () => {
     const withMissing = [...outcomes, missing, missing];
     expect(recallAtK(withMissing, 2)).toBe(0.5);

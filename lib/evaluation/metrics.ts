@@ -3,6 +3,8 @@ export interface PairOutcome {
   /** 1-based rank of the expected document's best chunk, null when it was not ranked at all. */
   rank: number | null;
   missing: boolean;
+  /** Ranked, but farther than the no-match cut the run used: the search drops it, a miss at every k. */
+  beyond_cut?: boolean;
 }
 
 export interface Summary {
@@ -20,7 +22,7 @@ export const CURVE_KS = Array.from({ length: 20 }, (_, i) => i + 1);
 /** Hit at k; null for a pair whose document is missing, which is neither hit nor miss. */
 export function isHit(o: PairOutcome, k: number): boolean | null {
   if (o.missing) return null;
-  return o.rank !== null && o.rank <= k;
+  return o.rank !== null && o.rank <= k && !o.beyond_cut;
 }
 
 export function recallAtK(outcomes: PairOutcome[], k: number): number | null {
@@ -32,7 +34,7 @@ export function recallAtK(outcomes: PairOutcome[], k: number): number | null {
 export function meanReciprocalRank(outcomes: PairOutcome[]): number | null {
   const scored = outcomes.filter((o) => !o.missing);
   if (scored.length === 0) return null;
-  return scored.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0) / scored.length;
+  return scored.reduce((sum, o) => sum + (o.rank && !o.beyond_cut ? 1 / o.rank : 0), 0) / scored.length;
 }
 
 export function summarize(outcomes: PairOutcome[], ks: number[] = CURVE_KS): Summary {

@@ -8,6 +8,7 @@ import { AppError } from "../http/errors";
 import { listPairs, type Pair } from "../db/pairs";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
+import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
 
 /** Queries embedded and located per round trip: few enough to report progress often. */
@@ -30,13 +31,19 @@ function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
  * Where the expected document's best chunk landed, from its located chunks; several ready
  * versions of a filename count by the best one.
  */
-export function pairOutcome(pair: Pair, located: LocatedChunk[], idsByFilename: Map<string, number[]>): PairResult {
-  const base = { pair_id: pair.id, query: pair.query, expected: pair.expected_filename };
+export function pairOutcome(
+  pair: Pair,
+  located: LocatedChunk[],
+  idsByFilename: Map<string, number[]>,
+  at: { topDistance: number | null; cut: number | null } = { topDistance: null, cut: null },
+): PairResult {
+  const base = { pair_id: pair.id, query: pair.query, expected: pair.expected_filename, top_distance: at.topDistance };
   const ids = idsByFilename.get(pair.expected_filename);
-  if (!ids) return { ...base, document_id: null, rank: null, best_distance: null, missing: true };
+  if (!ids) return { ...base, document_id: null, rank: null, best_distance: null, missing: true, beyond_cut: false };
   // Closest first: the first located chunk is the best of all versions.
   const best = located.find((c) => c.rank !== null);
-  return { ...base, document_id: best?.document_id ?? ids[0], rank: best?.rank ?? null, best_distance: best?.distance ?? null, missing: false };
+  const distance = best?.distance ?? null;
+  return { ...base, document_id: best?.document_id ?? ids[0], rank: best?.rank ?? null, best_distance: distance, missing: false, beyond_cut: beyondCut(distance, at.cut) };
 }
 
 /** A message fit for the page and the API; internal details go to the server log only. */
@@ -57,14 +64,14 @@ async function locatePairs(agentId: number, batch: Pair[], idsByFilename: Map<st
   return locate(agentId, await collectionFor(model), vectors, targets, EVAL_WINDOW);
 }
 
-async function execute(runId: number, agentId: number, pairs: Pair[], docs: DocumentRow[], chunkCount: number): Promise<EvalRun> {
+async function execute(runId: number, agentId: number, pairs: Pair[], docs: DocumentRow[], chunkCount: number, cut: number | null): Promise<EvalRun> {
   const idsByFilename = new Map<string, number[]>();
   for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
   try {
     for (let i = 0; i < pairs.length; i += EVAL_BATCH) {
       const batch = pairs.slice(i, i + EVAL_BATCH);
-      const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[] })) : await locatePairs(agentId, batch, idsByFilename);
-      saveResults(runId, batch.map((p, j) => pairOutcome(p, located[j].chunks, idsByFilename)));
+      const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agentId, batch, idsByFilename);
+      saveResults(runId, batch.map((p, j) => pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut })));
     }
     finishRun(runId, summarize(runResults(runId)));
   } catch (err) {
@@ -79,13 +86,14 @@ async function execute(runId: number, agentId: number, pairs: Pair[], docs: Docu
  * settles when every pair is ranked. The settings in use are kept with the run.
  */
 export function startEvaluation(agentId: number, k: number): { runId: number; done: Promise<EvalRun> } {
-  getAgent(agentId);
+  const agent = getAgent(agentId);
   const pairs = listPairs(agentId);
   if (pairs.length === 0) {
     throw new AppError("no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
   }
   const docs = listDocuments(agentId).filter((d) => d.status === "ready");
   const chunkCount = docs.reduce((n, d) => n + d.chunk_count, 0);
+  const cut = noMatchCut(agent, embedder().model);
   const runId = createRun({
     agent_id: agentId,
     k,
@@ -95,9 +103,10 @@ export function startEvaluation(agentId: number, k: number): { runId: number; do
     document_count: docs.length,
     chunk_count: chunkCount,
     chunk_settings: chunkSettings(docs),
+    max_distance: cut,
   });
   activeRuns().add(runId);
-  const done = execute(runId, agentId, pairs, docs, chunkCount).finally(() => activeRuns().delete(runId));
+  const done = execute(runId, agentId, pairs, docs, chunkCount, cut).finally(() => activeRuns().delete(runId));
   return { runId, done };
 }
 

@@ -12,6 +12,7 @@ import { chunkText } from "../ingest/chunking";
 import { rechunkDocument } from "../ingest/pipeline";
 import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent } from "../retrieval/retrieve";
+import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
 import { chroma, chunkId, DISTANCE_SPACE, HNSW, queryDistances } from "../vector-store/client";
 import { summarize, type PairOutcome } from "./metrics";
@@ -65,8 +66,10 @@ function currentSetting(docs: DocumentRow[]): SweepSetting | null {
 
 /** Starts a sweep in the background; `done` settles when every row is measured. */
 export function startSweep(agentId: number, settings: SweepSetting[], k: number): { sweep: SweepView; done: Promise<SweepView> } {
-  getAgent(agentId);
+  const agent = getAgent(agentId);
   const model = embedder();
+  // The agent's no-match cut counts here as in a run: a row answers for this chunking with that cut.
+  const cut = noMatchCut(agent, model.model);
   const pairs = listPairs(agentId);
   const docs = sweptDocuments(agentId, model.model);
   if (pairs.length === 0) throw invalid("This agent has no labeled pairs to measure the settings with; add or import some first.");
@@ -87,7 +90,7 @@ export function startSweep(agentId: number, settings: SweepSetting[], k: number)
       error: null,
     }));
     const id = insertSweep({ agent_id: agentId, k, n_pairs: pairs.length, n_documents: docs.length, progress_total: settings.length * (docs.length + pairs.length), rows });
-    const done = runSweep(id, agentId, k, rows, docs, pairs, model).finally(() => running().delete(agentId));
+    const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut).finally(() => running().delete(agentId));
     return { sweep: getSweep(agentId, id), done };
   } catch (err) {
     running().delete(agentId);
@@ -95,7 +98,16 @@ export function startSweep(agentId: number, settings: SweepSetting[], k: number)
   }
 }
 
-async function runSweep(id: number, agentId: number, k: number, rows: SweepRow[], docs: DocumentRow[], pairs: Pair[], model: Embedder): Promise<SweepView> {
+async function runSweep(
+  id: number,
+  agentId: number,
+  k: number,
+  rows: SweepRow[],
+  docs: DocumentRow[],
+  pairs: Pair[],
+  model: Embedder,
+  cut: number | null,
+): Promise<SweepView> {
   let progress = 0;
   const step = (n: number) => updateSweep(id, { progress_done: (progress += n) });
   try {
@@ -103,7 +115,7 @@ async function runSweep(id: number, agentId: number, k: number, rows: SweepRow[]
       rows[i] = { ...row, status: "running" };
       updateSweep(id, { rows });
       try {
-        rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, step)), status: "done" };
+        rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, cut, step)), status: "done" };
       } catch (err) {
         console.error(`[kb-inspector] sweep ${id}, ${settingLabel(row)}:`, messageOf(err));
         rows[i] = { ...rows[i], status: "failed", error: messageOf(err) };
@@ -128,6 +140,7 @@ async function measure(
   docs: DocumentRow[],
   pairs: Pair[],
   model: Embedder,
+  cut: number | null,
   step: (n: number) => void,
 ): Promise<Pick<SweepRow, "chunks" | "recall_at_k" | "mrr">> {
   const collection = await chroma().createCollection({
@@ -151,7 +164,7 @@ async function measure(
     const outcomes: PairOutcome[] = [];
     for (let i = 0; i < pairs.length; i += PAIR_BATCH) {
       const batch = pairs.slice(i, i + PAIR_BATCH);
-      outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total)));
+      outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total, cut)));
       step(batch.length);
     }
     const summary = summarize(outcomes, [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b));
@@ -175,6 +188,7 @@ async function rankPairs(
   docs: DocumentRow[],
   counts: Map<number, number>,
   total: number,
+  cut: number | null,
 ): Promise<PairOutcome[]> {
   const { vectors } = await embedForAgent(agentId, pairs.map((p) => p.query));
   const ranking = await queryDistances(collection, { queryEmbeddings: vectors, nResults: Math.max(1, Math.min(total, MAX_RANKED)), where: { agent_id: agentId } });
@@ -192,7 +206,7 @@ async function rankPairs(
     for (let j = 0; j < ids.length && distances[j] < best - 1e-9; j++) if (!mine.has(parseChunkId(ids[j])?.document_id ?? -1)) before++;
     const readAll = ids.length >= total;
     const beyond = !readAll && ids.length > 0 && best > distances[ids.length - 1];
-    return { rank: beyond ? null : before + 1, missing: false };
+    return { rank: beyond ? null : before + 1, missing: false, beyond_cut: beyondCut(best, cut) };
   });
 }
 

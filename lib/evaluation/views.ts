@@ -9,6 +9,8 @@ export const pairResultView = (r: PairResult, k: number) => ({
   document_id: r.document_id,
   rank: r.rank,
   best_distance: r.best_distance,
+  top_distance: r.top_distance,
+  beyond_cut: r.beyond_cut,
   hit: isHit(r, k),
   missing: r.missing,
 });
@@ -31,6 +33,7 @@ export function runView(run: EvalRun, results?: PairResult[]) {
       document_count: run.document_count,
       chunk_count: run.chunk_count,
       chunk_settings: run.chunk_settings,
+      max_distance: run.max_distance,
     },
     created_at: run.created_at,
     finished_at: run.finished_at,

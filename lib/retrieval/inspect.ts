@@ -1,5 +1,7 @@
 import "server-only";
 import { getAgent } from "../db/agents";
+import { embedder } from "../embeddings/configured";
+import { beyondCut, noMatchCut } from "./cut";
 import { collectionFor } from "../vector-store/client";
 import { agentChunkCount, findDocument } from "../db/documents";
 import { documentChunks } from "../db/chunks";
@@ -24,11 +26,20 @@ export interface ExpectedDiagnosis {
   ranked_depth: number;
   /** Chunks of this document the index cannot return for any query (repair them on the Index health page). */
   unreachable_chunks: number;
+  /** Its best chunk is farther than the agent's no-match cut: the search drops it at any top_k. */
+  beyond_cut: boolean;
 }
 
 export interface Inspection {
-  /** The first top_k chunks of the ranking below: what the agent's search returns for this query and k. */
+  /**
+   * The first top_k chunks of the ranking below: what the agent's search returns for this query
+   * and k, except that the search drops those farther than `cut`.
+   */
   results: SearchResult[];
+  /** The agent's no-match cut in effect (null: none); results past it are marked in the page. */
+  cut: number | null;
+  /** The cut the agent has but that does not apply, set for another embedding model than the configured one. */
+  stale_cut: { max_distance: number; model: string } | null;
   total_chunks: number;
   /** Distances of the first results, closest first, for the distance chart. */
   distances: number[];
@@ -46,7 +57,9 @@ export interface Inspection {
  * an inspector search, not as the agent's call.
  */
 export async function inspectQuery(agentId: number, query: string, topK: number, expectedDocumentId?: number): Promise<Inspection> {
-  getAgent(agentId);
+  const agent = getAgent(agentId);
+  const model = embedder().model;
+  const cut = noMatchCut(agent, model);
   const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
@@ -82,11 +95,14 @@ export async function inspectQuery(agentId: number, query: string, topK: number,
       chunks,
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
+      beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
     };
   }
   const explained = await explainQueryForAgent(agentId, query);
   return {
     results,
+    cut,
+    stale_cut: cut === null && agent.max_distance !== null ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" } : null,
     total_chunks: agentChunkCount(agentId),
     distances: (location?.head ?? []).slice(0, CHART_RESULTS).map((r) => r.score),
     expected,

@@ -1,4 +1,5 @@
 import "server-only";
+import { beyondCut, noMatchCut } from "./cut";
 import { getAgent } from "../db/agents";
 import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount } from "../db/documents";
@@ -116,15 +117,17 @@ export function resultsWithText(agentId: number, ranked: RankedChunk[]): SearchR
 /**
  * The one retrieval function: embed the queries with the model that embedded the chunks
  * (weighted by the agent's own chunks where the provider does that), query the shared
- * collection filtered to this agent, closest first, and keep chunks of ready documents only.
- * Chroma returns ids and distances; the text of the top_k hits is read from SQLite.
+ * collection filtered to this agent, closest first, and keep chunks of ready documents only,
+ * then drop the top_k hits past the agent's no-match cut (none left: no match). Chroma returns
+ * ids and distances; the text of the hits is read from SQLite.
  */
 export async function retrieve(agentId: number, queries: string[], opts: { topK: number }): Promise<SearchResult[][]> {
   if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
   const { model, vectors } = await embedForAgent(agentId, queries);
+  const cut = noMatchCut(getAgent(agentId), model.model);
   const collection = await collectionFor(model);
   const { kept } = await visibleOnly(agentId, queries.length, opts.topK, (n) => queryAgent(collection, agentId, vectors, n));
-  return kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK)));
+  return kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK).filter((h) => !beyondCut(h.score, cut))));
 }
 
 /** Where one chunk of a looked-for document stands for one query. */

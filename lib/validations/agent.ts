@@ -7,6 +7,16 @@ export const agentSchema = z.object({
   name: z.string().trim().min(1, "Name is required.").max(80, "Name is at most 80 characters."),
   tools: z.array(z.enum(TOOLS)).default(["document_search"]),
 });
-export const agentUpdateSchema = agentSchema.partial();
+/** Cosine distances run from 0 (same direction) to 2 (opposite). */
+export const MAX_COSINE_DISTANCE = 2;
+
+export const agentUpdateSchema = agentSchema.partial().extend({
+  max_distance: z
+    .number({ error: "max_distance must be a number (a raw distance), or null to clear the cut." })
+    .gt(0, "max_distance must be greater than 0.")
+    .max(MAX_COSINE_DISTANCE, `max_distance must be at most ${MAX_COSINE_DISTANCE} (the largest cosine distance).`)
+    .nullable()
+    .optional(),
+});
 
 export type AgentInput = z.input<typeof agentSchema>;
