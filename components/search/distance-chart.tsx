@@ -1,19 +1,54 @@
-/** Distances of the first results as bars, with the top_k cut drawn, so the gap between hits and misses shows. */
-export function DistanceChart({ distances, topK, expectedRank, space }: { distances: number[]; topK: number; expectedRank: number | null; space: string }) {
+import { useId } from "react";
+import { beyondCut } from "@/lib/retrieval/cut";
+
+const BLUE = "#1d4ed8";
+const GREY = "#94a3b8";
+const AMBER = "#d97706";
+const CUT = "#7c3aed";
+
+/**
+ * Distances of the first results as bars, with the top_k cut drawn, so the gap between hits and misses shows;
+ * with a no-match cut, its distance is a dashed line and the bars past it are hatched.
+ */
+export function DistanceChart(props: { distances: number[]; topK: number; expectedRank: number | null; space: string; cut?: number | null }) {
+  const { distances, topK, expectedRank, space } = props;
+  const cut = props.cut ?? null;
+  const hatch = useId();
   if (distances.length === 0) return null;
   const W = 640;
   const H = 160;
   const pad = { l: 44, r: 8, t: 8, b: 24 };
-  const max = Math.max(...distances, 0.0001);
-  const min = Math.min(...distances);
+  // The cut widens the scale when it lies outside the distances, so its line is always drawn.
+  const max = Math.max(...distances, cut ?? 0, 0.0001);
+  const min = Math.min(...distances, cut ?? Infinity);
   const lo = Math.max(0, min - (max - min) * 0.15);
   const bw = (W - pad.l - pad.r) / distances.length;
   const y = (d: number) => pad.t + (H - pad.t - pad.b) * (1 - (d - lo) / (max - lo || 1));
   const cutX = pad.l + bw * Math.min(topK, distances.length);
   const ticks = [lo, (lo + max) / 2, max];
+  const colour = (i: number) => (expectedRank === i + 1 ? AMBER : i < topK ? BLUE : GREY);
+  const dropped = distances.filter((d) => beyondCut(d, cut)).length;
+  const cutLabel = `no-match cut ${cut}`;
+  // Near the top the label goes under the line, so it is not clipped.
+  const cutLabelY = cut === null ? 0 : y(cut) < pad.t + 12 ? y(cut) + 11 : y(cut) - 3;
   return (
     <figure className="space-y-1">
-      <svg viewBox={`0 0 ${W} ${H}`} className="w-full max-w-3xl" role="img" aria-label={`Distances of the first ${distances.length} results; the top_k cut is after result ${topK}`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        className="w-full max-w-3xl"
+        role="img"
+        aria-label={`Distances of the first ${distances.length} results; the top_k cut is after result ${topK}${
+          cut === null ? "" : `; the ${cutLabel} drops ${dropped} of them`
+        }`}
+      >
+        <defs>
+          {[BLUE, GREY, AMBER].map((c) => (
+            <pattern key={c} id={`${hatch}-${c.slice(1)}`} width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+              <rect width="6" height="6" fill={c} fillOpacity="0.15" />
+              <line x1="0" y1="0" x2="0" y2="6" stroke={c} strokeWidth="2.5" strokeOpacity="0.6" />
+            </pattern>
+          ))}
+        </defs>
         {ticks.map((t) => (
           <g key={t}>
             <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} stroke="#e2e8f0" />
@@ -22,22 +57,35 @@ export function DistanceChart({ distances, topK, expectedRank, space }: { distan
             </text>
           </g>
         ))}
-        {distances.map((d, i) => (
-          <rect
-            key={i}
-            x={pad.l + i * bw + 1}
-            y={y(d)}
-            width={Math.max(bw - 2, 1)}
-            height={H - pad.b - y(d)}
-            fill={expectedRank === i + 1 ? "#d97706" : i < topK ? "#1d4ed8" : "#94a3b8"}
-          >
-            <title>{`rank ${i + 1}: ${d.toFixed(4)}`}</title>
-          </rect>
-        ))}
+        {distances.map((d, i) => {
+          const past = beyondCut(d, cut);
+          return (
+            <rect
+              key={i}
+              x={pad.l + i * bw + 1}
+              y={y(d)}
+              width={Math.max(bw - 2, 1)}
+              height={H - pad.b - y(d)}
+              fill={past ? `url(#${hatch}-${colour(i).slice(1)})` : colour(i)}
+              stroke={past ? colour(i) : undefined}
+              strokeOpacity={0.6}
+            >
+              <title>{`rank ${i + 1}: ${d.toFixed(4)}${past ? " (dropped by the no-match cut)" : ""}`}</title>
+            </rect>
+          );
+        })}
         <line x1={cutX} x2={cutX} y1={pad.t} y2={H - pad.b} stroke="#dc2626" strokeDasharray="4 3" />
-        <text x={cutX + 3} y={pad.t + 10} fontSize="10" fill="#dc2626">
+        <text x={cutX + 3} y={pad.t + 10} fontSize="10" fill="#dc2626" stroke="white" strokeWidth="3" paintOrder="stroke">
           top_k = {topK}
         </text>
+        {cut !== null && (
+          <g>
+            <line x1={pad.l} x2={W - pad.r} y1={y(cut)} y2={y(cut)} stroke={CUT} strokeWidth="1.5" strokeDasharray="6 3" />
+            <text x={W - pad.r - 2} y={cutLabelY} fontSize="10" textAnchor="end" fill={CUT} stroke="white" strokeWidth="3" paintOrder="stroke">
+              {cutLabel}
+            </text>
+          </g>
+        )}
         <text x={pad.l} y={H - 6} fontSize="10" fill="#64748b">
           rank 1
         </text>
@@ -47,7 +95,8 @@ export function DistanceChart({ distances, topK, expectedRank, space }: { distan
       </svg>
       <figcaption className="text-xs text-slate-600">
         Distances of the first {distances.length} results ({space}). Blue: retrieved at this top_k; grey: not retrieved
-        {expectedRank ? "; amber: the expected document's best chunk" : ""}.
+        {expectedRank ? "; amber: the expected document's best chunk" : ""}
+        {cut !== null ? `; hatched: past the ${cutLabel} (dashed line), which the agent's search drops` : ""}.
       </figcaption>
     </figure>
   );

@@ -6,6 +6,7 @@ import { createAgent, updateAgent } from "@/lib/db/agents";
 import { requireRole } from "@/lib/auth";
 import { removeAgent } from "@/lib/ingest/remove";
 import { agentSchema, agentUpdateSchema } from "@/lib/validations/agent";
+import { embedder } from "@/lib/embeddings/configured";
 import { formList, formText, toFormState, type FormState } from "./form-state";
 
 export type AgentFormState = FormState<{ name: string; tools: string[] }>;
@@ -43,6 +44,26 @@ export async function updateAgentAction(agentId: number, _prev: AgentFormState, 
   }
   revalidatePath("/", "layout");
   return { ok: true, message: "Saved." };
+}
+
+export type CutFormState = FormState<{ max_distance: string }>;
+
+/** Sets the no-match cut in the configured model's distances; the "clear" button (or an empty field) removes it. */
+export async function updateCutAction(agentId: number, _prev: CutFormState, form: FormData): Promise<CutFormState> {
+  await requireRole("editor");
+  const raw = formText(form, "max_distance").trim();
+  const clear = form.get("intent") === "clear" || raw === "";
+  const values = { max_distance: raw };
+  const parsed = agentUpdateSchema.pick({ max_distance: true }).safeParse({ max_distance: clear ? null : Number(raw.replace(",", ".")) });
+  if (!parsed.success) return toFormState(parsed.error, { message: "The cut was not saved.", values });
+  const maxDistance = parsed.data.max_distance ?? null;
+  try {
+    updateAgent(agentId, { cut: maxDistance === null ? null : { maxDistance, model: embedder().model } });
+  } catch (err) {
+    return toFormState(err, { message: "The cut was not saved.", values });
+  }
+  revalidatePath(`/agents/${agentId}`, "layout");
+  return { ok: true, message: maxDistance === null ? "No cut: searches return top_k results however far they are." : `Saved: results farther than ${maxDistance} are dropped.` };
 }
 
 export async function deleteAgentAction(agentId: number): Promise<void> {

@@ -1,6 +1,8 @@
 import { agentFromParams } from "@/lib/http/agent-param";
 import { listDocuments } from "@/lib/db/documents";
 import { AgentSettingsForm } from "@/components/agents/agent-settings-form";
+import { CutForm } from "@/components/agents/cut-form";
+import { embedder } from "@/lib/embeddings/configured";
 import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +14,7 @@ export default async function AgentSettingsPage({ params }: { params: Promise<{ 
   return (
     <div className="space-y-6">
       <AgentSettingsForm agentId={agent.id} name={agent.name} tools={agent.tools} />
+      <CutForm agentId={agent.id} maxDistance={agent.max_distance} setFor={agent.max_distance_model} model={embedder().model} />
       <section aria-labelledby="danger-heading" className="space-y-2 rounded border border-red-200 bg-white p-4">
         <h2 id="danger-heading" className="font-semibold text-red-800">
           Delete this agent
