@@ -10,7 +10,8 @@ import { chunkText } from "../ingest/chunking";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
 import { startEvaluation } from "./run";
-import { applySweepRow, recoverSweeps, startSweep } from "./sweep";
+import { recoverSweeps, startSweep } from "./sweep";
+import { applySweepRow } from "./sweep-apply";
 
 const GUIDE = Array.from(
   { length: 6 },

@@ -9,7 +9,6 @@ import { embedder } from "../embeddings/configured";
 import type { Embedder } from "../embeddings";
 import { conflict, invalid } from "../http/errors";
 import { chunkText } from "../ingest/chunking";
-import { rechunkDocument } from "../ingest/pipeline";
 import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
@@ -36,21 +35,21 @@ const sweepPrefix = () => `${env().CHROMA_COLLECTION_PREFIX}_sweep-`;
 
 const holder = globalThis as unknown as { __kbSweepsRunning?: Set<number> };
 /** Agents with a sweep or an apply in progress in this process. */
-const running = () => (holder.__kbSweepsRunning ??= new Set());
+export const running = () => (holder.__kbSweepsRunning ??= new Set());
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+export const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function claim(agentId: number): void {
+export function claim(agentId: number): void {
   if (running().has(agentId)) throw conflict("A sweep or an apply is already running for this agent; wait for it to finish.");
   running().add(agentId);
 }
 
 /** Ready documents of the configured model: what the sweep re-chunks and what an apply re-indexes. */
-function sweptDocuments(agentId: number, model: string): DocumentRow[] {
+export function sweptDocuments(agentId: number, model: string): DocumentRow[] {
   return listDocuments(agentId).filter((d) => d.status === "ready" && d.embedding_model === model);
 }
 
-const sameSetting = (a: SweepSetting, b: SweepSetting) =>
+export const sameSetting = (a: SweepSetting, b: SweepSetting) =>
   a.chunk_size === b.chunk_size && a.chunk_overlap === b.chunk_overlap && a.chunk_strategy === b.chunk_strategy;
 
 /** The setting most of the documents are indexed with now. */
@@ -208,36 +207,6 @@ async function rankPairs(
     const beyond = !readAll && ids.length > 0 && best > distances[ids.length - 1];
     return { rank: beyond ? null : before + 1, missing: false, beyond_cut: beyondCut(best, cut) };
   });
-}
-
-/** Re-indexes the agent's documents with a finished row's setting, in the background. */
-export function applySweepRow(agentId: number, sweepId: number, row: number): { sweep: SweepView; done: Promise<SweepView> } {
-  const sweep = getSweep(agentId, sweepId);
-  const target = sweep.rows[row];
-  if (!target) throw invalid(`Sweep ${sweepId} has no row ${row}.`);
-  if (target.status !== "done") throw invalid(`The row ${settingLabel(target)} has no figures to apply yet.`);
-  const docs = sweptDocuments(agentId, embedder().model);
-  claim(agentId);
-  updateSweep(sweepId, { apply: { row, status: "running", done: 0, total: docs.length, error: null } });
-  const done = (async () => {
-    const failures: string[] = [];
-    for (const [i, d] of docs.entries()) {
-      const setting = { chunk_size: target.chunk_size, chunk_overlap: target.chunk_overlap, chunk_strategy: target.chunk_strategy };
-      if (!sameSetting(setting, { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy })) {
-        try {
-          const r = await rechunkDocument(agentId, d.id, { chunkSize: setting.chunk_size, chunkOverlap: setting.chunk_overlap, chunkStrategy: setting.chunk_strategy });
-          if (r.status !== "ready") failures.push(`${d.filename}: ${r.message}`);
-        } catch (err) {
-          if (findDocument(agentId, d.id)) failures.push(`${d.filename}: ${messageOf(err)}`); // a document deleted meanwhile needs nothing
-        }
-      }
-      updateSweep(sweepId, { apply: { row, status: "running", done: i + 1, total: docs.length, error: null } });
-    }
-    const error = failures.length ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}` : null;
-    updateSweep(sweepId, { apply: { row, status: error ? "failed" : "done", done: docs.length, total: docs.length, error } });
-    return getSweep(agentId, sweepId);
-  })().finally(() => running().delete(agentId));
-  return { sweep: getSweep(agentId, sweepId), done };
 }
 
 /** `current` is worked out on each read: after an apply, the applied row is the current one. */

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { parseId, readJson, withAgent, type RouteCtx } from "@/lib/http/route";
-import { applySweepRow } from "@/lib/evaluation/sweep";
+import { applySweepRow } from "@/lib/evaluation/sweep-apply";
 import { sweepApplySchema } from "@/lib/validations/sweep";
 
 /** Re-indexes the agent's documents with one finished row's setting; answers 202 at once. */

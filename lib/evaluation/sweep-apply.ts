@@ -1,0 +1,38 @@
+import "server-only";
+import { findDocument } from "../db/documents";
+import { updateSweep } from "../db/sweeps";
+import { embedder } from "../embeddings/configured";
+import { invalid } from "../http/errors";
+import { rechunkDocument } from "../ingest/pipeline";
+import { claim, getSweep, messageOf, running, sameSetting, sweptDocuments } from "./sweep";
+import { settingLabel, type SweepView } from "./sweep-types";
+
+/** Re-indexes the agent's documents with a finished row's setting, in the background. */
+export function applySweepRow(agentId: number, sweepId: number, row: number): { sweep: SweepView; done: Promise<SweepView> } {
+  const sweep = getSweep(agentId, sweepId);
+  const target = sweep.rows[row];
+  if (!target) throw invalid(`Sweep ${sweepId} has no row ${row}.`);
+  if (target.status !== "done") throw invalid(`The row ${settingLabel(target)} has no figures to apply yet.`);
+  const docs = sweptDocuments(agentId, embedder().model);
+  claim(agentId);
+  updateSweep(sweepId, { apply: { row, status: "running", done: 0, total: docs.length, error: null } });
+  const done = (async () => {
+    const failures: string[] = [];
+    for (const [i, d] of docs.entries()) {
+      const setting = { chunk_size: target.chunk_size, chunk_overlap: target.chunk_overlap, chunk_strategy: target.chunk_strategy };
+      if (!sameSetting(setting, { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy })) {
+        try {
+          const r = await rechunkDocument(agentId, d.id, { chunkSize: setting.chunk_size, chunkOverlap: setting.chunk_overlap, chunkStrategy: setting.chunk_strategy });
+          if (r.status !== "ready") failures.push(`${d.filename}: ${r.message}`);
+        } catch (err) {
+          if (findDocument(agentId, d.id)) failures.push(`${d.filename}: ${messageOf(err)}`); // a document deleted meanwhile needs nothing
+        }
+      }
+      updateSweep(sweepId, { apply: { row, status: "running", done: i + 1, total: docs.length, error: null } });
+    }
+    const error = failures.length ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}` : null;
+    updateSweep(sweepId, { apply: { row, status: error ? "failed" : "done", done: docs.length, total: docs.length, error } });
+    return getSweep(agentId, sweepId);
+  })().finally(() => running().delete(agentId));
+  return { sweep: getSweep(agentId, sweepId), done };
+}
