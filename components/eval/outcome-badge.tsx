@@ -1,13 +1,15 @@
-export type Outcome = "hit" | "miss" | "missing";
+/** "cut": ranked, but past the run's no-match cut, so the search dropped it (a miss). */
+export type Outcome = "hit" | "miss" | "cut" | "missing";
 
 const STYLE: Record<Outcome, { label: string; className: string }> = {
   hit: { label: "Hit", className: "bg-green-100 text-green-800" },
   miss: { label: "Miss", className: "bg-red-100 text-red-800" },
+  cut: { label: "Miss: past the cut", className: "bg-red-100 text-red-800" },
   missing: { label: "Not indexed", className: "bg-amber-100 text-amber-900" },
 };
 
-export const outcomeOf = (r: { rank: number | null; missing: boolean }, k: number): Outcome =>
-  r.missing ? "missing" : r.rank !== null && r.rank <= k ? "hit" : "miss";
+export const outcomeOf = (r: { rank: number | null; missing: boolean; beyondCut?: boolean }, k: number): Outcome =>
+  r.missing ? "missing" : r.beyondCut && r.rank !== null ? "cut" : r.rank !== null && r.rank <= k ? "hit" : "miss";
 
 export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
   const s = STYLE[outcome];

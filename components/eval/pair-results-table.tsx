@@ -14,9 +14,11 @@ export interface ResultRow {
   rank: number | null;
   distance: number | null;
   missing: boolean;
+  /** Ranked, but past the run's no-match cut: the search dropped it, a miss at every k. */
+  beyondCut: boolean;
 }
 
-const OUTCOME_ORDER = { miss: 0, missing: 1, hit: 2 };
+const OUTCOME_ORDER = { miss: 0, cut: 0, missing: 1, hit: 2 };
 const big = Number.MAX_SAFE_INTEGER;
 const rankValue = (r: ResultRow) => (r.missing ? big : (r.rank ?? big - 1));
 // Among equals, the worst rank first.
@@ -44,7 +46,7 @@ function columns(agentId: number, k: number): Column<ResultRow>[] {
 
 export function PairResultsTable({ agentId, rows, k }: { agentId: number; rows: ResultRow[]; k: number }) {
   const [onlyMisses, setOnlyMisses] = useState(false);
-  const shown = onlyMisses ? rows.filter((r) => outcomeOf(r, k) === "miss") : rows;
+  const shown = onlyMisses ? rows.filter((r) => ["miss", "cut"].includes(outcomeOf(r, k))) : rows;
 
   return (
     <div className="space-y-2">

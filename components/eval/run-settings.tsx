@@ -27,7 +27,8 @@ export function RunSettings({ run }: { run: EvalRun }) {
   return (
     <p className="text-sm text-slate-600">
       {when(run.created_at)} · run at k = {run.k} · {run.embedding_model}
-      {withWeighting(run)} · {run.document_count} documents, {run.chunk_count} chunks · chunk
+      {withWeighting(run)}
+      {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {run.document_count} documents, {run.chunk_count} chunks · chunk
       size/overlap/strategy {chunkSettingsText(run)}
     </p>
   );

@@ -129,12 +129,24 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
         {q && inspection.data?.query_words && (
           <QueryWords words={inspection.data.query_words} totalChunks={inspection.data.total_chunks} />
         )}
+        {q && inspection.data?.stale_cut && (
+          <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+            This agent&apos;s no-match cut {inspection.data.stale_cut.max_distance} was set for {inspection.data.stale_cut.model} and does not apply to the
+            configured model&apos;s distances; set it again on the Settings tab.
+          </p>
+        )}
         {inspection.data && expected !== null && <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />}
         {inspection.data && (
-          <DistanceChart distances={inspection.data.distances} topK={topK} expectedRank={inspection.data.expected?.best_rank ?? null} space={space} />
+          <DistanceChart
+            distances={inspection.data.distances}
+            topK={topK}
+            expectedRank={inspection.data.expected?.best_rank ?? null}
+            space={space}
+            cut={inspection.data.cut}
+          />
         )}
         {q && inspection.data && (
-          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={inspection.isPlaceholderData} />
+          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={inspection.isPlaceholderData} cut={inspection.data.cut} />
         )}
       </div>
       <RecentQueries

@@ -12,13 +12,16 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
     );
   }
   const kth = inspection.distances[Math.min(topK, inspection.distances.length) - 1];
-  const hit = e.best_rank !== null && e.best_rank <= topK;
+  // Past the cut the search drops it whatever its rank, so it is a miss at this top_k too.
+  const hit = e.best_rank !== null && e.best_rank <= topK && !e.beyond_cut;
   return (
     <div role="status" className={`space-y-3 rounded border p-3 text-sm ${hit ? "border-green-300 bg-green-50" : "border-amber-300 bg-amber-50"}`}>
       <p className="font-medium">
-        {hit
-          ? `Retrieved: ${e.filename} is at rank ${e.best_rank}, within top_k = ${topK}.`
-          : `Missed: ${e.filename} first appears at rank ${e.best_rank}; top_k = ${topK} stops before it.`}
+        {e.beyond_cut
+          ? `Missed: ${e.filename} is ranked ${e.best_rank}, but its distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
+          : hit
+            ? `Retrieved: ${e.filename} is at rank ${e.best_rank}, within top_k = ${topK}.`
+            : `Missed: ${e.filename} first appears at rank ${e.best_rank}; top_k = ${topK} stops before it.`}
       </p>
       {e.unreachable_chunks > 0 && (
         <p data-testid="unreachable-note">
@@ -45,7 +48,7 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
         <div>
           <dt className="text-slate-600">Retrieved from top_k</dt>
           <dd className="font-mono" data-testid="needed-k">
-            {e.best_rank}
+            {e.beyond_cut ? "none: past the cut" : e.best_rank}
           </dd>
         </div>
       </dl>

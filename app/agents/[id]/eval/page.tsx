@@ -88,6 +88,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
                 rank: r.rank,
                 distance: r.best_distance,
                 missing: r.missing,
+                beyondCut: r.beyond_cut,
               }))}
             />
           </section>
