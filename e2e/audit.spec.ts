@@ -1,3 +1,4 @@
+import { chunkText as chunkKettle } from "../lib/ingest/chunking";
 import type { Page } from "@playwright/test";
 import type { RepairReport } from "../lib/ingest/audit";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
@@ -53,8 +54,8 @@ const KETTLE =
   "Recycling. Old kettles can be dropped at any store for free recycling of the metal. " +
   "Safety. Never fill the kettle above the maximum line or boil it without any water.";
 const CHUNK_SIZE = 80;
-/** The text of one chunk (no overlap): what the app stored for chunk `i`. */
-const chunkText = (i: number) => KETTLE.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE);
+/** The text of one chunk (no overlap, the default strategy): what the app stored for chunk `i`. */
+const chunkText = (i: number) => chunkKettle(KETTLE, CHUNK_SIZE, 0)[i].text;
 const ORPHAN_DOC = 999_999;
 
 interface DocumentRow {
