@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// `npm run eval -- --agent <id or name> [--pairs file.csv] [--k 3] [--min-recall 0.8] [--url http://localhost:3000]`
+// `npm run eval -- --agent <id or name> [--pairs file.csv] [--k 3] [--min-recall 0.8] [--suggest-cut] [--url http://localhost:3000]`
 // A recall gate for CI against a running app: imports the pairs file if given, runs an
-// evaluation, prints every pair and the summary. Exit 0: passed; 1: recall@k below
+// evaluation, prints every pair and the summary (with --suggest-cut, the no-match cut its pairs
+// recommend). Exit 0: passed; 1: recall@k below
 // --min-recall; 2: bad arguments, a rejected pairs file or an unreachable app.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-const USAGE = "Usage: npm run eval -- --agent <id or name> [--pairs file.csv|file.jsonl] [--k 3] [--min-recall 0.8] [--url http://localhost:3000]";
+const USAGE =
+  "Usage: npm run eval -- --agent <id or name> [--pairs file.csv|file.jsonl] [--k 3] [--min-recall 0.8] [--suggest-cut] [--url http://localhost:3000]";
 
 class UsageError extends Error {}
 
@@ -19,6 +21,7 @@ function options(argv) {
       pairs: { type: "string" },
       k: { type: "string", default: "3" },
       "min-recall": { type: "string" },
+      "suggest-cut": { type: "boolean", default: false },
       url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
       help: { type: "boolean", short: "h" },
     },
@@ -29,7 +32,7 @@ function options(argv) {
   if (!Number.isInteger(k) || k < 1 || k > 20) throw new UsageError("--k must be an integer from 1 to 20.");
   const min = values["min-recall"] === undefined ? undefined : Number(values["min-recall"]);
   if (min !== undefined && !(min >= 0 && min <= 1)) throw new UsageError("--min-recall must be a number from 0 to 1, e.g. 0.8.");
-  return { agent: values.agent, pairs: values.pairs, k, minRecall: min, url: values.url.replace(/\/+$/, "") };
+  return { agent: values.agent, pairs: values.pairs, k, minRecall: min, suggestCut: values["suggest-cut"], url: values.url.replace(/\/+$/, "") };
 }
 
 async function api(base, pathname, init) {
@@ -92,8 +95,17 @@ const pct = (v) => (v === null || v === undefined ? "n/a" : `${(v * 100).toFixed
 const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function report(agent, run, k) {
-  const outcome = (p) => (p.missing ? "NOT INDEXED" : p.hit ? "hit" : "MISS");
-  const rows = run.pairs.map((p) => [outcome(p), p.missing ? "—" : (p.rank ?? "not found"), p.best_distance?.toFixed(4) ?? "—", cut(p.expected, 32), cut(p.query.replace(/\s+/g, " "), 60)].map(String));
+  const outcome = (p) =>
+    p.answerable === false ? (p.refused ? "refused" : "ANSWERED") : p.missing ? "NOT INDEXED" : p.hit ? "hit" : p.beyond_cut ? "MISS (cut)" : "MISS";
+  const rows = run.pairs.map((p) =>
+    [
+      outcome(p),
+      p.missing || p.answerable === false ? "—" : (p.rank ?? "not found"),
+      (p.answerable === false ? p.top_distance : p.best_distance)?.toFixed(4) ?? "—",
+      p.answerable === false ? "(none: unanswerable)" : cut(p.expected, 32),
+      cut(p.query.replace(/\s+/g, " "), 60),
+    ].map(String),
+  );
   const header = ["outcome", "rank", "distance", "expected", "query"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
@@ -109,6 +121,25 @@ function report(agent, run, k) {
   console.log(`${label(`recall@${k}`)}${pct(run.recall_at_k[String(k)])}  (${hits} of ${scored} pairs in the top ${k})`);
   console.log(`${label("MRR")}${run.mrr === null ? "n/a" : run.mrr.toFixed(3)}`);
   console.log(`${label("pairs")}${run.n_pairs}${run.n_missing ? ` (${run.n_missing} expect a document no longer indexed; left out of recall and MRR)` : ""}`);
+  if (run.n_unanswerable) console.log(`${label("")}${run.n_unanswerable} unanswerable (no expected document): left out of recall and MRR`);
+  if (s.max_distance !== null && s.max_distance !== undefined) console.log(`${label("cut")}${s.max_distance} (results farther are dropped)`);
+}
+
+const cutText = (c) => (c === null ? "none" : String(c));
+const figures = (p, c) => `answers ${pct(p.answered)} of ${c.answerable} answerable pairs at k = ${c.k}, refuses ${pct(p.refused)} of ${c.unanswerable} unanswerable (balanced ${pct(p.balanced)})`;
+
+async function suggestCut(base, agent, run, k) {
+  const { body: c } = await api(base, `/api/agents/${agent.id}/evals/${run.run_id}/calibration?k=${k}`);
+  console.log("");
+  if (!c.recommended) {
+    console.log(`No-match cut: not calibrated. ${c.reason}`);
+    return;
+  }
+  console.log(`Recommended no-match cut: ${cutText(c.recommended.cut)}: ${figures(c.recommended, c)}.`);
+  console.log(`At the current cut (${cutText(c.current.cut)}): ${figures(c.current, c)}.`);
+  if (c.recommended.cut !== null && c.recommended.cut !== c.current.cut) {
+    console.log(`Apply it on the Recall tab, or: PATCH /api/agents/${agent.id} {"max_distance": ${c.recommended.cut}}`);
+  }
 }
 
 async function main() {
@@ -129,6 +160,7 @@ async function main() {
     const run = await runEvaluation(opts.url, agent.id, opts.k);
     if (process.stderr.isTTY) process.stderr.write("\n");
     report(agent, run, opts.k);
+    if (opts.suggestCut) await suggestCut(opts.url, agent, run, opts.k);
     if (opts.minRecall === undefined) return 0;
     const recall = run.recall_at_k[String(opts.k)];
     if (recall === null || recall < opts.minRecall) {

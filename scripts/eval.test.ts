@@ -10,6 +10,7 @@ import * as agent from "@/app/api/agents/[id]/route";
 import * as pairs from "@/app/api/agents/[id]/pairs/route";
 import * as evals from "@/app/api/agents/[id]/evals/route";
 import * as evalRun from "@/app/api/agents/[id]/evals/[runId]/route";
+import * as calibration from "@/app/api/agents/[id]/evals/[runId]/calibration/route";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -21,6 +22,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   ["POST", /^\/api\/agents\/(?<id>[^/]+)\/pairs$/, pairs.POST as Handler],
   ["POST", /^\/api\/agents\/(?<id>[^/]+)\/evals$/, evals.POST as Handler],
   ["GET", /^\/api\/agents\/(?<id>[^/]+)\/evals\/(?<runId>[^/]+)$/, evalRun.GET as Handler],
+  ["GET", /^\/api\/agents\/(?<id>[^/]+)\/evals\/(?<runId>[^/]+)\/calibration$/, calibration.GET as Handler],
 ];
 
 let server: http.Server;
@@ -92,6 +94,21 @@ describe("npm run eval", () => {
     const res = await cli("--agent", String(agentId), "--k", "1", "--min-recall", "0.8");
     expect(res.code).toBe(1);
     expect(res.out).toContain("FAIL: recall@1 75.0% is below --min-recall 80.0%.");
+  });
+
+  it("with --suggest-cut says why no cut can be calibrated, then recommends one once there are unanswerable pairs", async () => {
+    const before = await cli("--agent", name, "--k", "3", "--suggest-cut");
+    expect(before.code).toBe(0);
+    expect(before.out).toContain("No-match cut: not calibrated. No unanswerable pairs");
+    const off = file("off.jsonl", ['{"query":"recipe for banana bread","expected":"","answerable":false}', '{"query":"tides tonight in Leeds","answerable":false}'].join("\n"));
+    const after = await cli("--agent", name, "--pairs", off, "--k", "3", "--suggest-cut");
+    expect(after.err).toBe("");
+    expect(after.out).toContain("off.jsonl: 2 new pairs, 0 already present, 0 rejected.");
+    expect(after.out).toMatch(/^(refused|ANSWERED)\s+—\s+\d\.\d{4}\s+\(none: unanswerable\)\s+recipe for banana bread$/m);
+    expect(after.out).toContain("2 unanswerable (no expected document): left out of recall and MRR");
+    expect(after.out).toMatch(/^Recommended no-match cut: 0\.\d+: answers [\d.]+% of 4 answerable pairs at k = 3, refuses [\d.]+% of 2 unanswerable \(balanced [\d.]+%\)\.$/m);
+    expect(after.out).toMatch(/^At the current cut \(none\): answers [\d.]+% of 4 answerable pairs at k = 3, refuses 0\.0% of 2 unanswerable/m);
+    expect(after.out).toMatch(new RegExp(`PATCH /api/agents/${agentId} \\{"max_distance": 0\\.\\d+\\}`));
   });
 
   it("exits 2 for a rejected pairs file, an unknown agent or bad arguments, without running", async () => {

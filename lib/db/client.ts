@@ -208,6 +208,8 @@ export const MIGRATIONS = [
    ALTER TABLE eval_runs ADD COLUMN max_distance REAL;
    ALTER TABLE eval_results ADD COLUMN top_distance REAL;
    ALTER TABLE eval_results ADD COLUMN beyond_cut INTEGER NOT NULL DEFAULT 0;`,
+  // A pair with no expected document (pairs.expected_filename ''): a question that should get no answer.
+  `ALTER TABLE eval_results ADD COLUMN answerable INTEGER NOT NULL DEFAULT 1;`,
 ];
 
 /**

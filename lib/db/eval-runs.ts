@@ -23,6 +23,8 @@ export interface EvalRun {
   done_pairs: number;
   n_pairs: number;
   n_missing: number;
+  /** Pairs with no expected document: left out of recall and MRR, used to calibrate the no-match cut. */
+  n_unanswerable: number;
   embedding_model: string;
   /** Embedder.queryWeighting at the time of the run; null: queries were not weighted. */
   query_weighting: string | null;
@@ -49,6 +51,8 @@ export interface PairResult {
   missing: boolean;
   /** The expected document's best chunk is past the run's no-match cut: a miss at every k. */
   beyond_cut: boolean;
+  /** false: the pair has no expected document (a question that should get no answer). */
+  answerable: boolean;
 }
 
 type RunRow = Omit<EvalRun, "chunk_settings" | "recall_at_k"> & { chunk_settings: string; recall_at_k: string | null };
@@ -70,9 +74,14 @@ function sweepInterrupted(agentId: number): void {
   for (const { id } of running) if (!activeRuns().has(id)) failRun(id, INTERRUPTED);
 }
 
-const SELECT = `SELECT r.*, (SELECT COUNT(*) FROM eval_results e WHERE e.run_id = r.id AND e.missing = 1) AS n_missing FROM eval_runs r`;
+const SELECT = `SELECT r.*,
+  (SELECT COUNT(*) FROM eval_results e WHERE e.run_id = r.id AND e.missing = 1) AS n_missing,
+  (SELECT COUNT(*) FROM eval_results e WHERE e.run_id = r.id AND e.answerable = 0) AS n_unanswerable
+  FROM eval_runs r`;
 
-export function createRun(s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "recall_at_k" | "mrr" | "created_at" | "finished_at">): number {
+export function createRun(
+  s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "n_unanswerable" | "recall_at_k" | "mrr" | "created_at" | "finished_at">,
+): number {
   const { lastInsertRowid } = db()
     .prepare(
       `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance, created_at)
@@ -85,12 +94,12 @@ export function createRun(s: Omit<EvalRun, "id" | "status" | "error" | "done_pai
 /** Stores one batch of results and moves the progress counter, together. */
 export function saveResults(runId: number, results: PairResult[]): void {
   const insert = db().prepare(
-    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db().transaction(() => {
     for (const r of results) {
-      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0);
+      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0, r.answerable ? 1 : 0);
     }
     db().prepare("UPDATE eval_runs SET done_pairs = done_pairs + ? WHERE id = ?").run(results.length, runId);
   })();
@@ -129,8 +138,10 @@ export function getRun(agentId: number, runId: number): EvalRun {
 /** Results in the order of the pairs when the run started. */
 export function runResults(runId: number): PairResult[] {
   const rows = db()
-    .prepare("SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut FROM eval_results WHERE run_id = ? ORDER BY rowid")
-    .all(runId) as (Omit<PairResult, "missing" | "beyond_cut"> & { missing: number; beyond_cut: number })[];
-  return rows.map((r) => ({ ...r, missing: r.missing === 1, beyond_cut: r.beyond_cut === 1 }));
+    .prepare(
+      "SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable FROM eval_results WHERE run_id = ? ORDER BY rowid",
+    )
+    .all(runId) as (Omit<PairResult, "missing" | "beyond_cut" | "answerable"> & { missing: number; beyond_cut: number; answerable: number })[];
+  return rows.map((r) => ({ ...r, missing: r.missing === 1, beyond_cut: r.beyond_cut === 1, answerable: r.answerable === 1 }));
 }
 

@@ -2,7 +2,7 @@ import "server-only";
 import { listDocuments } from "../db/documents";
 import { AppError } from "../http/errors";
 import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
-import { pairSchema, type PairInput } from "../validations/pair";
+import { NO_DOCUMENT, pairSchema, type PairInput } from "../validations/pair";
 import type { RawPairRow } from "./pair-files";
 
 export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row";
@@ -63,15 +63,15 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
       reject("empty query", "The query is empty.");
       continue;
     }
-    const parsed = pairSchema.safeParse({ query: raw.query, expected: raw.expected ?? "", note: raw.note === "" ? null : raw.note });
+    const parsed = pairSchema.safeParse({ query: raw.query, expected: raw.expected ?? "", answerable: raw.answerable, note: raw.note === "" ? null : raw.note });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      if (issue.path[0] === "expected") reject("unknown document", unknownDocument(text(raw.expected)?.trim() ?? ""));
+      if (issue.path[0] === "expected" && raw.answerable !== false) reject("unknown document", unknownDocument(text(raw.expected)?.trim() ?? ""));
       else reject("invalid row", `${issue.path.join(".") || "row"}: ${issue.message}`);
       continue;
     }
-    const filename = resolve(docs, parsed.data.expected);
-    if (!filename) {
+    const filename = parsed.data.answerable ? resolve(docs, parsed.data.expected) : NO_DOCUMENT;
+    if (filename === undefined) {
       reject("unknown document", unknownDocument(parsed.data.expected));
       continue;
     }
@@ -95,13 +95,12 @@ function expectedFilename(agentId: number, expected: string): string {
 }
 
 export function addPair(agentId: number, input: PairInput): Pair {
-  return createPair(agentId, { query: input.query, expected_filename: expectedFilename(agentId, input.expected), note: input.note });
+  const expected_filename = input.answerable ? expectedFilename(agentId, input.expected) : NO_DOCUMENT;
+  return createPair(agentId, { query: input.query, expected_filename, note: input.note });
 }
 
 export function editPair(agentId: number, id: number, input: Partial<PairInput>): Pair {
-  return updatePair(agentId, id, {
-    query: input.query,
-    expected_filename: input.expected === undefined ? undefined : expectedFilename(agentId, input.expected),
-    note: input.note,
-  });
+  const expected_filename =
+    input.answerable === false ? NO_DOCUMENT : input.expected === undefined || input.expected === "" ? undefined : expectedFilename(agentId, input.expected);
+  return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note });
 }

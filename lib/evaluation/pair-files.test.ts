@@ -25,20 +25,25 @@ describe("pair files", () => {
 
   it("writes CSV and JSONL that read back to the same pairs", () => {
     const pairs = [
-      { query: 'comma, "quote"', expected: "a.md", note: null },
-      { query: "new\nline", expected: "b.md", note: "why" },
-      { query: " padded ", expected: "c.md", note: null },
-      { query: "=HYPERLINK(\"http://x\")", expected: "@d.md", note: "-v or +x" },
-      { query: "'quoted' stays", expected: "e.md", note: null },
+      { query: 'comma, "quote"', expected: "a.md", answerable: true, note: null },
+      { query: "new\nline", expected: "b.md", answerable: true, note: "why" },
+      { query: " padded ", expected: "c.md", answerable: true, note: null },
+      { query: "=HYPERLINK(\"http://x\")", expected: "@d.md", answerable: true, note: "-v or +x" },
+      { query: "'quoted' stays", expected: "e.md", answerable: true, note: null },
+      { query: "who won the cup final", expected: "", answerable: false, note: "off topic" },
     ];
     const csv = toCsv(pairs);
     // Spreadsheets would run a cell starting with = + - @ as a formula: those are written as text.
-    expect(csv).toContain(`"'=HYPERLINK(""http://x"")",'@d.md,'-v or +x\r\n`);
-    expect(csv).toContain(`'quoted' stays,e.md,\r\n`);
-    expect(csv.startsWith("query,expected,note\r\n")).toBe(true);
-    expect(parsePairFile(csv, "pairs.csv").map(({ query, expected, note }) => ({ query, expected, note: note || null }))).toEqual(pairs);
+    expect(csv).toContain(`"'=HYPERLINK(""http://x"")",'@d.md,'-v or +x,true\r\n`);
+    expect(csv).toContain(`'quoted' stays,e.md,,true\r\n`);
+    expect(csv).toContain(`who won the cup final,,off topic,false\r\n`);
+    expect(csv.startsWith("query,expected,note,answerable\r\n")).toBe(true);
+    const read = (rows: ReturnType<typeof parsePairFile>) =>
+      rows.map(({ query, expected, answerable, note }) => ({ query, expected, answerable: answerable ?? true, note: note || null }));
+    expect(read(parsePairFile(csv, "pairs.csv"))).toEqual(pairs);
     const jsonl = toJsonl(pairs);
-    expect(jsonl.trim().split("\n")).toHaveLength(5);
-    expect(parsePairFile(jsonl).map(({ query, expected, note }) => ({ query, expected, note: note ?? null }))).toEqual(pairs);
+    expect(jsonl.trim().split("\n")).toHaveLength(6);
+    expect(jsonl).toContain('{"query":"who won the cup final","expected":"","answerable":false,"note":"off topic"}');
+    expect(read(parsePairFile(jsonl))).toEqual(pairs);
   });
 });

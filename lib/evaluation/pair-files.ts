@@ -3,6 +3,7 @@ export interface RawPairRow {
   row: number;
   query?: unknown;
   expected?: unknown;
+  answerable?: unknown;
   note?: unknown;
   /** Set when the line itself could not be read (bad JSON, missing column). */
   error?: string;
@@ -10,7 +11,9 @@ export interface RawPairRow {
 
 export interface ExportablePair {
   query: string;
+  /** Empty for an unanswerable pair. */
   expected: string;
+  answerable: boolean;
   note: string | null;
 }
 
@@ -61,14 +64,23 @@ function csvRecords(text: string): { line: number; cells: string[] }[] {
 
 const isHeader = (cells: string[]) => cells[0]?.trim().toLowerCase() === "query" && cells[1]?.trim().toLowerCase() === "expected";
 
-/** `query,expected[,note]`, with or without that header line. */
+/** A CSV cell for `answerable`: true/false, yes/no, 1/0; empty means answerable. */
+function csvBoolean(cell: string | undefined): unknown {
+  const v = cell?.trim().toLowerCase() ?? "";
+  if (v === "") return undefined;
+  if (["true", "yes", "1"].includes(v)) return true;
+  if (["false", "no", "0"].includes(v)) return false;
+  return cell;
+}
+
+/** `query,expected[,note[,answerable]]`, with or without that header line; an unanswerable row has an empty expected and `false`. */
 export function parseCsv(text: string): RawPairRow[] {
   const records = csvRecords(text.replace(/^\uFEFF/, ""));
   if (records.length > 0 && isHeader(records[0].cells)) records.shift();
   return records.map(({ line, cells }) =>
     cells.length < 2
-      ? { row: line, query: cells[0], error: "The row needs two columns: query,expected[,note]." }
-      : { row: line, query: unguard(cells[0]), expected: unguard(cells[1]), note: unguard(cells[2]) },
+      ? { row: line, query: cells[0], error: "The row needs two columns: query,expected[,note[,answerable]]." }
+      : { row: line, query: unguard(cells[0]), expected: unguard(cells[1]), note: unguard(cells[2]), answerable: csvBoolean(cells[3]) },
   );
 }
 
@@ -92,7 +104,7 @@ export function parseJsonl(text: string): RawPairRow[] {
         return;
       }
       const o = value as Record<string, unknown>;
-      rows.push({ row: i + 1, query: o.query, expected: o.expected, note: o.note });
+      rows.push({ row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note });
     });
   return rows;
 }
@@ -108,7 +120,7 @@ export function parseJsonArray(text: string): RawPairRow[] {
   if (!Array.isArray(value)) return [{ row: 1, error: 'The file must hold a JSON array of {"query", "expected"} objects.' }];
   return value.map((o, i) =>
     typeof o === "object" && o !== null && !Array.isArray(o)
-      ? { row: i + 1, query: o.query, expected: o.expected, note: o.note }
+      ? { row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note }
       : { row: i + 1, error: 'Each item must be an object {"query", "expected"}.' },
   );
 }
@@ -139,10 +151,11 @@ const csvCell = (raw: string) => {
 };
 
 export function toCsv(pairs: ExportablePair[]): string {
-  const lines = pairs.map((p) => [p.query, p.expected, p.note ?? ""].map(csvCell).join(","));
-  return ["query,expected,note", ...lines].join("\r\n") + "\r\n";
+  const lines = pairs.map((p) => [p.query, p.expected, p.note ?? "", p.answerable ? "true" : "false"].map(csvCell).join(","));
+  return ["query,expected,note,answerable", ...lines].join("\r\n") + "\r\n";
 }
 
 export function toJsonl(pairs: ExportablePair[]): string {
-  return pairs.map((p) => JSON.stringify(p.note ? p : { query: p.query, expected: p.expected })).join("\n") + (pairs.length ? "\n" : "");
+  const line = (p: ExportablePair) => ({ query: p.query, expected: p.expected, ...(p.answerable ? {} : { answerable: false }), ...(p.note ? { note: p.note } : {}) });
+  return pairs.map((p) => JSON.stringify(line(p))).join("\n") + (pairs.length ? "\n" : "");
 }

@@ -9,6 +9,7 @@ import { listPairs, type Pair } from "../db/pairs";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
+import { NO_DOCUMENT } from "../validations/pair";
 import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
 
 /** Queries embedded and located per round trip: few enough to report progress often. */
@@ -38,12 +39,22 @@ export function pairOutcome(
   at: { topDistance: number | null; cut: number | null } = { topDistance: null, cut: null },
 ): PairResult {
   const base = { pair_id: pair.id, query: pair.query, expected: pair.expected_filename, top_distance: at.topDistance };
+  const none = { document_id: null, rank: null, best_distance: null, beyond_cut: false };
+  if (pair.expected_filename === NO_DOCUMENT) return { ...base, ...none, missing: false, answerable: false };
   const ids = idsByFilename.get(pair.expected_filename);
-  if (!ids) return { ...base, document_id: null, rank: null, best_distance: null, missing: true, beyond_cut: false };
+  if (!ids) return { ...base, ...none, missing: true, answerable: true };
   // Closest first: the first located chunk is the best of all versions.
   const best = located.find((c) => c.rank !== null);
   const distance = best?.distance ?? null;
-  return { ...base, document_id: best?.document_id ?? ids[0], rank: best?.rank ?? null, best_distance: distance, missing: false, beyond_cut: beyondCut(distance, at.cut) };
+  return {
+    ...base,
+    document_id: best?.document_id ?? ids[0],
+    rank: best?.rank ?? null,
+    best_distance: distance,
+    missing: false,
+    beyond_cut: beyondCut(distance, at.cut),
+    answerable: true,
+  };
 }
 
 /** A message fit for the page and the API; internal details go to the server log only. */

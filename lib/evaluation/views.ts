@@ -1,11 +1,17 @@
 import type { Pair } from "../db/pairs";
 import { isHit } from "./metrics";
+import { beyondCut } from "../retrieval/cut";
 import type { EvalRun, PairResult } from "../db/eval-runs";
 
-/** The API's view of one pair's result: hit at the run's k, null when the document is missing. */
-export const pairResultView = (r: PairResult, k: number) => ({
+/**
+ * The API's view of one pair's result: hit at the run's k (null when the document is missing or
+ * the pair is unanswerable); for an unanswerable pair, whether the run's cut refused it.
+ */
+export const pairResultView = (r: PairResult, k: number, cut: number | null = null) => ({
   query: r.query,
   expected: r.expected,
+  answerable: r.answerable,
+  refused: r.answerable ? null : beyondCut(r.top_distance, cut),
   document_id: r.document_id,
   rank: r.rank,
   best_distance: r.best_distance,
@@ -24,7 +30,8 @@ export function runView(run: EvalRun, results?: PairResult[]) {
     n_pairs: run.n_pairs,
     done_pairs: run.done_pairs,
     n_missing: run.n_missing,
-    n_scored: run.status === "done" ? run.n_pairs - run.n_missing : null,
+    n_unanswerable: run.n_unanswerable,
+    n_scored: run.status === "done" ? run.n_pairs - run.n_missing - run.n_unanswerable : null,
     recall_at_k: run.recall_at_k,
     mrr: run.mrr,
     settings: {
@@ -37,7 +44,7 @@ export function runView(run: EvalRun, results?: PairResult[]) {
     },
     created_at: run.created_at,
     finished_at: run.finished_at,
-    ...(results ? { pairs: results.map((r) => pairResultView(r, run.k)) } : {}),
+    ...(results ? { pairs: results.map((r) => pairResultView(r, run.k, run.max_distance)) } : {}),
   };
 }
 
@@ -45,6 +52,7 @@ export const pairView = (p: Pair) => ({
   id: p.id,
   query: p.query,
   expected: p.expected_filename,
+  answerable: p.expected_filename !== "",
   note: p.note,
   created_at: p.created_at,
   updated_at: p.updated_at,

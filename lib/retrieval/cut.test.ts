@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as agentApi from "@/app/api/agents/[id]/route";
 import * as evals from "@/app/api/agents/[id]/evals/route";
+import * as pairsApi from "@/app/api/agents/[id]/pairs/route";
+import * as calibrationApi from "@/app/api/agents/[id]/evals/[runId]/calibration/route";
 import { getAgent, updateAgent } from "../db/agents";
 import { createPair } from "../db/pairs";
 import { embedder } from "../embeddings/configured";
@@ -94,5 +96,54 @@ describe("the no-match cut", () => {
     expect(after.recall_at_k["3"]).toBeCloseTo(2 / 3, 9);
     expect(after.mrr).toBeLessThan(before.mrr);
     await patch({ max_distance: null });
+  });
+});
+
+describe("calibrating the cut from labeled pairs", () => {
+  it("takes unanswerable pairs, leaves them out of recall, and recommends a cut that a run then confirms", async () => {
+    const agent = newAgent("calibration");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, text);
+    const id = String(agent.id);
+    const csv = [
+      "query,expected,note,answerable",
+      "premium support first response hours,sla.txt,,",
+      "refund to the original payment method,refunds.txt,,true",
+      "reset email link one hour,password.txt,,",
+      "download invoices pdf billing settings,invoices.txt,,",
+      "what is the capital of peru,,off topic,false",
+      "recipe for banana bread,,,false",
+      "tides and moon phases tonight,,,false",
+      "missing expected by mistake,,,",
+    ].join("\n");
+    const imported = await call(pairsApi.POST, { body: csv, headers: { "content-type": "text/csv" }, params: { id } });
+    expect(imported.status).toBe(201);
+    expect(imported.body.accepted).toBe(7);
+    expect(imported.body.rejected).toEqual([expect.objectContaining({ row: 9, reason: "unknown document" })]);
+    const listed = (await call(pairsApi.GET, { method: "GET", params: { id } })).body.pairs as { expected: string; answerable: boolean }[];
+    expect(listed.filter((p) => !p.answerable).map((p) => p.expected)).toEqual(["", "", ""]);
+
+    const run = async () => (await call(evals.POST, { json: { k: 3 }, params: { id } })).body;
+    const first = await run();
+    // Unanswerable pairs are neither hits nor misses: recall is over the 4 answerable ones.
+    expect(first.n_scored).toBe(4);
+    const off = first.pairs.filter((p: { answerable: boolean }) => !p.answerable);
+    expect(off.map((p: { hit: null; refused: boolean }) => [p.hit, p.refused])).toEqual([[null, false], [null, false], [null, false]]);
+
+    const calibration = (await call(calibrationApi.GET, { method: "GET", params: { id, runId: String(first.run_id) } })).body;
+    expect(calibration).toMatchObject({ k: 3, answerable: 4, unanswerable: 3, reason: null, current: { cut: null, refused: 0 } });
+    const best = calibration.recommended;
+    expect(best.cut).toBeGreaterThan(0);
+    expect(best.balanced).toBeGreaterThan(calibration.current.balanced);
+
+    // Applied, the next run answers and refuses exactly as the calibration said.
+    await call(agentApi.PATCH, { method: "PATCH", json: { max_distance: best.cut }, params: { id } });
+    const second = await run();
+    const answered = second.pairs.filter((p: { answerable: boolean; hit: boolean }) => p.answerable && p.hit).length / 4;
+    const refused = second.pairs.filter((p: { answerable: boolean; refused: boolean }) => !p.answerable && p.refused).length / 3;
+    expect([answered, refused]).toEqual([best.answered, best.refused]);
+    for (const p of second.pairs.filter((p: { answerable: boolean; refused: boolean }) => !p.answerable && p.refused)) {
+      expect(await searchAgentDocuments(agent.id, p.query, 3)).toEqual([]); // refused: the search returns nothing
+    }
+    expect(second.settings.max_distance).toBe(best.cut);
   });
 });

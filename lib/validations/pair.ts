@@ -6,13 +6,18 @@ export const MAX_QUERY_LENGTH = 2_000;
 /** `expected` names the document by filename or by document id; ids are resolved to the filename. */
 const expected = z.union([z.string(), z.number().int().positive()]).transform((v) => String(v).trim());
 
-export const pairSchema = z.object({
+/** An unanswerable pair is stored with this as its expected document. */
+export const NO_DOCUMENT = "";
+
+const pairFields = z.object({
   query: z
     .string({ error: "query is required." })
     .trim()
     .min(1, "The query is empty.")
     .max(MAX_QUERY_LENGTH, `The query is longer than ${MAX_QUERY_LENGTH} characters.`),
-  expected: expected.pipe(z.string().min(1, "Choose the expected document.")),
+  expected: expected,
+  /** false: a question the knowledge base should not answer (no expected document); the no-match cut is calibrated on these. */
+  answerable: z.boolean({ error: "answerable must be true or false." }).default(true),
   note: z
     .string()
     .trim()
@@ -20,13 +25,24 @@ export const pairSchema = z.object({
     .nullish()
     .transform((v) => v || null),
 });
-export const pairUpdateSchema = pairSchema.partial();
+
+const expectedMatchesAnswerable = (p: { expected?: string; answerable?: boolean }, ctx: z.RefinementCtx) => {
+  if (p.answerable === false && p.expected) {
+    ctx.addIssue({ code: "custom", path: ["expected"], message: "An unanswerable pair has no expected document: leave it empty." });
+  }
+  if (p.answerable !== false && p.expected === "") ctx.addIssue({ code: "custom", path: ["expected"], message: "Choose the expected document." });
+};
+
+export const pairSchema = pairFields.superRefine(expectedMatchesAnswerable);
+/** An edit: `answerable: false` clears the expected document; an expected document makes it answerable. */
+export const pairUpdateSchema = pairFields.partial().extend({ answerable: z.boolean({ error: "answerable must be true or false." }).optional() }).superRefine(expectedMatchesAnswerable);
 export type PairInput = z.output<typeof pairSchema>;
 
 /** One row of an import as sent: checked row by row, so one bad row never rejects the others. */
 export const importRowSchema = z.looseObject({
   query: z.unknown().optional(),
   expected: z.unknown().optional(),
+  answerable: z.unknown().optional(),
   note: z.unknown().optional(),
 });
 export const importBodySchema = z

@@ -33,9 +33,13 @@ describe("POST /api/agents/{id}/evals", () => {
     expect(res.body.pairs[0]).toEqual({
       query: "support SLA response",
       expected: "sla.txt",
+      answerable: true,
+      refused: null,
       document_id: expect.any(Number),
       rank: 1,
       best_distance: expect.any(Number),
+      top_distance: expect.any(Number),
+      beyond_cut: false,
       hit: true,
       missing: false,
     });
