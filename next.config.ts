@@ -56,7 +56,10 @@ const nextConfig: NextConfig = {
     return {
       // The original path of the search endpoint, kept for existing clients. Before the
       // filesystem, so the document page at /agents/[id]/documents/[docId] never takes it.
-      beforeFiles: [{ source: "/agents/:id/documents/search", destination: "/api/agents/:id/documents/search" }],
+      beforeFiles: [
+        { source: "/agents/:id/documents/search", destination: "/api/agents/:id/documents/search" },
+        { source: "/agents/:id/ask", destination: "/api/agents/:id/ask" },
+      ],
       afterFiles: [],
       fallback: [],
     };

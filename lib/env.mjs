@@ -23,6 +23,9 @@ const schema = z
     OPENAI_BASE_URL: z.url().optional(),
     OPENAI_EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
     OPENAI_EMBEDDING_DIMENSION: z.coerce.number().int().positive().optional(),
+    /** A chat model on the same OpenAI-compatible endpoint: grades and answers in the ask pipeline. Unset: the cut grades, answers are extractive. */
+    OPENAI_CHAT_MODEL: z.string().min(1).optional(),
+    OPENAI_CHAT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
     KB_DEMO: flag.default(true),
     // Access (see README "Access"): the address the app listens on, and the password that

@@ -103,7 +103,42 @@ export class FakeOpenAIServer {
     return { object: "list", data, model, usage: { prompt_tokens: 0, total_tokens: 0 } };
   }
 
+  /** Chat models the server knows; others get a 404 like OpenAI's. */
+  chatModels = new Set(["test-chat"]);
+  /**
+   * How the fake grades passages for relevance: by default a passage is relevant when it shares
+   * a word of five letters or more with the question.
+   */
+  grade = (question: string, passages: string[]) => {
+    const words = (t: string) => new Set(t.toLowerCase().match(/[a-z]{5,}/g) ?? []);
+    const q = words(question);
+    return passages.map((p) => [...words(p)].some((w) => q.has(w)));
+  };
+
+  /** A chat completion: a relevance grading (json_schema "relevance") or an answer citing every source label. */
+  chatBody(rec: RecordedRequest) {
+    const messages = (rec.body.messages ?? []) as { role: string; content: string }[];
+    const user = messages.find((m) => m.role === "user")?.content ?? "";
+    const question = /^Question: (.*)$/m.exec(user)?.[1] ?? "";
+    const listed = user.slice(user.search(/\n(?:Passages|Sources):\n/) + 1).replace(/^(?:Passages|Sources):\n/, "");
+    const blocks = listed
+      .split(/\n\n(?=\[\d+\] \()/)
+      .map((b) => /^\[\d+\] \(([^)]*)\)\n([\s\S]*)$/.exec(b))
+      .filter((b): b is RegExpExecArray => b !== null);
+    const format = rec.body.response_format as { json_schema?: { name?: string } } | undefined;
+    const content =
+      format?.json_schema?.name === "relevance"
+        ? JSON.stringify({ relevant: this.grade(question, blocks.map((b) => b[2])) })
+        : `From the sources: ${blocks.map((b) => `[${b[1]}]`).join(" ")}`;
+    return { id: "chatcmpl-test", object: "chat.completion", model: rec.body.model, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] };
+  }
+
   private defaultReply(rec: RecordedRequest, res: http.ServerResponse) {
+    if (rec.method === "POST" && rec.path === "/v1/chat/completions") {
+      const model = String(rec.body.model ?? "");
+      if (!this.chatModels.has(model)) return apiError(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "model_not_found");
+      return sendJson(res, 200, this.chatBody(rec));
+    }
     if (rec.method !== "POST" || rec.path !== "/v1/embeddings") return apiError(res, 404, `Unknown path ${rec.path}`);
     const model = rec.body.model ?? "";
     if (!(model in this.dims)) {

@@ -81,6 +81,8 @@ describe("roles", () => {
     expect(requiredRole("POST", "/agents/3/documents/search", false)).toBe("viewer");
     expect(requiredRole("POST", "/api/agents/3/inspect", false)).toBe("viewer");
     expect(requiredRole("POST", "/api/agents/3/evals", false)).toBe("viewer");
+    expect(requiredRole("POST", "/api/agents/3/ask", false)).toBe("viewer");
+    expect(requiredRole("POST", "/agents/3/ask", false)).toBe("viewer");
     expect(requiredRole("POST", "/api/agents", false)).toBe("editor");
     expect(requiredRole("POST", "/api/agents/3/documents", false)).toBe("editor");
     expect(requiredRole("POST", "/api/agents/3/documents/preview", false)).toBe("editor");

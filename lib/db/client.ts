@@ -210,6 +210,9 @@ export const MIGRATIONS = [
    ALTER TABLE eval_results ADD COLUMN beyond_cut INTEGER NOT NULL DEFAULT 0;`,
   // A pair with no expected document (pairs.expected_filename ''): a question that should get no answer.
   `ALTER TABLE eval_results ADD COLUMN answerable INTEGER NOT NULL DEFAULT 1;`,
+  // What an ask ended in ("answered", "refused: no_match", ...), so refusals can be listed.
+  `ALTER TABLE tool_calls ADD COLUMN outcome TEXT;
+   CREATE INDEX tool_calls_outcome ON tool_calls(agent_id, tool, outcome);`,
 ];
 
 /**

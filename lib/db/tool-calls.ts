@@ -14,6 +14,8 @@ export interface ToolCall {
   created_at: string;
   /** `api`: the agent's own call; `inspector`: a person testing retrieval. */
   source: ToolCallSource;
+  /** How an ask ended: "answered" or "refused: <reason>"; null for searches. */
+  outcome: string | null;
 }
 
 export type ToolCallSource = "api" | "inspector";
@@ -27,14 +29,15 @@ export function logToolCall(c: {
   latencyMs: number;
   resultCount: number;
   source?: ToolCallSource;
+  outcome?: string;
 }): void {
   try {
     db()
       .prepare(
-        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source, outcome)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api");
+      .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api", c.outcome ?? null);
   } catch (err) {
     // The agent was deleted while its search ran: there is nothing left to log it against.
     if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") return;
@@ -102,8 +105,20 @@ export function recentQueries(agentId: number, limit = 15): ToolCall[] {
   return db()
     .prepare(
       `SELECT t.* FROM tool_calls t
-       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ?
+       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ? AND tool = 'document_search'
              GROUP BY json_extract(input, '$.query') ORDER BY id DESC LIMIT ?) latest ON latest.id = t.id
+       ORDER BY t.id DESC`,
+    )
+    .all(agentId, limit) as ToolCall[];
+}
+
+/** The latest refused ask of each distinct question, newest first: what the agent could not answer. */
+export function recentRefusals(agentId: number, limit = 10): ToolCall[] {
+  return db()
+    .prepare(
+      `SELECT t.* FROM tool_calls t
+       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ? AND tool = 'ask' AND outcome LIKE 'refused%'
+             GROUP BY json_extract(input, '$.question') ORDER BY id DESC LIMIT ?) latest ON latest.id = t.id
        ORDER BY t.id DESC`,
     )
     .all(agentId, limit) as ToolCall[];

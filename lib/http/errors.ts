@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   rejected_extract_timeout: 422,
   rejected_extract_out_of_memory: 422,
   embedding_failed: 500,
+  chat_failed: 500,
   internal: 500,
   unavailable: 503,
   vector_store_unavailable: 503,

@@ -12,3 +12,9 @@ export const searchSchema = z.object({
 
 /** The inspector slider's range; the API accepts up to 100. */
 export const INSPECTOR_MAX_K = 50;
+
+/** POST /agents/{id}/ask: a question and how many chunks to retrieve for it. */
+export const askSchema = z.object({
+  question: z.string({ error: "question is required." }).trim().min(1, "question must not be empty.").max(2_000, "question is at most 2000 characters."),
+  top_k: searchSchema.shape.top_k,
+});

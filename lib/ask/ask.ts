@@ -1,0 +1,94 @@
+import "server-only";
+import { getAgent } from "../db/agents";
+import { logToolCall } from "../db/tool-calls";
+import { AppError, forbidden } from "../http/errors";
+import { EmbeddingError } from "../embeddings";
+import { isVectorStoreUnavailable } from "../vector-store/client";
+import { vectorStoreUnavailable } from "../http/errors";
+import { retrieve, type SearchResult } from "../retrieval/retrieve";
+import { chatModel, type Source } from "./chat";
+import { extractiveAnswer } from "./extractive";
+
+/**
+ * The ask pipeline (Corrective RAG), through the same retrieval function and no-match cut as
+ * the search: retrieve; nothing within the cut refuses with `no_match`; a chat model, when one
+ * is configured, grades each chunk and none relevant refuses with `not_relevant` (without one
+ * the cut is the grade); then an answer from the relevant chunks only, generated and citing
+ * them, or quoted from them (extractive). Every ask is logged as an `ask` call with its outcome.
+ */
+
+export type RefusalReason = "no_match" | "not_relevant";
+
+export interface Citation {
+  document_id: number;
+  filename: string;
+  chunk_index: number;
+  score: number;
+}
+
+export interface AskResult {
+  question: string;
+  answer: string | null;
+  refused: boolean;
+  reason: RefusalReason | null;
+  /** How the answer was made: by the chat model, or quoted from the chunks; null when refused. */
+  answer_kind: "generated" | "extractive" | null;
+  /** What graded the chunks: the chat model's name, or the no-match cut alone. */
+  graded_by: string;
+  citations: Citation[];
+  retrieved: (SearchResult & { relevant: boolean })[];
+}
+
+const cite = (r: SearchResult): Citation => ({ document_id: r.document_id, filename: r.filename, chunk_index: r.chunk_index, score: r.score });
+const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
+
+async function pipeline(agentId: number, question: string, topK: number): Promise<AskResult> {
+  const [retrieved] = await retrieve(agentId, [question], { topK });
+  const chat = chatModel();
+  const base = { question, graded_by: chat ? chat.model : "the no-match cut", answer: null, answer_kind: null, citations: [] };
+  if (retrieved.length === 0) return { ...base, refused: true, reason: "no_match", retrieved: [] };
+  const relevant = chat ? await chat.grade(question, retrieved.map(source)) : retrieved.map(() => true);
+  const graded = retrieved.map((r, i) => ({ ...r, relevant: relevant[i] }));
+  const used = graded.filter((r) => r.relevant);
+  if (used.length === 0) return { ...base, refused: true, reason: "not_relevant", retrieved: graded };
+  if (chat) {
+    const answer = await chat.answer(question, used.map(source));
+    return { ...base, answer, answer_kind: "generated", refused: false, reason: null, citations: used.map(cite), retrieved: graded };
+  }
+  const extract = extractiveAnswer(question, used.map(source));
+  return { ...base, answer: extract.answer, answer_kind: "extractive", refused: false, reason: null, citations: extract.used.map((i) => cite(used[i])), retrieved: graded };
+}
+
+/** The agent's ask: gated on its document_search tool like the search, logged whatever happens. */
+export async function askAgent(agentId: number, question: string, topK: number): Promise<AskResult> {
+  const agent = getAgent(agentId);
+  const input = { question, top_k: topK };
+  const started = performance.now();
+  if (!agent.tools.includes("document_search")) {
+    const message = `Agent "${agent.name}" does not have the document_search tool enabled, so it cannot retrieve anything to answer from.`;
+    logToolCall({ agentId, tool: "ask", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+    throw forbidden(message);
+  }
+  try {
+    const result = await pipeline(agentId, question, topK);
+    logToolCall({
+      agentId,
+      tool: "ask",
+      input,
+      ok: true,
+      latencyMs: performance.now() - started,
+      resultCount: result.citations.length,
+      outcome: result.refused ? `refused: ${result.reason}` : "answered",
+    });
+    return result;
+  } catch (err) {
+    const message =
+      err instanceof AppError || err instanceof EmbeddingError
+        ? err.message
+        : isVectorStoreUnavailable(err)
+          ? vectorStoreUnavailable().message
+          : "The ask failed on the server; the details are in its log.";
+    logToolCall({ agentId, tool: "ask", input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
+    throw err;
+  }
+}

@@ -1,0 +1,123 @@
+import "server-only";
+import OpenAI from "openai";
+import { env } from "../env.mjs";
+import { AppError } from "../http/errors";
+import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
+
+/**
+ * The chat model of the ask pipeline, on the same OpenAI-compatible endpoint and key as the
+ * embeddings (OPENAI_CHAT_MODEL; none when unset). Two calls: grade the retrieved chunks'
+ * relevance (structured output, one boolean per chunk) and answer from the relevant ones only.
+ */
+
+export interface Source {
+  /** How the answer cites it, e.g. "refunds.md #2". */
+  label: string;
+  text: string;
+}
+
+export interface ChatModel {
+  model: string;
+  grade(question: string, sources: Source[]): Promise<boolean[]>;
+  answer(question: string, sources: Source[]): Promise<string>;
+}
+
+/** A failed call to the chat model: the API answers 500 `chat_failed` with this message. */
+export class ChatError extends AppError {
+  constructor(message: string) {
+    super("chat_failed", message);
+  }
+}
+
+const holder = globalThis as unknown as { __kbChat?: { key: string; model: ChatModel } };
+
+export function chatModel(): ChatModel | null {
+  const e = env();
+  if (!e.OPENAI_CHAT_MODEL) return null;
+  const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
+  const key = `${baseURL}|${e.OPENAI_CHAT_MODEL}`;
+  if (holder.__kbChat?.key !== key) {
+    const client = new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS });
+    holder.__kbChat = { key, model: openAIChat(client, e.OPENAI_CHAT_MODEL, baseURL) };
+  }
+  return holder.__kbChat.model;
+}
+
+const numbered = (sources: Source[]) => sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.text}`).join("\n\n");
+
+function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
+  const failed = (what: string, err: unknown): never => {
+    const status = (err as { status?: number }).status;
+    const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
+    throw new ChatError(`The chat model ${model} at ${baseURL} failed to ${what}${status ? ` (${status})` : ""}: ${detail}`);
+  };
+  return {
+    model,
+    async grade(question, sources) {
+      let content: string | null | undefined;
+      try {
+        const res = await client.chat.completions.create({
+          model,
+          temperature: 0,
+          messages: [
+            {
+              role: "system",
+              content:
+                "You grade retrieved passages for a support assistant. For each numbered passage, answer whether it contains " +
+                "information that helps answer the question. Reply with JSON only.",
+            },
+            { role: "user", content: `Question: ${question}\n\nPassages:\n${numbered(sources)}` },
+          ],
+          response_format: {
+            type: "json_schema",
+            json_schema: {
+              name: "relevance",
+              strict: true,
+              schema: {
+                type: "object",
+                properties: { relevant: { type: "array", items: { type: "boolean" }, description: "One entry per passage, in order." } },
+                required: ["relevant"],
+                additionalProperties: false,
+              },
+            },
+          },
+        });
+        content = res.choices[0]?.message?.content;
+      } catch (err) {
+        failed("grade the retrieved chunks", err);
+      }
+      let relevant: unknown;
+      try {
+        relevant = (JSON.parse(content ?? "") as { relevant?: unknown }).relevant;
+      } catch {
+        relevant = undefined;
+      }
+      if (!Array.isArray(relevant) || relevant.length !== sources.length || relevant.some((r) => typeof r !== "boolean")) {
+        throw new ChatError(`The chat model ${model} did not grade the ${sources.length} chunks as asked (one true or false each).`);
+      }
+      return relevant as boolean[];
+    },
+    async answer(question, sources) {
+      try {
+        const res = await client.chat.completions.create({
+          model,
+          temperature: 0,
+          messages: [
+            {
+              role: "system",
+              content:
+                "Answer the question using only the numbered sources. Cite each fact with its source label in brackets, " +
+                "e.g. [refunds.md #2]. If the sources do not answer it, say so.",
+            },
+            { role: "user", content: `Question: ${question}\n\nSources:\n${numbered(sources)}` },
+          ],
+        });
+        const text = res.choices[0]?.message?.content?.trim();
+        if (!text) throw new Error("an empty answer");
+        return text;
+      } catch (err) {
+        return failed("answer", err);
+      }
+    },
+  };
+}
