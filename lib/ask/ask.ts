@@ -1,6 +1,6 @@
 import "server-only";
 import { getAgent } from "../db/agents";
-import { logToolCall } from "../db/tool-calls";
+import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { AppError, forbidden } from "../http/errors";
 import { EmbeddingError } from "../embeddings";
 import { isVectorStoreUnavailable } from "../vector-store/client";
@@ -59,14 +59,17 @@ async function pipeline(agentId: number, question: string, topK: number): Promis
   return { ...base, answer: extract.answer, answer_kind: "extractive", refused: false, reason: null, citations: extract.used.map((i) => cite(used[i])), retrieved: graded };
 }
 
-/** The agent's ask: gated on its document_search tool like the search, logged whatever happens. */
-export async function askAgent(agentId: number, question: string, topK: number): Promise<AskResult> {
+/**
+ * The agent's ask: gated on its document_search tool like the search, logged whatever happens,
+ * as the agent's call or (`inspector`) as a person trying it, which refusal lists leave out.
+ */
+export async function askAgent(agentId: number, question: string, topK: number, source: ToolCallSource = "api"): Promise<AskResult> {
   const agent = getAgent(agentId);
   const input = { question, top_k: topK };
   const started = performance.now();
   if (!agent.tools.includes("document_search")) {
     const message = `Agent "${agent.name}" does not have the document_search tool enabled, so it cannot retrieve anything to answer from.`;
-    logToolCall({ agentId, tool: "ask", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+    logToolCall({ agentId, tool: "ask", source, input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
     throw forbidden(message);
   }
   try {
@@ -74,6 +77,7 @@ export async function askAgent(agentId: number, question: string, topK: number):
     logToolCall({
       agentId,
       tool: "ask",
+      source,
       input,
       ok: true,
       latencyMs: performance.now() - started,
@@ -88,7 +92,7 @@ export async function askAgent(agentId: number, question: string, topK: number):
         : isVectorStoreUnavailable(err)
           ? vectorStoreUnavailable().message
           : "The ask failed on the server; the details are in its log.";
-    logToolCall({ agentId, tool: "ask", input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
+    logToolCall({ agentId, tool: "ask", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
     throw err;
   }
 }

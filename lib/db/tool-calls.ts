@@ -112,12 +112,12 @@ export function recentQueries(agentId: number, limit = 15): ToolCall[] {
     .all(agentId, limit) as ToolCall[];
 }
 
-/** The latest refused ask of each distinct question, newest first: what the agent could not answer. */
+/** The latest refused ask of each distinct question, newest first: what the agent itself could not answer (not tries in the inspector). */
 export function recentRefusals(agentId: number, limit = 10): ToolCall[] {
   return db()
     .prepare(
       `SELECT t.* FROM tool_calls t
-       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ? AND tool = 'ask' AND outcome LIKE 'refused%'
+       JOIN (SELECT MAX(id) AS id FROM tool_calls WHERE agent_id = ? AND tool = 'ask' AND source = 'api' AND outcome LIKE 'refused%'
              GROUP BY json_extract(input, '$.question') ORDER BY id DESC LIMIT ?) latest ON latest.id = t.id
        ORDER BY t.id DESC`,
     )
