@@ -2,12 +2,13 @@
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
 import { postJson } from "@/lib/http/client-fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
 import { QueryWords } from "./query-words";
 import { queryKeys } from "@/lib/http/query-keys";
+import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { RecentQueries } from "./recent-queries";
@@ -35,6 +36,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
   const [saved, setSaved] = useState<{ ok?: boolean; message?: string } | null>(null);
   const q = useDebounced(query.trim(), 350);
   const k = useDebounced(topK, 250);
+  const diagnosis = useRef<HTMLDivElement>(null);
 
   // The URL carries the whole state, so a link to a miss can be shared.
   useEffect(() => {
@@ -135,7 +137,11 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             configured model&apos;s distances; set it again on the Settings tab.
           </p>
         )}
-        {inspection.data && expected !== null && <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />}
+        {inspection.data && expected !== null && (
+          <div ref={diagnosis} tabIndex={-1} className="scroll-mt-4 rounded outline-none focus:ring-2 focus:ring-blue-400">
+            <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />
+          </div>
+        )}
         {inspection.data && (
           <DistanceChart
             distances={inspection.data.distances}
@@ -147,6 +153,18 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
         )}
         {q && inspection.data && (
           <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={inspection.isPlaceholderData} cut={inspection.data.cut} />
+        )}
+        {q && (
+          <AskPanel
+            agentId={agentId}
+            question={query.trim()}
+            topK={topK}
+            hasExpected={expected !== null}
+            onShowDiagnosis={() => {
+              diagnosis.current?.scrollIntoView({ behavior: "smooth", block: "start" });
+              diagnosis.current?.focus({ preventScroll: true });
+            }}
+          />
         )}
       </div>
       <RecentQueries

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
 import { getDocument } from "@/lib/db/documents";
 import { createPair } from "@/lib/db/pairs";
-import { pairSchema } from "@/lib/validations/pair";
+import { pairFields } from "@/lib/validations/pair";
 import { toFormState, type FormState } from "./form-state";
 
 export type SavePairState = Pick<FormState, "ok" | "message">;
@@ -12,7 +12,7 @@ export type SavePairState = Pick<FormState, "ok" | "message">;
 /** Saves the inspector's query and expected document as a labeled pair for the recall dashboard. */
 export async function savePairAction(agentId: number, query: string, documentId: number): Promise<SavePairState> {
   await requireRole("editor");
-  const parsed = pairSchema.pick({ query: true }).safeParse({ query });
+  const parsed = pairFields.pick({ query: true }).safeParse({ query });
   if (!parsed.success) return toFormState(parsed.error);
   try {
     const doc = getDocument(agentId, documentId);

@@ -9,7 +9,8 @@ const expected = z.union([z.string(), z.number().int().positive()]).transform((v
 /** An unanswerable pair is stored with this as its expected document. */
 export const NO_DOCUMENT = "";
 
-const pairFields = z.object({
+/** The fields without the check that `expected` matches `answerable` (zod cannot pick from a refined schema). */
+export const pairFields = z.object({
   query: z
     .string({ error: "query is required." })
     .trim()

@@ -2,12 +2,15 @@ import { agentFromParams } from "@/lib/http/agent-param";
 import { listDocuments } from "@/lib/db/documents";
 import { UploadPanel } from "@/components/documents/upload-panel";
 import { DocumentsTable } from "@/components/documents/documents-table";
+import { RecentRefusals } from "@/components/documents/recent-refusals";
+import { recentRefusals } from "@/lib/db/tool-calls";
 
 export const dynamic = "force-dynamic";
 
 export default async function AgentDocumentsPage({ params }: { params: Promise<{ id: string }> }) {
   const agent = await agentFromParams(params);
   const documents = listDocuments(agent.id);
+  const refusals = recentRefusals(agent.id, 10);
   return (
     <div className="space-y-6">
       <UploadPanel agentId={agent.id} />
@@ -17,6 +20,7 @@ export default async function AgentDocumentsPage({ params }: { params: Promise<{
         </h2>
         <DocumentsTable agentId={agent.id} documents={documents} />
       </section>
+      <RecentRefusals agentId={agent.id} refusals={refusals} />
     </div>
   );
 }

@@ -28,6 +28,7 @@ import { route } from "@/lib/http/route";
 import { createToken } from "@/lib/db/api-tokens";
 import { db } from "@/lib/db/client";
 import { EmbeddingError } from "@/lib/embeddings";
+import { ChatError } from "@/lib/ask/chat";
 import { RejectedFileError, SIZE_LIMIT_CODES, type RejectionCode } from "@/lib/extract";
 import { call, filesForm } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
@@ -196,6 +197,10 @@ describe("errors from outside systems, through the same mapper", () => {
   it("a failed embedding provider is a 500 embedding_failed", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     expectError(await failing(new EmbeddingError("the API key was refused (401).", "openai", 401)), "embedding_failed");
+  });
+
+  it("a failed chat model is a 500 chat_failed", async () => {
+    expectError(await failing(new ChatError("The chat model test-chat failed to grade the retrieved chunks (500).")), "chat_failed");
   });
 
   it("every file refusal has its own code, 413 exactly for the size limits", async () => {
