@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { createPairAction, type PairFormState } from "@/lib/actions/pairs";
 import { SubmitButton } from "@/components/ui/submit-button";
 
@@ -9,9 +9,18 @@ export function AddPairForm({ agentId, filenames }: { agentId: number; filenames
   // React resets the form after every submit, to these defaults: what was typed after a failure, empty after a success.
   const values = state.values;
   const error = (field: string) => state.errors?.[field]?.[0];
+  // Mirrors the box, which the form's reset sets back to its default after each submit, to disable the select.
+  const [unanswerable, setUnanswerable] = useState(false);
+  const [shown, setShown] = useState(state);
+  if (shown !== state) {
+    setShown(state);
+    setUnanswerable(values?.unanswerable ?? false);
+  }
   return (
-    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="add-pair-status">
-      <h2 className="font-semibold">Add a pair</h2>
+    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="add-pair-heading" aria-describedby="add-pair-status">
+      <h2 id="add-pair-heading" className="font-semibold">
+        Add a pair
+      </h2>
       <div className="flex flex-wrap items-end gap-4">
         <div className="flex flex-col gap-1">
           <label htmlFor="pair-query" className="text-sm font-medium">
@@ -37,6 +46,7 @@ export function AddPairForm({ agentId, filenames }: { agentId: number; filenames
             id="pair-expected"
             name="expected"
             required
+            disabled={unanswerable}
             defaultValue={values?.expected ?? ""}
             aria-invalid={!!error("expected")}
             aria-describedby="add-pair-status"
@@ -52,6 +62,16 @@ export function AddPairForm({ agentId, filenames }: { agentId: number; filenames
             ))}
           </select>
         </div>
+        <label className="flex items-center gap-2 pb-2 text-sm">
+          <input
+            type="checkbox"
+            name="unanswerable"
+            defaultChecked={values?.unanswerable}
+            onChange={(e) => setUnanswerable(e.target.checked)}
+            aria-describedby="add-pair-status"
+          />
+          No document should answer this (unanswerable)
+        </label>
         <div className="flex flex-col gap-1">
           <label htmlFor="pair-note" className="text-sm font-medium">
             Note (optional)

@@ -13,10 +13,24 @@ function Figure({ label, value, detail }: { label: string; value: string; detail
   );
 }
 
-/** Recall@k, MRR and pair count of one run, at the k the user picked. */
-export function Headline({ run, k, hits, currentPairs }: { run: EvalRun; k: number; hits: number; currentPairs: number }) {
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** How many unanswerable pairs the run's cut left without results. */
+function Refusals({ run, refused }: { run: EvalRun; refused: number }) {
+  const pairs = plural(run.n_unanswerable, "unanswerable pair", "unanswerable pairs");
+  return (
+    <p role="note" className="rounded border border-slate-200 bg-white px-3 py-2 text-sm text-slate-700">
+      {run.max_distance === null ? `${pairs}: no cut was set, so none was refused.` : `${pairs}: ${refused} refused by the cut ${run.max_distance}.`}{" "}
+      {run.n_unanswerable === 1 ? "It has no expected document, so it is" : "They have no expected document, so they are"} left out of recall and MRR;
+      the no-match cut is calibrated on {run.n_unanswerable === 1 ? "it" : "them"} below.
+    </p>
+  );
+}
+
+/** Recall@k, MRR and pair count of one run, at the k the user picked; `refused`: unanswerable pairs the run's cut refused. */
+export function Headline({ run, k, hits, refused, currentPairs }: { run: EvalRun; k: number; hits: number; refused: number; currentPairs: number }) {
   const recall = run.recall_at_k?.[String(k)] ?? null;
-  const scored = run.n_pairs - run.n_missing;
+  const scored = run.n_pairs - run.n_missing - run.n_unanswerable;
   return (
     <section aria-labelledby="headline-heading" className="space-y-3">
       <div className="flex flex-wrap items-end justify-between gap-3">
@@ -51,6 +65,7 @@ export function Headline({ run, k, hits, currentPairs }: { run: EvalRun; k: numb
           {run.n_missing === 1 ? "It is" : "They are"} marked “Not indexed” below and left out of recall and MRR, which are computed over the {scored} other pairs.
         </p>
       )}
+      {run.n_unanswerable > 0 && <Refusals run={run} refused={refused} />}
     </section>
   );
 }

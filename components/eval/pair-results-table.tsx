@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { SortableTable, type Column } from "@/components/ui/sortable-table";
 import { inspectorHref } from "./inspector-link";
-import { distanceText, OutcomeBadge, outcomeOf, rankText } from "./outcome-badge";
+import { distanceText, isWrong, OutcomeBadge, outcomeOf, rankText } from "./outcome-badge";
 
 export interface ResultRow {
   query: string;
@@ -16,20 +16,38 @@ export interface ResultRow {
   missing: boolean;
   /** Ranked, but past the run's no-match cut: the search dropped it, a miss at every k. */
   beyondCut: boolean;
+  /** false: no document should answer the query; it has no rank, only its closest chunk's distance. */
+  answerable: boolean;
+  topDistance: number | null;
+  /** For an unanswerable pair: its closest chunk is past the run's cut, so the search returned nothing. */
+  refused: boolean | null;
 }
 
-const OUTCOME_ORDER = { miss: 0, cut: 0, missing: 1, hit: 2 };
+const OUTCOME_ORDER = { miss: 0, cut: 0, answered: 0, missing: 1, hit: 2, refused: 2 };
 const big = Number.MAX_SAFE_INTEGER;
-const rankValue = (r: ResultRow) => (r.missing ? big : (r.rank ?? big - 1));
+const rankValue = (r: ResultRow) => (r.missing || !r.answerable ? big : (r.rank ?? big - 1));
+const distanceOf = (r: ResultRow) => (r.answerable ? r.distance : r.topDistance);
 // Among equals, the worst rank first.
 const worstRankFirst = (a: ResultRow, b: ResultRow) => rankValue(b) - rankValue(a);
 
 function columns(agentId: number, k: number): Column<ResultRow>[] {
   return [
     { id: "query", header: "Query", sortValue: (r) => r.query.toLowerCase(), cell: (r) => r.query },
-    { id: "expected", header: "Expected document", sortValue: (r) => r.expected.toLowerCase(), cell: (r) => r.expected },
+    {
+      id: "expected",
+      header: "Expected document",
+      sortValue: (r) => r.expected.toLowerCase(),
+      cell: (r) => (r.answerable ? r.expected : <span className="text-slate-600">— (unanswerable)</span>),
+    },
     { id: "rank", header: "Rank", sortValue: rankValue, descendingFirst: true, className: "tabular-nums", cell: rankText },
-    { id: "distance", header: "Best distance", sortValue: (r) => r.distance ?? big, descendingFirst: true, className: "font-mono", cell: (r) => distanceText(r.distance) },
+    {
+      id: "distance",
+      header: "Best distance",
+      sortValue: (r) => distanceOf(r) ?? big,
+      descendingFirst: true,
+      className: "font-mono",
+      cell: (r) => (r.answerable ? distanceText(r.distance) : `${distanceText(r.topDistance)} (closest)`),
+    },
     { id: "outcome", header: `At k = ${k}`, sortValue: (r) => OUTCOME_ORDER[outcomeOf(r, k)], cell: (r) => <OutcomeBadge outcome={outcomeOf(r, k)} /> },
     {
       id: "inspect",
@@ -46,7 +64,7 @@ function columns(agentId: number, k: number): Column<ResultRow>[] {
 
 export function PairResultsTable({ agentId, rows, k }: { agentId: number; rows: ResultRow[]; k: number }) {
   const [onlyMisses, setOnlyMisses] = useState(false);
-  const shown = onlyMisses ? rows.filter((r) => ["miss", "cut"].includes(outcomeOf(r, k))) : rows;
+  const shown = onlyMisses ? rows.filter((r) => isWrong(outcomeOf(r, k))) : rows;
 
   return (
     <div className="space-y-2">

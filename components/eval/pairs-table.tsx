@@ -13,6 +13,8 @@ export interface PairRowData {
   query: string;
   expected: string;
   note: string | null;
+  /** false: no document should answer the query; `expected` is empty. */
+  answerable: boolean;
   /** Null when no indexed document has the expected filename any more. */
   documentId: number | null;
 }
@@ -27,8 +29,15 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
   const formId = `edit-pair-${pair.id}`;
   const status = `${formId}-status`;
   // After a failure the row shows what was submitted, not the pair as it was.
-  const values = state.values ?? { query: pair.query, expected: pair.expected, note: pair.note ?? "" };
-  const options = filenames.includes(pair.expected) ? filenames : [pair.expected, ...filenames];
+  const values = state.values ?? { query: pair.query, expected: pair.expected, note: pair.note ?? "", unanswerable: !pair.answerable };
+  const options = !pair.answerable || filenames.includes(pair.expected) ? filenames : [pair.expected, ...filenames];
+  // Mirrors the box, set back to what was submitted after each save, to disable the select.
+  const [unanswerable, setUnanswerable] = useState(values.unanswerable);
+  const [shown, setShown] = useState(state);
+  if (shown !== state) {
+    setShown(state);
+    setUnanswerable(values.unanswerable);
+  }
   return (
     <tr className="border-t border-slate-200 bg-blue-50 align-top">
       <td className="px-3 py-2">
@@ -50,17 +59,32 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
           form={formId}
           name="expected"
           defaultValue={values.expected}
+          disabled={unanswerable}
           aria-label="Expected document"
           aria-invalid={state.errors?.expected ? true : undefined}
           aria-describedby={status}
           className={input}
         >
+          <option value="" disabled>
+            Choose a document
+          </option>
           {options.map((f) => (
             <option key={f} value={f}>
               {f}
             </option>
           ))}
         </select>
+        <label className="mt-1 flex items-center gap-2 text-xs">
+          <input
+            form={formId}
+            type="checkbox"
+            name="unanswerable"
+            defaultChecked={values.unanswerable}
+            onChange={(e) => setUnanswerable(e.target.checked)}
+            aria-describedby={status}
+          />
+          No document should answer this (unanswerable)
+        </label>
       </td>
       <td className="px-3 py-2">
         <input
@@ -94,12 +118,17 @@ function columns(agentId: number, edit: (pairId: number) => void): Column<PairRo
     {
       id: "expected",
       header: "Expected document",
-      cell: (p) => (
-        <>
-          {p.expected}
-          {p.documentId === null && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">not indexed</span>}
-        </>
-      ),
+      cell: (p) =>
+        p.answerable ? (
+          <>
+            {p.expected}
+            {p.documentId === null && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">not indexed</span>}
+          </>
+        ) : (
+          <>
+            — <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">unanswerable</span>
+          </>
+        ),
     },
     { id: "note", header: "Note", className: "text-slate-600", cell: (p) => p.note },
     {

@@ -8,7 +8,7 @@ import { deletePair } from "@/lib/db/pairs";
 import { MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
 import { formText, toFormState, type FormState } from "./form-state";
 
-export type PairFormState = FormState<{ query: string; expected: string; note: string }>;
+export type PairFormState = FormState<{ query: string; expected: string; note: string; unanswerable: boolean }>;
 
 export interface ImportState {
   message?: string;
@@ -17,7 +17,12 @@ export interface ImportState {
 
 const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
-const submitted = (form: FormData) => ({ query: formText(form, "query"), expected: formText(form, "expected"), note: formText(form, "note") });
+const submitted = (form: FormData) => {
+  // An unanswerable pair has no expected document, whatever the select last held.
+  const unanswerable = form.get("unanswerable") === "on";
+  return { query: formText(form, "query"), expected: unanswerable ? "" : formText(form, "expected"), note: formText(form, "note"), unanswerable };
+};
+const toPair = (v: ReturnType<typeof submitted>) => ({ query: v.query, expected: v.expected, note: v.note, answerable: !v.unanswerable });
 // A pair that already exists is an error of its query; a document that is not indexed, of the expected field.
 const fields = { conflict: "query", unknown_document: "expected" };
 
@@ -27,7 +32,7 @@ export async function createPairAction(agentId: number, _prev: PairFormState, fo
   await requireRole("editor");
   const values = submitted(form);
   const failed = { message: "The pair was not added.", fields, values };
-  const parsed = pairSchema.safeParse(values);
+  const parsed = pairSchema.safeParse(toPair(values));
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
     addPair(agentId, parsed.data);
@@ -35,14 +40,14 @@ export async function createPairAction(agentId: number, _prev: PairFormState, fo
     return toFormState(err, failed);
   }
   revalidate(agentId);
-  return { ok: true, message: `Added "${parsed.data.query}".` };
+  return { ok: true, message: `Added "${parsed.data.query}"${parsed.data.answerable ? "" : " as unanswerable"}.` };
 }
 
 export async function updatePairAction(agentId: number, pairId: number, _prev: PairFormState, form: FormData): Promise<PairFormState> {
   await requireRole("editor");
   const values = submitted(form);
   const failed = { message: "Nothing was saved.", fields, values };
-  const parsed = pairSchema.safeParse(values);
+  const parsed = pairSchema.safeParse(toPair(values));
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
     editPair(agentId, pairId, parsed.data);

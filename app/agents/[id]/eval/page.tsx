@@ -2,14 +2,18 @@ import Link from "next/link";
 import { agentFromParams } from "@/lib/http/agent-param";
 import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
+import { embedder } from "@/lib/embeddings/configured";
+import { calibrateCut } from "@/lib/evaluation/calibrate";
 import { compareRuns } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
-import { listRuns, runResults, type EvalRun } from "@/lib/db/eval-runs";
+import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
 import { listPairs } from "@/lib/db/pairs";
+import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
 import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
+import { CutCalibration } from "@/components/eval/cut-calibration";
 import { Headline } from "@/components/eval/headline";
 import { PairResultsTable } from "@/components/eval/pair-results-table";
 import { RecallCurve } from "@/components/eval/recall-curve";
@@ -35,6 +39,12 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const canEdit = (await currentIdentity())?.role === "editor";
   const documentIds = documentIdsByFilename(agent.id);
   const results = run ? runResults(run.id) : [];
+  // An unanswerable pair is refused when its closest chunk is past the cut the run searched with.
+  const refusedOf = (r: PairResult) => (r.answerable ? null : beyondCut(r.top_distance, run?.max_distance ?? null));
+  // A run's distances say nothing about another model's, so the agent's cut is compared only within one model.
+  const model = embedder().model;
+  const otherModel = run && run.embedding_model !== model ? run.embedding_model : null;
+  const calibration = run ? calibrateCut(results, k, otherModel ? null : noMatchCut(agent, model)) : null;
 
   // By default the viewed run is compared with the finished run before it.
   const head = pick(finished, sp.head) ?? run;
@@ -62,7 +72,13 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
         </p>
       ) : (
         <>
-          <Headline run={run} k={k} hits={results.filter((r) => isHit(r, k)).length} currentPairs={pairCount} />
+          <Headline
+            run={run}
+            k={k}
+            hits={results.filter((r) => isHit(r, k)).length}
+            refused={results.filter((r) => refusedOf(r)).length}
+            currentPairs={pairCount}
+          />
           <section aria-labelledby="curve-heading" className="space-y-2 rounded border border-slate-200 bg-white p-4">
             <h2 id="curve-heading" className="font-semibold">
               Recall@k for k = 1 to 20
@@ -70,13 +86,15 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             <p className="text-sm text-slate-600">How many pairs would be answered if the agent retrieved k results. The dashed line marks the k shown above.</p>
             <RecallCurve recall={run.recall_at_k ?? {}} k={k} />
           </section>
+          {calibration && <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />}
           <section aria-labelledby="pairs-heading" className="space-y-2">
             <h2 id="pairs-heading" className="text-lg font-semibold">
               Every pair at k = {k}
             </h2>
             <p className="text-sm text-slate-600">
               Rank is where the expected document&apos;s best chunk landed among all {run.chunk_count} chunks; distance is its cosine distance (lower is
-              better). “Inspect” opens the query in the inspector with the expected document marked.
+              better). An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
+              cut. “Inspect” opens the query in the inspector with the expected document marked.
             </p>
             <PairResultsTable
               agentId={agent.id}
@@ -89,6 +107,9 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
                 distance: r.best_distance,
                 missing: r.missing,
                 beyondCut: r.beyond_cut,
+                answerable: r.answerable,
+                topDistance: r.top_distance,
+                refused: refusedOf(r),
               }))}
             />
           </section>

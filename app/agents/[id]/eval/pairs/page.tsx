@@ -1,6 +1,7 @@
 import { agentFromParams } from "@/lib/http/agent-param";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { listPairs } from "@/lib/db/pairs";
+import { NO_DOCUMENT } from "@/lib/validations/pair";
 import { AddPairForm } from "@/components/eval/add-pair-form";
 import { ImportPairsForm } from "@/components/eval/import-pairs-form";
 import { PairsTable } from "@/components/eval/pairs-table";
@@ -14,6 +15,10 @@ export default async function PairsPage({ params }: { params: Promise<{ id: stri
   const api = `/api/agents/${agent.id}/pairs`;
   return (
     <div className="space-y-6">
+      <p className="max-w-3xl text-sm text-slate-600">
+        A pair is a question and the document that should answer it. Mark a question nothing in the knowledge base answers as unanswerable:
+        unanswerable pairs calibrate the no-match cut on the dashboard, so the agent&apos;s search returns nothing for them.
+      </p>
       <AddPairForm agentId={agent.id} filenames={[...documentIds.keys()].sort()} />
       <ImportPairsForm agentId={agent.id} />
       <section aria-labelledby="pairs-list-heading" className="space-y-2">
@@ -35,7 +40,14 @@ export default async function PairsPage({ params }: { params: Promise<{ id: stri
         <PairsTable
           agentId={agent.id}
           filenames={[...documentIds.keys()].sort()}
-          pairs={pairs.map((p) => ({ id: p.id, query: p.query, expected: p.expected_filename, note: p.note, documentId: documentIds.get(p.expected_filename) ?? null }))}
+          pairs={pairs.map((p) => ({
+            id: p.id,
+            query: p.query,
+            expected: p.expected_filename,
+            note: p.note,
+            answerable: p.expected_filename !== NO_DOCUMENT,
+            documentId: documentIds.get(p.expected_filename) ?? null,
+          }))}
         />
       </section>
     </div>

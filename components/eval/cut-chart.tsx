@@ -1,0 +1,111 @@
+import { useId } from "react";
+import type { CutPoint } from "@/lib/evaluation/calibrate";
+import { pct, percentTicks } from "./line-chart";
+
+const W = 640;
+const H = 260;
+const PAD = { left: 44, right: 16, top: 22, bottom: 40 };
+/** Room at the right for the "no cut" point, which has no distance. */
+const NONE_SLOT = 56;
+/** Past this many candidates the dots crowd each other; the lines alone read better. */
+const MAX_DOTS = 40;
+
+const SERIES = [
+  { key: "answered", name: "Answered correctly at k", color: "stroke-blue-700 fill-blue-700", dashed: false },
+  { key: "refused", name: "Correctly refused", color: "stroke-emerald-600 fill-emerald-600", dashed: false },
+  { key: "balanced", name: "Balanced accuracy", color: "stroke-violet-700 fill-violet-700", dashed: true },
+] as const;
+
+export const cutText = (cut: number | null) => (cut === null ? "none" : String(cut));
+const figures = (p: CutPoint) => `answered ${pct(p.answered)}, refused ${pct(p.refused)}, balanced ${pct(p.balanced)}`;
+
+interface Props {
+  k: number;
+  /** Smallest cut first, ending with the "no cut" point. */
+  points: CutPoint[];
+  recommended: CutPoint;
+  current: CutPoint;
+}
+
+/** The three shares against the candidate cut (a raw distance), with the recommended and the current cut marked. */
+export function CutChart({ k, points, recommended, current }: Props) {
+  const id = useId();
+  const finite = points.map((p) => p.cut).filter((c): c is number => c !== null);
+  const span = [...finite, ...(current.cut === null ? [] : [current.cut])];
+  const lo = span.length ? Math.min(...span) : 0;
+  const hi = span.length ? Math.max(...span) : 1;
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const numericW = plotW - NONE_SLOT;
+  const x = (cut: number | null) => (cut === null ? PAD.left + plotW : PAD.left + (hi === lo ? numericW / 2 : ((cut - lo) / (hi - lo)) * numericW));
+  const y = (v: number) => PAD.top + (1 - v) * plotH;
+  const places = hi - lo < 0.05 ? 3 : 2;
+  const xTicks = hi === lo ? [lo] : [0, 0.25, 0.5, 0.75, 1].map((t) => lo + t * (hi - lo));
+  const markers = [
+    { cut: recommended.cut, label: `recommended ${cutText(recommended.cut)}`, className: "stroke-amber-500", text: "fill-amber-700", at: PAD.top - 6 },
+    { cut: current.cut, label: `current ${cutText(current.cut)}`, className: "stroke-slate-500", text: "fill-slate-600", at: PAD.top + plotH - 6 },
+  ];
+  const described =
+    `Share of answerable pairs answered correctly at k = ${k}, of unanswerable pairs correctly refused, and their mean, ` +
+    `for ${finite.length} candidate cuts from ${lo} to ${hi} and with no cut. ` +
+    `Recommended: ${cutText(recommended.cut)} (${figures(recommended)}). Current: ${cutText(current.cut)} (${figures(current)}).`;
+  return (
+    <figure className="space-y-2">
+      <svg viewBox={`0 0 ${W} ${H}`} className="w-full max-w-3xl" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+        <title id={`${id}-title`}>{`No-match cut calibration at k = ${k}`}</title>
+        <desc id={`${id}-desc`}>{described}</desc>
+        {percentTicks.map((t) => (
+          <g key={t.value}>
+            <line x1={PAD.left} x2={W - PAD.right} y1={y(t.value)} y2={y(t.value)} className="stroke-slate-200" strokeWidth={1} />
+            <text x={PAD.left - 6} y={y(t.value) + 4} textAnchor="end" className="fill-slate-500 text-[11px]">
+              {t.label}
+            </text>
+          </g>
+        ))}
+        {xTicks.map((t) => (
+          <text key={t} x={x(t)} y={H - PAD.bottom + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
+            {t.toFixed(places)}
+          </text>
+        ))}
+        <text x={x(null)} y={H - PAD.bottom + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
+          no cut
+        </text>
+        <text x={PAD.left + numericW / 2} y={H - 6} textAnchor="middle" className="fill-slate-600 text-[11px]">
+          cut (cosine distance; results farther than it are dropped)
+        </text>
+        {markers.map((m) => (
+          <g key={m.label}>
+            <line x1={x(m.cut)} x2={x(m.cut)} y1={PAD.top} y2={PAD.top + plotH} className={m.className} strokeDasharray="4 3" strokeWidth={1.5} />
+            <text x={x(m.cut) + (x(m.cut) > W - 140 ? -4 : 4)} y={m.at} textAnchor={x(m.cut) > W - 140 ? "end" : "start"} className={`${m.text} text-[11px]`}>
+              {m.label}
+            </text>
+          </g>
+        ))}
+        {SERIES.map((s) => {
+          const path = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(p.cut).toFixed(1)},${y(p[s.key]).toFixed(1)}`).join(" ");
+          return (
+            <g key={s.key}>
+              <path d={path} className={s.color} style={{ fill: "none" }} strokeWidth={2} strokeDasharray={s.dashed ? "6 4" : undefined} />
+              {points.length <= MAX_DOTS &&
+                points.map((p) => (
+                  <circle key={cutText(p.cut)} cx={x(p.cut)} cy={y(p[s.key])} r={3} className={s.color}>
+                    <title>{`${s.name} at cut ${cutText(p.cut)}: ${pct(p[s.key])}`}</title>
+                  </circle>
+                ))}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption className="flex flex-wrap gap-4 text-xs text-slate-600">
+        {SERIES.map((s) => (
+          <span key={s.key} className="flex items-center gap-1.5">
+            <svg width="20" height="6" aria-hidden>
+              <line x1="0" x2="20" y1="3" y2="3" className={s.color} strokeWidth={2} strokeDasharray={s.dashed ? "5 3" : undefined} />
+            </svg>
+            {s.name}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
