@@ -98,4 +98,11 @@ test("unanswerable pairs calibrate a no-match cut that, once applied, refuses th
   const searched = await page.request.post(`/api/agents/${agent.id}/documents/search`, { data: { query: question } });
   expect(searched.status()).toBe(200);
   expect((await searched.json()).results).toEqual([]);
+
+  // Its ask is refused, and the inspector's Ask panel says at which step.
+  const asked = await page.request.post(`/api/agents/${agent.id}/ask`, { data: { question } });
+  expect(await asked.json()).toMatchObject({ refused: true, reason: "no_match", answer: null });
+  await page.goto(`/agents/${agent.id}/search?q=${encodeURIComponent(question)}&k=3`);
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
+  await expect(page.getByText(/Refused at retrieval \(no_match\)/)).toBeVisible();
 });

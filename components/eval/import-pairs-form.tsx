@@ -11,8 +11,9 @@ export function ImportPairsForm({ agentId }: { agentId: number }) {
     <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="import-status">
       <h2 className="font-semibold">Import pairs</h2>
       <p className="text-sm text-slate-600">
-        CSV with columns <code>query,expected[,note]</code> (a header line is optional) or JSONL with one{" "}
-        <code>{`{"query", "expected"}`}</code> per line. <code>expected</code> is a document&apos;s filename or id. Rows with an empty query, an
+        CSV with columns <code>query,expected[,note[,answerable]]</code> (a header line is optional) or JSONL with one{" "}
+        <code>{`{"query", "expected"}`}</code> per line; a question no document should answer has an empty expected and{" "}
+        <code>answerable</code> false. <code>expected</code> is a document&apos;s filename or id. Rows with an empty query, an
         unknown document or a pair that already exists are rejected and nothing is written for them.
       </p>
       <div className="flex flex-wrap items-end gap-4">

@@ -28,9 +28,11 @@ export function findPair(agentId: number, query: string, expectedFilename: strin
     .get(agentId, query, expectedFilename) as Pair | undefined;
 }
 
+const pairName = (query: string, expected: string) => (expected ? `The pair "${query}" -> ${expected}` : `The unanswerable pair "${query}"`);
+
 export function createPair(agentId: number, input: { query: string; expected_filename: string; note?: string | null }): Pair {
   if (findPair(agentId, input.query, input.expected_filename)) {
-    throw conflict(`The pair "${input.query}" -> ${input.expected_filename} already exists.`);
+    throw conflict(`${pairName(input.query, input.expected_filename)} already exists.`);
   }
   const t = now();
   const { lastInsertRowid } = db()
@@ -43,7 +45,7 @@ export function updatePair(agentId: number, id: number, input: { query?: string;
   const pair = getPair(agentId, id);
   const next = { ...pair, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
   const other = findPair(agentId, next.query, next.expected_filename);
-  if (other && other.id !== id) throw conflict(`The pair "${next.query}" -> ${next.expected_filename} already exists.`);
+  if (other && other.id !== id) throw conflict(`${pairName(next.query, next.expected_filename)} already exists.`);
   db()
     .prepare("UPDATE pairs SET query = ?, expected_filename = ?, note = ?, updated_at = ? WHERE id = ? AND agent_id = ?")
     .run(next.query, next.expected_filename, next.note, now(), id, agentId);
