@@ -1,6 +1,6 @@
 import { useId } from "react";
 import type { CutPoint } from "@/lib/evaluation/calibrate";
-import { pct, percentTicks } from "./line-chart";
+import { ChartLegend, pct, percentTicks } from "./line-chart";
 
 const W = 640;
 const H = 260;
@@ -96,16 +96,7 @@ export function CutChart({ k, points, recommended, current }: Props) {
           );
         })}
       </svg>
-      <figcaption className="flex flex-wrap gap-4 text-xs text-slate-600">
-        {SERIES.map((s) => (
-          <span key={s.key} className="flex items-center gap-1.5">
-            <svg width="20" height="6" aria-hidden>
-              <line x1="0" x2="20" y1="3" y2="3" className={s.color} strokeWidth={2} strokeDasharray={s.dashed ? "5 3" : undefined} />
-            </svg>
-            {s.name}
-          </span>
-        ))}
-      </figcaption>
+      <ChartLegend series={SERIES} />
     </figure>
   );
 }

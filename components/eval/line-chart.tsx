@@ -84,19 +84,24 @@ export function LineChart({ title, description, xLabels, xTitle, series, highlig
           );
         })}
       </svg>
-      {series.length > 1 && (
-        <figcaption className="flex gap-4 text-xs text-slate-600">
-          {series.map((s) => (
-            <span key={s.name} className="flex items-center gap-1.5">
-              <svg width="20" height="6" aria-hidden>
-                <line x1="0" x2="20" y1="3" y2="3" className={s.color} strokeWidth={2} strokeDasharray={s.dashed ? "5 3" : undefined} />
-              </svg>
-              {s.name}
-            </span>
-          ))}
-        </figcaption>
-      )}
+      {series.length > 1 && <ChartLegend series={series} />}
     </figure>
+  );
+}
+
+/** The names of a chart's lines, each with a sample of its stroke. */
+export function ChartLegend({ series }: { series: readonly { name: string; color: string; dashed?: boolean }[] }) {
+  return (
+    <figcaption className="flex flex-wrap gap-4 text-xs text-slate-600">
+      {series.map((s) => (
+        <span key={s.name} className="flex items-center gap-1.5">
+          <svg width="20" height="6" aria-hidden>
+            <line x1="0" x2="20" y1="3" y2="3" className={s.color} strokeWidth={2} strokeDasharray={s.dashed ? "5 3" : undefined} />
+          </svg>
+          {s.name}
+        </span>
+      ))}
+    </figcaption>
   );
 }
 

@@ -1,11 +1,8 @@
 import "server-only";
 import { getAgent } from "../db/agents";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { AppError, forbidden } from "../http/errors";
-import { EmbeddingError } from "../embeddings";
-import { isVectorStoreUnavailable } from "../vector-store/client";
-import { vectorStoreUnavailable } from "../http/errors";
-import { retrieve, type SearchResult } from "../retrieval/retrieve";
+import { forbidden } from "../http/errors";
+import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
 import { chatModel, type Source } from "./chat";
 import { extractiveAnswer } from "./extractive";
 
@@ -86,12 +83,7 @@ export async function askAgent(agentId: number, question: string, topK: number, 
     });
     return result;
   } catch (err) {
-    const message =
-      err instanceof AppError || err instanceof EmbeddingError
-        ? err.message
-        : isVectorStoreUnavailable(err)
-          ? vectorStoreUnavailable().message
-          : "The ask failed on the server; the details are in its log.";
+    const message = failureMessage(err, "ask");
     logToolCall({ agentId, tool: "ask", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
     throw err;
   }

@@ -51,24 +51,26 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
     const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
     throw new ChatError(`The chat model ${model} at ${baseURL} failed to ${what}${status ? ` (${status})` : ""}: ${detail}`);
   };
+  const complete = (system: string, user: string, response_format?: OpenAI.ChatCompletionCreateParams["response_format"]) =>
+    client.chat.completions.create({
+      model,
+      temperature: 0,
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ],
+      ...(response_format ? { response_format } : {}),
+    });
   return {
     model,
     async grade(question, sources) {
       let content: string | null | undefined;
       try {
-        const res = await client.chat.completions.create({
-          model,
-          temperature: 0,
-          messages: [
-            {
-              role: "system",
-              content:
-                "You grade retrieved passages for a support assistant. For each numbered passage, answer whether it contains " +
-                "information that helps answer the question. Reply with JSON only.",
-            },
-            { role: "user", content: `Question: ${question}\n\nPassages:\n${numbered(sources)}` },
-          ],
-          response_format: {
+        const res = await complete(
+          "You grade retrieved passages for a support assistant. For each numbered passage, answer whether it contains " +
+            "information that helps answer the question. Reply with JSON only.",
+          `Question: ${question}\n\nPassages:\n${numbered(sources)}`,
+          {
             type: "json_schema",
             json_schema: {
               name: "relevance",
@@ -81,7 +83,7 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
               },
             },
           },
-        });
+        );
         content = res.choices[0]?.message?.content;
       } catch (err) {
         failed("grade the retrieved chunks", err);
@@ -99,19 +101,11 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
     },
     async answer(question, sources) {
       try {
-        const res = await client.chat.completions.create({
-          model,
-          temperature: 0,
-          messages: [
-            {
-              role: "system",
-              content:
-                "Answer the question using only the numbered sources. Cite each fact with its source label in brackets, " +
-                "e.g. [refunds.md #2]. If the sources do not answer it, say so.",
-            },
-            { role: "user", content: `Question: ${question}\n\nSources:\n${numbered(sources)}` },
-          ],
-        });
+        const res = await complete(
+          "Answer the question using only the numbered sources. Cite each fact with its source label in brackets, " +
+            "e.g. [refunds.md #2]. If the sources do not answer it, say so.",
+          `Question: ${question}\n\nSources:\n${numbered(sources)}`,
+        );
         const text = res.choices[0]?.message?.content?.trim();
         if (!text) throw new Error("an empty answer");
         return text;

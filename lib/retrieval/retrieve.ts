@@ -276,16 +276,16 @@ export async function logged<T>(
     logToolCall({ agentId, tool: "document_search", source, input, ok: true, latencyMs: performance.now() - started, resultCount: count(result) });
     return result;
   } catch (err) {
-    // Stored and shown in the log view: the app's own words, never a library's.
-    const message =
-      err instanceof AppError || err instanceof EmbeddingError
-        ? err.message
-        : isVectorStoreUnavailable(err)
-          ? vectorStoreUnavailable().message
-          : "The search failed on the server; the details are in its log.";
-    logToolCall({ agentId, tool: "document_search", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0 });
+    logToolCall({ agentId, tool: "document_search", source, input, ok: false, error: failureMessage(err, "search"), latencyMs: performance.now() - started, resultCount: 0 });
     throw err;
   }
+}
+
+/** What the log view shows for a failed call: the app's own words, never a library's. */
+export function failureMessage(err: unknown, what: "search" | "ask"): string {
+  if (err instanceof AppError || err instanceof EmbeddingError) return err.message;
+  if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable().message;
+  return `The ${what} failed on the server; the details are in its log.`;
 }
 
 export type { RankedChunk };
