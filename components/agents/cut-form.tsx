@@ -13,7 +13,7 @@ export function CutForm(props: { agentId: number; maxDistance: number | null; se
   const [state, action] = useActionState<CutFormState, FormData>(updateCutAction.bind(null, props.agentId), {});
   const stale = props.maxDistance !== null && props.setFor !== props.model;
   return (
-    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="cut-heading" aria-describedby="cut-status">
+    <form action={action} noValidate className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="cut-heading" aria-describedby="cut-status">
       <h2 id="cut-heading" className="font-semibold">
         No-match cut
       </h2>
