@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { getAgent } from "../db/agents";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
+import { MAX_CHUNKS_PER_DOCUMENT } from "../retrieval/keyword";
 import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
@@ -125,6 +126,10 @@ async function indexDocument(
   onProgress({ stage: "chunk", done: 0, total: 1 });
   const strategy = settings.chunkStrategy ?? DEFAULT_CHUNK_STRATEGY;
   const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
+  if (chunks.length >= MAX_CHUNKS_PER_DOCUMENT) {
+    const message = `The file would make ${chunks.length.toLocaleString("en")} chunks at ${settings.chunkSize} characters; one document holds fewer than ${MAX_CHUNKS_PER_DOCUMENT.toLocaleString("en")}. Use a larger chunk size.`;
+    return { ...base, outcome: "rejected", status: "rejected", code: "too_many_chunks", message };
+  }
   const model = embedder();
   const documentId = insertDocument(
     {

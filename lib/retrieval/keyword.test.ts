@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { embedder } from "../embeddings/configured";
+import { chunkText } from "../ingest/chunking";
+import { insertDocument, listDocuments } from "../db/documents";
+import { removeDocument } from "../ingest/remove";
+import { ARTICLES, ingest, newAgent } from "../../test/helpers";
+import { ftsTerms, keywordRanking } from "./keyword";
+
+const model = () => embedder().model;
+
+describe("the keyword index", () => {
+  it("ranks the agent's own ready chunks by bm25, with stemming, and never another agent's", async () => {
+    const agent = newAgent("keyword");
+    const other = newAgent("keyword other");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, text);
+    await ingest(other.id, "refunds.txt", ARTICLES.refunds);
+    const hits = keywordRanking(agent.id, model(), "refunded purchases", 10);
+    const names = new Map(listDocuments(agent.id).map((d) => [d.id, d.filename]));
+    expect(hits.map((h) => names.get(h.document_id))).toEqual(["refunds.txt"]); // "refunded" matches "refund" by its stem
+    expect(hits[0].bm25).toBeLessThan(0);
+    const otherIds = new Set(listDocuments(other.id).map((d) => d.id));
+    expect(hits.some((h) => otherIds.has(h.document_id))).toBe(false);
+    expect(keywordRanking(other.id, model(), "refund", 10).every((h) => otherIds.has(h.document_id))).toBe(true);
+  });
+
+  it("treats a user's text as words only: quotes, operators, NEAR and a lone star are never FTS syntax", async () => {
+    const agent = newAgent("keyword syntax");
+    await ingest(agent.id, "sku.txt", "Error E-4411 on SKU-88 means the card was declined. NEAR the till.");
+    for (const q of ['"unbalanced', "NEAR(card declined)", "*", "card AND", "OR OR", "sku-88 -card", "col:umn", "^start"]) {
+      expect(() => keywordRanking(agent.id, model(), q, 5), q).not.toThrow();
+    }
+    expect(keywordRanking(agent.id, model(), "E-4411", 5)).toHaveLength(1);
+    expect(keywordRanking(agent.id, model(), "*", 5)).toEqual([]);
+    expect(ftsTerms('say "hi" NEAR(x)')).toBe('"say" OR "hi" OR "near" OR "x"');
+    expect(ftsTerms("?!")).toBeNull();
+  });
+
+  it("follows deletes, replacements and documents that are not ready, through the same transactions", async () => {
+    const agent = newAgent("keyword lifecycle");
+    const first = await ingest(agent.id, "manual.txt", "The blue lamp needs a fuse.");
+    expect(keywordRanking(agent.id, model(), "lamp", 5).map((h) => h.document_id)).toEqual([first.document_id]);
+    const second = await ingest(agent.id, "manual.txt", "The green lamp needs a bulb.");
+    expect(keywordRanking(agent.id, model(), "lamp", 5).map((h) => h.document_id)).toEqual([second.document_id]);
+    expect(keywordRanking(agent.id, model(), "fuse", 5)).toEqual([]); // the replaced version's chunks went with it
+    // A document still indexing is not found.
+    const text = "An indexing article about the lamp.";
+    insertDocument(
+      { agent_id: agent.id, filename: "pending.txt", type: "txt", sha256: "p", bytes: text.length, chunk_size: 800, chunk_overlap: 100, text, embedding_model: model() },
+      chunkText(text, 800, 100),
+    );
+    expect(keywordRanking(agent.id, model(), "indexing article", 5)).toEqual([]);
+    await removeDocument(agent.id, second.document_id!);
+    expect(keywordRanking(agent.id, model(), "lamp", 5)).toEqual([]);
+  });
+});
