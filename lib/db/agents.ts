@@ -2,7 +2,7 @@ import "server-only";
 import { db, now } from "./client";
 import { conflict, notFound } from "../http/errors";
 import { enqueueCleanup } from "./vector-cleanup";
-import type { Tool } from "../validations/agent";
+import type { RetrievalMode, Tool } from "../validations/agent";
 
 export interface Agent {
   id: number;
@@ -12,6 +12,8 @@ export interface Agent {
   max_distance: number | null;
   /** The embedding model whose distances the cut was set in (lib/retrieval/cut.ts). */
   max_distance_model: string | null;
+  /** How its search ranks chunks: by vector distance, by keywords (bm25), or both fused. */
+  retrieval_mode: RetrievalMode;
   created_at: string;
   updated_at: string;
 }
@@ -71,13 +73,16 @@ export function createAgent(input: { name: string; tools: Tool[] }): Agent {
 }
 
 /** `cut`: a new no-match cut in the given model's distances, or null to clear it; absent leaves it. */
-export function updateAgent(id: number, input: { name?: string; tools?: Tool[]; cut?: { maxDistance: number; model: string } | null }): Agent {
+export function updateAgent(
+  id: number,
+  input: { name?: string; tools?: Tool[]; retrieval_mode?: RetrievalMode; cut?: { maxDistance: number; model: string } | null },
+): Agent {
   const agent = getAgent(id);
   if (input.name !== undefined) assertNameFree(input.name, id);
   const cut = input.cut === undefined ? { maxDistance: agent.max_distance, model: agent.max_distance_model } : input.cut ?? { maxDistance: null, model: null };
   db()
-    .prepare("UPDATE agents SET name = ?, tools = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?")
-    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), cut.maxDistance, cut.model, now(), id);
+    .prepare("UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?")
+    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), input.retrieval_mode ?? agent.retrieval_mode, cut.maxDistance, cut.model, now(), id);
   return getAgent(id);
 }
 

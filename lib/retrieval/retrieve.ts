@@ -1,5 +1,7 @@
 import "server-only";
 import { beyondCut, noMatchCut } from "./cut";
+import { rankByMode } from "./modes";
+import type { RetrievalMode } from "../validations/agent";
 import { getAgent } from "../db/agents";
 import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount } from "../db/documents";
@@ -78,7 +80,7 @@ async function retryRace<T>(run: () => Promise<T>): Promise<T> {
  * the rare case that still leaves too few (they changed meanwhile) it is asked again for more.
  * Each query's raw answer comes back too: where the index stopped, and whether it ran out.
  */
-async function visibleOnly(
+export async function visibleOnly(
   agentId: number,
   queries: number,
   want: number,
@@ -115,17 +117,21 @@ export function resultsWithText(agentId: number, ranked: RankedChunk[]): SearchR
 }
 
 /**
- * The one retrieval function: embed the queries with the model that embedded the chunks
+ * The one retrieval function, in the agent's retrieval mode (or `mode`; keyword and hybrid in
+ * lib/retrieval/modes.ts). In vector mode: embed the queries with the model that embedded the chunks
  * (weighted by the agent's own chunks where the provider does that), query the shared
  * collection filtered to this agent, closest first, and keep chunks of ready documents only,
  * then drop the top_k hits past the agent's no-match cut (none left: no match). Chroma returns
  * ids and distances; the text of the hits is read from SQLite.
  */
-export async function retrieve(agentId: number, queries: string[], opts: { topK: number }): Promise<SearchResult[][]> {
+export async function retrieve(agentId: number, queries: string[], opts: { topK: number; mode?: RetrievalMode }): Promise<SearchResult[][]> {
   if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
   const { model, vectors } = await embedForAgent(agentId, queries);
-  const cut = noMatchCut(getAgent(agentId), model.model);
+  const agent = getAgent(agentId);
+  const cut = noMatchCut(agent, model.model);
   const collection = await collectionFor(model);
+  const mode = opts.mode ?? agent.retrieval_mode;
+  if (mode !== "vector") return rankByMode(agentId, mode, { collection, model }, queries, vectors, opts.topK, cut);
   const { kept } = await visibleOnly(agentId, queries.length, opts.topK, (n) => queryAgent(collection, agentId, vectors, n));
   return kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK).filter((h) => !beyondCut(h.score, cut))));
 }

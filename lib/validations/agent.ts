@@ -1,6 +1,9 @@
 import { z } from "zod";
 
 export const TOOLS = ["document_search"] as const;
+/** How the agent's search ranks chunks (lib/retrieval/modes.ts); `vector` is the seed's contract. */
+export const RETRIEVAL_MODES = ["vector", "keyword", "hybrid"] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 export type Tool = (typeof TOOLS)[number];
 
 export const agentSchema = z.object({
@@ -11,6 +14,7 @@ export const agentSchema = z.object({
 export const MAX_COSINE_DISTANCE = 2;
 
 export const agentUpdateSchema = agentSchema.partial().extend({
+  retrieval_mode: z.enum(RETRIEVAL_MODES, { error: `retrieval_mode must be one of: ${RETRIEVAL_MODES.join(", ")}.` }).optional(),
   max_distance: z
     .number({ error: "max_distance must be a number (a raw distance), or null to clear the cut." })
     .gt(0, "max_distance must be greater than 0.")

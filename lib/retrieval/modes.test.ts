@@ -1,0 +1,80 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import * as agentApi from "@/app/api/agents/[id]/route";
+import { embedder } from "../embeddings/configured";
+import { ARTICLES, ingest, newAgent } from "../../test/helpers";
+import { call } from "../../test/http";
+import { keywordRanking } from "./keyword";
+import { listDepth, RRF_K, type RankedResult } from "./modes";
+import { rankAllChunks, searchAgentDocuments } from "./retrieve";
+
+let agentId: number;
+let otherId: number;
+const QUERY = "error E-4411 card declined";
+
+beforeAll(async () => {
+  agentId = newAgent("modes").id;
+  otherId = newAgent("modes other").id;
+  for (const [name, text] of Object.entries(ARTICLES)) await ingest(agentId, `${name}.txt`, text);
+  await ingest(agentId, "errors.txt", "Payment errors. E-4411 means the bank declined the card; ask for another card. E-5000 is a timeout.");
+  await ingest(agentId, "cards.txt", "Cards we accept: Visa, Mastercard and gift cards. A declined card shows a red banner.");
+  await ingest(otherId, "errors.txt", "Payment errors. E-4411 means the bank declined the card.");
+});
+
+const setMode = (mode: unknown) => call(agentApi.PATCH, { method: "PATCH", json: { retrieval_mode: mode }, params: { id: String(agentId) } });
+const key = (r: { document_id: number; chunk_index: number }) => `${r.document_id}#${r.chunk_index}`;
+
+describe("retrieval modes", () => {
+  it("is vector by default, set through PATCH, and refused when unknown", async () => {
+    expect((await call(agentApi.GET, { method: "GET", params: { id: String(agentId) } })).body.retrieval_mode).toBe("vector");
+    const bad = await setMode("bm25");
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.message).toMatch(/retrieval_mode must be one of: vector, keyword, hybrid/);
+    const vector = await searchAgentDocuments(agentId, QUERY, 3);
+    expect(Object.keys(vector[0]).sort()).toEqual(["chunk_index", "chunk_text", "document_id", "filename", "score"]); // the seed's shape
+  });
+
+  it("keyword mode ranks by bm25 and keeps score as the vector distance, with each result's place in both lists", async () => {
+    expect((await setMode("keyword")).body.retrieval_mode).toBe("keyword");
+    const results = await searchAgentDocuments(agentId, QUERY, 3);
+    const matches = keywordRanking(agentId, embedder().model, QUERY, 3);
+    expect(results.map(key)).toEqual(matches.map(key));
+    expect(results[0].filename).toBe("errors.txt");
+    const [full] = await rankAllChunks(agentId, [QUERY]);
+    const place = new Map(full.map((r, i) => [key(r), { rank: i + 1, distance: r.score }]));
+    results.forEach((r, i) => {
+      expect(r).toMatchObject({ keyword_rank: i + 1, bm25: matches[i].bm25 });
+      expect(r.score).toBeCloseTo(place.get(key(r))!.distance, 5);
+      const rank = place.get(key(r))!.rank;
+      expect((r as RankedResult).vector_rank).toBe(rank <= listDepth(3) ? rank : null);
+    });
+  });
+
+  it("hybrid mode fuses the two rankings by reciprocal rank with k = 60", async () => {
+    await setMode("hybrid");
+    const topK = 4;
+    const results = await searchAgentDocuments(agentId, QUERY, topK);
+    // The same fusion computed here from the two lists as the index and the keyword table give them.
+    const [full] = await rankAllChunks(agentId, [QUERY]);
+    const vector = new Map(full.slice(0, listDepth(topK)).map((r, i) => [key(r), i + 1]));
+    const keyword = new Map(keywordRanking(agentId, embedder().model, QUERY, listDepth(topK)).map((m, i) => [key(m), i + 1]));
+    const share = (r?: number) => (r === undefined ? 0 : 1 / (RRF_K + r));
+    const expected = [...new Set([...vector.keys(), ...keyword.keys()])]
+      .sort((a, b) => share(vector.get(b)) + share(keyword.get(b)) - (share(vector.get(a)) + share(keyword.get(a))) || (vector.get(a) ?? 1e9) - (vector.get(b) ?? 1e9))
+      .slice(0, topK);
+    expect(results.map(key)).toEqual(expected);
+    expect(results.map((r) => (r as RankedResult).fused_rank)).toEqual([1, 2, 3, 4]);
+    const otherDocs = new Set((await searchAgentDocuments(otherId, QUERY, 5)).map((r) => r.document_id));
+    expect(results.some((r) => otherDocs.has(r.document_id))).toBe(false);
+  });
+
+  it("applies the no-match cut to the vector distance in every mode", async () => {
+    await setMode("keyword");
+    const all = await searchAgentDocuments(agentId, QUERY, 3);
+    const sorted = all.map((r) => r.score).sort((a, b) => a - b);
+    await call(agentApi.PATCH, { method: "PATCH", json: { max_distance: (sorted[0] + sorted[1]) / 2 }, params: { id: String(agentId) } });
+    const cut = await searchAgentDocuments(agentId, QUERY, 3);
+    expect(cut).toHaveLength(1);
+    expect(cut[0].score).toBe(sorted[0]);
+    await call(agentApi.PATCH, { method: "PATCH", json: { max_distance: null, retrieval_mode: "vector" }, params: { id: String(agentId) } });
+  });
+});

@@ -1,0 +1,99 @@
+import "server-only";
+import type { Collection } from "chromadb";
+import { chunkKey } from "../db/chunks";
+import type { Embedder } from "../embeddings";
+import type { RetrievalMode } from "../validations/agent";
+import { agentVectors, cosineDistance, queryAgent, type RankedChunk } from "../vector-store/chunks";
+import { chunkId } from "../vector-store/client";
+import { beyondCut } from "./cut";
+import { keywordRanking } from "./keyword";
+import { resultsWithText, visibleOnly, type SearchResult } from "./retrieve";
+
+/**
+ * Keyword and hybrid retrieval. `keyword` ranks the agent's chunks by bm25 (lib/retrieval/
+ * keyword.ts); `hybrid` fuses the vector and keyword rankings by reciprocal rank fusion. Either
+ * way `score` keeps its meaning, the chunk's raw vector distance (read from its stored vector
+ * when the vector ranking did not reach it), so the no-match cut and every client that reads
+ * `score` work as in vector mode; each result also says where it stood in each list.
+ */
+
+/** The constant of reciprocal rank fusion: a result's share is 1 / (RRF_K + its rank) in each list. */
+export const RRF_K = 60;
+
+export interface RankedResult extends SearchResult {
+  /** 1-based rank in the vector ranking; null when it is below the part of that list that was read. */
+  vector_rank: number | null;
+  /** 1-based rank among the keyword matches; null when its words do not match the query's. */
+  keyword_rank: number | null;
+  /** bm25 of the keyword match (lower is better), null without one. */
+  bm25: number | null;
+  /** Hybrid only: 1-based rank after fusion. */
+  fused_rank?: number;
+}
+
+type Ref = Pick<RankedChunk, "document_id" | "chunk_index">;
+const keyOf = (r: Ref) => chunkKey(r.document_id, r.chunk_index);
+
+/** How deep each list is read: enough for fusion to see what either side ranks near the top. */
+export const listDepth = (topK: number) => Math.max(2 * topK, 20);
+
+/** Hybrid order: the larger fused share first; ties by the vector rank, then the keyword rank. */
+function fuse(vector: Map<string, number>, keyword: Map<string, number>): string[] {
+  const share = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (RRF_K + rank));
+  const keys = [...new Set([...vector.keys(), ...keyword.keys()])];
+  const worst = Number.MAX_SAFE_INTEGER;
+  return keys
+    .map((k) => ({ k, s: share(vector.get(k)) + share(keyword.get(k)) }))
+    .sort((a, b) => b.s - a.s || (vector.get(a.k) ?? worst) - (vector.get(b.k) ?? worst) || (keyword.get(a.k) ?? worst) - (keyword.get(b.k) ?? worst))
+    .map((x) => x.k);
+}
+
+export async function rankByMode(
+  agentId: number,
+  mode: Exclude<RetrievalMode, "vector">,
+  target: { collection: Collection; model: Embedder },
+  queries: string[],
+  vectors: number[][],
+  topK: number,
+  cut: number | null,
+): Promise<RankedResult[][]> {
+  const depth = listDepth(topK);
+  const { kept } = await visibleOnly(agentId, queries.length, depth, (n) => queryAgent(target.collection, agentId, vectors, n));
+  return Promise.all(
+    queries.map(async (query, q) => {
+      const head = kept[q].slice(0, depth);
+      const vectorRank = new Map(head.map((h, i) => [keyOf(h), i + 1]));
+      const distance = new Map(head.map((h) => [keyOf(h), h.score]));
+      const matches = keywordRanking(agentId, target.model.model, query, mode === "keyword" ? topK : depth);
+      const keywordRank = new Map(matches.map((m, i) => [keyOf(m), i + 1]));
+      const bm25 = new Map(matches.map((m) => [keyOf(m), m.bm25]));
+      const refs = new Map<string, Ref>([...head, ...matches].map((r) => [keyOf(r), { document_id: r.document_id, chunk_index: r.chunk_index }]));
+      const order = (mode === "keyword" ? matches.map(keyOf) : fuse(vectorRank, keywordRank)).slice(0, topK);
+
+      // A keyword match the vector ranking did not reach gets its distance from its stored vector.
+      const unread = order.filter((k) => !distance.has(k)).map((k) => refs.get(k)!);
+      for (const v of await agentVectors(target.collection, agentId, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
+        distance.set(chunkKey(v.document_id, v.chunk_index), cosineDistance(vectors[q], v.embedding));
+      }
+      const ranked = order.flatMap((k, i) => {
+        const score = distance.get(k);
+        return score === undefined ? [] : [{ ...refs.get(k)!, score, fused: i + 1 }];
+      });
+      const texts = new Map(resultsWithText(agentId, ranked).map((r) => [keyOf(r), r]));
+      return ranked.flatMap((r): RankedResult[] => {
+        const result = texts.get(keyOf(r));
+        if (!result || beyondCut(r.score, cut)) return [];
+        const k = keyOf(r);
+        return [
+          {
+            ...result,
+            vector_rank: vectorRank.get(k) ?? null,
+            keyword_rank: keywordRank.get(k) ?? null,
+            bm25: bm25.get(k) ?? null,
+            ...(mode === "hybrid" ? { fused_rank: r.fused } : {}),
+          },
+        ];
+      });
+    }),
+  );
+}
