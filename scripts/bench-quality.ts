@@ -39,7 +39,7 @@ async function main() {
   // Imported only now: lib/ reads the environment on first use.
   const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local/embedder");
   const { WordVectors } = await import("../lib/embeddings/local/word-vectors");
-  const { indexArticles, midWordChunks, rankQuestions, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
+  const { indexArticles, midWordChunks, rankQuestions, rankQuestionsInMode, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
   const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("./bench/throughput");
   const { CHUNK_STRATEGIES, DEFAULT_CHUNK_STRATEGY } = await import("../lib/ingest/chunking");
   type Spec = typeof LOCAL_SPEC;
@@ -128,6 +128,11 @@ async function main() {
     rows.push({ label: i === 0 ? `local default (${e.model})` : v.label, dim: String(e.dimension), q, e: local });
   }
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
+  // The product's other retrieval modes on the default set (first 20 results read; deeper counts as not found).
+  for (const mode of ["keyword", "hybrid"] as const) {
+    const q = splitQuality(await rankQuestionsInMode(firstSet!, articles, main, mode), articles, tuneSet);
+    rows.push({ label: mode === "keyword" ? "keyword mode (FTS5 bm25, porter)" : "hybrid mode (RRF k=60, vector + keyword)", dim: "-", q });
+  }
   const bm25 = splitQuality(rankWithBm25(firstSet!, articles), articles, tuneSet);
   rows.push({ label: "bm25 (MiniSearch defaults)", dim: "-", q: bm25 });
   const bm25Stem = splitQuality(rankWithBm25(firstSet!, articles, (t) => (STOPWORDS.has(t) ? null : stem(t))), articles, tuneSet);

@@ -2,6 +2,11 @@ import "server-only";
 import { getAgent } from "../db/agents";
 import { embedder } from "../embeddings/configured";
 import { beyondCut, noMatchCut } from "./cut";
+import { keywordRanking } from "./keyword";
+import { rankByMode, RRF_K } from "./modes";
+import type { RetrievalMode } from "../validations/agent";
+import { chunkKey } from "../db/chunks";
+import type { RankedChunk } from "../vector-store/chunks";
 import { collectionFor } from "../vector-store/client";
 import { agentChunkCount, findDocument } from "../db/documents";
 import { documentChunks } from "../db/chunks";
@@ -28,9 +33,17 @@ export interface ExpectedDiagnosis {
   unreachable_chunks: number;
   /** Its best chunk is farther than the agent's no-match cut: the search drops it at any top_k. */
   beyond_cut: boolean;
+  /**
+   * Where its best keyword-matching chunk stands among the agent's keyword matches (null: none of
+   * its chunks shares a word with the query), that chunk's bm25, and the best fused (hybrid) rank
+   * of its chunks (approximate past the first results of either list).
+   */
+  keyword: { rank: number | null; bm25: number | null; fused_rank: number | null };
 }
 
 export interface Inspection {
+  /** The mode the results are ranked in (the agent's unless another was asked for). */
+  mode: RetrievalMode;
   /**
    * The first top_k chunks of the ranking below: what the agent's search returns for this query
    * and k, except that the search drops those farther than `cut`.
@@ -56,10 +69,17 @@ export interface Inspection {
  * with the agent's tool switched off, so an admin can test an agent before enabling it; logged as
  * an inspector search, not as the agent's call.
  */
-export async function inspectQuery(agentId: number, query: string, topK: number, expectedDocumentId?: number): Promise<Inspection> {
+export async function inspectQuery(
+  agentId: number,
+  query: string,
+  topK: number,
+  expectedDocumentId?: number,
+  asMode?: RetrievalMode,
+): Promise<Inspection> {
   const agent = getAgent(agentId);
   const model = embedder().model;
   const cut = noMatchCut(agent, model);
+  const mode = asMode ?? agent.retrieval_mode;
   const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
@@ -70,8 +90,14 @@ export async function inspectQuery(agentId: number, query: string, topK: number,
     async () => {
       if (agentChunkCount(agentId) === 0) return { results: [], location: null };
       const { model, vectors } = await embedForAgent(agentId, [query]);
-      const [location] = await locate(agentId, await collectionFor(model), vectors, [ready ? [doc.id] : []], window);
-      return { results: resultsWithText(agentId, location.head.slice(0, topK)), location };
+      const collection = await collectionFor(model);
+      const [location] = await locate(agentId, collection, vectors, [ready ? [doc.id] : []], window);
+      // Other modes rank apart; the cut is left to the page, which marks what it drops.
+      const results =
+        mode === "vector"
+          ? resultsWithText(agentId, location.head.slice(0, topK))
+          : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
+      return { results, location };
     },
     (r) => r.results.length,
   );
@@ -96,10 +122,12 @@ export async function inspectQuery(agentId: number, query: string, topK: number,
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
+      keyword: ready ? keywordPlace(agentId, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null) : { rank: null, bm25: null, fused_rank: null },
     };
   }
   const explained = await explainQueryForAgent(agentId, query);
   return {
+    mode,
     results,
     cut,
     stale_cut: cut === null && agent.max_distance !== null ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" } : null,
@@ -108,4 +136,25 @@ export async function inspectQuery(agentId: number, query: string, topK: number,
     expected,
     query_words: explained?.words ?? null,
   };
+}
+
+/** Keyword matches read for a diagnosis: far past any top_k a person inspects. */
+const KEYWORD_DEPTH = 1_000;
+
+/**
+ * The expected document in the keyword list and in the fused one. The fused rank counts the
+ * chunks whose share beats its best: exact within the vector results read and the keyword
+ * matches, which is where any chunk with a larger share is.
+ */
+function keywordPlace(agentId: number, model: string, query: string, documentId: number, head: RankedChunk[], vectorRank: number | null) {
+  const matches = keywordRanking(agentId, model, query, KEYWORD_DEPTH);
+  const at = matches.findIndex((m) => m.document_id === documentId);
+  const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));
+  const vectorRanks = new Map(head.map((h, i) => [chunkKey(h.document_id, h.chunk_index), i + 1]));
+  const share = (k: string) => (vectorRanks.has(k) ? 1 / (RRF_K + vectorRanks.get(k)!) : 0) + (keywordRank.has(k) ? 1 / (RRF_K + keywordRank.get(k)!) : 0);
+  const mine = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => k.startsWith(`${documentId}#`));
+  if (mine.length === 0 && vectorRank === null) return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: null };
+  const best = Math.max(...mine.map(share), vectorRank === null ? 0 : 1 / (RRF_K + vectorRank));
+  const others = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => !k.startsWith(`${documentId}#`) && share(k) > best);
+  return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: others.length + 1 };
 }

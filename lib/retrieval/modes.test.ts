@@ -6,6 +6,8 @@ import { call } from "../../test/http";
 import { keywordRanking } from "./keyword";
 import { listDepth, RRF_K, type RankedResult } from "./modes";
 import { rankAllChunks, searchAgentDocuments } from "./retrieve";
+import { inspectQuery } from "./inspect";
+import { listDocuments } from "../db/documents";
 
 let agentId: number;
 let otherId: number;
@@ -65,6 +67,24 @@ describe("retrieval modes", () => {
     expect(results.map((r) => (r as RankedResult).fused_rank)).toEqual([1, 2, 3, 4]);
     const otherDocs = new Set((await searchAgentDocuments(otherId, QUERY, 5)).map((r) => r.document_id));
     expect(results.some((r) => otherDocs.has(r.document_id))).toBe(false);
+  });
+
+  it("the inspector ranks in another mode without changing the agent's, and places the expected document in each list", async () => {
+    await setMode("vector");
+    const errors = listDocuments(agentId).find((d) => d.filename === "errors.txt")!;
+    const password = listDocuments(agentId).find((d) => d.filename === "password.txt")!;
+    const inspected = await inspectQuery(agentId, QUERY, 3, errors.id, "keyword");
+    expect(inspected.mode).toBe("keyword");
+    await setMode("keyword");
+    expect(inspected.results).toEqual(await searchAgentDocuments(agentId, QUERY, 3));
+    await setMode("vector");
+    expect(inspected.expected!.keyword).toMatchObject({ rank: 1, fused_rank: 1 });
+    expect(inspected.expected!.keyword.bm25).toBeLessThan(0);
+    // A document none of whose words the query has: no keyword rank, only its vector one.
+    const none = await inspectQuery(agentId, QUERY, 3, password.id);
+    expect(none.mode).toBe("vector");
+    expect(none.expected!.keyword.rank).toBeNull();
+    expect(none.expected!.best_rank).toBeGreaterThan(0);
   });
 
   it("applies the no-match cut to the vector distance in every mode", async () => {

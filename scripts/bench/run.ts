@@ -4,7 +4,8 @@ import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSetting
 import { getDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
 import { ingestFile } from "../../lib/ingest/pipeline";
-import { bestRanks, rankAllChunks } from "../../lib/retrieval/retrieve";
+import { bestRanks, rankAllChunks, retrieve } from "../../lib/retrieval/retrieve";
+import type { RetrievalMode } from "../../lib/validations/agent";
 import { Bm25Index } from "./bm25";
 import type { FaqArticle } from "./debian-faq";
 import { quality, rankOf, type Quality } from "./metrics";
@@ -54,6 +55,19 @@ export async function rankQuestions(set: IndexedSet, articles: FaqArticle[], e: 
   useEmbedder(e);
   const rankings = await rankAllChunks(set.agentId, articles.map((a) => a.question));
   return rankings.map((ranking, i) => bestRanks(ranking).get(set.documentIds[i])?.rank ?? null);
+}
+
+/**
+ * 1-based rank of each article's first chunk in the product's search in another retrieval mode,
+ * reading the first `depth` results (null: not among them, 0 in MRR).
+ */
+export async function rankQuestionsInMode(set: IndexedSet, articles: FaqArticle[], e: Embedder, mode: RetrievalMode, depth = 20): Promise<(number | null)[]> {
+  useEmbedder(e);
+  const results = await retrieve(set.agentId, articles.map((a) => a.question), { topK: depth, mode });
+  return results.map((hits, i) => {
+    const at = hits.findIndex((h) => h.document_id === set.documentIds[i]);
+    return at < 0 ? null : at + 1;
+  });
 }
 
 /** The stored chunks of an indexed set, exactly as the vector index holds them. */
