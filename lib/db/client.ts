@@ -228,6 +228,8 @@ export const MIGRATIONS = [
    INSERT INTO chunks_fts (rowid, agent, text)
      SELECT c.document_id * 1000000 + c.chunk_index, 'a' || d.agent_id, c.text FROM chunks c JOIN documents d ON d.id = c.document_id;
    ALTER TABLE agents ADD COLUMN retrieval_mode TEXT NOT NULL DEFAULT 'vector';`,
+  // The mode a run ranked in, so runs of the three modes can be compared.
+  `ALTER TABLE eval_runs ADD COLUMN retrieval_mode TEXT NOT NULL DEFAULT 'vector';`,
 ];
 
 /**

@@ -3,6 +3,7 @@ import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import type { Summary } from "../evaluation/metrics";
 import type { ChunkStrategy } from "../ingest/chunking";
+import type { RetrievalMode } from "../validations/agent";
 
 export type RunStatus = "running" | "done" | "failed";
 
@@ -33,6 +34,8 @@ export interface EvalRun {
   chunk_settings: ChunkSetting[];
   /** The no-match cut in effect for the run (null: none). */
   max_distance: number | null;
+  /** How the run ranked: vector, keyword or hybrid (lib/retrieval/modes.ts). */
+  retrieval_mode: RetrievalMode;
   recall_at_k: Record<string, number | null> | null;
   mrr: number | null;
   created_at: string;
@@ -84,10 +87,11 @@ export function createRun(
 ): number {
   const { lastInsertRowid } = db()
     .prepare(
-      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance, created_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance,
+         retrieval_mode, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, now());
+    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, s.retrieval_mode, now());
   return Number(lastInsertRowid);
 }
 

@@ -9,6 +9,9 @@ import { listPairs, type Pair } from "../db/pairs";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
+import { keywordPlace } from "../retrieval/modes";
+import type { RetrievalMode } from "../validations/agent";
+import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";
 import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
 
@@ -69,20 +72,51 @@ function describe(err: unknown): string {
   return "The evaluation failed on the server; the details are in its log.";
 }
 
+/** A pair's rank in keyword or hybrid mode: the best of its document's versions in that list. */
+function modeRank(
+  agentId: number,
+  pair: Pair,
+  mode: Exclude<RetrievalMode, "vector">,
+  location: { chunks: LocatedChunk[]; head: RankedChunk[] },
+  idsByFilename: Map<string, number[]>,
+): number | null {
+  const ranks = (idsByFilename.get(pair.expected_filename) ?? []).map((id) => {
+    const vectorRank = location.chunks.find((c) => c.document_id === id && c.rank !== null)?.rank ?? null;
+    const place = keywordPlace(agentId, embedder().model, pair.query, id, location.head, vectorRank);
+    return mode === "keyword" ? place.rank : place.fused_rank;
+  });
+  const found = ranks.filter((r): r is number => r !== null);
+  return found.length ? Math.min(...found) : null;
+}
+
 async function locatePairs(agentId: number, batch: Pair[], idsByFilename: Map<string, number[]>) {
   const { model, vectors } = await embedForAgent(agentId, batch.map((p) => p.query));
   const targets = batch.map((p) => idsByFilename.get(p.expected_filename) ?? []);
   return locate(agentId, await collectionFor(model), vectors, targets, EVAL_WINDOW);
 }
 
-async function execute(runId: number, agentId: number, pairs: Pair[], docs: DocumentRow[], chunkCount: number, cut: number | null): Promise<EvalRun> {
+async function execute(
+  runId: number,
+  agentId: number,
+  pairs: Pair[],
+  docs: DocumentRow[],
+  chunkCount: number,
+  cut: number | null,
+  mode: RetrievalMode,
+): Promise<EvalRun> {
   const idsByFilename = new Map<string, number[]>();
   for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
   try {
     for (let i = 0; i < pairs.length; i += EVAL_BATCH) {
       const batch = pairs.slice(i, i + EVAL_BATCH);
       const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agentId, batch, idsByFilename);
-      saveResults(runId, batch.map((p, j) => pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut })));
+      saveResults(
+        runId,
+        batch.map((p, j) => {
+          const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
+          return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agentId, p, mode, located[j], idsByFilename) };
+        }),
+      );
     }
     finishRun(runId, summarize(runResults(runId)));
   } catch (err) {
@@ -96,8 +130,9 @@ async function execute(runId: number, agentId: number, pairs: Pair[], docs: Docu
  * Starts a run over all the agent's pairs and returns its id at once; `done`
  * settles when every pair is ranked. The settings in use are kept with the run.
  */
-export function startEvaluation(agentId: number, k: number): { runId: number; done: Promise<EvalRun> } {
+export function startEvaluation(agentId: number, k: number, asMode?: RetrievalMode): { runId: number; done: Promise<EvalRun> } {
   const agent = getAgent(agentId);
+  const mode = asMode ?? agent.retrieval_mode;
   const pairs = listPairs(agentId);
   if (pairs.length === 0) {
     throw new AppError("no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
@@ -115,9 +150,10 @@ export function startEvaluation(agentId: number, k: number): { runId: number; do
     chunk_count: chunkCount,
     chunk_settings: chunkSettings(docs),
     max_distance: cut,
+    retrieval_mode: mode,
   });
   activeRuns().add(runId);
-  const done = execute(runId, agentId, pairs, docs, chunkCount, cut).finally(() => activeRuns().delete(runId));
+  const done = execute(runId, agentId, pairs, docs, chunkCount, cut, mode).finally(() => activeRuns().delete(runId));
   return { runId, done };
 }
 

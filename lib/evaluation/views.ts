@@ -41,6 +41,7 @@ export function runView(run: EvalRun, results?: PairResult[]) {
       chunk_count: run.chunk_count,
       chunk_settings: run.chunk_settings,
       max_distance: run.max_distance,
+      retrieval_mode: run.retrieval_mode,
     },
     created_at: run.created_at,
     finished_at: run.finished_at,

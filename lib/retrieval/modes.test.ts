@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as agentApi from "@/app/api/agents/[id]/route";
+import * as evals from "@/app/api/agents/[id]/evals/route";
+import { createPair } from "../db/pairs";
 import { embedder } from "../embeddings/configured";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
@@ -96,5 +98,31 @@ describe("retrieval modes", () => {
     expect(cut).toHaveLength(1);
     expect(cut[0].score).toBe(sorted[0]);
     await call(agentApi.PATCH, { method: "PATCH", json: { max_distance: null, retrieval_mode: "vector" }, params: { id: String(agentId) } });
+  });
+
+  it("evaluates labeled pairs in each mode, ranking the expected document as that mode's list does", async () => {
+    const pairs: [string, string][] = [
+      [QUERY, "errors.txt"],
+      ["which cards are accepted", "cards.txt"],
+      ["forgot password link", "password.txt"],
+      ["parcel tracking number", "sla.txt"], // no word in common with the SLA article: no keyword rank
+    ];
+    for (const [query, expected] of pairs) createPair(agentId, { query, expected_filename: expected });
+    const run = async (mode?: string) => (await call(evals.POST, { json: { k: 3, ...(mode ? { mode } : {}) }, params: { id: String(agentId) } })).body;
+    const byDefault = await run();
+    expect(byDefault.settings.retrieval_mode).toBe("vector");
+    const keyword = await run("keyword");
+    const hybrid = await run("hybrid");
+    expect([keyword.settings.retrieval_mode, hybrid.settings.retrieval_mode]).toEqual(["keyword", "hybrid"]);
+    const docs = new Map(listDocuments(agentId).map((d) => [d.filename, d.id]));
+    for (const [i, [query, expected]] of pairs.entries()) {
+      const at = keywordRanking(agentId, embedder().model, query, 1000).findIndex((m) => m.document_id === docs.get(expected));
+      expect(keyword.pairs[i].rank, query).toBe(at < 0 ? null : at + 1);
+      const inspected = await inspectQuery(agentId, query, 3, docs.get(expected), "hybrid");
+      expect(hybrid.pairs[i].rank, query).toBe(inspected.expected!.keyword.fused_rank);
+      expect(byDefault.pairs[i].rank, query).toBe(inspected.expected!.best_rank);
+    }
+    expect(keyword.pairs[3].rank).toBeNull();
+    expect(keyword.recall_at_k["3"]).toBeLessThan(1);
   });
 });

@@ -97,3 +97,24 @@ export async function rankByMode(
     }),
   );
 }
+
+/** Keyword matches read for a diagnosis: far past any top_k a person inspects. */
+const KEYWORD_DEPTH = 1_000;
+
+/**
+ * The expected document in the keyword list and in the fused one. The fused rank counts the
+ * chunks whose share beats its best: exact within the vector results read and the keyword
+ * matches, which is where any chunk with a larger share is.
+ */
+export function keywordPlace(agentId: number, model: string, query: string, documentId: number, head: RankedChunk[], vectorRank: number | null) {
+  const matches = keywordRanking(agentId, model, query, KEYWORD_DEPTH);
+  const at = matches.findIndex((m) => m.document_id === documentId);
+  const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));
+  const vectorRanks = new Map(head.map((h, i) => [chunkKey(h.document_id, h.chunk_index), i + 1]));
+  const share = (k: string) => (vectorRanks.has(k) ? 1 / (RRF_K + vectorRanks.get(k)!) : 0) + (keywordRank.has(k) ? 1 / (RRF_K + keywordRank.get(k)!) : 0);
+  const mine = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => k.startsWith(`${documentId}#`));
+  if (mine.length === 0 && vectorRank === null) return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: null };
+  const best = Math.max(...mine.map(share), vectorRank === null ? 0 : 1 / (RRF_K + vectorRank));
+  const others = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => !k.startsWith(`${documentId}#`) && share(k) > best);
+  return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: others.length + 1 };
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RETRIEVAL_MODES } from "./agent";
 
 export const MAX_IMPORT_ROWS = 10_000;
 export const MAX_QUERY_LENGTH = 2_000;
@@ -58,6 +59,8 @@ export const evalRequestSchema = z.object({
     .min(1, `k must be an integer from 1 to ${MAX_K}.`)
     .max(MAX_K, `k must be an integer from 1 to ${MAX_K}.`)
     .default(3),
+  /** The mode to rank in (default: the agent's); one run per mode compares them. */
+  mode: z.enum(RETRIEVAL_MODES, { error: `mode must be one of: ${RETRIEVAL_MODES.join(", ")}.` }).optional(),
   /** false: start the run and answer 202 with its id at once; the caller polls the run. */
   wait: z.boolean({ error: "wait must be true or false." }).default(true),
 });

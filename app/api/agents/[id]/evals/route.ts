@@ -11,8 +11,8 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ agent 
 
 /** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead. */
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ req, agent }) => {
-  const { k, wait } = evalRequestSchema.parse(await readJson(req));
-  const { runId, done } = startEvaluation(agent.id, k);
+  const { k, wait, mode } = evalRequestSchema.parse(await readJson(req));
+  const { runId, done } = startEvaluation(agent.id, k, mode);
   if (!wait) {
     done.catch(() => {}); // the failure is kept on the run, where the caller reads it
     return NextResponse.json({ run_id: runId, status: "running" }, { status: 202, headers: { location: `/api/agents/${agent.id}/evals/${runId}` } });
