@@ -102,6 +102,31 @@ describe("schema version 6", () => {
   });
 });
 
+describe("the keyword index migration", () => {
+  it("indexes the chunks already stored, and keeps the index in step afterwards", async () => {
+    const { MIGRATIONS, migrate } = await import("./client");
+    const at = MIGRATIONS.findIndex((sql) => sql.includes("chunks_fts"));
+    const old = new Database(path.join(process.env.DATA_DIR!, `v${at}.sqlite`));
+    for (const sql of MIGRATIONS.slice(0, at)) old.exec(sql);
+    old.pragma(`user_version = ${at}`);
+    const t = new Date().toISOString();
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (7, 'Seven', ?, ?)").run(t, t);
+    old.prepare(
+      `INSERT INTO documents (id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text, embedding_model, created_at, updated_at)
+       VALUES (21, 7, 'a.txt', 'txt', 'a', 1, 800, 100, 2, 'ready', 'Lamps and fuses. Kettles and lids.', 'm', ?, ?)`,
+    ).run(t, t);
+    old.prepare("INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES (21, 0, 0, 16, 'Lamps and fuses.'), (21, 1, 17, 34, 'Kettles and lids.')").run();
+    migrate(old);
+    const match = (q: string) => old.prepare("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid").all(q);
+    expect(match('agent:a7 AND "kettle"')).toEqual([{ rowid: 21 * 1_000_000 + 1 }]);
+    expect(match('agent:a8 AND "kettle"')).toEqual([]);
+    old.pragma("foreign_keys = ON");
+    old.prepare("DELETE FROM documents WHERE id = 21").run();
+    expect(match('"lamps" OR "kettle"')).toEqual([]);
+    old.close();
+  });
+});
+
 describe("prepared statements", () => {
   it("are compiled once per SQL string and keep answering after the schema changes", async () => {
     const { reusePrepared } = await import("./client");
