@@ -8,30 +8,57 @@ import { startEvalAction, type StartEvalState } from "@/lib/actions/evals";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { queryKeys } from "@/lib/http/query-keys";
 import type { runView } from "@/lib/evaluation/views";
+import { RETRIEVAL_MODES, type RetrievalMode } from "@/lib/validations/agent";
 
 /** What GET /api/agents/:id/evals/:runId answers. */
 type RunView = ReturnType<typeof runView>;
 
-function RunButton({ busy, disabled }: { busy: boolean; disabled: boolean }) {
-  const { pending } = useFormStatus();
+const BUTTON = "rounded px-4 py-2 text-sm font-medium disabled:opacity-60";
+
+function LaunchButtons({ busy, disabled }: { busy: boolean; disabled: boolean }) {
+  const { pending, data } = useFormStatus();
+  const comparing = data?.get("intent") === "compare";
   return (
-    <button
-      type="submit"
-      disabled={disabled || busy || pending}
-      className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-    >
-      {pending ? "Starting…" : busy ? "Evaluating…" : "Run evaluation"}
-    </button>
+    <>
+      <button type="submit" name="intent" value="run" disabled={disabled || busy || pending} className={`${BUTTON} bg-blue-700 text-white hover:bg-blue-800`}>
+        {pending && !comparing ? "Starting…" : busy ? "Evaluating…" : "Run evaluation"}
+      </button>
+      <button
+        type="submit"
+        name="intent"
+        value="compare"
+        disabled={disabled || busy || pending}
+        className={`${BUTTON} border border-blue-700 text-blue-800 hover:bg-blue-50`}
+      >
+        {pending && comparing ? "Starting…" : "Compare vector, keyword and hybrid"}
+      </button>
+    </>
   );
 }
 
+/** The runs of a comparison started at `firstId`, one per mode, and whether it has ended. */
+function chainOf(runs: RunView[] | undefined, firstId: number) {
+  const since = (runs ?? []).filter((r) => r.run_id >= firstId);
+  const steps = RETRIEVAL_MODES.map((mode) => ({ mode, run: since.find((r) => r.settings.retrieval_mode === mode) }));
+  const failed = steps.find((s) => s.run?.status === "failed")?.run;
+  const complete = steps.every((s) => s.run?.status === "done");
+  // The next run starts in the same tick the previous one finishes, so "nothing running" means the chain ended.
+  const stopped = runs !== undefined && !complete && !failed && !runs.some((r) => r.status === "running");
+  return { steps, failed, complete, stopped, ended: complete || failed !== undefined || stopped };
+}
+
+const stepText = (mode: RetrievalMode, run?: RunView) =>
+  !run ? `${mode} waiting` : run.status === "running" ? `${mode} ${run.done_pairs} of ${run.n_pairs} pairs` : `${mode} ${run.status}`;
+
 /**
- * Starts a run in the background and follows it by polling, so the page can be left
+ * Starts a run (or one per mode) in the background and follows it by polling, so the page can be left
  * and reopened: a run still going when the page loads is picked up from `runningId`.
  */
-export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningId }: { agentId: number; pairCount: number; chunkCount: number; defaultK: number; runningId?: number }) {
+export function RunLauncher(props: { agentId: number; agentMode: RetrievalMode; pairCount: number; chunkCount: number; defaultK: number; runningId?: number }) {
+  const { agentId, agentMode, pairCount, chunkCount, defaultK, runningId } = props;
   const [state, action] = useActionState<StartEvalState, FormData>(startEvalAction.bind(null, agentId), {});
-  const runId = state.runId ?? runningId ?? null;
+  const firstId = state.compare ? (state.runId ?? null) : null;
+  const runId = firstId === null ? (state.runId ?? runningId ?? null) : null;
   const router = useRouter();
   const queryClient = useQueryClient();
   const run = useQuery({
@@ -41,6 +68,15 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
     staleTime: 0,
     refetchInterval: (q) => (!q.state.data || q.state.data.status === "running" ? 700 : false),
   });
+  const list = useQuery({
+    queryKey: queryKeys.evals(agentId),
+    queryFn: () => apiFetch<{ runs: RunView[] }>(`/api/agents/${agentId}/evals`),
+    enabled: firstId !== null,
+    staleTime: 0,
+    refetchInterval: (q) => (firstId !== null && !chainOf(q.state.data?.runs, firstId).ended ? 700 : false),
+  });
+  const chain = firstId === null ? null : chainOf(list.data?.runs, firstId);
+
   const shown = useRef<number | null>(null);
   useEffect(() => {
     const data = run.data;
@@ -50,17 +86,31 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
     router.replace(`/agents/${agentId}/eval?run=${data.run_id}&k=${data.k}`, { scroll: false });
   }, [run.data, agentId, router, queryClient]);
 
+  // Each finished mode refreshes the comparison below; the last one also opens its run.
+  const seen = useRef({ firstId: null as number | null, done: 0 });
+  const doneRuns = chain?.steps.flatMap((s) => (s.run?.status === "done" ? [s.run] : [])) ?? [];
+  const [doneCount, last, complete] = [doneRuns.length, doneRuns.at(-1), chain?.complete === true];
+  useEffect(() => {
+    if (seen.current.firstId !== firstId) seen.current = { firstId, done: 0 };
+    if (!last || doneCount <= seen.current.done) return;
+    seen.current.done = doneCount;
+    if (complete) router.replace(`/agents/${agentId}/eval?run=${last.run_id}&k=${last.k}`, { scroll: false });
+    else router.refresh();
+  }, [firstId, doneCount, last, complete, agentId, router]);
+
   const data = run.data?.run_id === runId ? run.data : undefined;
-  const busy = runId !== null && (!data || data.status === "running");
+  const busy = (runId !== null && (!data || data.status === "running")) || (chain !== null && !chain.ended);
+  const total = chain?.steps.reduce((n, s) => n + (s.run?.n_pairs ?? pairCount), 0) ?? 0;
   return (
     <section aria-labelledby="run-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
       <h2 id="run-heading" className="font-semibold">
         Run an evaluation
       </h2>
       <p className="text-sm text-slate-600">
-        Every labeled pair&apos;s query is searched exactly like in the inspector, and the expected document&apos;s best chunk is ranked among all{" "}
-        {chunkCount} chunks of this agent. Recall is computed for every k from 1 to 20; the k you pick is the one each pair is judged hit or miss at,
-        and any other k can be viewed afterwards. You can leave this page while it runs.
+        Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the expected
+        document&apos;s best chunk is ranked among all {chunkCount} chunks of this agent. Recall is computed for every k from 1 to 20; the k you pick is
+        the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs the pairs once per mode, one run after
+        another. You can leave this page while it runs.
       </p>
       <form action={action} className="flex flex-wrap items-end gap-4" aria-describedby="run-status">
         <div className="flex flex-col gap-1">
@@ -80,7 +130,7 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
             className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm"
           />
         </div>
-        <RunButton busy={busy} disabled={pairCount === 0} />
+        <LaunchButtons busy={busy} disabled={pairCount === 0} />
         {pairCount === 0 && <p className="text-sm text-slate-600">Add labeled pairs first.</p>}
       </form>
       <div id="run-status" aria-live="polite" className="text-sm">
@@ -90,17 +140,31 @@ export function RunLauncher({ agentId, pairCount, chunkCount, defaultK, runningI
             <p>
               Evaluating run #{runId}: {data?.done_pairs ?? 0} of {data?.n_pairs ?? "…"} pairs ranked.
             </p>
-            <progress
-              className="h-2 w-full max-w-md accent-blue-700"
-              aria-label="Evaluation progress"
-              max={data?.n_pairs ?? 1}
-              value={data?.done_pairs ?? 0}
-            />
+            <progress className="h-2 w-full max-w-md accent-blue-700" aria-label="Evaluation progress" max={data?.n_pairs ?? 1} value={data?.done_pairs ?? 0} />
           </div>
         )}
         {data?.status === "failed" && <p className="text-red-700">Run #{data.run_id} failed: {data.error}</p>}
         {data?.status === "done" && <p className="text-green-800">Run #{data.run_id} finished.</p>}
         {run.error && <p className="text-red-700">Could not read the run&apos;s progress: {run.error.message}</p>}
+        {chain && !chain.ended && (
+          <div className="space-y-1">
+            <p>Comparing modes: {chain.steps.map((s) => stepText(s.mode, s.run)).join(" · ")}.</p>
+            <progress
+              className="h-2 w-full max-w-md accent-blue-700"
+              aria-label="Comparison progress"
+              max={total || 1}
+              value={chain.steps.reduce((n, s) => n + (s.run?.done_pairs ?? 0), 0)}
+            />
+          </div>
+        )}
+        {chain?.complete && <p className="text-green-800">Compared vector, keyword and hybrid: runs {chain.steps.map((s) => `#${s.run!.run_id}`).join(", ")}.</p>}
+        {chain?.failed && (
+          <p className="text-red-700">
+            Run #{chain.failed.run_id} ({chain.failed.settings.retrieval_mode}) failed, so the comparison stopped: {chain.failed.error}
+          </p>
+        )}
+        {chain?.stopped && <p className="text-red-700">The comparison stopped before every mode had run; start it again to finish it.</p>}
+        {list.error && <p className="text-red-700">Could not read the comparison&apos;s progress: {list.error.message}</p>}
       </div>
     </section>
   );

@@ -26,7 +26,7 @@ export const chunkSettingsText = (run: EvalRun) =>
 export function RunSettings({ run }: { run: EvalRun }) {
   return (
     <p className="text-sm text-slate-600">
-      {when(run.created_at)} · run at k = {run.k} · {run.embedding_model}
+      {when(run.created_at)} · run at k = {run.k} · ranked by {run.retrieval_mode} · {run.embedding_model}
       {withWeighting(run)}
       {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {run.document_count} documents, {run.chunk_count} chunks · chunk
       size/overlap/strategy {chunkSettingsText(run)}

@@ -7,6 +7,7 @@ import { calibrateCut } from "@/lib/evaluation/calibrate";
 import { compareRuns } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
+import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
 import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
 import { listPairs } from "@/lib/db/pairs";
 import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
@@ -15,6 +16,7 @@ import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
 import { CutCalibration } from "@/components/eval/cut-calibration";
 import { Headline } from "@/components/eval/headline";
+import { ModeComparisonView } from "@/components/eval/mode-comparison";
 import { PairResultsTable } from "@/components/eval/pair-results-table";
 import { RecallCurve } from "@/components/eval/recall-curve";
 import { RunHistory } from "@/components/eval/run-history";
@@ -35,7 +37,8 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const run = pick(finished, sp.run) ?? finished.at(-1);
   const askedK = Number(sp.k);
   const k = Number.isInteger(askedK) && askedK >= 1 && askedK <= MAX_K ? askedK : (run?.k ?? 3);
-  const pairCount = listPairs(agent.id).length;
+  const pairs = listPairs(agent.id);
+  const pairCount = pairs.length;
   const canEdit = (await currentIdentity())?.role === "editor";
   const documentIds = documentIdsByFilename(agent.id);
   const results = run ? runResults(run.id) : [];
@@ -50,10 +53,13 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const head = pick(finished, sp.head) ?? run;
   const base = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === head?.id) - 1];
   const comparison = base && head && base.id !== head.id ? compareRuns(runResults(base.id), runResults(head.id), k) : null;
+  // Modes are compared only on runs over the pairs as they are now.
+  const modeRuns = latestRunPerMode(finished, pairs.map((p) => pairKey({ pair_id: p.id, query: p.query, expected: p.expected_filename })), runResults);
+  const modes = modeRuns.length >= 2 ? compareModes(modeRuns, k, agent.retrieval_mode) : null;
 
   return (
     <div className="space-y-8">
-      <RunLauncher agentId={agent.id} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
+      <RunLauncher agentId={agent.id} agentMode={agent.retrieval_mode} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
       <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} />
       {!run ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
@@ -86,6 +92,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             <p className="text-sm text-slate-600">How many pairs would be answered if the agent retrieved k results. The dashed line marks the k shown above.</p>
             <RecallCurve recall={run.recall_at_k ?? {}} k={k} />
           </section>
+          <ModeComparisonView agentId={agent.id} comparison={modes} canEdit={canEdit} documentIds={Object.fromEntries(documentIds)} />
           {calibration && <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />}
           <section aria-labelledby="pairs-heading" className="space-y-2">
             <h2 id="pairs-heading" className="text-lg font-semibold">
