@@ -97,7 +97,7 @@ function disagreementColumns(agentId: number, c: ModeComparison, documentIds: Re
       cell: (d) => (
         <Link
           // The inspector ranks in the mode named in the URL, here the one that missed.
-          href={`${inspectorHref(agentId, d.query, c.k, documentIds[d.expected] ?? null)}&mode=${d.inspectMode}`}
+          href={inspectorHref(agentId, d.query, c.k, documentIds[d.expected] ?? null, d.inspectMode)}
           className="text-blue-700 underline"
           aria-label={`Open “${d.query}” in the inspector ranked by ${d.inspectMode}`}
         >

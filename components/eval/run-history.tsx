@@ -53,7 +53,7 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
       header: "Index",
       className: "text-xs text-slate-600",
       cell: (r) =>
-        `${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${r.document_count} docs, ${r.chunk_count} chunks · ${chunkSettingsText(r)}`,
+        `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${r.document_count} docs, ${r.chunk_count} chunks · ${chunkSettingsText(r)}`,
     },
     { id: "status", header: "Status", cell: (r) => <Status run={r} /> },
   ];
