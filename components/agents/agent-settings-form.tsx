@@ -1,15 +1,31 @@
 "use client";
 
-import { useActionState } from "react";
-import { updateAgentAction, type AgentFormState } from "@/lib/actions/agents";
+import { useQueryClient } from "@tanstack/react-query";
+import { useActionState, useEffect, useState } from "react";
+import { updateAgentAction, type AgentSettingsFormState } from "@/lib/actions/agents";
+import { queryKeys } from "@/lib/http/query-keys";
 import { SubmitButton } from "@/components/ui/submit-button";
-import type { Tool } from "@/lib/validations/agent";
+import { RETRIEVAL_MODES, type RetrievalMode, type Tool } from "@/lib/validations/agent";
 
-export function AgentSettingsForm({ agentId, name, tools }: { agentId: number; name: string; tools: Tool[] }) {
-  const [state, action] = useActionState<AgentFormState, FormData>(updateAgentAction.bind(null, agentId), {});
+const MODE_NOTE: Record<RetrievalMode, string> = {
+  vector: "Closest meaning: chunks ranked by the embedding's distance to the query.",
+  keyword: "Shared words: chunks ranked by bm25 over their stemmed words, so exact codes and names match.",
+  hybrid: "Both: the vector and keyword rankings fused by reciprocal rank (k = 60).",
+};
+
+export function AgentSettingsForm({ agentId, name, tools, retrievalMode }: { agentId: number; name: string; tools: Tool[]; retrievalMode: RetrievalMode }) {
+  const [state, action] = useActionState<AgentSettingsFormState, FormData>(updateAgentAction.bind(null, agentId), {});
+  const [mode, setMode] = useState<RetrievalMode>(retrievalMode);
+  const client = useQueryClient();
+  // The inspector's cached view of this agent ranks in its old mode until refetched.
+  useEffect(() => {
+    if (state.ok) void client.invalidateQueries({ queryKey: queryKeys.agent(agentId) });
+  }, [state, client, agentId]);
   // After a failure the form shows what was submitted; after a save, the saved settings.
   const values = state.values;
   const checked: readonly string[] = values?.tools ?? tools;
+  // The form is reset to its defaults after each save, and a select reads its default only when mounted.
+  const shownMode = values?.retrieval_mode ?? retrievalMode;
   return (
     <form action={action} className="space-y-4 rounded border border-slate-200 bg-white p-4" aria-describedby="settings-status">
       <h2 className="font-semibold">Settings</h2>
@@ -32,9 +48,33 @@ export function AgentSettingsForm({ agentId, name, tools }: { agentId: number; n
           document_search: lets this agent (and the inspector) search its documents
         </label>
       </fieldset>
+      <div className="flex flex-col gap-1 text-sm">
+        <label htmlFor="retrieval-mode" className="font-medium">
+          Retrieval mode
+        </label>
+        <select
+          key={shownMode}
+          id="retrieval-mode"
+          name="retrieval_mode"
+          defaultValue={shownMode}
+          onChange={(e) => setMode(e.target.value as RetrievalMode)}
+          aria-invalid={state.errors?.retrieval_mode ? true : undefined}
+          aria-describedby="retrieval-mode-note settings-status"
+          className="w-80 rounded border border-slate-300 px-2 py-1.5"
+        >
+          {RETRIEVAL_MODES.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+        <p id="retrieval-mode-note" className="text-slate-600">
+          {MODE_NOTE[mode]}
+        </p>
+      </div>
       <SubmitButton pendingText="Saving…">Save settings</SubmitButton>
       <p id="settings-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
-        {state.errors?.name?.[0] ?? state.message}
+        {state.errors?.name?.[0] ?? state.errors?.retrieval_mode?.[0] ?? state.message}
       </p>
     </form>
   );

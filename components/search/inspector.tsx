@@ -1,21 +1,22 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
-import { postJson } from "@/lib/http/client-fetch";
+import { apiFetch, postJson } from "@/lib/http/client-fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
 import { QueryWords } from "./query-words";
 import { queryKeys } from "@/lib/http/query-keys";
 import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
 import { MissDiagnosis } from "./miss-diagnosis";
+import { ModeSwitch, parseMode } from "./mode-switch";
 import { RecentQueries } from "./recent-queries";
 import { ResultsTable } from "./results-table";
 import { useDebounced } from "./use-debounced";
 import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
-
+import type { RetrievalMode } from "@/lib/validations/agent";
 
 export interface InspectorProps {
   agentId: number;
@@ -33,6 +34,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
   const [query, setQuery] = useState(initial.query);
   const [topK, setTopK] = useState(initial.topK);
   const [expected, setExpected] = useState<number | null>(initial.expected);
+  // null: rank as the agent does; a pick is kept in the URL like the query.
+  const searchParams = useSearchParams();
+  const [mode, setMode] = useState<RetrievalMode | null>(() => parseMode(searchParams?.get("mode") ?? null));
   const [saved, setSaved] = useState<{ ok?: boolean; message?: string } | null>(null);
   const q = useDebounced(query.trim(), 350);
   const k = useDebounced(topK, 250);
@@ -44,15 +48,28 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
     if (q) params.set("q", q);
     params.set("k", String(k));
     if (expected !== null) params.set("expected", String(expected));
+    if (mode !== null) params.set("mode", mode);
     router.replace(`${pathname}?${params}`, { scroll: false });
-  }, [q, k, expected, pathname, router]);
+  }, [q, k, expected, mode, pathname, router]);
 
-  // One request per change of query, k or expected document: the list and the diagnosis come
-  // from the same ranking.
+  // The agent's own mode: the switch's default, named beside another pick.
+  const agent = useQuery({
+    queryKey: queryKeys.agentRecord(agentId),
+    queryFn: () => apiFetch<{ retrieval_mode: RetrievalMode }>(`/api/agents/${agentId}`),
+    staleTime: 0,
+  });
+
+  // One request per change of query, k, expected document or mode: the list and the diagnosis
+  // come from the same ranking.
   const inspection = useQuery({
-    queryKey: queryKeys.inspect(agentId, q, k, expected),
+    queryKey: queryKeys.inspect(agentId, q, k, expected, mode),
     queryFn: async () => {
-      const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect`, { query: q, top_k: k, expected_document_id: expected ?? undefined });
+      const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect`, {
+        query: q,
+        top_k: k,
+        expected_document_id: expected ?? undefined,
+        mode: mode ?? undefined,
+      });
       void client.invalidateQueries({ queryKey: queryKeys.toolCalls(agentId) });
       return res;
     },
@@ -68,6 +85,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
   };
 
   const results = inspection.data?.results ?? [];
+  const agentMode = agent.data?.retrieval_mode ?? (mode === null ? inspection.data?.mode : undefined);
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
       <div className="min-w-0 space-y-4">
@@ -119,6 +137,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
               </span>
             </div>
           </label>
+          <ModeSwitch value={mode ?? agentMode} agentMode={agentMode} onChange={setMode} />
           {queryNote && <p className="text-xs text-slate-500 md:col-span-2">{queryNote}</p>}
         </div>
 
@@ -142,7 +161,8 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />
           </div>
         )}
-        {inspection.data && (
+        {/* The chart is of the vector ranking: its top_k line would not say what another mode retrieves. */}
+        {inspection.data?.mode === "vector" && (
           <DistanceChart
             distances={inspection.data.distances}
             topK={topK}
@@ -152,7 +172,17 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
           />
         )}
         {q && inspection.data && (
-          <ResultsTable results={results} query={q} agentId={agentId} expected={expected} space={space} stale={inspection.isPlaceholderData} cut={inspection.data.cut} />
+          <ResultsTable
+            results={results}
+            mode={inspection.data.mode}
+            totalChunks={inspection.data.total_chunks}
+            query={q}
+            agentId={agentId}
+            expected={expected}
+            space={space}
+            stale={inspection.isPlaceholderData}
+            cut={inspection.data.cut}
+          />
         )}
         {q && (
           <AskPanel

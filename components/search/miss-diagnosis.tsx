@@ -1,4 +1,28 @@
-import type { Inspection } from "@/lib/retrieval/inspect";
+import type { ExpectedDiagnosis, Inspection } from "@/lib/retrieval/inspect";
+
+/** The expected document in the vector, keyword and fused lists, and which side lost it at this top_k. */
+function ModeRanks({ e, topK }: { e: ExpectedDiagnosis; topK: number }) {
+  const v = e.best_rank;
+  const { rank: k, bm25, fused_rank: h } = e.keyword;
+  const vIn = v !== null && v <= topK;
+  const kIn = k !== null && k <= topK;
+  const lost =
+    kIn && !vIn
+      ? `Keyword rank ${k}, vector rank ${v ?? "—"}: the embedding does not see this match.`
+      : vIn && k === null
+        ? `Vector rank ${v}, no keyword match: the query shares no word with it.`
+        : vIn && !kIn
+          ? `Vector rank ${v}, keyword rank ${k}: other chunks match the query's words better.`
+          : null;
+  return (
+    <div data-testid="mode-ranks">
+      <p title={bm25 === null ? undefined : `Its best keyword match has bm25 ${bm25.toFixed(2).replace("-", "−")} (lower is better).`}>
+        Vector rank {v ?? "—"} · {k === null ? "no keyword match" : `keyword rank ${k}`} · hybrid rank {h ?? "—"}
+      </p>
+      {lost && <p>{lost}</p>}
+    </div>
+  );
+}
 
 /** Where the expected document really ranked, and what top_k would have retrieved it. */
 export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspection; topK: number; space: string }) {
@@ -11,18 +35,25 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
       </p>
     );
   }
-  const kth = inspection.distances[Math.min(topK, inspection.distances.length) - 1];
+  // The headline and what top_k retrieves it speak of the ranking the results are in.
+  const mode = inspection.mode;
+  const kth = mode === "vector" ? inspection.distances[Math.min(topK, inspection.distances.length) - 1] : inspection.results[topK - 1]?.score;
+  const rank = mode === "vector" ? e.best_rank : mode === "keyword" ? e.keyword?.rank ?? null : e.keyword?.fused_rank ?? null;
+  const inMode = mode === "vector" ? "" : ` of the ${mode} ranking`;
   // Past the cut the search drops it whatever its rank, so it is a miss at this top_k too.
-  const hit = e.best_rank !== null && e.best_rank <= topK && !e.beyond_cut;
+  const hit = rank !== null && rank <= topK && !e.beyond_cut;
   return (
     <div role="status" className={`space-y-3 rounded border p-3 text-sm ${hit ? "border-green-300 bg-green-50" : "border-amber-300 bg-amber-50"}`}>
       <p className="font-medium">
-        {e.beyond_cut
-          ? `Missed: ${e.filename} is ranked ${e.best_rank}, but its distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
-          : hit
-            ? `Retrieved: ${e.filename} is at rank ${e.best_rank}, within top_k = ${topK}.`
-            : `Missed: ${e.filename} first appears at rank ${e.best_rank}; top_k = ${topK} stops before it.`}
+        {mode === "keyword" && rank === null
+          ? `Missed: ${e.filename} shares no word with the query, so the keyword ranking never returns it.`
+          : e.beyond_cut
+            ? `Missed: ${e.filename} is ranked ${rank}${inMode}, but its distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
+            : hit
+              ? `Retrieved: ${e.filename} is at rank ${rank}${inMode}, within top_k = ${topK}.`
+              : `Missed: ${e.filename} first appears at rank ${rank}${inMode}; top_k = ${topK} stops before it.`}
       </p>
+      {e.keyword && <ModeRanks e={e} topK={topK} />}
       {e.unreachable_chunks > 0 && (
         <p data-testid="unreachable-note">
           {e.unreachable_chunks === 1 ? "1 chunk" : `${e.unreachable_chunks} chunks`} of {e.filename} cannot be returned by the index
@@ -32,7 +63,7 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
       )}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
         <div>
-          <dt className="text-slate-600">Best rank</dt>
+          <dt className="text-slate-600">{mode === "vector" ? "Best rank" : "Best vector rank"}</dt>
           <dd className="font-mono" data-testid="best-rank">
             {e.best_rank} of {inspection.total_chunks}
           </dd>
@@ -48,7 +79,7 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
         <div>
           <dt className="text-slate-600">Retrieved from top_k</dt>
           <dd className="font-mono" data-testid="needed-k">
-            {e.beyond_cut ? "none: past the cut" : e.best_rank}
+            {e.beyond_cut ? "none: past the cut" : (rank ?? "none: no shared word")}
           </dd>
         </div>
       </dl>

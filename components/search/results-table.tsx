@@ -1,12 +1,41 @@
 import Link from "next/link";
 import type { SearchResult } from "@/lib/retrieval/retrieve";
+import type { RankedResult } from "@/lib/retrieval/modes";
+import type { RetrievalMode } from "@/lib/validations/agent";
 import { beyondCut } from "@/lib/retrieval/cut";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { Highlight } from "./highlight";
 
-type Ranked = SearchResult & { rank: number; dropped: boolean };
+/** Keyword and hybrid results also say where they stand in each list. */
+type Result = SearchResult & Partial<Pick<RankedResult, "vector_rank" | "keyword_rank" | "bm25" | "fused_rank">>;
+type Ranked = Result & { rank: number; dropped: boolean };
 
-function columns(agentId: number, query: string): Column<Ranked>[] {
+const NO_VECTOR_RANK = "Below the part of the vector ranking that was read for this query.";
+const NO_KEYWORD_RANK = "No word of the query is in this chunk, so the keyword ranking does not have it.";
+const signed = (n: number) => n.toFixed(2).replace("-", "−");
+
+/** Where one result stands in the vector, keyword and (hybrid) fused rankings. */
+function Breakdown({ r, mode }: { r: Ranked; mode: RetrievalMode }) {
+  return (
+    <span data-testid="rank-breakdown">
+      <span className="whitespace-nowrap" title={r.vector_rank == null ? NO_VECTOR_RANK : "Rank in the vector ranking and the vector distance (lower is closer)."}>
+        vector {r.vector_rank == null ? "—" : `#${r.vector_rank}`} · {r.score.toFixed(3)}
+      </span>
+      {" | "}
+      <span className="whitespace-nowrap" title={r.keyword_rank == null ? NO_KEYWORD_RANK : "Rank among the keyword matches and the bm25 (lower is better)."}>
+        keyword {r.keyword_rank == null || r.bm25 == null ? "—" : `#${r.keyword_rank} · bm25 ${signed(r.bm25)}`}
+      </span>
+      {mode === "hybrid" && (
+        <>
+          {" | "}
+          <span className="whitespace-nowrap" title="Rank after reciprocal rank fusion of the two lists.">fused #{r.fused_rank ?? "—"}</span>
+        </>
+      )}
+    </span>
+  );
+}
+
+function columns(agentId: number, query: string, mode: RetrievalMode): Column<Ranked>[] {
   return [
     { id: "rank", header: "Rank", cell: (r) => r.rank },
     {
@@ -20,6 +49,7 @@ function columns(agentId: number, query: string): Column<Ranked>[] {
         </>
       ),
     },
+    ...(mode === "vector" ? [] : [{ id: "lists", header: "In each ranking", className: "font-mono text-xs", cell: (r: Ranked) => <Breakdown r={r} mode={mode} /> }]),
     {
       id: "document",
       header: "Document",
@@ -30,7 +60,7 @@ function columns(agentId: number, query: string): Column<Ranked>[] {
       ),
     },
     { id: "chunk", header: "Chunk", cell: (r) => r.chunk_index },
-    { id: "text", header: "Text", className: "whitespace-pre-wrap", cell: (r) => <Highlight text={r.chunk_text} query={query} /> },
+    { id: "text", header: "Text", className: "whitespace-pre-wrap", cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} /> },
   ];
 }
 
@@ -46,7 +76,9 @@ function CutSummary({ total, dropped, cut }: { total: number; dropped: number; c
 }
 
 export function ResultsTable(props: {
-  results: SearchResult[];
+  results: Result[];
+  mode: RetrievalMode;
+  totalChunks: number;
   query: string;
   agentId: number;
   expected: number | null;
@@ -55,18 +87,25 @@ export function ResultsTable(props: {
   cut?: number | null;
 }) {
   if (props.results.length === 0) {
-    return <p className="rounded border border-dashed border-slate-300 bg-white p-6 text-center text-sm text-slate-600">No chunks: this agent has no indexed documents yet.</p>;
+    return (
+      <p className="rounded border border-dashed border-slate-300 bg-white p-6 text-center text-sm text-slate-600">
+        {props.mode === "keyword" && props.totalChunks > 0
+          ? "No results: no chunk shares a word with this query, so the keyword ranking has nothing to return."
+          : "No chunks: this agent has no indexed documents yet."}
+      </p>
+    );
   }
   const cut = props.cut ?? null;
   const rows = props.results.map((r, i) => ({ ...r, rank: i + 1, dropped: beyondCut(r.score, cut) }));
+  const ranking = props.mode === "vector" ? "" : ` · ranked by ${props.mode === "keyword" ? "keyword (bm25, lower is better)" : "hybrid (fused vector and keyword ranks)"}`;
   return (
     <div className="space-y-2">
       {cut !== null && <CutSummary total={rows.length} dropped={rows.filter((r) => r.dropped).length} cut={cut} />}
       <DataTable
         label="Search results"
-        caption={`${props.results.length} result${props.results.length === 1 ? "" : "s"} · score is the ${props.space}`}
+        caption={`${props.results.length} result${props.results.length === 1 ? "" : "s"} · score is the ${props.space}${ranking}`}
         captionClassName="p-2 text-left text-xs text-slate-600"
-        columns={columns(props.agentId, props.query)}
+        columns={columns(props.agentId, props.query, props.mode)}
         rows={rows}
         rowKey={(r) => `${r.document_id}-${r.chunk_index}`}
         rowClassName={(r) => `${r.document_id === props.expected ? "bg-amber-50" : r.dropped ? "bg-slate-50" : ""} ${r.dropped ? "text-slate-500 [&_a]:text-slate-500" : ""}`}

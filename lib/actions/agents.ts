@@ -31,14 +31,17 @@ export async function createAgentAction(_prev: AgentFormState, form: FormData): 
   redirect(`/agents/${id}`);
 }
 
-export async function updateAgentAction(agentId: number, _prev: AgentFormState, form: FormData): Promise<AgentFormState> {
+export type AgentSettingsFormState = FormState<{ name: string; tools: string[]; retrieval_mode: string }>;
+
+export async function updateAgentAction(agentId: number, _prev: AgentSettingsFormState, form: FormData): Promise<AgentSettingsFormState> {
   await requireRole("editor");
-  const values = submitted(form);
+  const values = { ...submitted(form), retrieval_mode: formText(form, "retrieval_mode") };
   const failed = { message: "Nothing was saved.", fields, values };
-  const parsed = agentUpdateSchema.safeParse(values);
+  // A form without the field keeps the agent's mode.
+  const parsed = agentUpdateSchema.safeParse({ ...values, retrieval_mode: values.retrieval_mode || undefined });
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
-    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools });
+    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools, retrieval_mode: parsed.data.retrieval_mode });
   } catch (err) {
     return toFormState(err, failed);
   }

@@ -1,3 +1,5 @@
+import type { RetrievalMode } from "@/lib/validations/agent";
+
 const agent = (agentId: number) => ["agent", agentId] as const;
 const evals = (agentId: number) => [...agent(agentId), "evals"] as const;
 const sweeps = (agentId: number) => [...agent(agentId), "sweeps"] as const;
@@ -9,8 +11,11 @@ const sweeps = (agentId: number) => [...agent(agentId), "sweeps"] as const;
 export const queryKeys = {
   agents: ["agent"] as const,
   agent,
-  inspect: (agentId: number, query: string, topK: number, expected: number | null) =>
-    [...agent(agentId), "inspect", query, topK, expected] as const,
+  /** The agent itself (GET /api/agents/{id}), e.g. its retrieval mode. */
+  agentRecord: (agentId: number) => [...agent(agentId), "record"] as const,
+  /** `mode` null: the agent's own mode. */
+  inspect: (agentId: number, query: string, topK: number, expected: number | null, mode: RetrievalMode | null) =>
+    [...agent(agentId), "inspect", query, topK, expected, mode] as const,
   toolCalls: (agentId: number) => [...agent(agentId), "tool-calls"] as const,
   upload: (agentId: number, jobId: string) => [...agent(agentId), "upload", jobId] as const,
   evals,
