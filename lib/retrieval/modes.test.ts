@@ -89,6 +89,20 @@ describe("retrieval modes", () => {
     expect(none.expected!.best_rank).toBeGreaterThan(0);
   });
 
+  it("the diagnosis's hybrid rank is where the hybrid results place the document, ties included", async () => {
+    for (const query of [QUERY, "card declined E-4411"]) {
+      await setMode("hybrid");
+      const results = await searchAgentDocuments(agentId, query, 6);
+      await setMode("vector");
+      const firstAt = new Map<number, number>();
+      results.forEach((r, i) => firstAt.has(r.document_id) || firstAt.set(r.document_id, i + 1));
+      expect(firstAt.size).toBeGreaterThan(2);
+      for (const [documentId, rank] of firstAt) {
+        expect((await inspectQuery(agentId, query, 6, documentId, "hybrid")).expected!.keyword.fused_rank, `${query}: document ${documentId}`).toBe(rank);
+      }
+    }
+  });
+
   it("applies the no-match cut to the vector distance in every mode", async () => {
     await setMode("keyword");
     const all = await searchAgentDocuments(agentId, QUERY, 3);

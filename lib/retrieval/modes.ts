@@ -111,10 +111,8 @@ export function keywordPlace(agentId: number, model: string, query: string, docu
   const at = matches.findIndex((m) => m.document_id === documentId);
   const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));
   const vectorRanks = new Map(head.map((h, i) => [chunkKey(h.document_id, h.chunk_index), i + 1]));
-  const share = (k: string) => (vectorRanks.has(k) ? 1 / (RRF_K + vectorRanks.get(k)!) : 0) + (keywordRank.has(k) ? 1 / (RRF_K + keywordRank.get(k)!) : 0);
-  const mine = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => k.startsWith(`${documentId}#`));
-  if (mine.length === 0 && vectorRank === null) return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: null };
-  const best = Math.max(...mine.map(share), vectorRank === null ? 0 : 1 / (RRF_K + vectorRank));
-  const others = [...new Set([...vectorRanks.keys(), ...keywordRank.keys()])].filter((k) => !k.startsWith(`${documentId}#`) && share(k) > best);
-  return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: others.length + 1 };
+  // The same order as the hybrid results, ties included.
+  const fused = fuse(vectorRanks, keywordRank).findIndex((k) => k.startsWith(`${documentId}#`));
+  const found = fused >= 0 || vectorRank !== null;
+  return { rank: at < 0 ? null : at + 1, bm25: at < 0 ? null : matches[at].bm25, fused_rank: found && fused >= 0 ? fused + 1 : null };
 }
