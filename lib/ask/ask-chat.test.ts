@@ -69,7 +69,8 @@ describe("ask with a chat model", () => {
     const res = await call(askApi.POST, { json: { question: "refund days" }, params: { id: String(agent.id) } });
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe("chat_failed");
-    expect(res.body.error.message).toMatch(/test-chat .* failed to grade/);
+    expect(res.body.error.message).toMatch(/test-chat at .* answered 500 when asked to grade the retrieved chunks; the details are in the server log/);
+    expect(res.body.error.message).not.toContain("The server had an error");
     expect(JSON.stringify(res.body)).not.toContain("sk-test-chat-key-123456");
     expect(recentToolCalls(agent.id, 1)[0]).toMatchObject({ tool: "ask", ok: 0, outcome: "failed" });
     // A grading that does not fit the chunks is a failure of the model, not an answer.

@@ -46,10 +46,13 @@ export function chatModel(): ChatModel | null {
 const numbered = (sources: Source[]) => sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.text}`).join("\n\n");
 
 function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
+  // The provider's own text stays in the server log: it can quote the request, or a key.
   const failed = (what: string, err: unknown): never => {
     const status = (err as { status?: number }).status;
     const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
-    throw new ChatError(`The chat model ${model} at ${baseURL} failed to ${what}${status ? ` (${status})` : ""}: ${detail}`);
+    console.error(`[kb-inspector] chat model ${model} failed to ${what}:`, detail);
+    const how = status ? `answered ${status}` : "did not answer";
+    throw new ChatError(`The chat model ${model} at ${baseURL} ${how} when asked to ${what}; the details are in the server log.`);
   };
   const complete = (system: string, user: string, response_format?: OpenAI.ChatCompletionCreateParams["response_format"]) =>
     client.chat.completions.create({
