@@ -5,6 +5,7 @@ import { embedder } from "../embeddings/configured";
 import { invalid } from "../http/errors";
 import { rechunkDocument } from "../ingest/pipeline";
 import { claim, getSweep, messageOf, running, sameSetting, sweptDocuments } from "./sweep";
+import { failureMessage } from "../retrieval/retrieve";
 import { settingLabel, type SweepView } from "./sweep-types";
 
 /** Re-indexes the agent's documents with a finished row's setting, in the background. */
@@ -25,7 +26,11 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
           const r = await rechunkDocument(agentId, d.id, { chunkSize: setting.chunk_size, chunkOverlap: setting.chunk_overlap, chunkStrategy: setting.chunk_strategy });
           if (r.status !== "ready") failures.push(`${d.filename}: ${r.message}`);
         } catch (err) {
-          if (findDocument(agentId, d.id)) failures.push(`${d.filename}: ${messageOf(err)}`); // a document deleted meanwhile needs nothing
+          // A document deleted meanwhile needs nothing; the others are told in the app's words.
+          if (findDocument(agentId, d.id)) {
+            console.error(`[kb-inspector] sweep ${sweepId}: re-indexing ${d.filename} failed:`, messageOf(err));
+            failures.push(`${d.filename}: ${failureMessage(err, "re-index")}`);
+          }
         }
       }
       updateSweep(sweepId, { apply: { row, status: "running", done: i + 1, total: docs.length, error: null } });

@@ -10,7 +10,7 @@ import type { Embedder } from "../embeddings";
 import { conflict, invalid } from "../http/errors";
 import { chunkText } from "../ingest/chunking";
 import { writeChunks } from "../ingest/write-chunks";
-import { embedForAgent } from "../retrieval/retrieve";
+import { embedForAgent, failureMessage } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
 import { chroma, chunkId, DISTANCE_SPACE, HNSW, queryDistances } from "../vector-store/client";
@@ -117,14 +117,15 @@ async function runSweep(
         rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, cut, step)), status: "done" };
       } catch (err) {
         console.error(`[kb-inspector] sweep ${id}, ${settingLabel(row)}:`, messageOf(err));
-        rows[i] = { ...rows[i], status: "failed", error: messageOf(err) };
+        rows[i] = { ...rows[i], status: "failed", error: failureMessage(err, "measurement of this setting") };
       }
       updateSweep(id, { rows });
     }
     const failed = rows.filter((r) => r.status === "failed").length;
     updateSweep(id, { status: failed === rows.length ? "failed" : "done", error: failed === rows.length ? rows[0].error : null });
   } catch (err) {
-    updateSweep(id, { status: "failed", error: messageOf(err) });
+    console.error(`[kb-inspector] sweep ${id} stopped:`, messageOf(err));
+    updateSweep(id, { status: "failed", error: failureMessage(err, "sweep") });
   }
   return getSweep(agentId, id);
 }

@@ -288,7 +288,7 @@ export async function logged<T>(
 }
 
 /** What the log view shows for a failed call: the app's own words, never a library's. */
-export function failureMessage(err: unknown, what: "search" | "ask"): string {
+export function failureMessage(err: unknown, what: string): string {
   if (err instanceof AppError || err instanceof EmbeddingError) return err.message;
   if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable().message;
   return `The ${what} failed on the server; the details are in its log.`;
