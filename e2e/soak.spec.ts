@@ -216,6 +216,18 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     for (const hit of unacknowledgedHits) {
       if (!acked.has(hit.id) && !everUnknown.has(hit.key)) violations.push(`a search returned document ${hit.id} (${hit.key}), never acknowledged as ready`);
     }
+    if (lost.length > 0) {
+      // What the next look at a loss needs: can the index reach the document's chunks, and where does it rank.
+      const reach = (await call("GET", "/api/audit?reachability=1")).body;
+      console.log(`soak: reachability audit after a loss: ${JSON.stringify({ unreachable: reach?.unreachable_count, chunks: reach?.unreachable_chunks?.slice(0, 5) })}`);
+      for (const line of lost.slice(0, 3)) {
+        const m = /^(\d+)\|.*document (\d+)/.exec(line);
+        const known = [...files.entries()].find(([k, v]) => k.startsWith(`${m?.[1]}|`) && v.state === "current" && v.version.id === Number(m?.[2]))?.[1];
+        if (!m || known?.state !== "current") continue;
+        const seen = (await call("POST", `/api/agents/${m[1]}/inspect`, { query: `${known.version.token} care`, top_k: 3, expected_document_id: Number(m[2]) })).body;
+        console.log(`soak: inspect of lost document ${m[2]}: ${JSON.stringify(seen?.expected ?? seen).slice(0, 600)}`);
+      }
+    }
     expect(lost, "acknowledged documents lost").toEqual([]);
     expect(violations).toEqual([]);
     expect(acked.size).toBeGreaterThan(20);
