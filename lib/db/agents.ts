@@ -2,6 +2,7 @@ import "server-only";
 import { db, now } from "./client";
 import { conflict, notFound } from "../http/errors";
 import { enqueueCleanup } from "./vector-cleanup";
+import { dropKeywordTable } from "./keyword-index";
 import type { RetrievalMode, Tool } from "../validations/agent";
 
 export interface Agent {
@@ -90,5 +91,6 @@ export function updateAgent(
 export const deleteAgentRow = (id: number) =>
   db().transaction(() => {
     db().prepare("DELETE FROM agents WHERE id = ?").run(id);
+    dropKeywordTable(db(), id);
     enqueueCleanup(id, null, 0, "agent deleted");
   })();

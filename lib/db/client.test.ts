@@ -102,27 +102,31 @@ describe("schema version 6", () => {
   });
 });
 
-describe("the keyword index migration", () => {
-  it("indexes the chunks already stored, and keeps the index in step afterwards", async () => {
+describe("the keyword index migrations", () => {
+  it("index the chunks of ready documents already stored, one table per agent", async () => {
     const { MIGRATIONS, migrate } = await import("./client");
     const at = MIGRATIONS.findIndex((sql) => sql.includes("chunks_fts"));
     const old = new Database(path.join(process.env.DATA_DIR!, `v${at}.sqlite`));
     for (const sql of MIGRATIONS.slice(0, at)) old.exec(sql);
     old.pragma(`user_version = ${at}`);
     const t = new Date().toISOString();
-    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (7, 'Seven', ?, ?)").run(t, t);
-    old.prepare(
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (7, 'Seven', ?, ?), (8, 'Eight', ?, ?)").run(t, t, t, t);
+    const doc = old.prepare(
       `INSERT INTO documents (id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_count, status, text, embedding_model, created_at, updated_at)
-       VALUES (21, 7, 'a.txt', 'txt', 'a', 1, 800, 100, 2, 'ready', 'Lamps and fuses. Kettles and lids.', 'm', ?, ?)`,
-    ).run(t, t);
-    old.prepare("INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES (21, 0, 0, 16, 'Lamps and fuses.'), (21, 1, 17, 34, 'Kettles and lids.')").run();
+       VALUES (?, ?, ?, 'txt', ?, 1, 800, 100, 2, ?, 'x', 'm', ?, ?)`,
+    );
+    doc.run(21, 7, "a.txt", "a", "ready", t, t);
+    doc.run(22, 7, "b.txt", "b", "failed", t, t);
+    doc.run(23, 8, "c.txt", "c", "ready", t, t);
+    old.prepare(
+      `INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES
+       (21, 0, 0, 16, 'Lamps and fuses.'), (21, 1, 17, 34, 'Kettles and lids.'), (22, 0, 0, 7, 'Kettles'), (23, 0, 0, 7, 'Kettles')`,
+    ).run();
     migrate(old);
-    const match = (q: string) => old.prepare("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid").all(q);
-    expect(match('agent:a7 AND "kettle"')).toEqual([{ rowid: 21 * 1_000_000 + 1 }]);
-    expect(match('agent:a8 AND "kettle"')).toEqual([]);
-    old.pragma("foreign_keys = ON");
-    old.prepare("DELETE FROM documents WHERE id = 21").run();
-    expect(match('"lamps" OR "kettle"')).toEqual([]);
+    const match = (agent: number, q: string) => old.prepare(`SELECT rowid FROM chunks_fts_a${agent} WHERE chunks_fts_a${agent} MATCH ? ORDER BY rowid`).all(q);
+    expect(match(7, '"kettle"')).toEqual([{ rowid: 21 * 1_000_000 + 1 }]); // the failed document's chunk is not indexed
+    expect(match(8, '"kettle"')).toEqual([{ rowid: 23 * 1_000_000 }]);
+    expect(old.prepare("SELECT name FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_fts_insert', 'chunks_fts_delete')").all()).toEqual([]);
     old.close();
   });
 });

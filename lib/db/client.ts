@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
 import { chunkText } from "../ingest/chunking";
+import { rebuildKeywordIndexes } from "./keyword-index";
 
 // Each entry moves the schema one version forward; never edit a shipped one.
 export const MIGRATIONS = [
@@ -230,6 +231,11 @@ export const MIGRATIONS = [
    ALTER TABLE agents ADD COLUMN retrieval_mode TEXT NOT NULL DEFAULT 'vector';`,
   // The mode a run ranked in, so runs of the three modes can be compared.
   `ALTER TABLE eval_runs ADD COLUMN retrieval_mode TEXT NOT NULL DEFAULT 'vector';`,
+  // The keyword index becomes one table per agent, written by the ingest transactions
+  // (lib/db/keyword-index.ts): bm25 then counts a word's rarity over the agent's own chunks.
+  `DROP TRIGGER chunks_fts_insert;
+   DROP TRIGGER chunks_fts_delete;
+   DROP TABLE chunks_fts;`,
 ];
 
 /**
@@ -237,6 +243,7 @@ export const MIGRATIONS = [
  * the version it is keyed by (1-based, as user_version counts).
  */
 export const BACKFILLS: Record<number, (db: Database.Database) => void> = {
+  [MIGRATIONS.findIndex((sql) => sql.includes("DROP TABLE chunks_fts")) + 1]: rebuildKeywordIndexes,
   6: (d) => {
     const insert = d.prepare("INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES (?, ?, ?, ?, ?)");
     const read = d.prepare("SELECT text, chunk_size, chunk_overlap FROM documents WHERE id = ?");

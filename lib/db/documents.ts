@@ -3,6 +3,7 @@ import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
+import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../ingest/chunking";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
@@ -94,10 +95,12 @@ export const commitReady = (agentId: number, id: number, filename: string, chunk
       .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")
       .run(chunkCount, now(), id);
     if (changes !== 1) return null;
+    indexDocumentChunks(db(), agentId, id);
     const retired = db()
       .prepare("SELECT * FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
       .all(agentId, filename, id) as DocumentWithText[];
     for (const old of retired) {
+      unindexDocument(db(), agentId, old.id);
       db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);
       if (old.status === "ready") enqueueCleanup(agentId, old.id, old.chunk_count, "replaced by a newer version");
     }
@@ -114,6 +117,7 @@ export const markFailed = (agentId: number, id: number, reason: string, vectors:
     db()
       .prepare("UPDATE documents SET status = 'failed', error = ?, chunk_count = 0, updated_at = ? WHERE id = ? AND agent_id = ?")
       .run(reason, now(), id, agentId);
+    unindexDocument(db(), agentId, id);
     enqueueCleanup(agentId, id, vectors, "ingest failed", { lateWrites: true });
   })();
 
@@ -127,6 +131,7 @@ export const deleteDocumentRow = (agentId: number, id: number, reason = "documen
       | { chunk_count: number }
       | undefined;
     if (!row) return;
+    unindexDocument(db(), agentId, id);
     db().prepare("DELETE FROM documents WHERE id = ? AND agent_id = ?").run(id, agentId);
     enqueueCleanup(agentId, id, row.chunk_count, reason, opts);
   })();

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { getAgent } from "../db/agents";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
-import { MAX_CHUNKS_PER_DOCUMENT } from "../retrieval/keyword";
+import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";

@@ -5,6 +5,9 @@ import { insertDocument, listDocuments } from "../db/documents";
 import { removeDocument } from "../ingest/remove";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { ftsTerms, keywordRanking } from "./keyword";
+import { deleteAgentRow } from "../db/agents";
+import { db } from "../db/client";
+import { hasKeywordTable } from "../db/keyword-index";
 
 const model = () => embedder().model;
 
@@ -50,6 +53,31 @@ describe("the keyword index", () => {
     );
     expect(keywordRanking(agent.id, model(), "indexing article", 5)).toEqual([]);
     await removeDocument(agent.id, second.document_id!);
+    expect(keywordRanking(agent.id, model(), "lamp", 5)).toEqual([]);
+  });
+
+  it("counts a word's rarity among the agent's own chunks: other agents' documents never move its scores", async () => {
+    const agent = newAgent("keyword rarity");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, text);
+    const query = "refund within business hours";
+    const before = keywordRanking(agent.id, model(), query, 10);
+    expect(before.length).toBeGreaterThan(1);
+    // Another agent fills the index with "refund" and "business": in one shared index that
+    // would make both words common and change this agent's scores.
+    const other = newAgent("keyword rarity other");
+    for (let i = 0; i < 12; i++) await ingest(other.id, `r${i}.txt`, `Refund ${i} for business customers. Refunds within ${i} days.`);
+    expect(keywordRanking(agent.id, model(), query, 10)).toEqual(before);
+    // Its own documents do change them.
+    await ingest(agent.id, "more.txt", "Refunds for business customers are handled within hours.");
+    expect(keywordRanking(agent.id, model(), query, 10).find((h) => h.document_id === before[0].document_id)?.bm25).not.toBe(before[0].bm25);
+  });
+
+  it("leaves no index behind when its agent is deleted", async () => {
+    const agent = newAgent("keyword drop");
+    await ingest(agent.id, "a.txt", "The blue lamp needs a fuse.");
+    expect(keywordRanking(agent.id, model(), "lamp", 5)).toHaveLength(1);
+    deleteAgentRow(agent.id);
+    expect(hasKeywordTable(db(), agent.id)).toBe(false);
     expect(keywordRanking(agent.id, model(), "lamp", 5)).toEqual([]);
   });
 });
