@@ -28,6 +28,23 @@ export function fakeVector(text: string, dimension: number): number[] {
   return v;
 }
 
+/**
+ * A model that knows synonyms, for tests that need known rankings: one dimension per topic,
+ * counting the words of the topic a text has (by prefix), and a small constant one.
+ */
+export const TOPICS = [
+  ["refund", "cash", "reimburs", "purchase", "money"],
+  ["support", "response", "answer"],
+  ["password", "credential", "sign"],
+  ["invoice", "billing", "pdf", "receipt"],
+  ["download", "export", "csv"],
+];
+export function topicVector(text: string, dimension = 8): number[] {
+  const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
+  const v = [...TOPICS.map((keys) => words.filter((w) => keys.some((k) => w.startsWith(k))).length), 0.05];
+  return [...v, ...Array(Math.max(0, dimension - v.length)).fill(0)];
+}
+
 export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
@@ -86,13 +103,16 @@ export class FakeOpenAIServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** How the fake embeds one text; a test may set its own (topic vectors with known ranks, say). */
+  vectorOf: (text: string, dimension: number) => number[] = fakeVector;
+
   /** The embeddings response the server would normally give for `rec`. */
   embeddingsBody(rec: RecordedRequest) {
     const { model = "", input = [], dimensions, encoding_format } = rec.body;
     const dim = dimensions ?? this.dims[model];
     const base64 = encoding_format === "base64" && !this.alwaysFloat;
     const data = input.map((text, index) => {
-      const v = fakeVector(text, dim);
+      const v = this.vectorOf(text, dim);
       return {
         object: "embedding",
         index,

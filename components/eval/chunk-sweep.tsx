@@ -94,7 +94,9 @@ function columns(view: SweepView, onApply: ((row: Row) => void) | null, applyDis
       id: "apply",
       header: <span className="sr-only">Apply</span>,
       cell: (r) =>
-        onApply && r.status === "done" ? (
+        r.embedding_model && r.status === "done" ? (
+          <span className="text-xs text-slate-600">other model: measured only</span>
+        ) : onApply && r.status === "done" ? (
           <button type="button" disabled={applyDisabled} onClick={() => onApply(r)} aria-label={`Apply ${settingLabel(r)}`} className={APPLY_LOOK}>
             Apply
           </button>
@@ -107,11 +109,26 @@ function columns(view: SweepView, onApply: ((row: Row) => void) | null, applyDis
  * Compares chunk settings on temporary indexes and applies one to the live index. Both run in the
  * background and are followed by polling, so the page can be left and reopened.
  */
-export function ChunkSweep({ agentId, pairCount, canEdit = true }: { agentId: number; pairCount: number; canEdit?: boolean }) {
+export function ChunkSweep({
+  agentId,
+  pairCount,
+  canEdit = true,
+  model,
+  alternativeModel = null,
+}: {
+  agentId: number;
+  pairCount: number;
+  canEdit?: boolean;
+  /** The model the app embeds with. */
+  model?: string;
+  /** The other provider's model, when one is configured: each setting can be measured with it too. */
+  alternativeModel?: string | null;
+}) {
   const [sizes, setSizes] = useState<number[]>([400, 800]);
   const [overlaps, setOverlaps] = useState<number[]>([100]);
   const [strategies, setStrategies] = useState<ChunkStrategy[]>([...CHUNK_STRATEGIES]);
   const [k, setK] = useState("3");
+  const [withAlternative, setWithAlternative] = useState(false);
   const router = useRouter();
   const queryClient = useQueryClient();
 
@@ -152,11 +169,12 @@ export function ChunkSweep({ agentId, pairCount, canEdit = true }: { agentId: nu
     }
   }, [applyStatus, router, queryClient, agentId]);
 
-  const settings = SWEEP_SIZES.filter((s) => sizes.includes(s)).flatMap((chunk_size) =>
+  const chunkings: SweepSetting[] = SWEEP_SIZES.filter((s) => sizes.includes(s)).flatMap((chunk_size) =>
     SWEEP_OVERLAPS.filter((o) => overlaps.includes(o) && o < chunk_size).flatMap((chunk_overlap) =>
       CHUNK_STRATEGIES.filter((s) => strategies.includes(s)).map((chunk_strategy) => ({ chunk_size, chunk_overlap, chunk_strategy })),
     ),
   );
+  const settings = alternativeModel && withAlternative ? [...chunkings, ...chunkings.map((s) => ({ ...s, embedding_model: alternativeModel }))] : chunkings;
   const n = settings.length;
   const working = busy(view) || start.isPending || apply.isPending;
   const applied = view?.apply ? view.rows[view.apply.row] : undefined;
@@ -195,6 +213,12 @@ export function ChunkSweep({ agentId, pairCount, canEdit = true }: { agentId: nu
             <input id="sweep-k" type="number" min={1} max={20} step={1} required value={k} onChange={(e) => setK(e.target.value)} className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm" />
           </div>
         </div>
+        {alternativeModel && (
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={withAlternative} onChange={(e) => setWithAlternative(e.target.checked)} />
+            Also embed each setting with {alternativeModel} (compare embedding models{model ? ` with ${model}` : ""}; measured only, not applied)
+          </label>
+        )}
         <div className="flex flex-wrap items-center gap-4">
           <button
             type="submit"

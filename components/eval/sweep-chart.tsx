@@ -8,17 +8,20 @@ export interface SweepBar {
   current: boolean;
 }
 
-const W = 640;
+const PLOT_W = 380;
 const ROW = 26;
-const PAD = { left: 150, right: 110, top: 8, bottom: 28 };
+const PAD = { right: 110, top: 8, bottom: 28 };
+/** Room for the longest label at 12 px (labels naming another embedding model are long). */
+const labelRoom = (bars: SweepBar[]) => Math.max(150, 16 + 7 * Math.max(0, ...bars.map((b) => b.label.length)));
 const TICKS = [0, 0.25, 0.5, 0.75, 1];
 
 /** One horizontal bar per chunk setting on a 0..1 scale; the values are also in the description for screen readers. */
 export function SweepChart({ k, bars }: { k: number; bars: SweepBar[] }) {
   const id = useId();
-  const plotW = W - PAD.left - PAD.right;
+  const left = labelRoom(bars);
+  const W = left + PLOT_W + PAD.right;
   const H = PAD.top + bars.length * ROW + PAD.bottom;
-  const x = (v: number) => PAD.left + v * plotW;
+  const x = (v: number) => left + v * PLOT_W;
   const valueText = (b: SweepBar) => (b.value === null ? "pending" : pct(b.value));
   const described = bars.map((b) => `${b.label}: ${valueText(b)}${b.current ? " (current)" : ""}`).join(", ");
   return (
@@ -39,11 +42,11 @@ export function SweepChart({ k, bars }: { k: number; bars: SweepBar[] }) {
           const end = x(b.value ?? 0);
           return (
             <g key={b.label}>
-              <text x={PAD.left - 8} y={y + ROW / 2 + 4} textAnchor="end" className={`text-[12px] ${b.current ? "fill-amber-800 font-semibold" : "fill-slate-700"}`}>
+              <text x={left - 8} y={y + ROW / 2 + 4} textAnchor="end" className={`text-[12px] ${b.current ? "fill-amber-800 font-semibold" : "fill-slate-700"}`}>
                 {b.label}
               </text>
               {b.value !== null && (
-                <rect x={PAD.left} y={y + 5} width={Math.max(end - PAD.left, 1)} height={ROW - 10} rx={2} className={b.current ? "fill-amber-500" : "fill-blue-700"} />
+                <rect x={left} y={y + 5} width={Math.max(end - left, 1)} height={ROW - 10} rx={2} className={b.current ? "fill-amber-500" : "fill-blue-700"} />
               )}
               <text x={end + 6} y={y + ROW / 2 + 4} className={`text-[11px] ${b.current ? "fill-amber-800" : "fill-slate-600"}`}>
                 {b.current ? `${valueText(b)} · current` : valueText(b)}

@@ -14,6 +14,12 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
   const target = sweep.rows[row];
   if (!target) throw invalid(`Sweep ${sweepId} has no row ${row}.`);
   if (target.status !== "done") throw invalid(`The row ${settingLabel(target)} has no figures to apply yet.`);
+  if (target.embedding_model) {
+    throw invalid(
+      `The row ${settingLabel(target)} was measured with another embedding model than the app's (${embedder().model}). ` +
+        "To switch models, change EMBEDDING_PROVIDER (and OPENAI_EMBEDDING_MODEL), restart, and run npm run reindex; then apply the chunk setting.",
+    );
+  }
   const docs = sweptDocuments(agentId, embedder().model);
   claim(agentId);
   updateSweep(sweepId, { apply: { row, status: "running", done: 0, total: docs.length, error: null } });

@@ -11,6 +11,11 @@ export interface SweepSetting {
   chunk_size: number;
   chunk_overlap: number;
   chunk_strategy: ChunkStrategy;
+  /**
+   * Another embedding model than the app's (the alternative provider), to compare models on the
+   * same pairs; absent for the app's own model. A row with it can be measured, not applied.
+   */
+  embedding_model?: string;
 }
 
 export type SweepStatus = "running" | "done" | "failed";
@@ -60,4 +65,4 @@ export const MAX_SWEEP_SETTINGS = 12;
 export const SWEEP_SIZES = [400, 800, 1200];
 export const SWEEP_OVERLAPS = [0, 100];
 
-export const settingLabel = (s: SweepSetting) => `${s.chunk_size} / ${s.chunk_overlap} ${s.chunk_strategy}`;
+export const settingLabel = (s: SweepSetting) => `${s.chunk_size} / ${s.chunk_overlap} ${s.chunk_strategy}${s.embedding_model ? ` with ${s.embedding_model}` : ""}`;

@@ -5,8 +5,8 @@ import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
 import { listPairs, type Pair } from "../db/pairs";
 import { failRunningSweeps, getSweep as readSweep, insertSweep, latestSweep as readLatestSweep, updateSweep } from "../db/sweeps";
-import { embedder } from "../embeddings/configured";
-import type { Embedder } from "../embeddings";
+import { alternativeEmbedder, embedder } from "../embeddings/configured";
+import { newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
 import { conflict, invalid } from "../http/errors";
 import { chunkText } from "../ingest/chunking";
 import { writeChunks } from "../ingest/write-chunks";
@@ -50,7 +50,28 @@ export function sweptDocuments(agentId: number, model: string): DocumentRow[] {
 }
 
 export const sameSetting = (a: SweepSetting, b: SweepSetting) =>
-  a.chunk_size === b.chunk_size && a.chunk_overlap === b.chunk_overlap && a.chunk_strategy === b.chunk_strategy;
+  a.chunk_size === b.chunk_size &&
+  a.chunk_overlap === b.chunk_overlap &&
+  a.chunk_strategy === b.chunk_strategy &&
+  (a.embedding_model ?? null) === (b.embedding_model ?? null);
+
+/**
+ * The settings as a sweep keeps them: the app's own model is left unnamed, and any other model
+ * must be the alternative provider's (the only other one the app can embed with).
+ */
+function normalizeModels(settings: SweepSetting[], model: Embedder): SweepSetting[] {
+  const alternative = alternativeEmbedder();
+  return settings.map(({ embedding_model, ...s }) => {
+    if (embedding_model === undefined || embedding_model === model.model) return s;
+    if (embedding_model !== alternative?.model) {
+      throw invalid(
+        `The embedding model "${embedding_model}" is not available: the app embeds with ${model.model}` +
+          (alternative ? ` and can compare with ${alternative.model}.` : "; configure OpenAI (OPENAI_API_KEY or OPENAI_BASE_URL) to compare with its model."),
+      );
+    }
+    return { ...s, embedding_model };
+  });
+}
 
 /** The setting most of the documents are indexed with now. */
 function currentSetting(docs: DocumentRow[]): SweepSetting | null {
@@ -64,9 +85,10 @@ function currentSetting(docs: DocumentRow[]): SweepSetting | null {
 }
 
 /** Starts a sweep in the background; `done` settles when every row is measured. */
-export function startSweep(agentId: number, settings: SweepSetting[], k: number): { sweep: SweepView; done: Promise<SweepView> } {
+export function startSweep(agentId: number, requested: SweepSetting[], k: number): { sweep: SweepView; done: Promise<SweepView> } {
   const agent = getAgent(agentId);
   const model = embedder();
+  const settings = normalizeModels(requested, model);
   // The agent's no-match cut counts here as in a run: a row answers for this chunking with that cut.
   const cut = noMatchCut(agent, model.model);
   const pairs = listPairs(agentId);
@@ -143,28 +165,41 @@ async function measure(
   cut: number | null,
   step: (n: number) => void,
 ): Promise<Pick<SweepRow, "chunks" | "recall_at_k" | "mrr">> {
+  // A row of the other model embeds documents and queries with it; its query weighting (if it
+  // has one) counts the row's own chunks, as the live index would once re-embedded.
+  const rowModel = setting.embedding_model ? alternativeEmbedder() : model;
+  if (!rowModel || rowModel.model !== (setting.embedding_model ?? model.model)) throw invalid(`The embedding model ${setting.embedding_model} is no longer configured.`);
+  const other = rowModel !== model;
   const collection = await chroma().createCollection({
     name: `${sweepPrefix()}${sweepId}-${row}`,
     embeddingFunction: null,
     configuration: { hnsw: { space: DISTANCE_SPACE, ...HNSW } },
-    metadata: { embedding_model: model.model, embedding_dimension: model.dimension, distance_space: DISTANCE_SPACE, sweep_id: sweepId },
+    metadata: { embedding_model: rowModel.model, distance_space: DISTANCE_SPACE, sweep_id: sweepId },
   });
   try {
     const counts = new Map<number, number>();
+    const corpus: CorpusStats | null = other && rowModel.countFeatures ? { chunks: 0, df: newFeatureCounts() } : null;
     for (const d of docs) {
       const doc = findDocument(agentId, d.id); // deleted since the sweep started: left out
       if (doc) {
         const chunks = chunkText(doc.text, setting.chunk_size, setting.chunk_overlap, setting.chunk_strategy);
-        await writeChunks({ collection, model }, { agentId, documentId: d.id }, chunks);
+        await writeChunks({ collection, model: rowModel }, { agentId, documentId: d.id }, chunks);
         counts.set(d.id, chunks.length);
+        if (corpus) {
+          await rowModel.countFeatures!(chunks.map((c) => c.text), corpus.df);
+          corpus.chunks += chunks.length;
+        }
       }
       step(1);
     }
+    const embedQueries = other
+      ? (queries: string[]) => (corpus && rowModel.embedQueries ? rowModel.embedQueries(queries, corpus) : rowModel.embed(queries))
+      : async (queries: string[]) => (await embedForAgent(agentId, queries)).vectors;
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const outcomes: PairOutcome[] = [];
     for (let i = 0; i < pairs.length; i += PAIR_BATCH) {
       const batch = pairs.slice(i, i + PAIR_BATCH);
-      outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total, cut)));
+      outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total, other ? null : cut, embedQueries)));
       step(batch.length);
     }
     const summary = summarize(outcomes, [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b));
@@ -189,8 +224,9 @@ async function rankPairs(
   counts: Map<number, number>,
   total: number,
   cut: number | null,
+  embedQueries: (queries: string[]) => Promise<number[][]>,
 ): Promise<PairOutcome[]> {
-  const { vectors } = await embedForAgent(agentId, pairs.map((p) => p.query));
+  const vectors = await embedQueries(pairs.map((p) => p.query));
   const ranking = await queryDistances(collection, { queryEmbeddings: vectors, nResults: Math.max(1, Math.min(total, MAX_RANKED)), where: { agent_id: agentId } });
   const idsOf = (filename: string) => docs.filter((d) => d.filename === filename && counts.has(d.id)).map((d) => d.id);
   const wanted = [...new Set(pairs.flatMap((p) => idsOf(p.expected_filename)))];

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { agentFromParams } from "@/lib/http/agent-param";
 import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
-import { embedder } from "@/lib/embeddings/configured";
+import { alternativeEmbedder, embedder } from "@/lib/embeddings/configured";
 import { calibrateCut } from "@/lib/evaluation/calibrate";
 import { compareRuns } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
@@ -60,7 +60,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   return (
     <div className="space-y-8">
       <RunLauncher agentId={agent.id} agentMode={agent.retrieval_mode} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
-      <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} />
+      <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} model={model} alternativeModel={alternativeEmbedder()?.model ?? null} />
       {!run ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
           No finished evaluation yet.{" "}
