@@ -5,6 +5,7 @@ import { applyCutAction, type ApplyCutState } from "@/lib/actions/cut";
 import type { Calibration, CutPoint } from "@/lib/evaluation/calibrate";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { DistanceNote } from "@/components/ui/distance-note";
 import { CutChart, cutText } from "./cut-chart";
 import { pct } from "./line-chart";
 
@@ -52,6 +53,7 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
         A cut drops results farther than a distance, so a question the knowledge base does not answer gets nothing. This run&apos;s {c.answerable}{" "}
         answerable and {c.unanswerable} unanswerable pairs show, for each cut, what it keeps and what it refuses at k = {c.k}.
       </p>
+      <DistanceNote />
       {c.reason || !c.recommended ? (
         <p role="status" className="rounded border border-slate-200 bg-slate-50 p-2 text-sm text-slate-700">
           {c.reason ?? "No cut can be recommended from this run."}

@@ -12,6 +12,7 @@ import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/ev
 import { listPairs } from "@/lib/db/pairs";
 import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
+import { plural } from "@/lib/format/plural";
 import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
 import { CutCalibration } from "@/components/eval/cut-calibration";
@@ -21,6 +22,7 @@ import { PairResultsTable } from "@/components/eval/pair-results-table";
 import { RecallCurve } from "@/components/eval/recall-curve";
 import { RunHistory } from "@/components/eval/run-history";
 import { RunLauncher } from "@/components/eval/run-launcher";
+import { DistanceNote } from "@/components/ui/distance-note";
 
 export const dynamic = "force-dynamic";
 
@@ -99,10 +101,10 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
               Every pair at k = {k}
             </h2>
             <p className="text-sm text-slate-600">
-              Rank is where the expected document&apos;s best chunk landed among all {run.chunk_count} chunks; distance is its cosine distance (lower is
-              better). An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
+              Rank is where the expected document&apos;s best chunk landed among all {plural(run.chunk_count, "chunk")}; distance is its cosine distance. An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
               cut. “Inspect” opens the query in the inspector with the expected document marked.
             </p>
+            <DistanceNote />
             <PairResultsTable
               agentId={agent.id}
               k={k}
