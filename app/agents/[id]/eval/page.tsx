@@ -4,7 +4,7 @@ import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
 import { embedder } from "@/lib/embeddings/configured";
 import { calibrateCut } from "@/lib/evaluation/calibrate";
-import { compareRuns } from "@/lib/evaluation/compare";
+import { compareRuns, inTimeOrder } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
 import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
@@ -52,8 +52,11 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const calibration = run ? calibrateCut(results, k, otherModel ? null : noMatchCut(agent, model)) : null;
 
   // By default the viewed run is compared with the finished run before it.
-  const head = pick(finished, sp.head) ?? run;
-  const base = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === head?.id) - 1];
+  const pickedHead = pick(finished, sp.head) ?? run;
+  const pickedBase = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === pickedHead?.id) - 1];
+  // Runs picked the wrong way round are compared oldest first: otherwise added pairs would read as removed.
+  const ordered = pickedBase && pickedHead ? inTimeOrder(pickedBase, pickedHead) : null;
+  const [base, head] = ordered ? [ordered.earlier, ordered.later] : [pickedBase, pickedHead];
   const comparison = base && head && base.id !== head.id ? compareRuns(runResults(base.id), runResults(head.id), k) : null;
   // Modes are compared only on runs over the pairs as they are now.
   const modeRuns = latestRunPerMode(finished, pairs.map((p) => pairKey({ pair_id: p.id, query: p.query, expected: p.expected_filename })), runResults);
@@ -126,7 +129,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
       )}
       {runs.length > 0 && <RunHistory agentId={agent.id} runs={runs} k={k} selectedId={run?.id} base={base?.id} head={head?.id} />}
       {comparison && base && head && (
-        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} documentIds={documentIds} />
+        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} swapped={ordered?.swapped ?? false} documentIds={documentIds} />
       )}
     </div>
   );
