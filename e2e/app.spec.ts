@@ -33,12 +33,20 @@ test("uploads several files with a chunk preview, live progress and a result per
   await expect(page.getByText(/This file will be rejected/)).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/upload-preview.png", fullPage: true });
 
+  await expect(page.getByText("3 files selected")).toBeVisible();
   await page.getByRole("button", { name: "Upload and index" }).click();
   await expect(page.getByRole("progressbar")).toHaveCount(3);
   const progress = page.getByRole("list", { name: "Upload progress" });
-  await expect(progress).toContainText(`shipping.md: indexed (${smaller} chunks)`);
-  await expect(progress).toContainText("returns.txt: indexed");
-  await expect(progress).toContainText(/photo\.txt: rejected — .*PNG/);
+  // One line per file, the chunk count said once, in the singular for one chunk.
+  await expect(progress.getByRole("listitem").filter({ hasText: "shipping.md" })).toHaveText(`shipping.md: indexed (${smaller} chunks) · open`);
+  await expect(progress.getByRole("listitem").filter({ hasText: "returns.txt" })).toHaveText("returns.txt: indexed (1 chunk) · open");
+  await expect(progress.getByRole("listitem").filter({ hasText: "photo.txt" })).toHaveText(/^photo\.txt: rejected — .*PNG[^—]*$/);
+  // Done: the selection is cleared, so the same files are not uploaded twice by mistake.
+  await expect(page.getByRole("heading", { name: "Upload finished" })).toBeVisible();
+  await expect(page.getByText("3 files selected")).toHaveCount(0);
+  await expect(page.getByLabel("Files")).toHaveJSProperty("value", "");
+  await expect(page.getByRole("button", { name: "Upload and index" })).toBeDisabled();
+  await page.screenshot({ path: "e2e/screenshots/upload-done.png", fullPage: true });
   await expect(page.getByRole("progressbar", { name: "Progress of shipping.md" })).toHaveAttribute("aria-valuenow", "100");
 
   const table = page.getByRole("table", { name: "Documents" });

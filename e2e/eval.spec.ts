@@ -24,9 +24,12 @@ test("imports a CSV, runs an evaluation, shows the curve and the table, and open
   await page.getByRole("link", { name: "adding or importing labeled pairs" }).click();
 
   await page.getByLabel("Pairs file (.csv, .jsonl)").setInputFiles({ name: "pairs.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });
+  await expect(page.getByText("pairs.csv", { exact: true })).toBeVisible();
+  await page.screenshot({ path: "e2e/screenshots/import-pairs.png", fullPage: true });
   await page.getByRole("button", { name: "Import" }).click();
   const status = page.locator("#import-status");
   await expect(status).toContainText("4 rows accepted, 1 row rejected.");
+  await expect(page.getByText("pairs.csv", { exact: true })).toHaveCount(0);
   await expect(status.getByRole("table", { name: "Rejected rows" }).getByRole("row").nth(1)).toContainText(/6\s*lunch menu\s*nowhere\.md\s*unknown document/);
   await expect(page.getByRole("heading", { name: "4 labeled pairs" })).toBeVisible();
 
@@ -130,4 +133,18 @@ test("adds, edits and deletes pairs, and compares two runs with regressions firs
   await expect(comparison).toContainText("1 regression (hit before, miss now)");
   await page.screenshot({ path: "e2e/screenshots/eval-compare.png", fullPage: true });
   await expect(comparison.getByRole("row").nth(1)).toContainText(/Regression\s*refund after 30 days\s*refund-policy\.md\s*1\s*2/);
+  await expect(page.getByRole("img", { name: /Run history trend/ }).getByText("100%", { exact: true })).toBeVisible();
+
+  // Runs picked the wrong way round are compared oldest first: still a regression, not a fix.
+  const [older, newer] = (await page.getByLabel("Earlier run").locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).map(Number);
+  const compare = page.getByRole("form", { name: "Compare two runs" });
+  await compare.getByLabel("Earlier run").selectOption(String(newer));
+  await compare.getByLabel("Later run").selectOption(String(older));
+  await compare.getByRole("button", { name: "Compare" }).click();
+  await expect(page).toHaveURL(new RegExp(`base=${newer}&head=${older}`));
+  const reordered = page.getByRole("region", { name: `Run #${older} → run #${newer} at k = 1` });
+  await expect(reordered.getByRole("note")).toHaveText(`Run #${newer} is newer than run #${older}, so it is compared as the later run.`);
+  await expect(reordered).toContainText("1 regression (hit before, miss now)");
+  await expect(reordered.getByRole("row").nth(1)).toContainText(/Regression\s*refund after 30 days\s*refund-policy\.md\s*1\s*2/);
+  await expect(compare.getByLabel("Earlier run")).toHaveValue(String(older));
 });

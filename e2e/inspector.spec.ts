@@ -21,11 +21,24 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
   await expect(caption).toContainText("cosine distance, lower is better");
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1).locator("mark").first()).toBeVisible();
-  // Each content word of the query, with how much it counts among this agent's chunks.
-  await expect(page.getByRole("region", { name: "Word weights" }).getByTestId("query-word")).toHaveText([
-    new RegExp(`^orders ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
-    new RegExp(`^ship ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
+  // Each content word of the query, with how much it counts among this agent's chunks, highest first.
+  const weights = page.getByRole("region", { name: "Word weights" });
+  const inChunks = weights.getByRole("list", { name: "Words in the chunks" }).getByTestId("query-word");
+  await expect(inChunks).toHaveText([
+    new RegExp(`^(orders|ship) ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
+    new RegExp(`^(orders|ship) ×\\d+\\.\\d\\d in [1-9]\\d* of ${total}$`),
   ]);
+  const factors = (await inChunks.allTextContents()).map((t) => Number(t.match(/×(\d+\.\d+)/)![1]));
+  expect(factors).toEqual([...factors].sort((a, b) => b - a));
+  await expect(weights.getByRole("list", { name: /Not in any chunk/ })).toHaveCount(0);
+  // A word no chunk has gets the largest factor, but it is listed apart: it can only match by meaning.
+  await page.getByLabel("Query").fill("when do orders ship by zeppelin");
+  const missing = weights.getByRole("list", { name: "Not in any chunk: can only match by meaning (or a similar spelling)" });
+  await expect(missing.getByTestId("query-word")).toHaveText(["zeppelin"]);
+  await expect(inChunks).toHaveCount(2);
+  await page.screenshot({ path: "e2e/screenshots/word-weights.png", clip: (await weights.boundingBox())! });
+  await page.getByLabel("Query").fill("when do orders ship");
+  await expect(missing).toHaveCount(0);
 
   await page.getByRole("slider", { name: "top_k" }).fill("10");
   await expect(caption).toContainText("10 results");
@@ -38,9 +51,20 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
   await expect(diagnosis).toBeVisible();
   const rank = Number((await page.getByTestId("best-rank").textContent())!.split(" ")[0]);
   expect(rank).toBeGreaterThan(1);
-  await expect(page.getByTestId("needed-k")).toHaveText(String(rank));
-  await page.getByRole("slider", { name: "top_k" }).fill(String(Math.max(rank - 1, 1)));
-  await expect(diagnosis).toContainText(`Missed: returns.txt first appears at rank ${rank}`);
+  await expect(page.getByTestId("needed-k")).toHaveText(`≥ ${rank}`);
+  const k = Math.max(rank - 1, 1);
+  await page.getByRole("slider", { name: "top_k" }).fill(String(k));
+  // The miss says how much farther the expected chunk is than the last result top_k keeps.
+  await expect(diagnosis).toContainText(`Missed: returns.txt first appears at rank ${rank}, `);
+  const gap = (/first appears at rank \d+, (\d\.\d{4}) farther than the (\d+)(st|nd|rd|th) result; it would need top_k ≥ (\d+)\./.exec((await diagnosis.textContent())!) ?? []).slice(1);
+  const figures = diagnosis.getByRole("definition");
+  const [own, kth] = [Number(await figures.nth(1).textContent()), Number(await figures.nth(2).textContent())];
+  expect(gap.slice(1)).toEqual([String(k), gap[2], String(rank)]);
+  // The gap is computed before rounding; the two figures shown are rounded to 4 places.
+  expect(Math.abs(Number(gap[0]) - (own - kth))).toBeLessThanOrEqual(0.00015);
+  expect(own - kth).toBeGreaterThanOrEqual(0);
+  await expect(page.getByText("Distance: lower is closer.")).toHaveCount(1);
+  await page.screenshot({ path: "e2e/screenshots/inspector-miss.png", fullPage: true });
   await page.getByRole("slider", { name: "top_k" }).fill(String(rank));
   await expect(diagnosis).toContainText(`Retrieved: returns.txt is at rank ${rank}`);
   await expect(page).toHaveURL(new RegExp(`expected=${docs.find((d) => d.filename === "returns.txt")!.document_id}`));

@@ -4,12 +4,13 @@ import { useQueryClient } from "@tanstack/react-query";
 import { deleteDocumentAction } from "@/lib/actions/documents";
 import { queryKeys } from "@/lib/http/query-keys";
 import { ConfirmButton } from "@/components/ui/confirm-button";
+import { plural } from "@/lib/format/plural";
 
 export function DeleteDocumentButton(props: { agentId: number; documentId: number; filename: string; chunks: number }) {
   const queryClient = useQueryClient();
   return (
     <ConfirmButton
-      question={`Delete "${props.filename}" and its ${props.chunks} chunks? Searches stop finding it at once.`}
+      question={`Delete "${props.filename}" and its ${plural(props.chunks, "chunk")}? Searches stop finding it at once.`}
       pendingText="Deleting…"
       onConfirm={async () => {
         await deleteDocumentAction(props.agentId, props.documentId);

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import type { FileProgress, UploadJob } from "@/lib/ingest/uploads";
+import { resultLine } from "@/lib/ingest/result-line";
 
 const STAGES = ["extract", "chunk", "embed", "write"] as const;
-const OUTCOME = { indexed: "indexed", replaced: "replaced", duplicate: "already present", rejected: "rejected", failed: "failed" } as const;
 
 /** Overall share done: each stage is a quarter, embed and write move with the chunk count. */
 function percent(p: FileProgress): number {
@@ -20,13 +20,28 @@ export function FileProgressList({ agentId, job }: { agentId: number; job: Uploa
       <ul className="space-y-2" aria-label="Upload progress">
         {job.files.map((f, i) => {
           const r = f.result;
+          // Once a file has its result, that one line replaces its name and stage.
           const pct = percent(f);
           return (
             <li key={`${f.filename}-${i}`} className="space-y-1 text-sm">
-              <div className="flex justify-between gap-4">
-                <span className="font-medium">{f.filename}</span>
-                <span className="text-slate-600">{r ? OUTCOME[r.outcome] : f.stage === "queued" ? "waiting" : `${f.stage}…`}</span>
-              </div>
+              {r ? (
+                <p className={r.status === "ready" ? "text-green-800" : "text-red-700"}>
+                  {resultLine(r)}
+                  {r.document_id && r.status === "ready" && (
+                    <>
+                      {" · "}
+                      <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
+                        open
+                      </Link>
+                    </>
+                  )}
+                </p>
+              ) : (
+                <div className="flex justify-between gap-4">
+                  <span className="font-medium">{f.filename}</span>
+                  <span className="text-slate-600">{f.stage === "queued" ? "waiting" : `${f.stage}…`}</span>
+                </div>
+              )}
               <div
                 role="progressbar"
                 aria-label={`Progress of ${f.filename}`}
@@ -40,17 +55,6 @@ export function FileProgressList({ agentId, job }: { agentId: number; job: Uploa
                   style={{ width: `${pct}%` }}
                 />
               </div>
-              {r && (
-                <p className={r.status === "ready" ? "text-green-800" : "text-red-700"}>
-                  {f.filename}: {OUTCOME[r.outcome]}
-                  {r.status === "ready" ? ` (${r.chunk_count} chunks)` : ""} — {r.message}{" "}
-                  {r.document_id && r.status === "ready" && (
-                    <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
-                      open
-                    </Link>
-                  )}
-                </p>
-              )}
             </li>
           );
         })}

@@ -11,6 +11,8 @@ import type { UploadJob } from "@/lib/ingest/uploads";
 import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList } from "./file-progress";
 import { StrategySelect } from "./strategy-select";
+import { FileChooser } from "@/components/ui/file-chooser";
+import { plural } from "@/lib/format/plural";
 
 const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
 
@@ -35,8 +37,12 @@ export function UploadPanel({ agentId }: { agentId: number }) {
     refetchInterval: (q) => (q.state.data?.finished ? false : 400),
   });
   const finished = job.data?.finished ?? false;
+  // Once indexed, the files are no longer a selection to upload: the panel is ready for the next ones.
   useEffect(() => {
-    if (finished) router.refresh();
+    if (!finished) return;
+    router.refresh();
+    setFiles([]);
+    if (inputRef.current) inputRef.current.value = "";
   }, [finished, router]);
 
   const choose = (list: FileList | null) => {
@@ -89,11 +95,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
         }`}
       >
         <p>Drop .txt, .md, .html, .pdf or .docx files here, or</p>
-        <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100">
-          Choose files
-          <input ref={inputRef} type="file" multiple accept={ACCEPT} className="sr-only" aria-label="Files" onChange={(e) => choose(e.target.files)} />
-        </label>
-        {files.length > 0 && <p className="text-slate-600">{files.length === 1 ? "1 file selected" : `${files.length} files selected`}</p>}
+        <FileChooser label="Files" multiple accept={ACCEPT} inputRef={inputRef} onChoose={choose} chosen={files.length === 0 ? "" : plural(files.length, "file") + " selected"} />
       </div>
 
       <div className="flex flex-wrap items-end gap-4">

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { Change, Comparison, ComparedPair } from "@/lib/evaluation/compare";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { plural } from "@/lib/format/plural";
 import { inspectorHref } from "./inspector-link";
 import { rankText } from "./outcome-badge";
 
@@ -14,8 +15,6 @@ const LABEL: Record<Change, { text: string; className: string }> = {
   dropped: { text: "Pair removed", className: "bg-slate-100 text-slate-700" },
   same: { text: "Same", className: "text-slate-500" },
 };
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 const rank = (r: ComparedPair["base"]) => (r ? rankText(r) : "—");
 
@@ -43,7 +42,8 @@ function columns(agentId: number, k: number, base: number, head: number, documen
 }
 
 /** Per-pair wins and losses between two runs at k, regressions first. */
-export function ComparisonView({ agentId, comparison, base, head, documentIds }: { agentId: number; comparison: Comparison; base: number; head: number; documentIds: Map<string, number> }) {
+export function ComparisonView(props: { agentId: number; comparison: Comparison; base: number; head: number; swapped: boolean; documentIds: Map<string, number> }) {
+  const { agentId, comparison, base, head, swapped, documentIds } = props;
   const { counts, k } = comparison;
   const changed = comparison.rows.filter((r) => r.change !== "same");
   return (
@@ -51,6 +51,11 @@ export function ComparisonView({ agentId, comparison, base, head, documentIds }:
       <h2 id="compare-heading" className="text-lg font-semibold">
         Run #{base} → run #{head} at k = {k}
       </h2>
+      {swapped && (
+        <p role="note" className="text-sm text-slate-600">
+          Run #{head} is newer than run #{base}, so it is compared as the later run.
+        </p>
+      )}
       <p className="text-sm">
         <span className="font-medium text-red-800">{plural(counts.regression, "regression")}</span> (hit before, miss now) ·{" "}
         <span className="font-medium text-green-800">{counts.fix} fixed</span> (miss before, hit now) · {counts.worse} ranked worse · {counts.better} ranked better ·{" "}

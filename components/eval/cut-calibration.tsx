@@ -5,6 +5,8 @@ import { applyCutAction, type ApplyCutState } from "@/lib/actions/cut";
 import type { Calibration, CutPoint } from "@/lib/evaluation/calibrate";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { DistanceNote } from "@/components/ui/distance-note";
+import { plural } from "@/lib/format/plural";
 import { CutChart, cutText } from "./cut-chart";
 import { pct } from "./line-chart";
 
@@ -49,8 +51,8 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
         No-match cut
       </h2>
       <p className="max-w-3xl text-sm text-slate-600">
-        A cut drops results farther than a distance, so a question the knowledge base does not answer gets nothing. This run&apos;s {c.answerable}{" "}
-        answerable and {c.unanswerable} unanswerable pairs show, for each cut, what it keeps and what it refuses at k = {c.k}.
+        A cut drops results farther than a distance, so a question the knowledge base does not answer gets nothing. This run&apos;s{" "}
+        {plural(c.answerable, "answerable pair")} and {plural(c.unanswerable, "unanswerable pair")} show, for each cut, what it keeps and what it refuses at k = {c.k}.
       </p>
       {c.reason || !c.recommended ? (
         <p role="status" className="rounded border border-slate-200 bg-slate-50 p-2 text-sm text-slate-700">
@@ -58,6 +60,7 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
         </p>
       ) : (
         <>
+          <DistanceNote />
           <CutChart k={c.k} points={c.points} recommended={c.recommended} current={c.current} />
           <div className="max-w-xl">
             <DataTable

@@ -1,4 +1,5 @@
 import type { EvalRun } from "@/lib/db/eval-runs";
+import { plural } from "@/lib/format/plural";
 import { pct } from "./line-chart";
 import { KPicker } from "./k-picker";
 import { RunSettings } from "./run-settings";
@@ -12,8 +13,6 @@ function Figure({ label, value, detail }: { label: string; value: string; detail
     </div>
   );
 }
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** How many unanswerable pairs the run's cut left without results. */
 function Refusals({ run, refused }: { run: EvalRun; refused: number }) {

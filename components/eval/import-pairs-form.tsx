@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { importPairsAction, type ImportState } from "@/lib/actions/pairs";
+import { FileChooser } from "@/components/ui/file-chooser";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 export function ImportPairsForm({ agentId }: { agentId: number }) {
@@ -18,10 +19,10 @@ export function ImportPairsForm({ agentId }: { agentId: number }) {
       </p>
       <div className="flex flex-wrap items-end gap-4">
         <div className="flex flex-col gap-1">
-          <label htmlFor="import-file" className="text-sm font-medium">
+          <span aria-hidden className="text-sm font-medium">
             Pairs file (.csv, .jsonl)
-          </label>
-          <input id="import-file" name="file" type="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" aria-describedby="import-status" className="text-sm" />
+          </span>
+          <FileChooser label="Pairs file (.csv, .jsonl)" name="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" describedBy="import-status" buttonText="Choose file" />
         </div>
         <SubmitButton pendingText="Importing…">Import</SubmitButton>
       </div>

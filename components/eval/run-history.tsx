@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { EvalRun } from "@/lib/db/eval-runs";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { plural } from "@/lib/format/plural";
 import { pct } from "./line-chart";
 import { chunkSettingsText, queryWeightingText, when } from "./run-settings";
 import { TrendChart } from "./trend-chart";
@@ -53,7 +54,7 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
       header: "Index",
       className: "text-xs text-slate-600",
       cell: (r) =>
-        `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${r.document_count} docs, ${r.chunk_count} chunks · ${chunkSettingsText(r)}`,
+        `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${plural(r.document_count, "doc")}, ${plural(r.chunk_count, "chunk")} · ${chunkSettingsText(r)}`,
     },
     { id: "status", header: "Status", cell: (r) => <Status run={r} /> },
   ];

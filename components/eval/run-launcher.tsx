@@ -7,6 +7,7 @@ import { useFormStatus } from "react-dom";
 import { startEvalAction, type StartEvalState } from "@/lib/actions/evals";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { queryKeys } from "@/lib/http/query-keys";
+import { plural } from "@/lib/format/plural";
 import type { runView } from "@/lib/evaluation/views";
 import { RETRIEVAL_MODES, type RetrievalMode } from "@/lib/validations/agent";
 
@@ -108,7 +109,7 @@ export function RunLauncher(props: { agentId: number; agentMode: RetrievalMode; 
       </h2>
       <p className="text-sm text-slate-600">
         Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the expected
-        document&apos;s best chunk is ranked among all {chunkCount} chunks of this agent. Recall is computed for every k from 1 to 20; the k you pick is
+        document&apos;s best chunk is ranked among all {plural(chunkCount, "chunk")} of this agent. Recall is computed for every k from 1 to 20; the k you pick is
         the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs the pairs once per mode, one run after
         another. You can leave this page while it runs.
       </p>

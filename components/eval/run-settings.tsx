@@ -1,4 +1,5 @@
 import type { EvalRun } from "@/lib/db/eval-runs";
+import { plural } from "@/lib/format/plural";
 
 export const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 
@@ -28,7 +29,7 @@ export function RunSettings({ run }: { run: EvalRun }) {
     <p className="text-sm text-slate-600">
       {when(run.created_at)} · run at k = {run.k} · ranked by {run.retrieval_mode} · {run.embedding_model}
       {withWeighting(run)}
-      {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {run.document_count} documents, {run.chunk_count} chunks · chunk
+      {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {plural(run.document_count, "document")}, {plural(run.chunk_count, "chunk")} · chunk
       size/overlap/strategy {chunkSettingsText(run)}
     </p>
   );

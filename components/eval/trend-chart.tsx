@@ -1,7 +1,5 @@
 import type { EvalRun } from "@/lib/db/eval-runs";
-import { LineChart, pct } from "./line-chart";
-
-const decimalTicks = [0, 0.25, 0.5, 0.75, 1].map((value) => ({ value, label: String(value) }));
+import { LineChart, pct, percentTicks } from "./line-chart";
 
 /** Recall@k and MRR of every finished run, oldest first. */
 export function TrendChart({ runs, k, selectedId }: { runs: EvalRun[]; k: number; selectedId?: number }) {
@@ -14,11 +12,11 @@ export function TrendChart({ runs, k, selectedId }: { runs: EvalRun[]; k: number
       description={`Recall@${k} and MRR of each finished run, oldest first. ${described}.`}
       xLabels={runs.map((r) => `#${r.id}`)}
       xTitle="evaluation run (oldest to newest)"
-      yTicks={decimalTicks}
+      yTicks={percentTicks}
       highlight={runs.findIndex((r) => r.id === selectedId)}
       series={[
-        { name: `Recall@${k} (0–1)`, color: "stroke-blue-700 fill-blue-700", values: recall, format: pct },
-        { name: "MRR", color: "stroke-emerald-600 fill-emerald-600", values: mrr, format: (v) => v.toFixed(3), dashed: true },
+        { name: `Recall@${k}`, color: "stroke-blue-700 fill-blue-700", values: recall, format: pct },
+        { name: "MRR (1 = 100%)", color: "stroke-emerald-600 fill-emerald-600", values: mrr, format: (v) => v.toFixed(3), dashed: true },
       ]}
     />
   );

@@ -7,6 +7,7 @@ import { savePairAction } from "@/lib/actions/inspector";
 import { apiFetch, postJson } from "@/lib/http/client-fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
 import { QueryWords } from "./query-words";
+import { DistanceNote } from "@/components/ui/distance-note";
 import { queryKeys } from "@/lib/http/query-keys";
 import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
@@ -156,6 +157,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             configured model&apos;s distances; set it again on the Settings tab.
           </p>
         )}
+        {q && inspection.data && inspection.data.results.length > 0 && <DistanceNote />}
         {inspection.data && expected !== null && (
           <div ref={diagnosis} tabIndex={-1} className="scroll-mt-4 rounded outline-none focus:ring-2 focus:ring-blue-400">
             <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />

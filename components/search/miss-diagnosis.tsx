@@ -1,4 +1,5 @@
 import type { ExpectedDiagnosis, Inspection } from "@/lib/retrieval/inspect";
+import { ordinal } from "@/lib/format/ordinal";
 
 /** The expected document in the vector, keyword and fused lists, and which side lost it at this top_k. */
 function ModeRanks({ e, topK }: { e: ExpectedDiagnosis; topK: number }) {
@@ -42,6 +43,9 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
   const inMode = mode === "vector" ? "" : ` of the ${mode} ranking`;
   // Past the cut the search drops it whatever its rank, so it is a miss at this top_k too.
   const hit = rank !== null && rank <= topK && !e.beyond_cut;
+  // How much closer the expected chunk must get to make the cut; only the vector ranking goes by distance.
+  const gap = mode === "vector" && !hit && !e.beyond_cut && e.best_distance != null && kth !== undefined ? e.best_distance - kth : null;
+  const behind = gap === null ? "" : `, ${gap.toFixed(4)} farther than the ${ordinal(topK)} result`;
   return (
     <div role="status" className={`space-y-3 rounded border p-3 text-sm ${hit ? "border-green-300 bg-green-50" : "border-amber-300 bg-amber-50"}`}>
       <p className="font-medium">
@@ -51,7 +55,7 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
             ? `Missed: ${e.filename} is ranked ${rank}${inMode}, but its distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
             : hit
               ? `Retrieved: ${e.filename} is at rank ${rank}${inMode}, within top_k = ${topK}.`
-              : `Missed: ${e.filename} first appears at rank ${rank}${inMode}; top_k = ${topK} stops before it.`}
+              : `Missed: ${e.filename} first appears at rank ${rank}${inMode}${behind}; it would need top_k ≥ ${rank}.`}
       </p>
       {e.keyword && <ModeRanks e={e} topK={topK} />}
       {e.unreachable_chunks > 0 && (
@@ -77,9 +81,9 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
           <dd className="font-mono">{kth !== undefined ? kth.toFixed(4) : "—"}</dd>
         </div>
         <div>
-          <dt className="text-slate-600">Retrieved from top_k</dt>
+          <dt className="text-slate-600">Needs top_k</dt>
           <dd className="font-mono" data-testid="needed-k">
-            {e.beyond_cut ? "none: past the cut" : (rank ?? "none: no shared word")}
+            {e.beyond_cut ? "none: past the cut" : rank === null ? "none: no shared word" : `≥ ${rank}`}
           </dd>
         </div>
       </dl>

@@ -6,6 +6,7 @@ import { addPair, editPair, importPairs, type ImportReport } from "@/lib/evaluat
 import { parsePairFile } from "@/lib/evaluation/pair-files";
 import { deletePair } from "@/lib/db/pairs";
 import { MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
+import { plural } from "@/lib/format/plural";
 import { formText, toFormState, type FormState } from "./form-state";
 
 export type PairFormState = FormState<{ query: string; expected: string; note: string; unanswerable: boolean }>;
@@ -73,6 +74,5 @@ export async function importPairsAction(agentId: number, _prev: ImportState, for
   if (rows.length > MAX_IMPORT_ROWS) return { message: `At most ${MAX_IMPORT_ROWS} pairs per import; this file has ${rows.length}.` };
   const report = importPairs(agentId, rows);
   revalidate(agentId);
-  const n = (count: number) => `${count} row${count === 1 ? "" : "s"}`;
-  return { report, message: `${n(report.accepted)} accepted, ${n(report.rejected.length)} rejected.` };
+  return { report, message: `${plural(report.accepted, "row")} accepted, ${plural(report.rejected.length, "row")} rejected.` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareRuns } from "./compare";
+import { compareRuns, inTimeOrder } from "./compare";
 
 const o = (query: string, rank: number | null, missing = false) => ({ query, expected: `${query}.md`, rank, best_distance: rank && rank / 10, missing });
 
@@ -27,5 +27,26 @@ describe("comparing two runs at k", () => {
   it("lists regressions first, the biggest fall first, then fixes", () => {
     expect(cmp.rows.slice(0, 3).map((r) => r.query)).toEqual(["lost-far", "lost", "won"]);
     expect(cmp.rows.at(-1)!.query).toBe("same");
+  });
+});
+
+describe("putting the two runs of a comparison in time order", () => {
+  const older = { id: 3, created_at: "2026-11-30T09:00:00.000Z" };
+  const newer = { id: 5, created_at: "2026-11-30T10:30:00.000Z" };
+
+  it("takes the runs as picked when the earlier one is first", () => {
+    expect(inTimeOrder(older, newer)).toEqual({ earlier: older, later: newer, swapped: false });
+  });
+
+  it("swaps an earlier run picked newer than the later one, so an added pair is new, not removed", () => {
+    const { earlier, later, swapped } = inTimeOrder(newer, older);
+    expect([earlier.id, later.id, swapped]).toEqual([3, 5, true]);
+    const cmp = compareRuns([o("kept", 1)], [o("kept", 1), o("added", 2)], 3);
+    expect(cmp.counts).toMatchObject({ new: 1, dropped: 0 });
+  });
+
+  it("orders runs started in the same millisecond by id", () => {
+    const twin = { id: 4, created_at: older.created_at };
+    expect(inTimeOrder(twin, older)).toMatchObject({ earlier: older, later: twin, swapped: true });
   });
 });

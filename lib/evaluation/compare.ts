@@ -57,3 +57,12 @@ export function compareRuns(base: Outcome[], head: Outcome[], k: number): Compar
   for (const r of rows) counts[r.change]++;
   return { k, rows, counts };
 }
+
+/**
+ * The two runs of a comparison as earlier and later, whichever way they were picked, so a pair
+ * added between them reads as new rather than removed; `swapped` says the pick was reversed.
+ */
+export function inTimeOrder<R extends { id: number; created_at: string }>(a: R, b: R): { earlier: R; later: R; swapped: boolean } {
+  const after = a.created_at > b.created_at || (a.created_at === b.created_at && a.id > b.id);
+  return after ? { earlier: b, later: a, swapped: true } : { earlier: a, later: b, swapped: false };
+}

@@ -2,7 +2,9 @@ import type { AuditReport, RepairReport } from "./audit";
 
 /** Plain-language one-liners for the audit and repair reports (shared by the page and its tests). */
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+import { plural } from "../format/plural";
+
+export { plural };
 
 export function auditSummary(r: AuditReport): string {
   const reach = r.reachability_checked != null ? `, queried ${plural(r.reachability_checked, "chunk")} with their own vector` : "";

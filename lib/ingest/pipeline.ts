@@ -14,6 +14,7 @@ import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeFilename } from "../validations/filename";
+import { plural } from "../format/plural";
 import { writeChunks, type IngestProgress } from "./write-chunks";
 
 export type { IngestProgress, IngestStage } from "./write-chunks";
@@ -178,6 +179,6 @@ async function indexDocument(
     status: "ready",
     document_id: documentId,
     chunk_count: chunks.length,
-    message: replacedReady ? `Replaced the previous version: ${chunks.length} chunks indexed.` : `Indexed ${chunks.length} chunks.`,
+    message: replacedReady ? `Replaced the previous version: ${plural(chunks.length, "chunk")} indexed.` : `Indexed ${plural(chunks.length, "chunk")}.`,
   };
 }

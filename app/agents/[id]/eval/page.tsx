@@ -4,7 +4,7 @@ import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
 import { alternativeEmbedder, embedder } from "@/lib/embeddings/configured";
 import { calibrateCut } from "@/lib/evaluation/calibrate";
-import { compareRuns } from "@/lib/evaluation/compare";
+import { compareRuns, inTimeOrder } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
 import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
@@ -12,6 +12,7 @@ import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/ev
 import { listPairs } from "@/lib/db/pairs";
 import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
+import { plural } from "@/lib/format/plural";
 import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
 import { CutCalibration } from "@/components/eval/cut-calibration";
@@ -21,6 +22,7 @@ import { PairResultsTable } from "@/components/eval/pair-results-table";
 import { RecallCurve } from "@/components/eval/recall-curve";
 import { RunHistory } from "@/components/eval/run-history";
 import { RunLauncher } from "@/components/eval/run-launcher";
+import { DistanceNote } from "@/components/ui/distance-note";
 
 export const dynamic = "force-dynamic";
 
@@ -50,8 +52,11 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const calibration = run ? calibrateCut(results, k, otherModel ? null : noMatchCut(agent, model)) : null;
 
   // By default the viewed run is compared with the finished run before it.
-  const head = pick(finished, sp.head) ?? run;
-  const base = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === head?.id) - 1];
+  const pickedHead = pick(finished, sp.head) ?? run;
+  const pickedBase = pick(finished, sp.base) ?? finished[finished.findIndex((r) => r.id === pickedHead?.id) - 1];
+  // Runs picked the wrong way round are compared oldest first: otherwise added pairs would read as removed.
+  const ordered = pickedBase && pickedHead ? inTimeOrder(pickedBase, pickedHead) : null;
+  const [base, head] = ordered ? [ordered.earlier, ordered.later] : [pickedBase, pickedHead];
   const comparison = base && head && base.id !== head.id ? compareRuns(runResults(base.id), runResults(head.id), k) : null;
   // Modes are compared only on runs over the pairs as they are now.
   const modeRuns = latestRunPerMode(finished, pairs.map((p) => pairKey({ pair_id: p.id, query: p.query, expected: p.expected_filename })), runResults);
@@ -99,10 +104,10 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
               Every pair at k = {k}
             </h2>
             <p className="text-sm text-slate-600">
-              Rank is where the expected document&apos;s best chunk landed among all {run.chunk_count} chunks; distance is its cosine distance (lower is
-              better). An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
+              Rank is where the expected document&apos;s best chunk landed among all {plural(run.chunk_count, "chunk")}; distance is its cosine distance. An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
               cut. “Inspect” opens the query in the inspector with the expected document marked.
             </p>
+            <DistanceNote />
             <PairResultsTable
               agentId={agent.id}
               k={k}
@@ -124,7 +129,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
       )}
       {runs.length > 0 && <RunHistory agentId={agent.id} runs={runs} k={k} selectedId={run?.id} base={base?.id} head={head?.id} />}
       {comparison && base && head && (
-        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} documentIds={documentIds} />
+        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} swapped={ordered?.swapped ?? false} documentIds={documentIds} />
       )}
     </div>
   );

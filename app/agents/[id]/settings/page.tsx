@@ -4,6 +4,7 @@ import { AgentSettingsForm } from "@/components/agents/agent-settings-form";
 import { CutForm } from "@/components/agents/cut-form";
 import { embedder } from "@/lib/embeddings/configured";
 import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
+import { plural } from "@/lib/format/plural";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ export default async function AgentSettingsPage({ params }: { params: Promise<{ 
           Delete this agent
         </h2>
         <p className="text-sm text-slate-700">
-          Deletes the agent, its {docs.length} documents and their {chunks} chunks from the index, its labeled pairs and
+          Deletes the agent, its {plural(docs.length, "document")} and their {plural(chunks, "chunk")} from the index, its labeled pairs and
           evaluation runs. This cannot be undone.
         </p>
         <DeleteAgentButton agentId={agent.id} name={agent.name} documents={docs.length} chunks={chunks} />

@@ -7,6 +7,7 @@ import { ChunkedText } from "@/components/documents/chunked-text";
 import { ReindexForm } from "@/components/documents/reindex-form";
 import { STRATEGY_LABELS } from "@/lib/ingest/chunking";
 import { DeleteDocumentButton } from "@/components/documents/delete-document-button";
+import { plural } from "@/lib/format/plural";
 
 export const dynamic = "force-dynamic";
 
@@ -29,7 +30,7 @@ export default async function DocumentPage({ params }: Props) {
         <div>
           <h2 className="text-xl font-semibold">{doc.filename}</h2>
           <p className="text-sm text-slate-600">
-            {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters · {doc.chunk_count} chunks of{" "}
+            {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters · {plural(doc.chunk_count, "chunk")} of{" "}
             {doc.chunk_size} with {doc.chunk_overlap} overlap, split {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
             {doc.error ? `: ${doc.error}` : ""} · embedded with {doc.embedding_model}
           </p>
@@ -41,7 +42,7 @@ export default async function DocumentPage({ params }: Props) {
         </div>
       </div>
       <ReindexForm agentId={agent.id} documentId={doc.id} size={doc.chunk_size} overlap={doc.chunk_overlap} strategy={doc.chunk_strategy} />
-      <ChunkedText text={doc.text} chunks={chunks} label={`${chunks.length} chunks drawn on the extracted text`} />
+      <ChunkedText text={doc.text} chunks={chunks} label={`${plural(chunks.length, "chunk")} drawn on the extracted text`} />
       <section aria-labelledby="chunks-heading" className="space-y-2">
         <h3 id="chunks-heading" className="font-semibold">
           Chunks
