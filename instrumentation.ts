@@ -9,6 +9,9 @@ export async function register() {
   } catch (err) {
     console.error("[kb-inspector] could not recover interrupted ingests:", err instanceof Error ? err.message : err);
   }
+  // Chroma restarted from a crash can hold chunks its index cannot return: they are checked and rewritten.
+  const { watchChromaRestarts } = await import("./lib/ingest/after-restart");
+  watchChromaRestarts();
   // A sweep cut off by the stop is failed now; its temporary collections go once Chroma answers.
   const { recoverSweeps } = await import("./lib/evaluation/sweep");
   void recoverSweeps()

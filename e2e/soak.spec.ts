@@ -35,6 +35,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
   const everUnknown = new Set<string>();
   const unacknowledgedHits: { id: number; key: string }[] = [];
   let agents: number[] = [];
+  let lastChaosAt = 0;
 
   async function call(method: string, pathname: string, body?: FormData | object) {
     stats.requests++;
@@ -150,6 +151,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     for (const [when, what] of plan) {
       await new Promise((r) => setTimeout(r, Math.max(0, when - Date.now())));
       const pid = app.chromaPid();
+      lastChaosAt = Date.now();
       stats.chaos.push(`${((Date.now() - start) / 1000).toFixed(0)} s: ${what}`);
       if (what === "kill chroma" && pid) process.kill(pid, "SIGKILL");
       if (what === "stop chroma" && pid) {
@@ -174,8 +176,18 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     const until = start + SECONDS * 1000;
     await Promise.all([chaos(until, start), ...Array.from({ length: CLIENTS }, (_, n) => client(n, until))]);
 
-    // Quiet: the app is up, Chroma answers, and queued clean-ups have run.
+    // Quiet: the app is up, Chroma answers, the index check after the last Chroma kill has run
+    // (it writes again chunks the index lost), and queued clean-ups have run.
     await app.waitUntilHealthy(120_000);
+    const lastKill = lastChaosAt;
+    let recheck: { state: string; last_finished_at: string | null; rewritten: number; still_unreachable: number } | undefined;
+    for (let i = 0; i < 120; i++) {
+      recheck = (await call("GET", "/api/health")).body?.index?.recheck;
+      if (recheck?.state === "idle" && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(recheck?.state, "the index check after the last Chroma kill").toBe("idle");
+    expect(Date.parse(recheck?.last_finished_at ?? "")).toBeGreaterThan(lastKill);
     let audit: Record<string, unknown[]> & { ok: boolean } = { ok: false } as never;
     for (let i = 0; i < 60; i++) {
       audit = (await call("GET", "/api/audit")).body;
@@ -184,7 +196,8 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     }
     console.log(
       `soak: ${SECONDS} s, ${stats.requests} requests, statuses ${JSON.stringify(Object.fromEntries(stats.status))}, ` +
-        `${stats.noAnswer} without answer (app restarting), chaos: ${stats.chaos.join("; ")}`,
+        `${stats.noAnswer} without answer (app restarting), chaos: ${stats.chaos.join("; ")}; ` +
+        `after the last kill ${recheck?.rewritten} chunk(s) were written again, ${recheck?.still_unreachable} still unreachable`,
     );
     expect(audit.orphan_vectors, "orphan vectors").toEqual([]);
     expect(audit.count_mismatches, "count mismatches").toEqual([]);

@@ -57,8 +57,21 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
   let exited = false;
   const logFile = fs.openSync(path.join(dataDir, "chroma.log"), "a");
 
+  // A marker that Chroma is running over dataDir, removed when it stops cleanly. Found at a launch,
+  // it means the last Chroma here was killed or crashed: the count in `unclean-restarts` goes up,
+  // and the app checks that its index can still return every chunk (lib/ingest/after-restart.ts).
+  const running = path.join(dataDir, "running");
+  const countUnclean = () => {
+    if (!fs.existsSync(running)) return;
+    const file = path.join(dataDir, "unclean-restarts");
+    const n = Number(fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : 0) || 0;
+    fs.writeFileSync(file, `${n + 1}\n`);
+  };
+
   const launch = () => {
     exited = false;
+    countUnclean();
+    fs.writeFileSync(running, `${process.pid}\n`);
     // Through the watchdog: Chroma goes with this process even if it is SIGKILLed.
     const current = spawnWatched(process.execPath, [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)], {
       stdout: logFile,
@@ -85,7 +98,9 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
   let logClosed = false;
   const stop = async () => {
     stopping = true;
-    await child?.stop();
+    const exit = await child?.stop();
+    // Stopped by its SIGTERM: a clean exit. Killed after the grace period counts as unclean.
+    if (exit && exit.signal !== "SIGKILL") fs.rmSync(running, { force: true });
     if (!logClosed) fs.closeSync(logFile);
     logClosed = true;
   };

@@ -27,8 +27,22 @@ describe("the embedded Chroma supervisor", () => {
       expect(list.map((c: { name: string }) => c.name)).toContain("kept");
     } finally {
       await chroma.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
     await expect(fetch(`${chroma.url}/api/v2/heartbeat`)).rejects.toThrow();
+
+    // The restart after the kill is counted for the app's index check; the clean stop is not.
+    const count = () => fs.readFileSync(path.join(dir, "unclean-restarts"), "utf8").trim();
+    expect(count()).toBe("1");
+    expect(fs.existsSync(path.join(dir, "running"))).toBe(false);
+    const again = await startChroma({ dataDir: dir, restart: false });
+    // Killed with the whole app (a power cut): the next start over this data counts it.
+    process.kill(again.pid()!, "SIGKILL");
+    await expect.poll(() => fetch(`${again.url}/api/v2/heartbeat`).then(() => true, () => false), { timeout: 15_000 }).toBe(false);
+    await again.stop();
+    expect(count()).toBe("1");
+    const third = await startChroma({ dataDir: dir, restart: false });
+    await third.stop();
+    expect(count()).toBe("2");
+    fs.rmSync(dir, { recursive: true, force: true });
   }, 90_000);
 });

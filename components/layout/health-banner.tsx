@@ -17,14 +17,29 @@ export async function HealthBanner() {
   if (stuck > 0) problems.push(`${stuck} document(s) stopped while indexing; open Index health to repair.`);
   // Removals are retried on their own; worth a word only while Chroma keeps refusing them.
   if (waiting > 0 && !health.chroma.ok) problems.push(`${waiting} vector removal(s) are waiting for Chroma and will be retried.`);
-  if (problems.length === 0) return null;
+  const { recheck } = health.index;
+  const checking =
+    recheck.state === "idle"
+      ? null
+      : `Chroma came back from a crash: checking that search reaches every chunk (${recheck.checked} of ${recheck.total} checked` +
+        `${recheck.rewritten > 0 ? `, ${recheck.rewritten} written again` : ""}). Results may miss a document until it is done.`;
+  if (problems.length === 0 && !checking) return null;
   return (
-    <div role="alert" className="border-b border-red-200 bg-red-50">
-      <div className="mx-auto max-w-6xl px-6 py-2 text-sm text-red-800">
-        {problems.map((p) => (
-          <p key={p}>{p}</p>
-        ))}
-      </div>
-    </div>
+    <>
+      {problems.length > 0 && (
+        <div role="alert" className="border-b border-red-200 bg-red-50">
+          <div className="mx-auto max-w-6xl px-6 py-2 text-sm text-red-800">
+            {problems.map((p) => (
+              <p key={p}>{p}</p>
+            ))}
+          </div>
+        </div>
+      )}
+      {checking && (
+        <div role="status" className="border-b border-amber-200 bg-amber-50">
+          <p className="mx-auto max-w-6xl px-6 py-2 text-sm text-amber-900">{checking}</p>
+        </div>
+      )}
+    </>
   );
 }

@@ -7,6 +7,7 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../http/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
+import { recheckState, type RecheckState } from "../ingest/after-restart";
 import { queryAgent } from "../vector-store/chunks";
 
 export interface Health {
@@ -15,8 +16,11 @@ export interface Health {
   embedder: { ok: boolean; model?: string; dimension?: number; error?: string };
   /** Models of indexed documents that differ from the configured one. */
   stale_models: string[];
-  /** Documents left indexing with no ingest running, and vector removals still waiting for Chroma. */
-  index: { stuck_documents: number; awaiting_cleanup: number };
+  /**
+   * Documents left indexing with no ingest running, vector removals still waiting for Chroma,
+   * and the check of every chunk after Chroma came back from a crash (lib/ingest/after-restart.ts).
+   */
+  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState };
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -31,6 +35,7 @@ export function indexBacklog(): Health["index"] {
   return {
     stuck_documents: indexingDocumentIds().filter((id) => !active.has(id)).length,
     awaiting_cleanup: pendingCleanups().length,
+    recheck: recheckState(),
   };
 }
 

@@ -84,6 +84,25 @@ function errorFor(res: Response, text: string, url: string): Error {
   }
 }
 
+// Whether the last Chroma call was refused (the server was down or restarting), and who wants to
+// know when it answers again. On globalThis: every bundle's client shares it.
+const link = globalThis as unknown as { __kbChromaLink?: { refused: boolean; listeners: (() => void)[] } };
+const chromaLink = () => (link.__kbChromaLink ??= { refused: false, listeners: [] });
+
+/** Calls `listener` each time Chroma answers after a call was refused (it restarted, or came back). */
+export function onChromaBack(listener: () => void): void {
+  chromaLink().listeners.push(listener);
+}
+
+function noteAnswer(refused: boolean): void {
+  const l = chromaLink();
+  if (refused) l.refused = true;
+  else if (l.refused) {
+    l.refused = false;
+    for (const listener of l.listeners) listener();
+  }
+}
+
 /**
  * The fetch the Chroma client sends every request through: a fresh deadline per request that
  * covers the whole answer (headers and body), connection failures as ChromaConnectionError
@@ -101,8 +120,10 @@ export function chromaFetch(timeoutMs: number): typeof fetch {
       body = await res.arrayBuffer();
     } catch (err) {
       if (signal.aborted) throw new ChromaTimeoutError(ms, err);
+      noteAnswer(true);
       throw new ChromaConnectionError(`Chroma is not reachable at ${new URL(url).origin} (${reason(err)})`, err);
     }
+    noteAnswer(false);
     if (!res.ok) throw errorFor(res, new TextDecoder().decode(body), url);
     const empty = res.status === 204 || res.status === 205 || res.status === 304;
     return new Response(empty ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
