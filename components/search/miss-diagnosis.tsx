@@ -52,7 +52,9 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
         {mode === "keyword" && rank === null
           ? `Missed: ${e.filename} shares no word with the query, so the keyword ranking never returns it.`
           : e.beyond_cut
-            ? `Missed: ${e.filename} is ranked ${rank}${inMode}, but its distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
+            ? `Missed: ${e.filename}${rank === null ? ": its" : ` is ranked ${rank}${inMode}, but its`} distance ${e.best_distance?.toFixed(4)} is past the no-match cut ${inspection.cut}: the agent's search drops it at any top_k.`
+            : rank === null
+              ? `Missed: ${e.filename} is in neither list the ${mode} ranking fuses at top_k = ${topK} (vector rank ${e.best_rank ?? "—"}); a larger top_k reads both lists deeper.`
             : hit
               ? `Retrieved: ${e.filename} is at rank ${rank}${inMode}, within top_k = ${topK}.`
               : `Missed: ${e.filename} first appears at rank ${rank}${inMode}${behind}; it would need top_k ≥ ${rank}.`}
