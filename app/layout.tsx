@@ -8,6 +8,8 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "KB Inspector",
   description: "Administer and inspect a RAG knowledge base",
+  // app/favicon.ico answers /favicon.ico; browsers that take SVG use this sharper one.
+  icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }] },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
