@@ -89,7 +89,7 @@ export function UploadPanel({ agentId }: { agentId: number }) {
         }`}
       >
         <p>Drop .txt, .md, .html, .pdf or .docx files here, or</p>
-        <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100">
+        <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-blue-700">
           Choose files
           <input ref={inputRef} type="file" multiple accept={ACCEPT} className="sr-only" aria-label="Files" onChange={(e) => choose(e.target.files)} />
         </label>
