@@ -7,6 +7,7 @@ import { setRetrievalModeAction, type RetrievalModeState } from "@/lib/actions/a
 import type { Disagreement, ModeComparison, ModeRow } from "@/lib/evaluation/mode-comparison";
 import type { RetrievalMode } from "@/lib/validations/agent";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { FileName } from "@/components/ui/file-name";
 import { inspectorHref } from "./inspector-link";
 import { LineChart, pct, percentTicks } from "./line-chart";
 import { OutcomeBadge, outcomeOf, rankText } from "./outcome-badge";
@@ -72,8 +73,8 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
 
 function disagreementColumns(agentId: number, c: ModeComparison, documentIds: Record<string, number>): Column<Disagreement>[] {
   return [
-    { id: "query", header: "Query", cell: (d) => d.query },
-    { id: "expected", header: "Expected document", cell: (d) => d.expected },
+    { id: "query", header: "Query", className: "min-w-[10rem]", cell: (d) => d.query },
+    { id: "expected", header: "Expected document", cell: (d) => <FileName name={d.expected} /> },
     ...c.rows.map(
       ({ mode }): Column<Disagreement> => ({
         id: mode,

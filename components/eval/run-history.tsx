@@ -51,7 +51,7 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
     {
       id: "index",
       header: "Index",
-      className: "text-xs text-slate-600",
+      className: "min-w-[14rem] text-xs text-slate-600",
       cell: (r) =>
         `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${r.document_count} docs, ${r.chunk_count} chunks · ${chunkSettingsText(r)}`,
     },

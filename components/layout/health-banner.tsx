@@ -20,7 +20,7 @@ export async function HealthBanner() {
   if (problems.length === 0) return null;
   return (
     <div role="alert" className="border-b border-red-200 bg-red-50">
-      <div className="mx-auto max-w-6xl px-6 py-2 text-sm text-red-800">
+      <div className="mx-auto max-w-6xl px-4 py-2 text-sm text-red-800 sm:px-6">
         {problems.map((p) => (
           <p key={p}>{p}</p>
         ))}
