@@ -1,3 +1,5 @@
+"use client";
+
 import type { EvalRun } from "@/lib/db/eval-runs";
 import { LineChart, pct } from "./line-chart";
 
