@@ -45,7 +45,7 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
       className: "whitespace-nowrap font-medium",
       cell: (r) => (
         <>
-          {r.mode} <span className="text-xs font-normal text-slate-500">(run #{r.runId})</span>
+          {r.mode} <span className="text-xs font-normal text-slate-600">(run #{r.runId})</span>
           {r.current && <span className="ml-2 rounded bg-blue-100 px-2 py-0.5 text-xs font-medium text-blue-800">agent&apos;s mode</span>}
         </>
       ),
