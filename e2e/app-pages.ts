@@ -15,8 +15,8 @@ const DEMO = ["support-sla.md", "refund-policy.md", "billing-invoices.md", "data
 const LONG_NAME = "password-reset-and-account-recovery-checklist.txt";
 
 /**
- * Gives the agent documents, labeled pairs (one deliberately wrong, one unanswerable) and two finished
- * runs in two modes, so the dashboard shows its curve, mode comparison, calibration, history and comparison;
+ * Gives the agent documents, labeled pairs (one deliberately wrong, one unanswerable), two finished runs in
+ * two modes and a sweep, so the dashboard shows its curve, mode comparison, calibration, sweep, history and comparison;
  * returns every page of the app with what to wait for on it.
  */
 export async function seedAppPages(page: Page, agent: AgentFixture): Promise<AppPage[]> {
@@ -38,6 +38,15 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
   for (const mode of ["vector", "keyword"]) {
     expect((await page.request.post(`/api/agents/${agent.id}/evals`, { data: { k: 3, mode } })).status()).toBe(201);
   }
+  // A finished chunk-settings sweep, for its chart and table; the current setting is one of the two.
+  const sweep = await page.request.post(`/api/agents/${agent.id}/sweeps`, {
+    data: { k: 3, settings: [{ chunk_size: 800, chunk_overlap: 100, chunk_strategy: "boundary" }, { chunk_size: 400, chunk_overlap: 0, chunk_strategy: "fixed" }] },
+  });
+  expect(sweep.ok()).toBe(true);
+  const sweepId = (await sweep.json()).id as number;
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/agents/${agent.id}/sweeps/${sweepId}`)).json()).status, { timeout: 60_000 })
+    .toBe("done");
 
   const base = `/agents/${agent.id}`;
   const heading = (name: string | RegExp, level?: number) => async (p: Page) => {
@@ -73,6 +82,7 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
       ready: async (p) => {
         await expect(p.getByRole("heading", { name: /^Run #\d+$/ })).toBeVisible();
         await expect(p.getByRole("img", { name: /Run history trend/ })).toBeVisible();
+        await expect(p.getByRole("img", { name: "Recall@3 by chunk setting" })).toBeVisible();
       },
     },
     { name: "pairs", path: `${base}/eval/pairs`, ready: heading("5 labeled pairs") },
