@@ -36,7 +36,7 @@ export interface DataTableProps<Row> {
   busy?: boolean;
   sort?: SortState;
   onSort?: (column: Column<Row>) => void;
-  /** On a phone, each row becomes a card with a labelled line per cell instead of a table that scrolls sideways. */
+  /** On a phone, each row becomes a block with a labelled line per cell instead of a table that scrolls sideways. */
   stacked?: boolean;
 }
 
