@@ -8,6 +8,8 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "KB Inspector",
   description: "Administer and inspect a RAG knowledge base",
+  // app/favicon.ico answers /favicon.ico; browsers that take SVG use this sharper one.
+  icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }] },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
@@ -15,7 +17,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
     <html lang="en">
       <body className="min-h-screen font-sans">
         <header className="border-b border-slate-200 bg-white">
-          <nav className="mx-auto flex max-w-6xl items-center gap-6 px-6 py-3" aria-label="Main">
+          <nav className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6" aria-label="Main">
             <Link href="/" className="font-semibold text-slate-900">
               KB Inspector
             </Link>
@@ -29,7 +31,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
           </nav>
         </header>
         <HealthBanner />
-        <main className="mx-auto max-w-6xl px-6 py-8">
+        <main className="mx-auto max-w-6xl px-4 py-6 sm:px-6 sm:py-8">
           <Providers>{children}</Providers>
         </main>
       </body>

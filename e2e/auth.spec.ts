@@ -6,6 +6,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { deriveSessionKeys, signSession, SESSION_COOKIE } from "../lib/auth/session";
 import { expect, test } from "./fixtures";
@@ -101,6 +102,32 @@ test("without a session the API answers 401 and pages go to sign-in; health stay
   await page.goto(`${BASE}/settings/tokens`);
   await expect(page).toHaveURL(`${BASE}/login?next=%2Fsettings%2Ftokens`);
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+});
+
+test("the sign-in page and the signed-in header pass the accessibility check and fit a phone; the icons need no session", async ({ browser, request }) => {
+  for (const icon of ["/favicon.ico", "/icon.svg"]) {
+    const res = await request.get(`${BASE}${icon}`, { maxRedirects: 0 });
+    expect(res.status(), icon).toBe(200);
+    expect(res.headers()["content-type"], icon).toMatch(/^image\//);
+  }
+  const context = await browser.newContext({ baseURL: BASE, viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const check = async (name: string) => {
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(blocking, `${name}: ${blocking.map((v) => `${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`).join("\n")}`).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} is wider than the screen`).toBeLessThanOrEqual(390);
+  };
+  await page.goto(`${BASE}/login`);
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await check("sign-in page");
+  await page.getByLabel("Password").fill(ADMIN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Signed in as editor")).toBeVisible();
+  await check("agents page signed in");
+  await page.screenshot({ path: "e2e/screenshots/narrow-signed-in.png", fullPage: true });
+  await context.close();
 });
 
 test("a wrong password is refused with a message; the admin password signs in as editor, and out again", async ({ page }) => {

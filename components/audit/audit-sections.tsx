@@ -50,18 +50,20 @@ function ProblemSection(props: { id: string; title: string; count: number; expla
       </div>
       <p className="text-sm text-slate-600">{props.explanation}</p>
       {props.count > 0 && (
-        <table aria-label={props.title} className="w-full text-sm">
-          <thead className="bg-slate-100 text-left">
-            <tr>
-              {props.columns.map((c) => (
-                <th key={c} className="px-3 py-1.5 font-medium">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>{props.children}</tbody>
-        </table>
+        <div className="relative overflow-x-auto">
+          <table aria-label={props.title} className="w-full text-sm">
+            <thead className="bg-slate-100 text-left">
+              <tr>
+                {props.columns.map((c) => (
+                  <th key={c} className="whitespace-nowrap px-3 py-1.5 font-medium">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{props.children}</tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -8,7 +8,7 @@ export async function AccountMenu() {
   const who = await currentIdentity();
   if (!who) return null;
   return (
-    <div className="ml-auto flex items-center gap-4 text-sm">
+    <div className="ml-auto flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
       {who.role === "editor" && (
         <Link href="/settings/tokens" className="text-slate-600 hover:text-slate-900">
           API tokens

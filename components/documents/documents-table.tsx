@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { DocumentRow } from "@/lib/db/documents";
+import { FileName } from "@/components/ui/file-name";
 import { SortableTable, type Column } from "@/components/ui/sortable-table";
 import { DeleteDocumentButton } from "./delete-document-button";
 
@@ -15,12 +16,12 @@ const columns = (agentId: number): Column<DocumentRow>[] => [
     sortValue: (d) => d.filename,
     cell: (d) => (
       <Link href={`/agents/${agentId}/documents/${d.id}`} className="font-medium text-blue-700 underline">
-        {d.filename}
+        <FileName name={d.filename} />
       </Link>
     ),
   },
   { id: "type", header: "Type", sortValue: (d) => d.type, cell: (d) => d.type },
-  { id: "bytes", header: "Size", sortValue: (d) => d.bytes, cell: (d) => kb(d.bytes) },
+  { id: "bytes", header: "Size", sortValue: (d) => d.bytes, className: "whitespace-nowrap", cell: (d) => kb(d.bytes) },
   { id: "chunk_count", header: "Chunks", sortValue: (d) => d.chunk_count, cell: (d) => d.chunk_count },
   {
     id: "status",
@@ -28,8 +29,8 @@ const columns = (agentId: number): Column<DocumentRow>[] => [
     sortValue: (d) => d.status,
     cell: (d) => (d.status === "failed" ? <span className="text-red-700">failed: {d.error}</span> : d.status),
   },
-  { id: "created_at", header: "Uploaded", sortValue: (d) => d.created_at, cell: (d) => new Date(d.created_at).toLocaleString("en-GB") },
-  { id: "chunking", header: "Chunking", cell: (d) => `${d.chunk_size} / ${d.chunk_overlap} ${d.chunk_strategy}` },
+  { id: "created_at", header: "Uploaded", sortValue: (d) => d.created_at, className: "whitespace-nowrap", cell: (d) => new Date(d.created_at).toLocaleString("en-GB") },
+  { id: "chunking", header: "Chunking", className: "whitespace-nowrap", cell: (d) => `${d.chunk_size} / ${d.chunk_overlap} ${d.chunk_strategy}` },
   {
     id: "actions",
     header: <span className="sr-only">Actions</span>,
@@ -53,9 +54,9 @@ export function DocumentsTable({ agentId, documents }: { agentId: number; docume
   }
   return (
     <div className="space-y-2">
-      <label className="flex items-center gap-2 text-sm">
+      <label className="flex flex-wrap items-center gap-2 text-sm">
         Filter by name
-        <input value={filter} onChange={(e) => setFilter(e.target.value)} className="w-64 rounded border border-slate-300 px-2 py-1" />
+        <input value={filter} onChange={(e) => setFilter(e.target.value)} className="w-64 max-w-full rounded border border-slate-300 px-2 py-1" />
       </label>
       <SortableTable
         caption="Documents"

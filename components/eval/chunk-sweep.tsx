@@ -265,7 +265,7 @@ export function ChunkSweep({
             Sweep #{view.id}: {view.n_pairs} pairs over {view.n_documents} documents, recall compared at k = {view.k}. MRR is the mean of 1 / rank
             of the expected document.
           </p>
-          <div className="overflow-x-auto">
+          <div className="relative overflow-x-auto">
             <DataTable
               label="Sweep results"
               caption={`Recall and MRR of each chunk setting at k = ${view.k}`}

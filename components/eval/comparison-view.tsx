@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { Change, Comparison, ComparedPair } from "@/lib/evaluation/compare";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { plural } from "@/lib/format/plural";
+import { FileName } from "@/components/ui/file-name";
 import { inspectorHref } from "./inspector-link";
 import { rankText } from "./outcome-badge";
 
@@ -23,10 +24,10 @@ function columns(agentId: number, k: number, base: number, head: number, documen
     {
       id: "change",
       header: "Change",
-      cell: (r) => <span className={`rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>,
+      cell: (r) => <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>,
     },
-    { id: "query", header: "Query", cell: (r) => r.query },
-    { id: "expected", header: "Expected document", cell: (r) => r.expected },
+    { id: "query", header: "Query", className: "min-w-[10rem]", cell: (r) => r.query },
+    { id: "expected", header: "Expected document", cell: (r) => <FileName name={r.expected} /> },
     { id: "base", header: `Rank in #${base}`, className: "tabular-nums", cell: (r) => rank(r.base) },
     { id: "head", header: `Rank in #${head}`, className: "tabular-nums", cell: (r) => rank(r.head) },
     {

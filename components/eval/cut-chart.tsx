@@ -1,10 +1,15 @@
+"use client";
+
 import { useId } from "react";
 import type { CutPoint } from "@/lib/evaluation/calibrate";
+import { useChartWidth } from "@/components/ui/use-chart-width";
 import { ChartLegend, pct, percentTicks } from "./line-chart";
 
-const W = 640;
-const H = 260;
-const PAD = { left: 44, right: 16, top: 22, bottom: 40 };
+const PAD = { left: 44, right: 24, top: 22, bottom: 40 };
+const PLOT_H = 198;
+/** Below this width the axis title takes two lines. */
+const NARROW = 480;
+const X_TITLE = ["cut (cosine distance;", "results farther than it are dropped)"];
 /** Room at the right for the "no cut" point, which has no distance. */
 const NONE_SLOT = 56;
 /** Past this many candidates the dots crowd each other; the lines alone read better. */
@@ -30,12 +35,15 @@ interface Props {
 /** The three shares against the candidate cut (a raw distance), with the recommended and the current cut marked. */
 export function CutChart({ k, points, recommended, current }: Props) {
   const id = useId();
+  const [figure, W] = useChartWidth<HTMLElement>(640);
+  const titleLines = W < NARROW ? X_TITLE : [X_TITLE.join(" ")];
+  const H = PAD.top + PLOT_H + PAD.bottom + (titleLines.length - 1) * 14;
   const finite = points.map((p) => p.cut).filter((c): c is number => c !== null);
   const span = [...finite, ...(current.cut === null ? [] : [current.cut])];
   const lo = span.length ? Math.min(...span) : 0;
   const hi = span.length ? Math.max(...span) : 1;
   const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
+  const plotH = PLOT_H;
   const numericW = plotW - NONE_SLOT;
   const x = (cut: number | null) => (cut === null ? PAD.left + plotW : PAD.left + (hi === lo ? numericW / 2 : ((cut - lo) / (hi - lo)) * numericW));
   const y = (v: number) => PAD.top + (1 - v) * plotH;
@@ -50,8 +58,8 @@ export function CutChart({ k, points, recommended, current }: Props) {
     `for ${finite.length} candidate cuts from ${lo} to ${hi} and with no cut. ` +
     `Recommended: ${cutText(recommended.cut)} (${figures(recommended)}). Current: ${cutText(current.cut)} (${figures(current)}).`;
   return (
-    <figure className="space-y-2">
-      <svg viewBox={`0 0 ${W} ${H}`} className="w-full max-w-3xl" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+    <figure ref={figure} className="space-y-2">
+      <svg width={W} height={H} viewBox={`0 0 ${W} ${H}`} className="block h-auto max-w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
         <title id={`${id}-title`}>{`No-match cut calibration at k = ${k}`}</title>
         <desc id={`${id}-desc`}>{described}</desc>
         {percentTicks.map((t) => (
@@ -63,15 +71,19 @@ export function CutChart({ k, points, recommended, current }: Props) {
           </g>
         ))}
         {xTicks.map((t) => (
-          <text key={t} x={x(t)} y={H - PAD.bottom + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
+          <text key={t} x={x(t)} y={PAD.top + plotH + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
             {t.toFixed(places)}
           </text>
         ))}
-        <text x={x(null)} y={H - PAD.bottom + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
+        <text x={x(null)} y={PAD.top + plotH + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
           no cut
         </text>
-        <text x={PAD.left + numericW / 2} y={H - 6} textAnchor="middle" className="fill-slate-600 text-[11px]">
-          cut (cosine distance; results farther than it are dropped)
+        <text x={PAD.left + numericW / 2} y={PAD.top + plotH + 34} textAnchor="middle" className="fill-slate-600 text-[11px]">
+          {titleLines.map((line, i) => (
+            <tspan key={line} x={PAD.left + numericW / 2} dy={i === 0 ? 0 : 14}>
+              {line}
+            </tspan>
+          ))}
         </text>
         {markers.map((m) => (
           <g key={m.label}>

@@ -1,3 +1,7 @@
+// No "use client" here: server components use pct and percentTicks; LineChart itself is drawn
+// only by client components (it measures its width).
+import { useChartWidth } from "@/components/ui/use-chart-width";
+
 export interface ChartSeries {
   name: string;
   /** A Tailwind stroke/fill colour pair, e.g. "stroke-blue-700 fill-blue-700". */
@@ -19,22 +23,24 @@ interface Props {
   yTicks: { value: number; label: string }[];
 }
 
-const W = 640;
 const H = 240;
+/** Room each x label needs; past that, only every few are written. */
+const LABEL_SPACE = 32;
 const PAD = { left: 44, right: 16, top: 16, bottom: 40 };
 
 /** A small SVG line chart on a 0..1 scale; the values are also in the description for screen readers. */
 export function LineChart({ title, description, xLabels, xTitle, series, highlight, highlightLabel, yTicks }: Props) {
+  const [figure, W] = useChartWidth<HTMLElement>(640);
   const n = xLabels.length;
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (n <= 1 ? plotW / 2 : (i * plotW) / (n - 1));
   const y = (v: number) => PAD.top + (1 - v) * plotH;
-  const labelEvery = Math.ceil(n / 20);
+  const labelEvery = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(plotW / LABEL_SPACE))));
   const id = title.toLowerCase().replace(/[^a-z0-9]+/g, "-");
   return (
-    <figure className="space-y-2">
-      <svg viewBox={`0 0 ${W} ${H}`} className="w-full max-w-3xl" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+    <figure ref={figure} className="space-y-2">
+      <svg width={W} height={H} viewBox={`0 0 ${W} ${H}`} className="block h-auto max-w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{description}</desc>
         {yTicks.map((t) => (
@@ -49,14 +55,20 @@ export function LineChart({ title, description, xLabels, xTitle, series, highlig
           <g>
             <line x1={x(highlight)} x2={x(highlight)} y1={PAD.top} y2={PAD.top + plotH} className="stroke-amber-500" strokeDasharray="4 3" strokeWidth={1.5} />
             {highlightLabel && (
-              <text x={x(highlight) + 4} y={PAD.top + plotH - 6} className="fill-amber-700 text-[11px]">
+              <text
+                x={x(highlight) > W - 64 ? x(highlight) - 4 : x(highlight) + 4}
+                y={PAD.top + plotH - 6}
+                textAnchor={x(highlight) > W - 64 ? "end" : "start"}
+                className="fill-amber-700 text-[11px]"
+              >
                 {highlightLabel}
               </text>
             )}
           </g>
         )}
         {xLabels.map((label, i) =>
-          i % labelEvery === 0 || i === n - 1 ? (
+          // The last label is always written; the one before it only when they do not touch.
+          i === n - 1 || (i % labelEvery === 0 && n - 1 - i >= labelEvery) ? (
             <text key={label + i} x={x(i)} y={H - PAD.bottom + 16} textAnchor="middle" className="fill-slate-500 text-[11px]">
               {label}
             </text>

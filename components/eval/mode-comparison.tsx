@@ -7,6 +7,7 @@ import { setRetrievalModeAction, type RetrievalModeState } from "@/lib/actions/a
 import type { Disagreement, ModeComparison, ModeRow } from "@/lib/evaluation/mode-comparison";
 import type { RetrievalMode } from "@/lib/validations/agent";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { FileName } from "@/components/ui/file-name";
 import { inspectorHref } from "./inspector-link";
 import { LineChart, pct, percentTicks } from "./line-chart";
 import { OutcomeBadge, outcomeOf, rankText } from "./outcome-badge";
@@ -44,7 +45,7 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
       className: "whitespace-nowrap font-medium",
       cell: (r) => (
         <>
-          {r.mode} <span className="text-xs font-normal text-slate-500">(run #{r.runId})</span>
+          {r.mode} <span className="text-xs font-normal text-slate-600">(run #{r.runId})</span>
           {r.current && <span className="ml-2 rounded bg-blue-100 px-2 py-0.5 text-xs font-medium text-blue-800">agent&apos;s mode</span>}
         </>
       ),
@@ -72,8 +73,8 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
 
 function disagreementColumns(agentId: number, c: ModeComparison, documentIds: Record<string, number>): Column<Disagreement>[] {
   return [
-    { id: "query", header: "Query", cell: (d) => d.query },
-    { id: "expected", header: "Expected document", cell: (d) => d.expected },
+    { id: "query", header: "Query", className: "min-w-[10rem]", cell: (d) => d.query },
+    { id: "expected", header: "Expected document", cell: (d) => <FileName name={d.expected} /> },
     ...c.rows.map(
       ({ mode }): Column<Disagreement> => ({
         id: mode,

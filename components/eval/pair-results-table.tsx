@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
+import { FileName } from "@/components/ui/file-name";
 import { SortableTable, type Column } from "@/components/ui/sortable-table";
 import { inspectorHref } from "./inspector-link";
 import { distanceText, isWrong, OutcomeBadge, outcomeOf, rankText } from "./outcome-badge";
@@ -32,12 +33,12 @@ const worstRankFirst = (a: ResultRow, b: ResultRow) => rankValue(b) - rankValue(
 
 function columns(agentId: number, k: number): Column<ResultRow>[] {
   return [
-    { id: "query", header: "Query", sortValue: (r) => r.query.toLowerCase(), cell: (r) => r.query },
+    { id: "query", header: "Query", sortValue: (r) => r.query.toLowerCase(), className: "min-w-[10rem]", cell: (r) => r.query },
     {
       id: "expected",
       header: "Expected document",
       sortValue: (r) => r.expected.toLowerCase(),
-      cell: (r) => (r.answerable ? r.expected : <span className="text-slate-600">— (unanswerable)</span>),
+      cell: (r) => (r.answerable ? <FileName name={r.expected} /> : <span className="text-slate-600">— (unanswerable)</span>),
     },
     { id: "rank", header: "Rank", sortValue: rankValue, descendingFirst: true, className: "tabular-nums", cell: rankText },
     {
@@ -45,10 +46,10 @@ function columns(agentId: number, k: number): Column<ResultRow>[] {
       header: "Best distance",
       sortValue: (r) => distanceOf(r) ?? big,
       descendingFirst: true,
-      className: "font-mono",
+      className: "whitespace-nowrap font-mono",
       cell: (r) => (r.answerable ? distanceText(r.distance) : `${distanceText(r.topDistance)} (closest)`),
     },
-    { id: "outcome", header: `At k = ${k}`, sortValue: (r) => OUTCOME_ORDER[outcomeOf(r, k)], cell: (r) => <OutcomeBadge outcome={outcomeOf(r, k)} /> },
+    { id: "outcome", header: `At k = ${k}`, sortValue: (r) => OUTCOME_ORDER[outcomeOf(r, k)], className: "whitespace-nowrap", cell: (r) => <OutcomeBadge outcome={outcomeOf(r, k)} /> },
     {
       id: "inspect",
       header: <span className="sr-only">Inspect</span>,
@@ -68,7 +69,7 @@ export function PairResultsTable({ agentId, rows, k }: { agentId: number; rows: 
 
   return (
     <div className="space-y-2">
-      <div className="flex items-center justify-between text-sm">
+      <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 text-sm">
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={onlyMisses} onChange={(e) => setOnlyMisses(e.target.checked)} /> Only misses
         </label>

@@ -6,6 +6,7 @@ import { deletePairAction, updatePairAction, type PairFormState } from "@/lib/ac
 import { SubmitButton } from "@/components/ui/submit-button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { FileName } from "@/components/ui/file-name";
 import { inspectorHref } from "./inspector-link";
 
 export interface PairRowData {
@@ -114,14 +115,14 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
 
 function columns(agentId: number, edit: (pairId: number) => void): Column<PairRowData>[] {
   return [
-    { id: "query", header: "Query", cell: (p) => p.query },
+    { id: "query", header: "Query", className: "min-w-[10rem]", cell: (p) => p.query },
     {
       id: "expected",
       header: "Expected document",
       cell: (p) =>
         p.answerable ? (
           <>
-            {p.expected}
+            <FileName name={p.expected} />
             {p.documentId === null && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">not indexed</span>}
           </>
         ) : (
@@ -130,7 +131,7 @@ function columns(agentId: number, edit: (pairId: number) => void): Column<PairRo
           </>
         ),
     },
-    { id: "note", header: "Note", className: "text-slate-600", cell: (p) => p.note },
+    { id: "note", header: "Note", className: "min-w-[8rem] text-slate-600", cell: (p) => p.note },
     {
       id: "actions",
       header: <span className="sr-only">Actions</span>,

@@ -1,3 +1,5 @@
+"use client";
+
 import { CURVE_KS } from "@/lib/evaluation/metrics";
 import { LineChart, pct, percentTicks } from "./line-chart";
 

@@ -52,7 +52,7 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
     {
       id: "index",
       header: "Index",
-      className: "text-xs text-slate-600",
+      className: "min-w-[14rem] text-xs text-slate-600",
       cell: (r) =>
         `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${plural(r.document_count, "doc")}, ${plural(r.chunk_count, "chunk")} · ${chunkSettingsText(r)}`,
     },

@@ -1,3 +1,5 @@
+"use client";
+
 import type { EvalRun } from "@/lib/db/eval-runs";
 import { LineChart, pct, percentTicks } from "./line-chart";
 

@@ -28,7 +28,7 @@ export async function HealthBanner() {
     <>
       {problems.length > 0 && (
         <div role="alert" className="border-b border-red-200 bg-red-50">
-          <div className="mx-auto max-w-6xl px-6 py-2 text-sm text-red-800">
+          <div className="mx-auto max-w-6xl px-4 py-2 text-sm text-red-800 sm:px-6">
             {problems.map((p) => (
               <p key={p}>{p}</p>
             ))}
@@ -37,7 +37,7 @@ export async function HealthBanner() {
       )}
       {checking && (
         <div role="status" className="border-b border-amber-200 bg-amber-50">
-          <p className="mx-auto max-w-6xl px-6 py-2 text-sm text-amber-900">{checking}</p>
+          <p className="mx-auto max-w-6xl px-4 py-2 text-sm text-amber-900 sm:px-6">{checking}</p>
         </div>
       )}
     </>

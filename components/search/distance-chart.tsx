@@ -1,5 +1,8 @@
+"use client";
+
 import { useId } from "react";
 import { beyondCut } from "@/lib/retrieval/cut";
+import { useChartWidth } from "@/components/ui/use-chart-width";
 
 const BLUE = "#1d4ed8";
 const GREY = "#94a3b8";
@@ -14,8 +17,8 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
   const { distances, topK, expectedRank, space } = props;
   const cut = props.cut ?? null;
   const hatch = useId();
+  const [figure, W] = useChartWidth<HTMLElement>(640);
   if (distances.length === 0) return null;
-  const W = 640;
   const H = 160;
   const pad = { l: 44, r: 8, t: 8, b: 24 };
   // The cut widens the scale when it lies outside the distances, so its line is always drawn.
@@ -32,10 +35,12 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
   // Near the top the label goes under the line, so it is not clipped.
   const cutLabelY = cut === null ? 0 : y(cut) < pad.t + 12 ? y(cut) + 11 : y(cut) - 3;
   return (
-    <figure className="space-y-1">
+    <figure ref={figure} className="space-y-1">
       <svg
+        width={W}
+        height={H}
         viewBox={`0 0 ${W} ${H}`}
-        className="w-full max-w-3xl"
+        className="block h-auto max-w-full"
         role="img"
         aria-label={`Distances of the first ${distances.length} results; the top_k cut is after result ${topK}${
           cut === null ? "" : `; the ${cutLabel} drops ${dropped} of them`
@@ -52,7 +57,7 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
         {ticks.map((t) => (
           <g key={t}>
             <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} stroke="#e2e8f0" />
-            <text x={pad.l - 4} y={y(t) + 4} fontSize="10" textAnchor="end" fill="#64748b">
+            <text x={pad.l - 4} y={y(t) + 4} fontSize="11" textAnchor="end" fill="#64748b">
               {t.toFixed(3)}
             </text>
           </g>
@@ -75,21 +80,31 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
           );
         })}
         <line x1={cutX} x2={cutX} y1={pad.t} y2={H - pad.b} stroke="#dc2626" strokeDasharray="4 3" />
-        <text x={cutX + 3} y={pad.t + 10} fontSize="10" fill="#dc2626" stroke="white" strokeWidth="3" paintOrder="stroke">
+        {/* Near the right edge the label goes left of the line, so it stays inside the chart. */}
+        <text
+          x={cutX > W - 72 ? cutX - 3 : cutX + 3}
+          y={pad.t + 10}
+          fontSize="11"
+          textAnchor={cutX > W - 72 ? "end" : "start"}
+          fill="#dc2626"
+          stroke="white"
+          strokeWidth="3"
+          paintOrder="stroke"
+        >
           top_k = {topK}
         </text>
         {cut !== null && (
           <g>
             <line x1={pad.l} x2={W - pad.r} y1={y(cut)} y2={y(cut)} stroke={CUT} strokeWidth="1.5" strokeDasharray="6 3" />
-            <text x={W - pad.r - 2} y={cutLabelY} fontSize="10" textAnchor="end" fill={CUT} stroke="white" strokeWidth="3" paintOrder="stroke">
+            <text x={W - pad.r - 2} y={cutLabelY} fontSize="11" textAnchor="end" fill={CUT} stroke="white" strokeWidth="3" paintOrder="stroke">
               {cutLabel}
             </text>
           </g>
         )}
-        <text x={pad.l} y={H - 6} fontSize="10" fill="#64748b">
+        <text x={pad.l} y={H - 6} fontSize="11" fill="#64748b">
           rank 1
         </text>
-        <text x={W - pad.r} y={H - 6} fontSize="10" textAnchor="end" fill="#64748b">
+        <text x={W - pad.r} y={H - 6} fontSize="11" textAnchor="end" fill="#64748b">
           rank {distances.length}
         </text>
       </svg>

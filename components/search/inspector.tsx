@@ -88,9 +88,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
   const results = inspection.data?.results ?? [];
   const agentMode = agent.data?.retrieval_mode ?? (mode === null ? inspection.data?.mode : undefined);
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_16rem]">
       <div className="min-w-0 space-y-4">
-        <div className="grid gap-4 rounded border border-slate-200 bg-white p-4 md:grid-cols-[1fr_14rem]">
+        <div className="grid grid-cols-[minmax(0,1fr)] gap-4 rounded border border-slate-200 bg-white p-4 md:grid-cols-[minmax(0,1fr)_14rem]">
           <label className="flex flex-col gap-1 text-sm font-medium">
             Query
             <input

@@ -89,30 +89,32 @@ export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspect
           </dd>
         </div>
       </dl>
-      <table className="w-full text-xs">
-        <caption className="text-left font-medium">All chunks of {e.filename} ({space})</caption>
-        <thead className="text-left text-slate-600">
-          <tr>
-            <th className="py-1 pr-3">Chunk</th>
-            <th className="py-1 pr-3">Rank</th>
-            <th className="py-1 pr-3">Distance</th>
-            <th className="py-1">Opening</th>
-          </tr>
-        </thead>
-        <tbody>
-          {e.chunks.map((c) => (
-            <tr key={c.chunk_index} className="border-t border-black/10">
-              <td className="py-1 pr-3">{c.chunk_index}</td>
-              <td className="py-1 pr-3 font-mono">
-                {c.rank ?? `> ${e.ranked_depth}`}
-                {c.unreachable && <span className="ml-1 rounded bg-amber-200 px-1 font-sans">not returned by the index</span>}
-              </td>
-              <td className="py-1 pr-3 font-mono">{c.distance.toFixed(4)}</td>
-              <td className="py-1 text-slate-700">{c.chunk_text.slice(0, 120)}…</td>
+      <div className="relative overflow-x-auto">
+        <table className="w-full text-xs">
+          <caption className="text-left font-medium">All chunks of {e.filename} ({space})</caption>
+          <thead className="text-left whitespace-nowrap text-slate-600">
+            <tr>
+              <th className="py-1 pr-3">Chunk</th>
+              <th className="py-1 pr-3">Rank</th>
+              <th className="py-1 pr-3">Distance</th>
+              <th className="py-1">Opening</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {e.chunks.map((c) => (
+              <tr key={c.chunk_index} className="border-t border-black/10">
+                <td className="py-1 pr-3">{c.chunk_index}</td>
+                <td className="py-1 pr-3 font-mono">
+                  {c.rank ?? `> ${e.ranked_depth}`}
+                  {c.unreachable && <span className="ml-1 rounded bg-amber-200 px-1 font-sans">not returned by the index</span>}
+                </td>
+                <td className="py-1 pr-3 font-mono">{c.distance.toFixed(4)}</td>
+                <td className="min-w-[12rem] py-1 text-slate-700">{c.chunk_text.slice(0, 120)}…</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }

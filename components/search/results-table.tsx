@@ -4,6 +4,7 @@ import type { RankedResult } from "@/lib/retrieval/modes";
 import type { RetrievalMode } from "@/lib/validations/agent";
 import { beyondCut } from "@/lib/retrieval/cut";
 import { DataTable, type Column } from "@/components/ui/data-table";
+import { FileName } from "@/components/ui/file-name";
 import { Highlight } from "./highlight";
 
 /** Keyword and hybrid results also say where they stand in each list. */
@@ -55,12 +56,13 @@ function columns(agentId: number, query: string, mode: RetrievalMode): Column<Ra
       header: "Document",
       cell: (r) => (
         <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
-          {r.filename}
+          <FileName name={r.filename} />
         </Link>
       ),
     },
     { id: "chunk", header: "Chunk", cell: (r) => r.chunk_index },
-    { id: "text", header: "Text", className: "whitespace-pre-wrap", cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} /> },
+    // Never narrower than a readable line, however many columns stand beside it.
+    { id: "text", header: "Text", stackLabel: "", className: "min-w-[16rem] whitespace-pre-wrap", cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} /> },
   ];
 }
 
@@ -110,6 +112,7 @@ export function ResultsTable(props: {
         rowKey={(r) => `${r.document_id}-${r.chunk_index}`}
         rowClassName={(r) => `${r.document_id === props.expected ? "bg-amber-50" : r.dropped ? "bg-slate-50" : ""} ${r.dropped ? "text-slate-500 [&_a]:text-slate-500" : ""}`}
         busy={props.stale}
+        stacked
       />
     </div>
   );

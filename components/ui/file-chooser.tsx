@@ -44,7 +44,7 @@ export function FileChooser({ label, accept, multiple, name, required, described
   const said = chosen ?? picked;
   return (
     <span className="inline-flex flex-wrap items-center gap-3 text-sm">
-      <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100 has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-blue-500">
+      <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-blue-700">
         {buttonText}
         <input
           ref={setRefs}

@@ -11,16 +11,19 @@ export interface Tab {
   exact?: boolean;
 }
 
+// The bar scrolls sideways when its tabs do not fit, rather than wrapping onto a second line;
+// its padding leaves room for the focus ring, which the scrolling box would otherwise clip.
 const LOOK = {
   underline: {
-    nav: "flex gap-1 border-b border-slate-200",
-    link: "-mb-px border-b-2 px-4 py-2 text-sm",
+    // The bottom rule is an inset shadow so the current tab's border, painted over it, is not clipped.
+    nav: "flex gap-1 overflow-x-auto px-1 pt-1 shadow-[inset_0_-1px_0_var(--color-slate-200)]",
+    link: "shrink-0 whitespace-nowrap border-b-2 px-3 py-2 text-sm focus-visible:-outline-offset-2 sm:px-4",
     active: "border-blue-700 font-medium text-blue-800",
     idle: "border-transparent text-slate-600 hover:text-slate-900",
   },
   pills: {
-    nav: "flex gap-2",
-    link: "rounded-full px-3 py-1 text-sm",
+    nav: "flex gap-2 overflow-x-auto p-1",
+    link: "shrink-0 whitespace-nowrap rounded-full px-3 py-1 text-sm",
     active: "bg-slate-800 text-white",
     idle: "bg-white text-slate-700 ring-1 ring-slate-300 hover:bg-slate-100",
   },

@@ -38,33 +38,35 @@ export default async function TokensPage() {
       {tokens.length === 0 ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">No tokens yet.</p>
       ) : (
-        <table className="w-full overflow-hidden rounded border border-slate-200 bg-white text-sm">
-          <caption className="sr-only">API tokens</caption>
-          <thead className="bg-slate-100 text-left">
-            <tr>
-              <th className="px-4 py-2">Name</th>
-              <th className="px-4 py-2">Role</th>
-              <th className="px-4 py-2">Created</th>
-              <th className="px-4 py-2">Last used</th>
-              <th className="px-4 py-2">Status</th>
-              <th className="px-4 py-2">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.map((t) => (
-              <tr key={t.id} className="border-t border-slate-200">
-                <td className="px-4 py-2 font-medium">{t.name}</td>
-                <td className="px-4 py-2">{t.role}</td>
-                <td className="px-4 py-2">{when(t.created_at)}</td>
-                <td className="px-4 py-2">{when(t.last_used_at)}</td>
-                <td className="px-4 py-2">{t.revoked_at ? `revoked ${when(t.revoked_at)}` : "active"}</td>
-                <td className="px-4 py-2 text-right">{!t.revoked_at && <RevokeTokenButton tokenId={t.id} name={t.name} />}</td>
+        <div className="relative overflow-x-auto">
+          <table className="w-full rounded border border-slate-200 bg-white text-sm">
+            <caption className="sr-only">API tokens</caption>
+            <thead className="bg-slate-100 text-left whitespace-nowrap">
+              <tr>
+                <th className="px-4 py-2">Name</th>
+                <th className="px-4 py-2">Role</th>
+                <th className="px-4 py-2">Created</th>
+                <th className="px-4 py-2">Last used</th>
+                <th className="px-4 py-2">Status</th>
+                <th className="px-4 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id} className="border-t border-slate-200">
+                  <td className="px-4 py-2 font-medium">{t.name}</td>
+                  <td className="px-4 py-2">{t.role}</td>
+                  <td className="px-4 py-2">{when(t.created_at)}</td>
+                  <td className="px-4 py-2">{when(t.last_used_at)}</td>
+                  <td className="px-4 py-2">{t.revoked_at ? `revoked ${when(t.revoked_at)}` : "active"}</td>
+                  <td className="px-4 py-2 text-right">{!t.revoked_at && <RevokeTokenButton tokenId={t.id} name={t.name} />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

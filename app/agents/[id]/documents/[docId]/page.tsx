@@ -27,8 +27,8 @@ export default async function DocumentPage({ params }: Props) {
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-4">
-        <div>
-          <h2 className="text-xl font-semibold">{doc.filename}</h2>
+        <div className="min-w-0">
+          <h2 className="text-xl font-semibold [overflow-wrap:anywhere]">{doc.filename}</h2>
           <p className="text-sm text-slate-600">
             {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters · {plural(doc.chunk_count, "chunk")} of{" "}
             {doc.chunk_size} with {doc.chunk_overlap} overlap, split {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
