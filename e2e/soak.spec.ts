@@ -180,13 +180,14 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     // (it writes again chunks the index lost), and queued clean-ups have run.
     await app.waitUntilHealthy(120_000);
     const lastKill = lastChaosAt;
-    let recheck: { state: string; last_finished_at: string | null; rewritten: number; still_unreachable: number } | undefined;
+    let recheck: { state: string; last_finished_at: string | null; rewritten: number; still_unreachable: number; unchecked_documents: number } | undefined;
     for (let i = 0; i < 120; i++) {
       recheck = (await call("GET", "/api/health")).body?.index?.recheck;
-      if (recheck?.state === "idle" && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
+      if (recheck?.state === "idle" && recheck.unchecked_documents === 0 && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
     expect(recheck?.state, "the index check after the last Chroma kill").toBe("idle");
+    expect(recheck?.unchecked_documents, "documents written since the last kill and not checked yet").toBe(0);
     expect(Date.parse(recheck?.last_finished_at ?? "")).toBeGreaterThan(lastKill);
     let audit: Record<string, unknown[]> & { ok: boolean } = { ok: false } as never;
     for (let i = 0; i < 60; i++) {

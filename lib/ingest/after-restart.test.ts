@@ -3,10 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
 import { embedder } from "../embeddings/configured";
-import { listDocuments } from "../db/documents";
+import { commitReady, insertDocument, listDocuments } from "../db/documents";
+import { chunkText } from "./chunking";
 import { env } from "../env.mjs";
 import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
-import { agentVectors, queryAgent } from "../vector-store/chunks";
+import { addChunks, agentVectors, nearestIds, parseChunkId, queryAgent as queryAgentWithLost } from "../vector-store/chunks";
+import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
 import { ingest, newAgent } from "../../test/helpers";
 import { auditIndex } from "./audit";
@@ -24,8 +26,8 @@ async function lostChunks(collection: Collection, agentIds: number[]): Promise<S
   for (const agentId of agentIds) {
     const ids = listDocuments(agentId).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
     for (const v of await agentVectors(collection, agentId, ids)) {
-      const [hits] = await queryAgent(collection, agentId, [v.embedding], 10);
-      if (!hits.some((h) => chunkId(h.document_id, h.chunk_index) === v.id)) lost.add(v.id);
+      const [hits] = await nearestIds(collection, agentId, [v.embedding], 10);
+      if (!hits.ids.includes(v.id)) lost.add(v.id);
     }
   }
   return lost;
@@ -51,6 +53,20 @@ describe("the index check after Chroma restarts", () => {
     const lost = await lostChunks(collection, agents.map((a) => a.id));
     expect(lost.size).toBeGreaterThan(0);
 
+    // A chunk kept as unreachable is ranked by its exact distance in every query of its agent.
+    const lostKeys = [...lost].map((id) => ({ id, ...parseChunkId(id)! }));
+    const owner = (documentId: number) => agents.find((a) => listDocuments(a.id).some((d) => d.id === documentId))!.id;
+    for (const k of lostKeys) markUnreachable(owner(k.document_id), [k]);
+    for (const k of lostKeys) {
+      const [raw] = await nearestIds(collection, owner(k.document_id), [before.get(k.id)!], 10);
+      expect(raw.ids).not.toContain(k.id);
+      const [hits] = await queryAgentWithLost(collection, owner(k.document_id), [before.get(k.id)!], 10);
+      expect(hits.map((h) => chunkId(h.document_id, h.chunk_index))).toContain(k.id);
+      expect(hits.find((h) => chunkId(h.document_id, h.chunk_index) === k.id)!.score).toBeLessThan(1e-4);
+      expect(hits).toHaveLength(10);
+    }
+    clearUnreachable(lostKeys);
+
     // Nothing happens until Chroma has restarted from an unclean exit.
     watchChromaRestarts(100);
     await new Promise((r) => setTimeout(r, 300));
@@ -68,6 +84,17 @@ describe("the index check after Chroma restarts", () => {
     // What it says is still lost is what a search still cannot return; none went missing or changed.
     expect((await lostChunks(collection, agents.map((a) => a.id))).size).toBe(done.still_unreachable);
     expect(done.still_unreachable).toBeLessThan(lost.size);
+    // Those are kept, and every search of their agent ranks them by their exact distance: through
+    // the app's query, each chunk is found by its own vector.
+    expect(unreachableOf(agents[0].id).length + unreachableOf(agents[1].id).length).toBe(done.still_unreachable);
+    for (const a of agents) {
+      const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
+      for (const v of await agentVectors(collection, a.id, ids)) {
+        const [hits] = await queryAgentWithLost(collection, a.id, [v.embedding], 10);
+        expect(hits.map((h) => chunkId(h.document_id, h.chunk_index)), v.id).toContain(v.id);
+        expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => x - y));
+      }
+    }
     const report = await auditIndex();
     expect(report.orphan_vectors).toEqual([]);
     expect(report.missing_vectors).toEqual([]);
@@ -92,5 +119,39 @@ describe("the index check after Chroma restarts", () => {
     await f(`${chromaUrl()}/api/v2/heartbeat`);
     expect(recheckState()).toMatchObject({ state: "waiting", reason: "Chroma answered again after refusing connections" });
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(done.last_finished_at);
+
+    // For a while after a restart, documents that become ready are checked too, within seconds:
+    // six written to Chroma first, then made ready at once, so one pass takes them all.
+    expect(Date.parse(recheckState().following_until!)).toBeGreaterThan(Date.now() + 60_000);
+    const newBefore = recheckState().last_finished_at;
+    const fresh: { agentId: number; id: number; filename: string; count: number }[] = [];
+    const newIds: { agentId: number; ids: string[] }[] = [];
+    for (const [i, topic] of ["kettle", "ladder", "mirror", "pillow", "rocket", "saddle"].entries()) {
+      const agentId = agents[i % 2].id;
+      const text = article(topic, 20 + i);
+      const chunks = chunkText(text, 120, 0, "boundary");
+      const id = insertDocument(
+        { agent_id: agentId, filename: `${topic}.md`, type: "md", sha256: `fresh-${topic}`, bytes: text.length, chunk_size: 120, chunk_overlap: 0, chunk_strategy: "boundary", text, embedding_model: e.model },
+        chunks,
+      );
+      await addChunks(collection, { agentId, documentId: id }, chunks, await e.embed(chunks.map((c) => c.text)));
+      fresh.push({ agentId, id, filename: `${topic}.md`, count: chunks.length });
+      newIds.push({ agentId, ids: chunks.map((c) => chunkId(id, c.index)) });
+    }
+    let lostBefore = 0;
+    for (const { agentId, ids } of newIds) {
+      for (const v of await agentVectors(collection, agentId, ids)) {
+        const [hits] = await nearestIds(collection, agentId, [v.embedding], 10);
+        if (!hits.ids.includes(v.id)) lostBefore++;
+      }
+    }
+    for (const f of fresh) commitReady(f.agentId, f.id, f.filename, f.count);
+    await expect.poll(() => {
+      const r = recheckState();
+      return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;
+    }, { timeout: 60_000 }).toBe(true);
+    expect(recheckState().checked).toBe(fresh.reduce((n, f) => n + f.count, 0));
+    expect(lostBefore).toBeGreaterThan(0);
+    expect(recheckState().rewritten).toBeGreaterThanOrEqual(lostBefore);
   }, 180_000);
 });

@@ -9,6 +9,10 @@ import { chunkId, collectionFor } from "../vector-store/client";
 import { agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "./cleanup";
+import { clearUnreachable, markUnreachable, type ChunkKey } from "../db/unreachable";
+import { parseChunkId } from "../vector-store/chunks";
+
+const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): k is ChunkKey => k !== null);
 
 /**
  * Chroma killed while it writes can come back holding chunks that its index cannot return: they
@@ -19,12 +23,19 @@ import { enqueueCleanup } from "./cleanup";
  * ready documents of the configured model is queried with its own vector, newest documents
  * first (the ones written around the crash), and those not returned are written again. It runs
  * in the background, one batch at a time; a new restart starts it over from the newest.
+ * Documents written after such a restart were seen to be lost too (the soak's were written in
+ * its last seconds, after its last kill), so for FOLLOW_MS afterwards each newly ready document
+ * is checked the same way within seconds. Writing again does not always help (a soak run had 14
+ * of 28 still lost right after): what stays lost is kept in `unreachable_chunks`, and every
+ * query of its agent ranks those chunks by their exact distance (lib/db/unreachable.ts).
  */
 
 /** Chunks checked per step. */
 const BATCH_CHUNKS = 200;
 /** Chroma replays its log when it starts; checking waits a little for it to settle. */
 const START_DELAY_MS = 1_000;
+/** How long after a restart new documents are checked as they become ready. */
+export const FOLLOW_MS = 10 * 60_000;
 
 export interface RecheckState {
   state: "idle" | "waiting" | "running";
@@ -35,38 +46,61 @@ export interface RecheckState {
   rewritten: number;
   still_unreachable: number;
   last_finished_at: string | null;
+  /** Until when new documents are checked as they become ready (null: not following). */
+  following_until: string | null;
+  /** Ready documents not checked yet while following (written since the last pass). */
+  unchecked_documents: number;
 }
 
-const holder = globalThis as unknown as { __kbRecheck?: { s: RecheckState; again: boolean; timer: NodeJS.Timeout | null; watch: NodeJS.Timeout | null } };
+interface Holder {
+  s: RecheckState;
+  again: boolean;
+  timer: NodeJS.Timeout | null;
+  watch: NodeJS.Timeout | null;
+  /** The newest document id a pass has covered. */
+  through: number;
+}
+const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
   (holder.__kbRecheck ??= {
-    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null },
+    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, following_until: null, unchecked_documents: 0 },
     again: false,
     timer: null,
     watch: null,
+    through: 0,
   });
 
-export const recheckState = (): RecheckState => ({ ...current().s });
+const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.following_until) > Date.now();
+
+export function recheckState(): RecheckState {
+  const c = current();
+  const unchecked = following(c) ? newerReady(embedder().model, c.through).length : 0;
+  return { ...c.s, unchecked_documents: unchecked };
+}
 
 /** Asks for a pass (or, while one runs, for another from the newest documents once this batch is done). */
 export function requestRecheck(reason: string): void {
   const c = current();
   if (c.s.state === "running") {
     c.again = true;
-    c.s.reason = reason;
+    c.through = 0; // from the newest again, over everything
+    c.s = { ...c.s, reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
     return;
   }
   if (c.s.state === "waiting") return;
-  c.s = { ...c.s, state: "waiting", reason };
+  c.s = { ...c.s, state: "waiting", reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
+  c.through = 0;
   c.timer = setTimeout(() => void run(), START_DELAY_MS);
   c.timer.unref();
 }
 
-/** Ready documents of a model, newest first, with their chunk counts. */
-function readyNewestFirst(model: string): { id: number; agent_id: number; chunk_count: number }[] {
+type Doc = { id: number; agent_id: number; chunk_count: number };
+
+/** Ready documents of a model newer than `after`, newest first, with their chunk counts. */
+function newerReady(model: string, after: number): Doc[] {
   return db()
-    .prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'ready' AND embedding_model = ? ORDER BY id DESC")
-    .all(model) as never;
+    .prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'ready' AND embedding_model = ? AND id > ? ORDER BY id DESC")
+    .all(model, after) as never;
 }
 
 async function run(): Promise<void> {
@@ -76,7 +110,7 @@ async function run(): Promise<void> {
   try {
     do {
       c.again = false;
-      await pass(c.s, () => c.again);
+      await pass(c, () => c.again);
     } while (c.again);
     if (restarts !== null) markChecked(restarts);
     c.s.last_finished_at = new Date().toISOString();
@@ -94,55 +128,79 @@ async function run(): Promise<void> {
   }
 }
 
-/** Chunks still lost right after they were written again, per agent. */
-type Pending = Map<number, Set<string>>;
+type Collection = Awaited<ReturnType<typeof collectionFor>>;
 
-async function pass(s: RecheckState, restarted: () => boolean): Promise<void> {
-  const pending: Pending = new Map();
+/** The documents in steps of about BATCH_CHUNKS chunks, each step's chunk ids per agent. */
+function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
+  for (let i = 0; i < docs.length; ) {
+    const byAgent = new Map<number, string[]>();
+    for (let n = 0; i < docs.length && (n === 0 || n + docs[i].chunk_count <= BATCH_CHUNKS); i++) {
+      const d = docs[i];
+      byAgent.set(d.agent_id, [...(byAgent.get(d.agent_id) ?? []), ...Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k))]);
+      n += d.chunk_count;
+    }
+    yield byAgent;
+  }
+}
+
+/**
+ * One pass over the documents newer than what the last pass covered (all of them after a
+ * restart): what the index cannot return is written again. Writing moves the graph and can cut
+ * off a chunk checked before, so when anything was written, every chunk is queried once more
+ * and what is lost then is kept as unreachable: searches rank those by their exact distance.
+ */
+async function pass(c: Holder, restarted: () => boolean): Promise<void> {
+  const s = c.s;
   const model = embedder();
   const collection = await collectionFor(model);
-  const docs = readyNewestFirst(model.model);
+  const docs = newerReady(model.model, c.through);
+  const newest = docs[0]?.id ?? c.through;
   s.checked = 0;
   s.total = docs.reduce((n, d) => n + d.chunk_count, 0);
-  for (let i = 0; i < docs.length && !restarted(); ) {
-    const batch: typeof docs = [];
-    for (let n = 0; i < docs.length && (n === 0 || n + docs[i].chunk_count <= BATCH_CHUNKS); i++) {
-      batch.push(docs[i]);
-      n += docs[i].chunk_count;
-    }
-    const byAgent = new Map<number, typeof docs>();
-    for (const d of batch) byAgent.set(d.agent_id, [...(byAgent.get(d.agent_id) ?? []), d]);
-    for (const [agentId, mine] of byAgent) {
-      const ids = mine.flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
+  for (const step of steps(docs)) {
+    if (restarted()) return;
+    for (const [agentId, ids] of step) {
       const lost = await unreachableAmong(collection, agentId, await agentVectors(collection, agentId, ids));
-      if (lost.size > 0) await rewrite(collection, agentId, [...lost], s, pending);
+      if (lost.size > 0) s.rewritten += await rewrite(collection, agentId, [...lost]);
       s.checked += ids.length;
     }
     await new Promise<void>((r) => setImmediate(r)); // searches go first
   }
-  // Rewriting moves the graph: what was still lost right after its rewrite is looked at again,
-  // written once more if need be, and what is lost then is what the pass reports.
-  const left: Pending = new Map();
-  for (const [agentId, ids] of pending) await rewrite(collection, agentId, [...ids], s, left, false);
-  s.still_unreachable = [...left.values()].reduce((n, ids) => n + ids.size, 0);
+  s.still_unreachable = 0;
+  for (const step of steps(docs)) {
+    for (const [agentId, ids] of step) {
+      if (s.rewritten === 0) {
+        clearUnreachable(keysOf(ids)); // every chunk was returned: none is kept as unreachable
+        continue;
+      }
+      if (restarted()) return;
+      const stored = await agentVectors(collection, agentId, ids);
+      const lost = await unreachableAmong(collection, agentId, stored);
+      const ready = readyAmong(agentId, stored.map((v) => v.document_id));
+      const kept = keysOf([...lost]).filter((k) => ready.has(k.document_id));
+      markUnreachable(agentId, kept);
+      clearUnreachable(keysOf(ids.filter((id) => !lost.has(id))));
+      s.still_unreachable += kept.length;
+    }
+  }
+  c.through = newest;
 }
 
-async function rewrite(collection: Awaited<ReturnType<typeof collectionFor>>, agentId: number, ids: string[], s: RecheckState, pending: Pending, count = true): Promise<void> {
+/** Writes lost chunks again (same id, embedding and metadata); how many were written. */
+async function rewrite(collection: Collection, agentId: number, ids: string[]): Promise<number> {
   // Asked again, so that chunks of a document removed meanwhile are left alone.
   const again = await agentVectors(collection, agentId, ids);
   const lost = await unreachableAmong(collection, agentId, again);
   const ready = readyAmong(agentId, again.map((v) => v.document_id));
   const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id)).map((v) => v.id);
-  if (target.length === 0) return;
+  if (target.length === 0) return 0;
   const written = await readdVectors(collection, agentId, target);
-  if (count) s.rewritten += written.length;
-  const still = await unreachableAmong(collection, agentId, written);
-  if (still.size > 0) pending.set(agentId, new Set([...(pending.get(agentId) ?? []), ...still]));
   // A document removed while its chunks were written again gets its removal queued once more.
   const stillReady = readyAmong(agentId, written.map((v) => v.document_id));
   for (const documentId of new Set(written.map((v) => v.document_id))) {
     if (!stillReady.has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");
   }
+  return written.length;
 }
 
 // The launcher's count of Chroma starts after an unclean exit, and the count last checked.
@@ -182,6 +240,9 @@ export function watchChromaRestarts(everyMs = 3_000): void {
     if (n !== null && n > seen) {
       seen = n;
       requestRecheck("Chroma restarted after an unclean exit");
+    } else if (c.s.state === "idle" && following(c) && c.through > 0 && newerReady(embedder().model, c.through).length > 0) {
+      c.s.state = "waiting";
+      void run();
     }
   };
   look();

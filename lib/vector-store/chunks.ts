@@ -2,6 +2,7 @@ import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
 import { chroma, chunkId, queryDistances, type ChunkMetadata } from "./client";
 import { asSearch, batchedAdd } from "./batched-add";
+import { unreachableOf } from "../db/unreachable";
 import type { Chunk } from "../ingest/chunking";
 
 // Every read and delete below carries the agent_id filter: tenant isolation lives here.
@@ -80,7 +81,21 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
   const res = await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults, where: byAgent(agentId) }));
-  return ranked(res);
+  const lists = ranked(res);
+  // Chunks the index is known not to return are ranked by their exact distance instead.
+  const lost = agentId > 0 ? unreachableOf(agentId) : [];
+  if (lost.length === 0) return lists;
+  const stored = await agentVectors(collection, agentId, lost.map((k) => chunkId(k.document_id, k.chunk_index)));
+  if (stored.length === 0) return lists;
+  const keys = new Set(stored.map((v) => chunkId(v.document_id, v.chunk_index)));
+  return lists.map((list, q) =>
+    [
+      ...list.filter((r) => !keys.has(chunkId(r.document_id, r.chunk_index))),
+      ...stored.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
+    ]
+      .sort((a, b) => a.score - b.score)
+      .slice(0, nResults),
+  );
 }
 
 /**
