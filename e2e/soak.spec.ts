@@ -180,7 +180,9 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     // (it writes again chunks the index lost), and queued clean-ups have run.
     await app.waitUntilHealthy(120_000);
     const lastKill = lastChaosAt;
-    let recheck: { state: string; last_finished_at: string | null; rewritten: number; still_unreachable: number; unchecked_documents: number } | undefined;
+    let recheck:
+      | { state: string; last_finished_at: string | null; rewritten_since_start: number; kept_unreachable: number; unchecked_documents: number }
+      | undefined;
     for (let i = 0; i < 120; i++) {
       recheck = (await call("GET", "/api/health")).body?.index?.recheck;
       if (recheck?.state === "idle" && recheck.unchecked_documents === 0 && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
@@ -198,7 +200,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     console.log(
       `soak: ${SECONDS} s, ${stats.requests} requests, statuses ${JSON.stringify(Object.fromEntries(stats.status))}, ` +
         `${stats.noAnswer} without answer (app restarting), chaos: ${stats.chaos.join("; ")}; ` +
-        `after the last kill ${recheck?.rewritten} chunk(s) were written again, ${recheck?.still_unreachable} still unreachable`,
+        `since the last app start ${recheck?.rewritten_since_start} chunk(s) were written again after Chroma restarts, ${recheck?.kept_unreachable} kept as unreachable`,
     );
     expect(audit.orphan_vectors, "orphan vectors").toEqual([]);
     expect(audit.count_mismatches, "count mismatches").toEqual([]);

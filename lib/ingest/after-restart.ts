@@ -9,7 +9,7 @@ import { chunkId, collectionFor } from "../vector-store/client";
 import { agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "./cleanup";
-import { clearUnreachable, markUnreachable, type ChunkKey } from "../db/unreachable";
+import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
 
 const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): k is ChunkKey => k !== null);
@@ -50,6 +50,9 @@ export interface RecheckState {
   following_until: string | null;
   /** Ready documents not checked yet while following (written since the last pass). */
   unchecked_documents: number;
+  /** Chunks written again since the server started, and chunks kept as unreachable now (all agents). */
+  rewritten_since_start: number;
+  kept_unreachable: number;
 }
 
 interface Holder {
@@ -63,7 +66,7 @@ interface Holder {
 const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
   (holder.__kbRecheck ??= {
-    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, following_until: null, unchecked_documents: 0 },
+    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, following_until: null, unchecked_documents: 0, rewritten_since_start: 0, kept_unreachable: 0 },
     again: false,
     timer: null,
     watch: null,
@@ -75,7 +78,7 @@ const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.
 export function recheckState(): RecheckState {
   const c = current();
   const unchecked = following(c) ? newerReady(embedder().model, c.through).length : 0;
-  return { ...c.s, unchecked_documents: unchecked };
+  return { ...c.s, unchecked_documents: unchecked, kept_unreachable: unreachableCount() };
 }
 
 /** Asks for a pass (or, while one runs, for another from the newest documents once this batch is done). */
@@ -161,7 +164,11 @@ async function pass(c: Holder, restarted: () => boolean): Promise<void> {
     if (restarted()) return;
     for (const [agentId, ids] of step) {
       const lost = await unreachableAmong(collection, agentId, await agentVectors(collection, agentId, ids));
-      if (lost.size > 0) s.rewritten += await rewrite(collection, agentId, [...lost]);
+      if (lost.size > 0) {
+        const n = await rewrite(collection, agentId, [...lost]);
+        s.rewritten += n;
+        s.rewritten_since_start += n;
+      }
       s.checked += ids.length;
     }
     await new Promise<void>((r) => setImmediate(r)); // searches go first
