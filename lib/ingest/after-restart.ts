@@ -90,7 +90,10 @@ export function requestRecheck(reason: string): void {
     c.s = { ...c.s, reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
     return;
   }
-  if (c.s.state === "waiting") return;
+  if (c.s.state === "waiting") {
+    c.through = 0; // the pass about to start covers everything
+    return;
+  }
   c.s = { ...c.s, state: "waiting", reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
   c.through = 0;
   c.timer = setTimeout(() => void run(), START_DELAY_MS);
@@ -247,7 +250,9 @@ export function watchChromaRestarts(everyMs = 3_000): void {
     if (n !== null && n > seen) {
       seen = n;
       requestRecheck("Chroma restarted after an unclean exit");
-    } else if (c.s.state === "idle" && following(c) && c.through > 0 && newerReady(embedder().model, c.through).length > 0) {
+    } else if (c.s.state === "idle" && following(c) && newerReady(embedder().model, c.through).length > 0) {
+      // New documents since the last pass, or a pass after a restart that could not finish (Chroma
+      // went away again): through is then still 0 and everything is checked.
       c.s.state = "waiting";
       void run();
     }
