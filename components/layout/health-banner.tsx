@@ -36,7 +36,7 @@ export async function HealthBanner() {
         </div>
       )}
       {checking && (
-        <div role="status" className="border-b border-amber-200 bg-amber-50">
+        <div aria-live="polite" data-testid="index-check" className="border-b border-amber-200 bg-amber-50">
           <p className="mx-auto max-w-6xl px-4 py-2 text-sm text-amber-900 sm:px-6">{checking}</p>
         </div>
       )}
