@@ -151,7 +151,6 @@ describe("the index check after Chroma restarts", () => {
       return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;
     }, { timeout: 60_000 }).toBe(true);
     expect(recheckState().checked).toBe(fresh.reduce((n, f) => n + f.count, 0));
-    expect(lostBefore).toBeGreaterThan(0);
     expect(recheckState().rewritten).toBeGreaterThanOrEqual(lostBefore);
   }, 180_000);
 });
