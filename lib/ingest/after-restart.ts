@@ -77,7 +77,7 @@ const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.
 
 export function recheckState(): RecheckState {
   const c = current();
-  const unchecked = following(c) ? newerReady(embedder().model, c.through).length : 0;
+  const unchecked = following(c) ? countNewerReady(embedder().model, c.through) : 0;
   return { ...c.s, unchecked_documents: unchecked, kept_unreachable: unreachableCount() };
 }
 
@@ -109,6 +109,10 @@ function newerReady(model: string, after: number): Doc[] {
     .all(model, after) as never;
 }
 
+function countNewerReady(model: string, after: number): number {
+  return (db().prepare("SELECT COUNT(*) AS n FROM documents WHERE status = 'ready' AND embedding_model = ? AND id > ?").get(model, after) as { n: number }).n;
+}
+
 async function run(): Promise<void> {
   const c = current();
   c.s = { ...c.s, state: "running", checked: 0, total: 0, rewritten: 0, still_unreachable: 0 };
@@ -118,7 +122,7 @@ async function run(): Promise<void> {
       c.again = false;
       await pass(c, () => c.again);
     } while (c.again);
-    if (restarts !== null) markChecked(restarts);
+    if (restarts !== null && restarts > checkedRestarts()) markChecked(restarts);
     c.s.last_finished_at = new Date().toISOString();
     if (c.s.rewritten > 0) {
       console.log(
@@ -177,10 +181,12 @@ async function pass(c: Holder, restarted: () => boolean): Promise<void> {
     await new Promise<void>((r) => setImmediate(r)); // searches go first
   }
   s.still_unreachable = 0;
-  for (const step of steps(docs)) {
+  // Nothing written: every chunk was returned, and kept ones among them are forgotten.
+  const forget = s.rewritten === 0 && unreachableCount() > 0;
+  for (const step of s.rewritten > 0 || forget ? steps(docs) : []) {
     for (const [agentId, ids] of step) {
       if (s.rewritten === 0) {
-        clearUnreachable(keysOf(ids)); // every chunk was returned: none is kept as unreachable
+        clearUnreachable(keysOf(ids));
         continue;
       }
       if (restarted()) return;
@@ -250,7 +256,7 @@ export function watchChromaRestarts(everyMs = 3_000): void {
     if (n !== null && n > seen) {
       seen = n;
       requestRecheck("Chroma restarted after an unclean exit");
-    } else if (c.s.state === "idle" && following(c) && newerReady(embedder().model, c.through).length > 0) {
+    } else if (c.s.state === "idle" && following(c) && countNewerReady(embedder().model, c.through) > 0) {
       // New documents since the last pass, or a pass after a restart that could not finish (Chroma
       // went away again): through is then still 0 and everything is checked.
       c.s.state = "waiting";
