@@ -15,12 +15,14 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+// The app's own chunker sizes the generated articles (`npm run bench` loads tsx for it).
+import { chunkText } from "../lib/ingest/chunking.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000 };
+  const out = { chunks: 20000, parallelUploads: 3 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -28,8 +30,14 @@ function parseArgs(argv) {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1000) fail("--chunks needs a whole number of at least 1000");
       out.chunks = v;
+    } else if (key === "--parallel-uploads") {
+      const v = Number(inline ?? argv[++i]);
+      if (!Number.isInteger(v) || v < 1 || v > 16) fail("--parallel-uploads needs a whole number from 1 to 16");
+      out.parallelUploads = v;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N]   (default 20000, at least 1000)");
+      console.log("usage: npm run bench -- [--chunks N] [--parallel-uploads P]");
+      console.log("  --chunks N            chunks to index (default 20000, at least 1000)");
+      console.log("  --parallel-uploads P  upload requests of 20 files the client keeps in flight (default 3)");
       process.exit(0);
     } else {
       fail(`unknown argument ${a}`);
@@ -44,12 +52,10 @@ function fail(msg) {
 const args = parseArgs(process.argv.slice(2));
 
 // ---------------------------------------------------------------- settings
-const CHUNK_SIZE = 800; // the app's defaults; uploads send no chunk settings
-const CHUNK_STEP = 800 - 100;
+const CHUNK_SIZE = 800; // the app's default; uploads send no chunk settings
 const SMALL_AGENT_CHUNKS = 200;
 const LARGE_AGENTS = 3;
 const FILES_PER_REQUEST = 20;
-const PARALLEL_UPLOADS = 2;
 const SEARCHES = 200;
 const INSPECTS = 50;
 const PAIRS = 1000;
@@ -116,26 +122,38 @@ function sentence(r, topic) {
 }
 
 /**
- * One article of exactly `chunks` chunks at 800/100: its text length L satisfies
- * 700 * (chunks - 2) + 800 < L <= 700 * (chunks - 1) + 800.
+ * One article of `chunks` chunks under the app's default chunking (boundary, 800/100): sentences
+ * are generated well past that length, then the longest run of whole sentences that the app's
+ * own chunker (`lib/ingest/chunking.ts`) cuts into at most `chunks` chunks is kept.
  */
 function article(r, id, chunks, token) {
   const topic = { product: pick(W.product, r), feature: pick(W.feature, r) };
   const title = `# ${topic.product} ${topic.feature} ${pick(W.adj, r)} ${pick(W.noun, r)} (${token})`;
-  const max = CHUNK_STEP * (chunks - 1) + CHUNK_SIZE;
-  const min = chunks === 1 ? 400 : CHUNK_STEP * (chunks - 2) + CHUNK_SIZE + 1;
-  const target = int(Math.max(min, max - 300), max, r);
+  // Prefix lengths after each sentence, each sentence with the break that follows it.
   let text = `${title}\n\n`;
+  const ends = [];
   let sinceBreak = 0;
-  while (text.length < target) {
+  const want = CHUNK_SIZE * chunks + 400;
+  while (text.length < want) {
     let s = sentence(r, topic);
     if (r() < 0.08) s += ` Reference ${token}.`;
-    text += s + (++sinceBreak >= int(3, 6, r) ? "\n\n" : " ");
+    text += s;
+    ends.push(text.length);
+    text += ++sinceBreak >= int(3, 6, r) ? "\n\n" : " ";
     if (text.endsWith("\n\n")) sinceBreak = 0;
   }
-  text = text.slice(0, target).trimEnd();
-  while (text.length < min) text += ".";
-  return { id, filename: `article-${token}.md`, token, text, chunks };
+  const count = (k) => chunkText(text.slice(0, ends[k])).length;
+  let lo = 0; // count(lo) <= chunks, the longest such prefix is searched for
+  let hi = ends.length - 1;
+  if (count(hi) <= chunks) lo = hi;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (count(mid) <= chunks) lo = mid;
+    else hi = mid;
+  }
+  const body = text.slice(0, ends[lo]);
+  const lens = chunkText(body).map((c) => c.text.length);
+  return { id, filename: `article-${token}.md`, token, text: body, chunks: lens.length, lens };
 }
 
 /** Agents: one small one of about 200 chunks among large ones, `total` chunks in all. */
@@ -151,8 +169,9 @@ function buildCorpus(total) {
     while (left > 0) {
       const c = Math.min(left, int(3, 9));
       const token = `kb${(n++).toString(36).padStart(4, "0")}q`;
-      articles.push(article(rand, n, c, token));
-      left -= c;
+      const a = article(rand, n, c, token);
+      articles.push(a);
+      left -= a.chunks;
     }
     agents.push({ name: i === 0 ? "bench small" : `bench large ${i}`, small: i === 0, chunks: size, articles });
   }
@@ -164,8 +183,9 @@ function buildExtraAgent(chunks) {
   const articles = [];
   for (let left = chunks, n = 0; left > 0; n++) {
     const c = Math.min(left, int(3, 9));
-    articles.push(article(rand, 100_000 + n, c, `kx${n.toString(36).padStart(4, "0")}q`));
-    left -= c;
+    const a = article(rand, 100_000 + n, c, `kx${n.toString(36).padStart(4, "0")}q`);
+    articles.push(a);
+    left -= a.chunks;
   }
   return { name: "bench upload during search", small: false, chunks, articles };
 }
@@ -368,7 +388,7 @@ async function main() {
   const corpusStarted = performance.now();
   const agents = buildCorpus(args.chunks);
   const nArticles = agents.reduce((n, a) => n + a.articles.length, 0);
-  log(`corpus: ${args.chunks} chunks in ${nArticles} articles over ${agents.length} agents (${Math.round(performance.now() - corpusStarted)} ms)`);
+  log(`corpus: ${agents.reduce((n, a) => n + a.articles.reduce((m, f) => m + f.chunks, 0), 0)} chunks in ${nArticles} articles over ${agents.length} agents (${Math.round(performance.now() - corpusStarted)} ms)`);
 
   const { base, chromaUrl } = await startApp();
   sampler = new Sampler(dataDir);
@@ -402,7 +422,7 @@ async function main() {
         if (next % 25 === 0) log(`ingest: ${indexed} chunks indexed`);
       }
     };
-    await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, worker));
+    await Promise.all(Array.from({ length: args.parallelUploads }, worker));
     return indexed;
   };
   const ingestStarted = performance.now();
@@ -426,7 +446,7 @@ async function main() {
 
   // ---- the same number of vectors added straight to a scratch collection
   const chunkTexts = [];
-  for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ agent: a.id, doc: f.documentId, index: i, len: Math.min(CHUNK_SIZE, f.text.length - i * CHUNK_STEP) });
+  for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ agent: a.id, doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
   const encode = (v) => (base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
   const filler = "lorem ipsum support article text ".repeat(40);
   /**
@@ -597,6 +617,7 @@ async function main() {
   const p50 = (v) => percentile(v, 50);
   const figures = [
     ["chunks", indexed],
+    ["ingest_parallel_uploads", args.parallelUploads],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
     ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],

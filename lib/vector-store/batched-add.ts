@@ -90,6 +90,10 @@ export function batchedAdd(collection: Collection, records: VectorRecords, maxBa
 async function drain(collection: Collection, queue: Queue, maxBatch: number): Promise<void> {
   queue.running = true;
   try {
+    // Documents embedded together hand over their vectors one after the other in the same turn
+    // of the event loop: the first add waits for that turn to end, so it carries all of them
+    // instead of the first document's few vectors alone.
+    await new Promise((r) => setImmediate(r));
     while (queue.pending.length > 0) {
       if (searching()) await giveWay(queue);
       const limit = Math.max(1, Math.min(maxBatch, searching() ? ADD_BATCH_WHILE_SEARCHING : ADD_BATCH));

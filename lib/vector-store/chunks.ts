@@ -11,9 +11,16 @@ const byDocument = (agentId: number, documentId: number): Where => ({
   $and: [{ agent_id: agentId }, { document_id: documentId }],
 });
 
-let maxBatch: number | undefined;
-async function maxBatchSize(): Promise<number> {
-  maxBatch ??= await chroma().getMaxBatchSize();
+// One question to Chroma, shared by the documents that ask at the same time (so that they hand
+// over their vectors in the same turn, see batchedAdd); asked again after a failure.
+let maxBatch: Promise<number> | undefined;
+function maxBatchSize(): Promise<number> {
+  maxBatch ??= chroma()
+    .getMaxBatchSize()
+    .catch((err: unknown) => {
+      maxBatch = undefined;
+      throw err;
+    });
   return maxBatch;
 }
 
