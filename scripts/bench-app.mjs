@@ -79,22 +79,6 @@ const rand = mulberry32(20240611);
 const pick = (arr, r = rand) => arr[Math.floor(r() * arr.length)];
 const int = (lo, hi, r = rand) => lo + Math.floor(r() * (hi - lo + 1));
 
-/** A random unit vector (Gaussian components, normalised). */
-function unitVector(dim, r) {
-  const v = new Array(dim);
-  let norm = 0;
-  for (let i = 0; i < dim; i += 2) {
-    const u1 = r() || 1e-12;
-    const u2 = r();
-    const m = Math.sqrt(-2 * Math.log(u1));
-    v[i] = m * Math.cos(2 * Math.PI * u2);
-    if (i + 1 < dim) v[i + 1] = m * Math.sin(2 * Math.PI * u2);
-  }
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm);
-  return v.map((x) => x / norm);
-}
-
 // ---------------------------------------------------------------- corpus
 const W = {
   product: "router modem gateway printer scanner laptop tablet phone headset keyboard monitor camera thermostat speaker charger dock projector smartwatch firewall switch repeater extender console server drive backup vault mailbox calendar invoice subscription license account portal dashboard workspace wallet".split(" "),
@@ -449,9 +433,10 @@ async function main() {
   for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ agent: a.id, doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
   const encode = (v) => (base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
   const filler = "lorem ipsum support article text ".repeat(40);
+  const lens = new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len]));
   /**
-   * Adds chunkTexts' worth of random vectors to a scratch collection in batches of Chroma's max
-   * batch size (a batch past the server's payload limit, 413, is split in two and sent again,
+   * Adds the app's vectors again, with their metadata, to a scratch collection in batches of
+   * Chroma's max batch size (a batch past the server's payload limit, 413, is split in two and sent again,
    * untimed until accepted). `withText` also stores an 800-character document per vector, as a
    * client that keeps chunk text in Chroma would; the app keeps it in SQLite.
    */
@@ -461,19 +446,25 @@ async function main() {
       `${chromaApi}/collections`,
       json("POST", { name, configuration: { hnsw: appCollection.configuration_json?.hnsw ?? { space: "cosine" } }, metadata: { embedding_dimension: dim, distance_space: "cosine" } }),
     );
-    const vrand = mulberry32(7);
     let batch = maxBatch;
     let addMs = 0;
     let added = 0;
     try {
       while (added < chunkTexts.length) {
-        const slice = chunkTexts.slice(added, added + batch);
+        // The app's own vectors, in the order it added them, read from its collection (untimed):
+        // how hard an add is for the index depends on the vectors (clustered text embeddings
+        // cost Chroma more than random ones).
+        const slice = await http(
+          `${chromaApi}/collections/${appCollection.id}/get`,
+          json("POST", { limit: batch, offset: added, include: ["embeddings", "metadatas"] }),
+        );
+        if (slice.ids.length === 0) throw new Error(`the app's collection ended after ${added} of ${chunkTexts.length} vectors`);
         // The body is built before the clock starts: this measures Chroma's add, not our JSON.
         const body = JSON.stringify({
-          ids: slice.map((c, j) => `raw${added + j}`),
-          embeddings: slice.map(() => encode(unitVector(dim, vrand))),
-          metadatas: slice.map((c) => ({ agent_id: c.agent, document_id: c.doc, chunk_index: c.index })),
-          ...(withText ? { documents: slice.map((c) => filler.slice(0, c.len)) } : {}),
+          ids: slice.ids.map((_, j) => `raw${added + j}`),
+          embeddings: slice.embeddings.map(encode),
+          metadatas: slice.metadatas,
+          ...(withText ? { documents: slice.metadatas.map((m) => filler.slice(0, lens.get(`${m.document_id}#${m.chunk_index}`) ?? CHUNK_SIZE)) } : {}),
         });
         const t0 = performance.now();
         const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
@@ -481,12 +472,12 @@ async function main() {
         const took = performance.now() - t0;
         if (res.status === 413 && batch > 1) {
           batch = Math.ceil(batch / 2);
-          log(`raw add: ${slice.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
+          log(`raw add: ${slice.ids.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
           continue;
         }
         if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);
         addMs += took;
-        added += slice.length;
+        added += slice.ids.length;
       }
     } finally {
       await http(`${chromaApi}/collections/${name}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));

@@ -17,12 +17,15 @@ export async function HealthBanner() {
   if (stuck > 0) problems.push(`${stuck} document(s) stopped while indexing; open Index health to repair.`);
   // Removals are retried on their own; worth a word only while Chroma keeps refusing them.
   if (waiting > 0 && !health.chroma.ok) problems.push(`${waiting} vector removal(s) are waiting for Chroma and will be retried.`);
-  const { recheck } = health.index;
+  const { recheck, rebuild } = health.index;
   const checking =
-    recheck.state === "idle"
-      ? null
-      : `Chroma came back from a crash: checking that search reaches every chunk (${recheck.checked} of ${recheck.total} checked` +
-        `${recheck.rewritten > 0 ? `, ${recheck.rewritten} written again` : ""}). Results may miss a document until it is done.`;
+    rebuild.state === "running"
+      ? `Rebuilding the vector index (${rebuild.reason}): ${rebuild.copied.toLocaleString("en")} of ${rebuild.total.toLocaleString("en")} vectors copied. ` +
+        "Search works meanwhile; uploads and removals wait until it is done."
+      : recheck.state === "idle"
+        ? null
+        : `Chroma came back from a crash: checking that search reaches every chunk (${recheck.checked} of ${recheck.total} checked` +
+          `${recheck.rewritten > 0 ? `, ${recheck.rewritten} written again` : ""}). Results may miss a document until it is done.`;
   if (problems.length === 0 && !checking) return null;
   return (
     <>

@@ -6,7 +6,8 @@ import { embedder } from "../embeddings/configured";
 import { commitReady, insertDocument, listDocuments } from "../db/documents";
 import { chunkText } from "./chunking";
 import { env } from "../env.mjs";
-import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
+import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE, HNSW } from "../vector-store/client";
+import { rebuildState } from "../vector-store/rebuild";
 import { addChunks, agentVectors, nearestIds, parseChunkId, queryAgent as queryAgentWithLost } from "../vector-store/chunks";
 import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
@@ -34,7 +35,7 @@ async function lostChunks(collection: Collection, agentIds: number[]): Promise<S
 }
 
 describe("the index check after Chroma restarts", () => {
-  it("writes again, newest documents first, every chunk a query by its own vector cannot return, and only then", async () => {
+  it("writes again every chunk a query by its own vector cannot return, and rebuilds the index after an unclean restart", async () => {
     const e = embedder();
     await e.embed(["warm-up"]);
     const collection = await chroma().createCollection({
@@ -72,13 +73,16 @@ describe("the index check after Chroma restarts", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(recheckState()).toMatchObject({ state: "idle", last_finished_at: null });
 
-    // The launcher counts such a restart; the watch sees it and checks every chunk.
-    const chromaDir = path.join(env().DATA_DIR, "chroma");
-    fs.mkdirSync(chromaDir, { recursive: true });
-    fs.writeFileSync(path.join(chromaDir, "unclean-restarts"), "1\n");
+    // Chroma answering after refused connections (any Chroma, CHROMA_URL too) asks for a pass: it
+    // checks every chunk and writes again what a query by its own vector cannot return.
+    const f = chromaFetch(2_000);
+    await expect(f("http://127.0.0.1:1/api/v2/heartbeat")).rejects.toThrow(/not reachable/);
+    expect(recheckState().state).toBe("idle");
+    await f(`${chromaUrl()}/api/v2/heartbeat`);
+    expect(recheckState()).toMatchObject({ state: "waiting", reason: "Chroma answered again after refusing connections" });
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBeNull();
     const done = recheckState();
-    expect(done).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: before.size, total: before.size });
+    expect(done).toMatchObject({ state: "idle", checked: before.size, total: before.size });
     // Writing a node again can cut another off a graph this sparse: that one is found later in the pass.
     expect(done.rewritten).toBeGreaterThanOrEqual(lost.size);
     // What it says is still lost is what a search still cannot return; none went missing or changed.
@@ -87,38 +91,60 @@ describe("the index check after Chroma restarts", () => {
     // Those are kept, and every search of their agent ranks them by their exact distance: through
     // the app's query, each chunk is found by its own vector.
     expect(unreachableOf(agents[0].id).length + unreachableOf(agents[1].id).length).toBe(done.still_unreachable);
-    for (const a of agents) {
-      const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
-      for (const v of await agentVectors(collection, a.id, ids)) {
-        const [hits] = await queryAgentWithLost(collection, a.id, [v.embedding], 10);
-        expect(hits.map((h) => chunkId(h.document_id, h.chunk_index)), v.id).toContain(v.id);
-        expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => x - y));
+    const everyChunkFound = async () => {
+      for (const a of agents) {
+        const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
+        for (const v of await agentVectors(collection, a.id, ids)) {
+          const [hits] = await queryAgentWithLost(collection, a.id, [v.embedding], 10);
+          expect(hits.map((h) => chunkId(h.document_id, h.chunk_index)), v.id).toContain(v.id);
+          expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => x - y));
+        }
       }
-    }
-    const report = await auditIndex();
-    expect(report.orphan_vectors).toEqual([]);
-    expect(report.missing_vectors).toEqual([]);
-    expect(report.count_mismatches).toEqual([]);
-    for (const a of agents) {
-      const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
-      for (const v of await agentVectors(collection, a.id, ids)) {
-        const old = before.get(v.id)!;
-        expect(Math.max(...v.embedding.map((x, i) => Math.abs(x - old[i])))).toBeLessThan(1e-6);
+    };
+    await everyChunkFound();
+    const unchanged = async () => {
+      const report = await auditIndex();
+      expect(report.orphan_vectors).toEqual([]);
+      expect(report.missing_vectors).toEqual([]);
+      expect(report.count_mismatches).toEqual([]);
+      let n = 0;
+      for (const a of agents) {
+        const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
+        for (const v of await agentVectors(collection, a.id, ids)) {
+          const old = before.get(v.id)!;
+          expect(Math.max(...v.embedding.map((x, i) => Math.abs(x - old[i])))).toBeLessThan(1e-6);
+          n++;
+        }
       }
-    }
+      expect(n).toBe(before.size);
+    };
+    await unchanged();
+    // A reconnection does not rebuild the index: nothing says the graph on disk was damaged.
+    expect(rebuildState().last_finished_at).toBeNull();
+
+    // The launcher counts a restart from an unclean exit; the watch sees it, rebuilds the index
+    // from the stored vectors (a new graph, with the app's settings) and then checks every chunk.
+    const chromaDir = path.join(env().DATA_DIR, "chroma");
+    fs.mkdirSync(chromaDir, { recursive: true });
+    fs.writeFileSync(path.join(chromaDir, "unclean-restarts"), "1\n");
+    await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(done.last_finished_at);
+    const afterRebuild = recheckState();
+    expect(afterRebuild).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: before.size, rewritten: 0, still_unreachable: 0 });
+    expect(rebuildState()).toMatchObject({ state: "idle", last_vectors: before.size, last_error: null, reason: "Chroma restarted after an unclean exit" });
+    // The new graph returns every chunk to a query by its own vector, so nothing is kept any more.
+    expect((await lostChunks(collection, agents.map((a) => a.id))).size).toBe(0);
+    expect(unreachableOf(agents[0].id).length + unreachableOf(agents[1].id).length).toBe(0);
+    await everyChunkFound();
+    await unchanged();
+    // Under the same name, with the app's HNSW settings instead of the damaged ones.
+    const now = await chroma().getCollection({ name: collectionName(e.model, e.dimension) });
+    expect(now.id).not.toBe(collection.id);
+    expect(now.configuration.hnsw).toMatchObject({ max_neighbors: HNSW.max_neighbors, ef_construction: HNSW.ef_construction });
 
     // Checked once per restart: the count is recorded and the next looks start nothing.
     expect(fs.readFileSync(path.join(env().DATA_DIR, "unclean-restarts-checked"), "utf8").trim()).toBe("1");
     await new Promise((r) => setTimeout(r, 400));
-    expect(recheckState().last_finished_at).toBe(done.last_finished_at);
-
-    // Chroma answering after refused connections (any Chroma, CHROMA_URL too) asks for a pass as well.
-    const f = chromaFetch(2_000);
-    await expect(f("http://127.0.0.1:1/api/v2/heartbeat")).rejects.toThrow(/not reachable/);
-    expect(recheckState().state).toBe("idle");
-    await f(`${chromaUrl()}/api/v2/heartbeat`);
-    expect(recheckState()).toMatchObject({ state: "waiting", reason: "Chroma answered again after refusing connections" });
-    await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(done.last_finished_at);
+    expect(recheckState().last_finished_at).toBe(afterRebuild.last_finished_at);
 
     // For a while after a restart, documents that become ready are checked too, within seconds:
     // six written to Chroma first, then made ready at once, so one pass takes them all.

@@ -5,7 +5,8 @@ import { env } from "../env.mjs";
 import { db } from "../db/client";
 import { readyAmong } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
-import { chunkId, collectionFor } from "../vector-store/client";
+import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { rebuildIndex } from "../vector-store/rebuild";
 import { agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "./cleanup";
@@ -62,6 +63,8 @@ interface Holder {
   watch: NodeJS.Timeout | null;
   /** The newest document id a pass has covered. */
   through: number;
+  /** The unclean-restart count the last rebuild of the index answered. */
+  rebuiltFor: number;
 }
 const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
@@ -71,6 +74,7 @@ const current = () =>
     timer: null,
     watch: null,
     through: 0,
+    rebuiltFor: 0,
   });
 
 const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.following_until) > Date.now();
@@ -120,6 +124,19 @@ async function run(): Promise<void> {
   try {
     do {
       c.again = false;
+      // After an unclean exit the graph itself may be damaged around chunks that a query by
+      // their own vector still returns, and later writes build on it: a rebuild replaces the
+      // graph with one made from the stored vectors; the pass then checks the result.
+      const n = uncleanRestarts();
+      if (n !== null && n > Math.max(checkedRestarts(), c.rebuiltFor)) {
+        try {
+          await rebuildIndex(embedder(), "Chroma restarted after an unclean exit");
+          c.rebuiltFor = n;
+        } catch (err) {
+          if (isVectorStoreUnavailable(err)) throw err; // Chroma went away again: the next restart asks anew
+          // Otherwise logged by the rebuild; the old index stays, and the pass below repairs what it can.
+        }
+      }
       await pass(c, () => c.again);
     } while (c.again);
     if (restarts !== null && restarts > checkedRestarts()) markChecked(restarts);

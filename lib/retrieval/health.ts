@@ -8,6 +8,7 @@ import { AppError } from "../http/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
 import { recheckState, type RecheckState } from "../ingest/after-restart";
+import { rebuildState, type RebuildState } from "../vector-store/rebuild";
 import { queryAgent } from "../vector-store/chunks";
 
 export interface Health {
@@ -18,9 +19,10 @@ export interface Health {
   stale_models: string[];
   /**
    * Documents left indexing with no ingest running, vector removals still waiting for Chroma,
-   * and the check of every chunk after Chroma came back from a crash (lib/ingest/after-restart.ts).
+   * the check of every chunk after Chroma came back from a crash (lib/ingest/after-restart.ts)
+   * and the rebuild of the index that precedes it (lib/vector-store/rebuild.ts).
    */
-  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState };
+  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState; rebuild: RebuildState };
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -36,6 +38,7 @@ export function indexBacklog(): Health["index"] {
     stuck_documents: indexingDocumentIds().filter((id) => !active.has(id)).length,
     awaiting_cleanup: pendingCleanups().length,
     recheck: recheckState(),
+    rebuild: rebuildState(),
   };
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
-import { chroma, chunkId, queryDistances, type ChunkMetadata } from "./client";
+import { chroma, chunkId, live, queryDistances, type ChunkMetadata } from "./client";
+import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
 import { unreachableOf } from "../db/unreachable";
 import type { Chunk } from "../ingest/chunking";
@@ -46,16 +47,16 @@ export async function addChunks(
 }
 
 export async function deleteDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<void> {
-  await collection.delete({ where: byDocument(agentId, documentId) });
+  await vectorWrite(() => live(collection).delete({ where: byDocument(agentId, documentId) }));
 }
 
 /** How many vectors of a document the collection holds (ids only; a clean-up's check). */
 export async function countDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<number> {
-  return (await collection.get({ where: byDocument(agentId, documentId), include: [] })).ids.length;
+  return (await live(collection).get({ where: byDocument(agentId, documentId), include: [] })).ids.length;
 }
 
 export async function deleteAgentVectors(collection: Collection, agentId: number): Promise<void> {
-  await collection.delete({ where: byAgent(agentId) });
+  await vectorWrite(() => live(collection).delete({ where: byAgent(agentId) }));
 }
 
 export interface RankedChunk {
@@ -115,7 +116,7 @@ export async function* listVectorOwners(
   pageSize = 2_000,
 ): AsyncGenerator<{ id: string; agent_id: number; document_id: number; chunk_index: number }> {
   for (let offset = 0; ; offset += pageSize) {
-    const res = await collection.get({ include: ["metadatas"], limit: pageSize, offset });
+    const res = await live(collection).get({ include: ["metadatas"], limit: pageSize, offset });
     for (const [i, id] of res.ids.entries()) {
       const m = res.metadatas[i] as unknown as Partial<ChunkMetadata> | null;
       const parsed = parseChunkId(id);
@@ -157,7 +158,7 @@ function storedVectors(res: { ids: string[]; embeddings: number[][]; metadatas: 
 /** Every vector of one agent in a collection, with its embedding and metadata, a page at a time. */
 export async function* listAgentVectors(collection: Collection, agentId: number, pageSize = 500): AsyncGenerator<StoredVector[]> {
   for (let offset = 0; ; offset += pageSize) {
-    const res = await collection.get({ where: byAgent(agentId), include: ["embeddings", "metadatas"], limit: pageSize, offset });
+    const res = await live(collection).get({ where: byAgent(agentId), include: ["embeddings", "metadatas"], limit: pageSize, offset });
     if (res.ids.length > 0) yield storedVectors(res);
     if (res.ids.length < pageSize) return;
   }
@@ -171,7 +172,7 @@ export async function* listAgentVectors(collection: Collection, agentId: number,
  */
 export async function agentVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
   if (ids.length === 0) return [];
-  const res = await collection.get({ ids, include: ["embeddings", "metadatas"] });
+  const res = await live(collection).get({ ids, include: ["embeddings", "metadatas"] });
   return storedVectors(res).filter((v) => v.metadata.agent_id === agentId);
 }
 
@@ -202,7 +203,7 @@ export async function nearestIds(
   queryEmbeddings: number[][],
   nResults: number,
 ): Promise<{ ids: string[]; distances: (number | null)[] }[]> {
-  const res = await collection.query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+  const res = await live(collection).query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
   return res.ids.map((ids, q) => ({ ids, distances: res.distances[q] ?? [] }));
 }
 
@@ -214,8 +215,11 @@ export async function nearestIds(
 export async function readdVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
   const found = await agentVectors(collection, agentId, ids);
   if (found.length === 0) return [];
-  await collection.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
-  await collection.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });
+  await vectorWrite(async () => {
+    const c = live(collection);
+    await c.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
+    await c.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });
+  });
   return found;
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { ChromaClient, ChromaConnectionError, ChromaServerError, type Collection, type Metadata, type Where } from "chromadb";
 import { chromaFetch, ChromaNotServingError } from "./fetch";
+import { vectorWrite } from "./write-gate";
 import { env } from "../env.mjs";
 import { AppError, unavailable } from "../http/errors";
 import type { Embedder } from "../embeddings";
@@ -45,7 +46,29 @@ const holder = globalThis as unknown as {
   __kbChroma?: ChromaClient;
   __kbChromaFetch?: typeof fetch;
   __kbCollections?: Map<string, Promise<Collection>>;
+  __kbReplaced?: Map<string, Collection>;
 };
+
+/**
+ * The collection that holds a collection's vectors now: itself, or the one a rebuild of the
+ * index put in its place (lib/vector-store/rebuild.ts). Work that started with the old one
+ * (an ingest, a search) goes on with the new one.
+ */
+export function live(collection: Collection): Collection {
+  let c = collection;
+  for (let hops = 0; hops < 16; hops++) {
+    const next = holder.__kbReplaced?.get(c.id);
+    if (!next) break;
+    c = next;
+  }
+  return c;
+}
+
+/** After a rebuild: `fresh` took the name (and the app's cached handle) of `old`. */
+export function replaceCollection(old: Collection, fresh: Collection, model: string): void {
+  (holder.__kbReplaced ??= new Map()).set(old.id, fresh);
+  (holder.__kbCollections ??= new Map()).set(`${chromaUrl()}|${model}`, Promise.resolve(fresh));
+}
 
 export function chroma(): ChromaClient {
   if (!holder.__kbChroma) {
@@ -66,7 +89,8 @@ export function chroma(): ChromaClient {
 
 /** The REST address of a collection operation, on the same origin the client talks to (it ignores any path in CHROMA_URL). */
 function recordsUrl(collection: Collection, op: "add" | "query"): URL {
-  const path = [collection.tenant, collection.database, collection.id].map(encodeURIComponent);
+  const c = live(collection);
+  const path = [c.tenant, c.database, c.id].map(encodeURIComponent);
   return new URL(`/api/v2/tenants/${path[0]}/databases/${path[1]}/collections/${path[2]}/${op}`, new URL(chromaUrl()).origin);
 }
 
@@ -107,6 +131,11 @@ export function packVector(v: ArrayLike<number>): string {
  * Buffer does it. Servers without base64 support get plain float lists, as from the client.
  */
 export async function addRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
+  await vectorWrite(() => addRecordsNow(collection, records));
+}
+
+/** addRecords past the write gate: for the rebuild, which holds it closed while it copies. */
+export async function addRecordsNow(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
   const base64 = await chroma().supportsBase64Encoding();
   await postJson(recordsUrl(collection, "add"), {
     ids: records.ids,
@@ -166,10 +195,44 @@ export function collectionName(model: string, dimension: number): string {
   return `${env().CHROMA_COLLECTION_PREFIX}-${slug}-${dimension}`.slice(0, 200);
 }
 
+/** Names a rebuild of the index uses beside a collection's own: the copy, and the original once replaced. */
+export const REBUILD_SUFFIX = ".rebuild";
+export const RETIRED_SUFFIX = ".old";
+const rebuildName = (n: string) => n.endsWith(REBUILD_SUFFIX) || n.endsWith(RETIRED_SUFFIX);
+
+async function listAllCollections(): Promise<Collection[]> {
+  const all: Collection[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await chroma().listCollections({ limit: 100, offset });
+    all.push(...page);
+    if (page.length < 100) break;
+  }
+  return all;
+}
+
+/**
+ * What a rebuild that stopped half-way (the app or Chroma went away) left behind: the original
+ * gets its name back if it had already given it up, a partial copy is dropped, and a replaced
+ * original is dropped. Not while this process rebuilds.
+ */
+async function settleRebuild(name: string): Promise<void> {
+  if ((globalThis as { __kbRebuilding?: boolean }).__kbRebuilding) return;
+  const names = new Set((await listAllCollections()).map((c) => c.name));
+  if (!names.has(name) && names.has(name + RETIRED_SUFFIX)) {
+    await (await chroma().getCollection({ name: name + RETIRED_SUFFIX })).modify({ name });
+    names.add(name);
+    names.delete(name + RETIRED_SUFFIX);
+    console.log(`[kb-inspector] an index rebuild had stopped half-way: collection ${name} is back in use`);
+  }
+  if (names.has(name + REBUILD_SUFFIX)) await chroma().deleteCollection({ name: name + REBUILD_SUFFIX });
+  if (names.has(name) && names.has(name + RETIRED_SUFFIX)) await chroma().deleteCollection({ name: name + RETIRED_SUFFIX });
+}
+
 async function openCollection(e: Embedder): Promise<Collection> {
   // A model on a compatible server may learn its dimension from a first call.
   if ("init" in e && typeof e.init === "function") await e.init();
   const name = collectionName(e.model, e.dimension);
+  await settleRebuild(name);
   const collection = await chroma().getOrCreateCollection({
     name,
     embeddingFunction: null,
@@ -204,11 +267,6 @@ export function collectionFor(e: Embedder): Promise<Collection> {
 /** All collections this app owns (every embedding model it has used). */
 export async function ownCollections(): Promise<Collection[]> {
   const prefix = `${env().CHROMA_COLLECTION_PREFIX}-`;
-  const all: Collection[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = await chroma().listCollections({ limit: 100, offset });
-    all.push(...page);
-    if (page.length < 100) break;
-  }
-  return all.filter((c) => c.name.startsWith(prefix));
+  // A rebuild's copy and the original it replaced are not the app's index (the copy becomes it).
+  return (await listAllCollections()).filter((c) => c.name.startsWith(prefix) && !rebuildName(c.name)).map(live);
 }
