@@ -203,3 +203,36 @@ test("shows the server's message when the vector store is down, and audits again
   await expect(status).toContainText(/Checked \d+ documents? and \d+ vectors?: /, { timeout: 30_000 });
   await expect(status).not.toContainText("Could not run the audit");
 });
+
+test("rebuilds the vector index after a confirmation: a new collection, the same answers", async ({ page, agent }) => {
+  const doc = (await uploadThroughApi(page, agent.id, { "shipping.md": ARTICLES["shipping.md"] }))[0];
+  const model = (await documentsOf(page, agent.id))[0].embedding_model;
+  const chroma = specChroma();
+  const before = await appCollection(chroma, model);
+  const answer = async () =>
+    (await search(page, agent.id, "how long does shipping take")).map((r) => [r.document_id, r.chunk_index, (r as { score?: number }).score?.toFixed(4)]);
+  const answered = await answer();
+  expect(answered.some(([id]) => id === doc.document_id)).toBe(true);
+
+  await page.goto("/audit");
+  const progress = page.getByTestId("rebuild-status");
+  // Cancelling changes nothing.
+  await page.getByRole("button", { name: "Rebuild index…" }).click();
+  const confirm = page.getByRole("group", { name: "Confirm the rebuild" });
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toBeHidden();
+  expect((await appCollection(chroma, model)).id).toBe(before.id);
+
+  await page.getByRole("button", { name: "Rebuild index…" }).click();
+  await confirm.getByRole("button", { name: "Confirm rebuild" }).click();
+  await expect(progress).toContainText(/Rebuilt the index: [\d,]+ vectors copied in [\d.]+ s\./, { timeout: 60_000 });
+  await page.screenshot({ path: "e2e/screenshots/audit-rebuilt.png", fullPage: true });
+  const after = await appCollection(chroma, model);
+  expect(after.id).not.toBe(before.id);
+  expect(after.name).toBe(before.name);
+  expect(await answer()).toEqual(answered);
+  // The audit finds the new index consistent, and uploads work against it.
+  await expect(page.getByRole("status")).toContainText(CONSISTENT);
+  const next = (await uploadThroughApi(page, agent.id, { "returns.txt": ARTICLES["returns.txt"] }))[0];
+  expect(await vectorIds(chroma, after, { document_id: next.document_id })).toHaveLength(next.chunk_count);
+});

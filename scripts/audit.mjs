@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm run audit [-- --repair] [--reachability] [--url http://localhost:3000] [--json]`
+// `npm run audit [-- --repair] [--reachability] [--rebuild] [--url http://localhost:3000] [--json]`
 // Compares the running app's SQLite with its Chroma and prints what does not match; with
 // --repair, fixes what it can first; with --reachability, also queries every chunk with its own
-// vector to find chunks the index cannot return (slow: 5.5 s at 3,000 chunks, 43 s at 10,000). Exit 0: consistent; 1: problems left; 2: the app does
+// vector to find chunks the index cannot return (slow: 5.5 s at 3,000 chunks, 43 s at 10,000);
+// with --rebuild, first rebuilds the vector index (every vector copied into a new collection,
+// uploads waiting meanwhile). Exit 0: consistent; 1: problems left; 2: the app does
 // not answer or refused. With ADMIN_PASSWORD set, pass a token in KB_TOKEN.
 import { parseArgs } from "node:util";
 
@@ -10,6 +12,7 @@ const { values } = parseArgs({
   options: {
     repair: { type: "boolean", default: false },
     reachability: { type: "boolean", default: false },
+    rebuild: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
   },
@@ -39,6 +42,10 @@ const list = (title, rows, line) => {
   if (rows.length > 20) console.log(`  ... and ${rows.length - 20} more`);
 };
 
+if (values.rebuild) {
+  const { rebuild } = await call("POST", "/api/audit/rebuild");
+  if (!values.json) console.log(`rebuilt the vector index: ${rebuild.last_vectors} vectors copied in ${rebuild.last_seconds} s`);
+}
 let report;
 if (values.repair) {
   const repaired = await call("POST", `/api/audit/repair${values.reachability ? "?reachability=1" : ""}`);

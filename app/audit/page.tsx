@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { listAgents } from "@/lib/db/agents";
 import { currentIdentity } from "@/lib/auth";
 import { AuditPanel } from "@/components/audit/audit-panel";
+import { RebuildIndex } from "@/components/audit/rebuild-index";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Index health · KB Inspector" };
@@ -20,6 +21,7 @@ export default async function AuditPage() {
         </p>
       </div>
       <AuditPanel agents={agents} canRepair={canRepair} />
+      <RebuildIndex canRebuild={canRepair} />
     </div>
   );
 }

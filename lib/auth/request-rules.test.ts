@@ -87,6 +87,8 @@ describe("roles", () => {
     expect(requiredRole("POST", "/api/agents/3/documents", false)).toBe("editor");
     expect(requiredRole("POST", "/api/agents/3/documents/preview", false)).toBe("editor");
     expect(requiredRole("POST", "/api/agents/3/pairs", false)).toBe("editor");
+    expect(requiredRole("POST", "/api/audit/repair", false)).toBe("editor");
+    expect(requiredRole("POST", "/api/audit/rebuild", false)).toBe("editor");
     expect(requiredRole("PATCH", "/api/agents/3", false)).toBe("editor");
     expect(requiredRole("DELETE", "/api/agents/3/evals", false)).toBe("editor");
     expect(requiredRole("PUT", "/api/agents/3/documents/search", false)).toBe("editor");

@@ -1,0 +1,93 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { Health } from "@/lib/retrieval/health";
+import type { RebuildState } from "@/lib/vector-store/rebuild";
+import { apiFetch, postJson } from "@/lib/http/client-fetch";
+import { queryKeys } from "@/lib/http/query-keys";
+
+const button = "rounded px-4 py-2 text-sm font-medium disabled:opacity-60";
+
+/**
+ * Rebuilds the vector index on request: every vector copied into a new collection that takes the
+ * old one's place. Its progress comes from /api/health while the request runs.
+ */
+export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const rebuild = useMutation({
+    mutationFn: () => postJson<{ rebuild: RebuildState }>("/api/audit/rebuild", {}),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.audit }),
+  });
+  const progress = useQuery({
+    queryKey: ["rebuild-progress"],
+    queryFn: () => apiFetch<Health>("/api/health").then((h) => h.index.rebuild),
+    enabled: rebuild.isPending,
+    refetchInterval: 1_000,
+  });
+  const running = rebuild.isPending ? progress.data : undefined;
+  const done = rebuild.data?.rebuild;
+
+  return (
+    <section aria-labelledby="rebuild-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+      <h2 id="rebuild-heading" className="font-semibold">
+        Rebuild the vector index
+      </h2>
+      <p className="text-sm text-slate-600">
+        Copies every vector into a new index built from scratch, which then takes the old one&apos;s place. Chroma&apos;s index keeps
+        every vector ever removed, and after Chroma was killed it may lead searches past some chunks; a rebuild starts clean. The app
+        does this by itself after Chroma restarts from a crash. Searches keep working meanwhile; uploads and removals wait until it is
+        done (about 13 s per 10,000 vectors on two cores).
+      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <button
+          type="button"
+          className={`${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          disabled={!canRebuild || rebuild.isPending || confirming}
+          onClick={() => {
+            rebuild.reset();
+            setConfirming(true);
+          }}
+        >
+          {rebuild.isPending ? "Rebuilding…" : "Rebuild index…"}
+        </button>
+        {!canRebuild && <p className="text-sm text-slate-600">Rebuilding needs the editor role.</p>}
+      </div>
+      {confirming && (
+        <div role="group" aria-label="Confirm the rebuild" className="flex flex-wrap items-center gap-3 text-sm">
+          <span>Rebuild the index now? Uploads wait until it is done.</span>
+          <button
+            type="button"
+            autoFocus
+            className={`${button} bg-blue-700 text-white hover:bg-blue-800`}
+            onClick={() => {
+              setConfirming(false);
+              rebuild.mutate();
+            }}
+          >
+            Confirm rebuild
+          </button>
+          <button type="button" className={`${button} border border-slate-300 bg-white text-slate-800`} onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {/* A live region but not a second role=status: the audit's status above is the page's one. */}
+      <div aria-live="polite" data-testid="rebuild-status" className="text-sm">
+        {rebuild.isPending && (
+          <p>
+            Rebuilding the index
+            {running?.state === "running" ? `: ${running.copied.toLocaleString("en")} of ${running.total.toLocaleString("en")} vectors copied` : ""}…
+          </p>
+        )}
+        {rebuild.error && <p className="text-red-700">The rebuild stopped: {rebuild.error.message} The old index is still in use.</p>}
+        {done && (
+          <p className="text-green-800">
+            Rebuilt the index: {(done.last_vectors ?? 0).toLocaleString("en")} vectors copied in {done.last_seconds} s.
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}
