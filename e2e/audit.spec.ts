@@ -231,6 +231,10 @@ test("rebuilds the vector index after a confirmation: a new collection, the same
   expect(after.id).not.toBe(before.id);
   expect(after.name).toBe(before.name);
   expect(await answer()).toEqual(answered);
+  // The index check then runs over every chunk of the new graph.
+  await expect
+    .poll(async () => (await (await page.request.get("/api/health")).json()).index?.recheck, { timeout: 60_000 })
+    .toMatchObject({ state: "idle", reason: "the index was rebuilt", still_unreachable: 0 });
   // The audit finds the new index consistent, and uploads work against it.
   await expect(page.getByRole("status")).toContainText(CONSISTENT);
   const next = (await uploadThroughApi(page, agent.id, { "returns.txt": ARTICLES["returns.txt"] }))[0];

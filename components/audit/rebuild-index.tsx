@@ -84,7 +84,8 @@ export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
         {rebuild.error && <p className="text-red-700">The rebuild stopped: {rebuild.error.message} The old index is still in use.</p>}
         {done && (
           <p className="text-green-800">
-            Rebuilt the index: {(done.last_vectors ?? 0).toLocaleString("en")} vectors copied in {done.last_seconds} s.
+            Rebuilt the index: {(done.last_vectors ?? 0).toLocaleString("en")} vectors copied in {done.last_seconds} s. The index check
+            now queries every chunk with its own vector (progress in the banner).
           </p>
         )}
       </div>

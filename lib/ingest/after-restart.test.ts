@@ -64,8 +64,9 @@ describe("the index check after Chroma restarts", () => {
       const [hits] = await queryAgentWithLost(collection, owner(k.document_id), [before.get(k.id)!], 10);
       expect(hits.map((h) => chunkId(h.document_id, h.chunk_index))).toContain(k.id);
       expect(hits.find((h) => chunkId(h.document_id, h.chunk_index) === k.id)!.score).toBeLessThan(1e-4);
-      // The graph's hits plus the kept chunk, up to k: a graph this sparse can return fewer than k.
-      expect(hits).toHaveLength(Math.min(10, raw.ids.length + 1));
+      // At most k, nearest first (a graph this sparse can return fewer than k, and not always the same).
+      expect(hits.length).toBeLessThanOrEqual(10);
+      expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => x - y));
     }
     clearUnreachable(lostKeys);
 

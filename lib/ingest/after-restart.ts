@@ -85,20 +85,25 @@ export function recheckState(): RecheckState {
   return { ...c.s, unchecked_documents: unchecked, kept_unreachable: unreachableCount() };
 }
 
-/** Asks for a pass (or, while one runs, for another from the newest documents once this batch is done). */
-export function requestRecheck(reason: string): void {
+/**
+ * Asks for a pass (or, while one runs, for another from the newest documents once this batch is
+ * done). After a restart, documents written next are checked too for a while (`follow`); after a
+ * rebuild, which damaged nothing, the one pass is enough.
+ */
+export function requestRecheck(reason: string, { follow = true } = {}): void {
   const c = current();
+  const followingUntil = follow ? new Date(Date.now() + FOLLOW_MS).toISOString() : c.s.following_until;
   if (c.s.state === "running") {
     c.again = true;
     c.through = 0; // from the newest again, over everything
-    c.s = { ...c.s, reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
+    c.s = { ...c.s, reason, following_until: followingUntil };
     return;
   }
   if (c.s.state === "waiting") {
     c.through = 0; // the pass about to start covers everything
     return;
   }
-  c.s = { ...c.s, state: "waiting", reason, following_until: new Date(Date.now() + FOLLOW_MS).toISOString() };
+  c.s = { ...c.s, state: "waiting", reason, following_until: followingUntil };
   c.through = 0;
   c.timer = setTimeout(() => void run(), START_DELAY_MS);
   c.timer.unref();
