@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
 
 // Every test file gets its own SQLite file and its own Chroma collections.
 process.env.CHROMA_URL = inject("chromaUrl");
@@ -18,7 +18,12 @@ if (tenant && database) {
   delete process.env.CHROMA_TENANT;
   delete process.env.CHROMA_DATABASE;
 }
-process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "kb-data-"));
+const dataDir = (process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "kb-data-")));
+// Removed with the file's last test (an open SQLite handle keeps working on the unlinked file);
+// KB_KEEP_TEST_DATA=1 keeps it to look at.
+afterAll(() => {
+  if (process.env.KB_KEEP_TEST_DATA !== "1") fs.rmSync(dataDir, { recursive: true, force: true });
+});
 fs.symlinkSync(inject("sharedCacheDir"), path.join(process.env.DATA_DIR, "cache"));
 process.env.CHROMA_COLLECTION_PREFIX = `t${randomBytes(4).toString("hex")}`;
 process.env.EMBEDDING_PROVIDER = "local";
