@@ -22,7 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000, parallelUploads: 3 };
+  const out = { chunks: 20000, parallelUploads: 3, filesPerRequest: 20 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -34,10 +34,15 @@ function parseArgs(argv) {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1 || v > 16) fail("--parallel-uploads needs a whole number from 1 to 16");
       out.parallelUploads = v;
+    } else if (key === "--files-per-request") {
+      const v = Number(inline ?? argv[++i]);
+      if (!Number.isInteger(v) || v < 1 || v > 50) fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
+      out.filesPerRequest = v;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--parallel-uploads P]");
-      console.log("  --chunks N            chunks to index (default 20000, at least 1000)");
-      console.log("  --parallel-uploads P  upload requests of 20 files the client keeps in flight (default 3)");
+      console.log("usage: npm run bench -- [--chunks N] [--parallel-uploads P] [--files-per-request F]");
+      console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
+      console.log("  --parallel-uploads P   upload requests the client keeps in flight (default 3)");
+      console.log("  --files-per-request F  files in each upload request (default 20; the upload page sends all it is given, up to 50)");
       process.exit(0);
     } else {
       fail(`unknown argument ${a}`);
@@ -55,7 +60,7 @@ const args = parseArgs(process.argv.slice(2));
 const CHUNK_SIZE = 800; // the app's default; uploads send no chunk settings
 const SMALL_AGENT_CHUNKS = 200;
 const LARGE_AGENTS = 3;
-const FILES_PER_REQUEST = 20;
+const FILES_PER_REQUEST = args.filesPerRequest;
 const SEARCHES = 200;
 const INSPECTS = 50;
 const PAIRS = 1000;
@@ -615,6 +620,7 @@ async function main() {
   const figures = [
     ["chunks", indexed],
     ["ingest_parallel_uploads", args.parallelUploads],
+    ["ingest_files_per_request", FILES_PER_REQUEST],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
     ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],
