@@ -235,8 +235,18 @@ test("rebuilds the vector index after a confirmation: a new collection, the same
   await expect
     .poll(async () => (await (await page.request.get("/api/health")).json()).index?.recheck, { timeout: 60_000 })
     .toMatchObject({ state: "idle", reason: "the index was rebuilt", still_unreachable: 0 });
+  // Through the API the request answers at once (202) and the outcome is in /api/health.
+  const asked = await page.request.post("/api/audit/rebuild");
+  expect(asked.status()).toBe(202);
+  const { rebuild: started } = await asked.json();
+  expect(started).toMatchObject({ state: "running", reason: "asked for on Index health" });
+  await expect
+    .poll(async () => (await (await page.request.get("/api/health")).json()).index.rebuild, { timeout: 60_000 })
+    .toMatchObject({ state: "idle", started_at: started.started_at, last_error: null });
+  expect((await appCollection(chroma, model)).id).not.toBe(after.id);
+  expect(await answer()).toEqual(answered);
   // The audit finds the new index consistent, and uploads work against it.
   await expect(page.getByRole("status")).toContainText(CONSISTENT);
   const next = (await uploadThroughApi(page, agent.id, { "returns.txt": ARTICLES["returns.txt"] }))[0];
-  expect(await vectorIds(chroma, after, { document_id: next.document_id })).toHaveLength(next.chunk_count);
+  expect(await vectorIds(chroma, await appCollection(chroma, model), { document_id: next.document_id })).toHaveLength(next.chunk_count);
 });

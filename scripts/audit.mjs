@@ -20,7 +20,7 @@ const { values } = parseArgs({
 const base = values.url.replace(/\/+$/, "");
 const headers = process.env.KB_TOKEN ? { authorization: `Bearer ${process.env.KB_TOKEN}` } : {};
 
-async function call(method, pathname) {
+async function call(method, pathname, accept = []) {
   let res;
   try {
     res = await fetch(`${base}${pathname}`, { method, headers });
@@ -29,7 +29,7 @@ async function call(method, pathname) {
     process.exit(2);
   }
   const body = await res.json().catch(() => null);
-  if (!res.ok) {
+  if (!res.ok && !accept.includes(res.status)) {
     console.error(`${method} ${pathname} answered ${res.status}: ${body?.error?.message ?? "no details"}`);
     process.exit(2);
   }
@@ -43,8 +43,24 @@ const list = (title, rows, line) => {
 };
 
 if (values.rebuild) {
-  const { rebuild } = await call("POST", "/api/audit/rebuild");
-  if (!values.json) console.log(`rebuilt the vector index: ${rebuild.last_vectors} vectors copied in ${rebuild.last_seconds} s`);
+  // The request starts it; its progress and outcome are in /api/health until it is over.
+  const { rebuild: started } = await call("POST", "/api/audit/rebuild");
+  let state = started;
+  let shown = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    state = (await call("GET", "/api/health", [503])).index.rebuild; // 503: unhealthy, the state is still there
+    if (state.state === "idle" && state.started_at === started.started_at) break;
+    if (!values.json && state.copied !== shown && state.total > 0) {
+      console.log(`rebuilding the vector index: ${state.copied} of ${state.total} vectors copied`);
+      shown = state.copied;
+    }
+  }
+  if (state.last_error) {
+    console.error(`The rebuild stopped: ${state.last_error} The old index is still in use.`);
+    process.exit(2);
+  }
+  if (!values.json) console.log(`rebuilt the vector index: ${state.last_vectors} vectors copied in ${state.last_seconds} s`);
 }
 let report;
 if (values.repair) {

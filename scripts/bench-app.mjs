@@ -596,7 +596,13 @@ async function main() {
 
   // ---- a rebuild of the vector index (every vector copied into a new collection)
   const rebuildStarted = performance.now();
-  const rebuilt = (await http(`${base}/api/audit/rebuild`, json("POST", {}), [200])).rebuild;
+  const startedRebuild = (await http(`${base}/api/audit/rebuild`, json("POST", {}), [202])).rebuild;
+  let rebuilt;
+  do {
+    await new Promise((r) => setTimeout(r, 500));
+    rebuilt = (await http(`${base}/api/health`, {}, [200, 503])).index.rebuild;
+  } while (!(rebuilt.state === "idle" && rebuilt.started_at === startedRebuild.started_at));
+  if (rebuilt.last_error) throw new Error(`the index rebuild stopped: ${rebuilt.last_error}`);
   const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
   log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s`);
 

@@ -85,6 +85,25 @@ describe("rebuilding the vector index", () => {
     for (const [i, r] of after.entries()) expect(r.score).toBeCloseTo(expected[i].score, 5);
   }, 120_000);
 
+  it("runs again right after another, while the collection that one replaced is still kept", async () => {
+    const e = embedder();
+    const agent = newAgent("rebuild twice");
+    const doc = await ingest(agent.id, "parking.md", "Parking permits are renewed every January at reception.", 80, 0);
+    const name = collectionName(e.model, e.dimension);
+    const first = await rebuildIndex(e, "asked for by a test");
+    expect(first.last_error).toBeNull();
+    expect(await names()).toContain(name + RETIRED_SUFFIX);
+    const firstId = (await collectionFor(e)).id;
+    const second = await rebuildIndex(e, "asked for again");
+    expect(second).toMatchObject({ state: "idle", last_error: null });
+    expect(second.last_finished_at).not.toBe(first.last_finished_at);
+    const now = await collectionFor(e);
+    expect(now.id).not.toBe(firstId);
+    expect(now.name).toBe(name);
+    expect((await names()).filter((n) => n.startsWith(name))).toEqual(expect.arrayContaining([name, name + RETIRED_SUFFIX]));
+    expect(await vectorsOf(agent.id, doc.document_id!)).toHaveLength(doc.chunk_count);
+  });
+
   it("stopped half-way, leaves the old index in use at the next start", async () => {
     const e = embedder();
     const agent = newAgent("rebuild stopped");

@@ -32,11 +32,15 @@ export interface RebuildState {
   last_error: string | null;
 }
 
-const holder = globalThis as unknown as { __kbRebuild?: { s: RebuildState; running: Promise<RebuildState> | null }; __kbRebuilding?: boolean };
+const holder = globalThis as unknown as {
+  __kbRebuild?: { s: RebuildState; running: Promise<RebuildState> | null; retire: NodeJS.Timeout | null };
+  __kbRebuilding?: boolean;
+};
 const current = () =>
   (holder.__kbRebuild ??= {
     s: { state: "idle", reason: null, copied: 0, total: 0, started_at: null, last_finished_at: null, last_seconds: null, last_vectors: null, last_error: null },
     running: null,
+    retire: null,
   });
 
 export const rebuildState = (): RebuildState => ({ ...current().s });
@@ -68,6 +72,13 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     await chroma()
       .deleteCollection({ name: name + REBUILD_SUFFIX })
       .catch(() => {}); // a copy left by a rebuild that stopped, if any
+    // The collection a rebuild moments ago replaced, kept for requests on their way to it: this
+    // rebuild needs its name.
+    if (c.retire) clearTimeout(c.retire);
+    c.retire = null;
+    await chroma()
+      .deleteCollection({ name: name + RETIRED_SUFFIX })
+      .catch(() => {});
     resume = await pauseVectorWrites();
     c.s.total = await old.count();
     copy = await chroma().createCollection({
@@ -92,11 +103,12 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     await copy.modify({ name });
     replaceCollection(old, copy, model.model);
     copy = null;
-    const retire = setTimeout(() => {
+    const retire = (c.retire = setTimeout(() => {
+      c.retire = null;
       chroma()
         .deleteCollection({ name: name + RETIRED_SUFFIX })
         .catch((err) => console.error("[kb-inspector] could not remove the replaced collection:", err instanceof Error ? err.message : err));
-    }, RETIRE_AFTER_MS);
+    }, RETIRE_AFTER_MS));
     retire.unref();
     const seconds = (performance.now() - started) / 1000;
     c.s = { ...c.s, state: "idle", last_finished_at: new Date().toISOString(), last_seconds: Number(seconds.toFixed(1)), last_vectors: copied };
