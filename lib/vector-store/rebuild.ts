@@ -1,7 +1,8 @@
 import "server-only";
 import type { Collection, Metadata } from "chromadb";
 import type { Embedder } from "../embeddings";
-import { addRecordsNow, chroma, collectionFor, DISTANCE_SPACE, HNSW, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX } from "./client";
+import { AppError } from "../http/errors";
+import { addRecordsNow, chroma, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX } from "./client";
 import { pauseVectorWrites } from "./write-gate";
 
 /**
@@ -96,7 +97,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
       if (page.ids.length < PAGE) break;
     }
     const copied = await copy.count();
-    if (copied !== c.s.total) throw new Error(`the copy holds ${copied} vectors where the index holds ${c.s.total}`);
+    if (copied !== c.s.total) throw new AppError("internal", `The copy holds ${copied} vectors where the index holds ${c.s.total}.`);
     // The swap: the old collection gives up its name, the copy takes it. Stopped between the
     // two, the next start gives the old one its name back (settleRebuild in client.ts).
     await old.modify({ name: name + RETIRED_SUFFIX });
@@ -116,7 +117,9 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     return { ...c.s };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    c.s = { ...c.s, state: "idle", last_error: message };
+    // Shown on Index health: the app's own words; Chroma's text goes to the server log only.
+    const shown = isVectorStoreUnavailable(err) || err instanceof AppError ? message : "Chroma refused a step of the rebuild; the details are in the server log.";
+    c.s = { ...c.s, state: "idle", last_error: shown };
     console.error(`[kb-inspector] rebuilding the vector index (${reason}) stopped: ${message}`);
     if (copy) {
       const name = copy.name;
