@@ -4,7 +4,8 @@
 // Starts the app on its embedded defaults (local embedder, embedded Chroma) in a temporary
 // DATA_DIR on a free port, indexes a generated corpus of support articles through the upload
 // API, then measures, one side after the other in the same run:
-//   - ingest through the app vs. adding the same number of vectors straight to Chroma;
+//   - ingest through the app vs. adding the same vectors straight to Chroma, the two taking
+//     turns in rounds (a quarter of the corpus each);
 //   - search through the app vs. the same filtered query straight to Chroma, the two alternating;
 //   - the inspector, a recall evaluation of 1,000 pairs, and the peak memory of both processes.
 // Prints one `key: value` line per figure. The app and everything it started are stopped at
@@ -61,6 +62,8 @@ const CHUNK_SIZE = 800; // the app's default; uploads send no chunk settings
 const SMALL_AGENT_CHUNKS = 200;
 const LARGE_AGENTS = 3;
 const FILES_PER_REQUEST = args.filesPerRequest;
+/** The ingest and the raw add take turns this many times (fewer when there are few requests). */
+const INGEST_ROUNDS = 4;
 const SEARCHES = 200;
 const INSPECTS = 50;
 const PAIRS = 1000;
@@ -386,13 +389,17 @@ async function main() {
 
   for (const a of agents) a.id = (await http(`${base}/api/agents`, json("POST", { name: a.name, tools: ["document_search"] }))).id;
 
-  // ---- ingest through the app
-  /** Uploads the agents' articles, their requests interleaved as several teams uploading at once would send them. */
-  const upload = async (list) => {
+  // ---- ingest through the app, in rounds, each followed by the same vectors added straight to Chroma
+  /** The agents' upload requests, interleaved as several teams uploading at once would send them. */
+  const uploadBatches = (list) => {
     const batches = [];
     for (let i = 0; batches.length === 0 || list.some((a) => i < a.articles.length); i += FILES_PER_REQUEST) {
       for (const a of list) if (i < a.articles.length) batches.push({ agent: a, files: a.articles.slice(i, i + FILES_PER_REQUEST) });
     }
+    return batches;
+  };
+  /** Sends the requests with `--parallel-uploads` of them in flight; returns the chunks indexed. */
+  const sendUploads = async (batches) => {
     let indexed = 0;
     let next = 0;
     const worker = async () => {
@@ -414,86 +421,131 @@ async function main() {
     await Promise.all(Array.from({ length: args.parallelUploads }, worker));
     return indexed;
   };
-  const ingestStarted = performance.now();
-  const cpuBefore = cpuNow(dataDir);
-  const indexed = await upload(agents);
-  const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-  const cpuAfter = cpuNow(dataDir);
-  const ingestCpu = { app: cpuAfter.app - cpuBefore.app, chroma: cpuAfter.chroma - cpuBefore.chroma };
-  log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s`);
+  const upload = (list) => sendUploads(uploadBatches(list));
 
-  // ---- the app's collection, straight from Chroma
-  const collections = await http(`${chromaApi}/collections`);
-  const appCollection = collections.find((c) => c.metadata && c.metadata.embedding_dimension != null && String(c.name).startsWith("kb-"));
-  if (!appCollection) throw new Error(`no app collection among ${collections.map((c) => c.name).join(", ")}`);
-  const dim = Number(appCollection.metadata.embedding_dimension);
-  const preflight = await http(`${chromaUrl.replace(/\/$/, "")}/api/v2/pre-flight-checks`);
-  const maxBatch = preflight.max_batch_size;
-  // As the app's Chroma client does: embeddings travel as base64 float32 when the server takes it.
-  const base64 = preflight.supports_base64_encoding === true;
-  log(`collection ${appCollection.name}: ${dim} dimensions; Chroma max batch size ${maxBatch}, base64 embeddings ${base64}`);
-
-  // ---- the same number of vectors added straight to a scratch collection
-  const chunkTexts = [];
-  for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ agent: a.id, doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
-  const encode = (v) => (base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
+  /** The app's collection, straight from Chroma (it exists once the first upload is indexed). */
+  let appSide = null;
+  const appTarget = async () => {
+    if (appSide) return appSide;
+    const collections = await http(`${chromaApi}/collections`);
+    const appCollection = collections.find((c) => c.metadata && c.metadata.embedding_dimension != null && String(c.name).startsWith("kb-"));
+    if (!appCollection) throw new Error(`no app collection among ${collections.map((c) => c.name).join(", ")}`);
+    const dim = Number(appCollection.metadata.embedding_dimension);
+    const preflight = await http(`${chromaUrl.replace(/\/$/, "")}/api/v2/pre-flight-checks`);
+    // As the app's Chroma client does: embeddings travel as base64 float32 when the server takes it.
+    const base64 = preflight.supports_base64_encoding === true;
+    log(`collection ${appCollection.name}: ${dim} dimensions; Chroma max batch size ${preflight.max_batch_size}, base64 embeddings ${base64}`);
+    appSide = { collection: appCollection, dim, maxBatch: preflight.max_batch_size, base64 };
+    return appSide;
+  };
+  const encode = (v) => (appSide.base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
   const filler = "lorem ipsum support article text ".repeat(40);
-  const lens = new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len]));
-  /**
-   * Adds the app's vectors again, with their metadata, to a scratch collection in batches of
-   * Chroma's max batch size (a batch past the server's payload limit, 413, is split in two and sent again,
-   * untimed until accepted). `withText` also stores an 800-character document per vector, as a
-   * client that keeps chunk text in Chroma would; the app keeps it in SQLite.
-   */
-  const rawAdd = async (withText) => {
-    const name = `bench-scratch-${process.pid}-${Date.now()}`;
-    const scratch = await http(
+  let lens = null; // `${document_id}#${chunk_index}` -> chunk length, for the add with text
+  /** A scratch collection with the app's HNSW settings, for the raw adds. */
+  const createScratch = async () => {
+    const { collection, dim } = await appTarget();
+    return http(
       `${chromaApi}/collections`,
-      json("POST", { name, configuration: { hnsw: appCollection.configuration_json?.hnsw ?? { space: "cosine" } }, metadata: { embedding_dimension: dim, distance_space: "cosine" } }),
+      json("POST", {
+        name: `bench-scratch-${process.pid}-${Date.now()}`,
+        configuration: { hnsw: collection.configuration_json?.hnsw ?? { space: "cosine" } },
+        metadata: { embedding_dimension: dim, distance_space: "cosine" },
+      }),
     );
+  };
+  const dropScratch = (scratch) => http(`${chromaApi}/collections/${scratch.name}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));
+  /**
+   * Adds the app's vectors [from, to) again, with their metadata, to a scratch collection in
+   * batches of up to Chroma's max batch size (a batch past the server's payload limit, 413, is
+   * split in two and sent again, untimed until accepted). The vectors are read from the app's
+   * collection in the order it added them (untimed): how hard an add is for the index depends on
+   * the vectors, and clustered text embeddings cost Chroma more than random ones. `withText`
+   * also stores an 800-character document per vector, as a client that keeps chunk text in
+   * Chroma would; the app keeps it in SQLite. Returns the milliseconds spent in add requests.
+   */
+  const rawAddRange = async (scratch, from, to, withText) => {
+    const { collection, maxBatch } = await appTarget();
     let batch = maxBatch;
     let addMs = 0;
-    let added = 0;
-    try {
-      while (added < chunkTexts.length) {
-        // The app's own vectors, in the order it added them, read from its collection (untimed):
-        // how hard an add is for the index depends on the vectors (clustered text embeddings
-        // cost Chroma more than random ones).
-        const slice = await http(
-          `${chromaApi}/collections/${appCollection.id}/get`,
-          json("POST", { limit: batch, offset: added, include: ["embeddings", "metadatas"] }),
-        );
-        if (slice.ids.length === 0) throw new Error(`the app's collection ended after ${added} of ${chunkTexts.length} vectors`);
-        // The body is built before the clock starts: this measures Chroma's add, not our JSON.
-        const body = JSON.stringify({
-          ids: slice.ids.map((_, j) => `raw${added + j}`),
-          embeddings: slice.embeddings.map(encode),
-          metadatas: slice.metadatas,
-          ...(withText ? { documents: slice.metadatas.map((m) => filler.slice(0, lens.get(`${m.document_id}#${m.chunk_index}`) ?? CHUNK_SIZE)) } : {}),
-        });
-        const t0 = performance.now();
-        const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
-        const text = await res.text();
-        const took = performance.now() - t0;
-        if (res.status === 413 && batch > 1) {
-          batch = Math.ceil(batch / 2);
-          log(`raw add: ${slice.ids.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
-          continue;
-        }
-        if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);
-        addMs += took;
-        added += slice.ids.length;
+    let added = from;
+    while (added < to) {
+      const slice = await http(
+        `${chromaApi}/collections/${collection.id}/get`,
+        json("POST", { limit: Math.min(batch, to - added), offset: added, include: ["embeddings", "metadatas"] }),
+      );
+      if (slice.ids.length === 0) throw new Error(`the app's collection ended after ${added} of ${to} vectors`);
+      // The body is built before the clock starts: this measures Chroma's add, not our JSON.
+      const body = JSON.stringify({
+        ids: slice.ids.map((_, j) => `raw${added + j}`),
+        embeddings: slice.embeddings.map(encode),
+        metadatas: slice.metadatas,
+        ...(withText ? { documents: slice.metadatas.map((m) => filler.slice(0, lens.get(`${m.document_id}#${m.chunk_index}`) ?? CHUNK_SIZE)) } : {}),
+      });
+      const t0 = performance.now();
+      const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      const text = await res.text();
+      const took = performance.now() - t0;
+      if (res.status === 413 && batch > 1) {
+        batch = Math.ceil(batch / 2);
+        log(`raw add: ${slice.ids.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
+        continue;
       }
-    } finally {
-      await http(`${chromaApi}/collections/${name}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));
+      if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);
+      addMs += took;
+      added += slice.ids.length;
     }
-    log(`raw add${withText ? " with text" : ""}: ${chunkTexts.length} vectors in batches of ${batch} in ${(addMs / 1000).toFixed(1)} s`);
-    return chunkTexts.length / (addMs / 1000);
+    return addMs;
   };
-  const rawCpuBefore = cpuNow(dataDir).chroma;
-  const rawAddPerS = await rawAdd(false);
-  const rawAddChromaCpu = cpuNow(dataDir).chroma - rawCpuBefore;
-  const rawAddWithTextPerS = await rawAdd(true);
+
+  // The app's ingest and the raw add take turns, round by round, so that a slower or faster
+  // spell of a shared machine weighs on both sides alike; the scratch collection grows round by
+  // round as the app's does. Each round's raw add sends the vectors the app added in that round.
+  const allBatches = uploadBatches(agents);
+  const rounds = Math.max(1, Math.min(INGEST_ROUNDS, Math.floor(allBatches.length / args.parallelUploads)));
+  let scratch = null; // created after the first round: it copies the app collection's settings
+  let indexed = 0;
+  let ingestMs = 0;
+  let rawMs = 0;
+  const ingestCpu = { app: 0, chroma: 0 };
+  let rawAddChromaCpu = 0;
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const part = allBatches.slice(Math.floor((r * allBatches.length) / rounds), Math.floor(((r + 1) * allBatches.length) / rounds));
+      const cpu0 = cpuNow(dataDir);
+      const t0 = performance.now();
+      const before = indexed;
+      indexed += await sendUploads(part);
+      const roundMs = performance.now() - t0;
+      ingestMs += roundMs;
+      const cpu1 = cpuNow(dataDir);
+      ingestCpu.app += cpu1.app - cpu0.app;
+      ingestCpu.chroma += cpu1.chroma - cpu0.chroma;
+      scratch ??= await createScratch();
+      const roundRawMs = await rawAddRange(scratch, before, indexed, false);
+      rawMs += roundRawMs;
+      rawAddChromaCpu += cpuNow(dataDir).chroma - cpu1.chroma;
+      log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${((indexed - before) / (roundMs / 1000)).toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s`);
+    }
+  } finally {
+    if (scratch) await dropScratch(scratch);
+  }
+  const ingestSeconds = ingestMs / 1000;
+  const rawAddPerS = indexed / (rawMs / 1000);
+  log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s; raw add of the same vectors ${(rawMs / 1000).toFixed(1)} s`);
+
+  // The same vectors once more, each with an 800-character text, in one pass.
+  const chunkTexts = [];
+  for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
+  lens = new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len]));
+  const textScratch = await createScratch();
+  let textMs;
+  try {
+    textMs = await rawAddRange(textScratch, 0, indexed, true);
+  } finally {
+    await dropScratch(textScratch);
+  }
+  const rawAddWithTextPerS = indexed / (textMs / 1000);
+  log(`raw add with text: ${indexed} vectors in ${(textMs / 1000).toFixed(1)} s`);
 
   // ---- search through the app vs. the same filtered query straight to Chroma
   const large = agents.filter((a) => !a.small);
@@ -518,7 +570,7 @@ async function main() {
   const nearVectors = new Map();
   for (const a of agents) {
     const got = await http(
-      `${chromaApi}/collections/${appCollection.id}/get`,
+      `${chromaApi}/collections/${appSide.collection.id}/get`,
       json("POST", { where: { agent_id: a.id }, include: ["embeddings"], limit: 50, offset: 0 }),
     );
     nearVectors.set(a.id, got.embeddings);
@@ -530,7 +582,7 @@ async function main() {
       // What the app asks Chroma for: ids and distances (the text of the hits comes from SQLite).
       const body = JSON.stringify({ query_embeddings: [pick(nearVectors.get(a.id), qrand)], n_results: TOP_K, where: { agent_id: a.id }, include: ["distances"] });
       const t0 = performance.now();
-      await http(`${chromaApi}/collections/${appCollection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
       out.push(performance.now() - t0);
     }
     return out;
@@ -627,6 +679,7 @@ async function main() {
     ["chunks", indexed],
     ["ingest_parallel_uploads", args.parallelUploads],
     ["ingest_files_per_request", FILES_PER_REQUEST],
+    ["ingest_rounds", rounds],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
     ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],

@@ -339,3 +339,61 @@ export function db(): Database.Database {
 export function now(): string {
   return new Date().toISOString();
 }
+
+interface Grouped {
+  work: () => unknown;
+  last?: (value: unknown) => void;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+const groupHolder = globalThis as unknown as { __kbGroupedWrites?: Grouped[] };
+
+/**
+ * Runs `work` in a transaction shared with the other writes asked for in the same turn of the
+ * event loop (group commit): the documents of an upload are inserted, and those whose vectors
+ * one Chroma add carried are made ready, together. A commit costs about as much as the rows of
+ * a small document. Each piece of work still commits all or nothing, in a savepoint of its
+ * own: one that throws is rolled back and rejects alone.
+ *
+ * `last` runs after every piece of work of the group, outside the savepoints but in the same
+ * transaction, with its work's result: keyword-index (FTS5) writes go there, because FTS5
+ * writes out its pending rows as a new segment at every savepoint, and a segment per document
+ * is what made commits expensive. If a `last` throws, the whole group is rolled back and every
+ * piece rejects.
+ */
+export function groupedWrite<T>(work: () => T, last?: (value: T) => void): Promise<T> {
+  const pending = (groupHolder.__kbGroupedWrites ??= []);
+  return new Promise<T>((resolve, reject) => {
+    pending.push({ work, last: last as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
+    if (pending.length === 1) setImmediate(flushGroupedWrites);
+  });
+}
+
+function flushGroupedWrites(): void {
+  const batch = (groupHolder.__kbGroupedWrites ??= []).splice(0);
+  const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+  try {
+    db().transaction(() => {
+      for (const g of batch) {
+        try {
+          outcomes.push({ ok: true, value: db().transaction(g.work)() });
+        } catch (err) {
+          outcomes.push({ ok: false, err });
+        }
+      }
+      batch.forEach((g, i) => {
+        const o = outcomes[i];
+        if (o.ok && g.last) g.last(o.value);
+      });
+    })();
+  } catch (err) {
+    // The group was rolled back: none of it was written.
+    for (const g of batch) g.reject(err);
+    return;
+  }
+  batch.forEach((g, i) => {
+    const o = outcomes[i];
+    if (o.ok) g.resolve(o.value);
+    else g.reject(o.err);
+  });
+}

@@ -1,5 +1,5 @@
 import "server-only";
-import { db, now } from "./client";
+import { db, groupedWrite, now } from "./client";
 import { notFound } from "../http/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
@@ -90,22 +90,40 @@ export const insertDocument = (
  * vectors for removal. Null when the row is gone (deleted while it was indexing).
  */
 export const commitReady = (agentId: number, id: number, filename: string, chunkCount: number) =>
-  db().transaction((): { retired: DocumentWithText[] } | null => {
-    const { changes } = db()
-      .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")
-      .run(chunkCount, now(), id);
-    if (changes !== 1) return null;
-    indexDocumentChunks(db(), agentId, id);
-    const retired = db()
-      .prepare("SELECT * FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
-      .all(agentId, filename, id) as DocumentWithText[];
-    for (const old of retired) {
-      unindexDocument(db(), agentId, old.id);
-      db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);
-      if (old.status === "ready") enqueueCleanup(agentId, old.id, old.chunk_count, "replaced by a newer version");
-    }
-    return { retired };
+  db().transaction(() => {
+    const done = markReady(agentId, id, filename, chunkCount);
+    if (done) indexDocumentChunks(db(), agentId, id);
+    return done;
   })();
+
+/**
+ * `commitReady` in a transaction shared with the other documents made ready in the same turn of
+ * the event loop (see groupedWrite): the keyword index gets all their chunks in one write.
+ */
+export const commitReadyGrouped = (agentId: number, id: number, filename: string, chunkCount: number) =>
+  groupedWrite(
+    () => markReady(agentId, id, filename, chunkCount),
+    (done) => {
+      if (done) indexDocumentChunks(db(), agentId, id);
+    },
+  );
+
+/** commitReady without the keyword index; run inside a transaction. */
+function markReady(agentId: number, id: number, filename: string, chunkCount: number): { retired: DocumentWithText[] } | null {
+  const { changes } = db()
+    .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")
+    .run(chunkCount, now(), id);
+  if (changes !== 1) return null;
+  const retired = db()
+    .prepare("SELECT * FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
+    .all(agentId, filename, id) as DocumentWithText[];
+  for (const old of retired) {
+    unindexDocument(db(), agentId, old.id);
+    db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);
+    if (old.status === "ready") enqueueCleanup(agentId, old.id, old.chunk_count, "replaced by a newer version");
+  }
+  return { retired };
+}
 
 /**
  * Marks a document failed and queues whatever vectors it wrote for removal, in one transaction.

@@ -5,13 +5,14 @@ import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client"
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
-import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
+import { commitReadyGrouped, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
 import { env } from "../env.mjs";
 import { AppError } from "../http/errors";
 import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
+import { groupedWrite } from "../db/client";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeFilename } from "../validations/filename";
 import { plural } from "../format/plural";
@@ -132,23 +133,28 @@ async function indexDocument(
     return { ...base, outcome: "rejected", status: "rejected", code: "too_many_chunks", message };
   }
   const model = embedder();
-  const documentId = insertDocument(
-    {
-      agent_id: agentId,
-      filename,
-      type: source.type,
-      sha256: source.sha256,
-      bytes: source.bytes,
-      chunk_size: settings.chunkSize,
-      chunk_overlap: settings.chunkOverlap,
-      chunk_strategy: strategy,
-      text: source.text,
-      embedding_model: model.model,
-    },
-    chunks,
-  );
-
-  activeIngests().add(documentId);
+  // Group commits: the documents of an upload are inserted, and those of one Chroma add made
+  // ready, in shared SQLite transactions. The row counts as an ingest in progress (not a stuck
+  // one) from the moment it exists.
+  const documentId = await groupedWrite(() => {
+    const id = insertDocument(
+      {
+        agent_id: agentId,
+        filename,
+        type: source.type,
+        sha256: source.sha256,
+        bytes: source.bytes,
+        chunk_size: settings.chunkSize,
+        chunk_overlap: settings.chunkOverlap,
+        chunk_strategy: strategy,
+        text: source.text,
+        embedding_model: model.model,
+      },
+      chunks,
+    );
+    activeIngests().add(id);
+    return id;
+  });
   try {
     await writeChunks({ collection: await collectionFor(model), model }, { agentId, documentId }, chunks, onProgress);
   } catch (err) {
@@ -162,7 +168,7 @@ async function indexDocument(
     activeIngests().delete(documentId);
   }
 
-  const committed = commitReady(agentId, documentId, filename, chunks.length);
+  const committed = await commitReadyGrouped(agentId, documentId, filename, chunks.length);
   if (!committed) {
     // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
     enqueueCleanup(agentId, documentId, chunks.length, "deleted while indexing");
