@@ -9,7 +9,7 @@ import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
 import { recheckState, type RecheckState } from "../ingest/after-restart";
 import { rebuildState, type RebuildState } from "../vector-store/rebuild";
-import { queryAgent } from "../vector-store/chunks";
+import { probeQuery } from "../vector-store/chunks";
 
 export interface Health {
   ok: boolean;
@@ -70,7 +70,7 @@ export async function checkHealth(): Promise<Health> {
     health.embedder.ok = true;
     health.stale_models = embeddingModelsInUse().filter((m) => m !== e.model);
     // An agent id no agent has: the probe exercises the filtered query and returns nothing.
-    if (health.chroma.ok) await probe(async () => queryAgent(await collectionFor(e), -1, [vector], 1));
+    if (health.chroma.ok) await probe(async () => probeQuery(await collectionFor(e), vector));
   } catch (err) {
     if (health.embedder.ok) {
       health.chroma.ok = false;

@@ -109,4 +109,19 @@ describe("adds while searches come in", () => {
     expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(450);
     expect(await vectorsOf(agent.id, 700_002)).toHaveLength(450);
   });
+
+  it("do not give way to the health check's probe: a monitor polling /api/health is not someone searching", async () => {
+    const { checkHealth } = await import("../retrieval/health");
+    const agent = newAgent("health probe");
+    const e = embedder();
+    const collection = await collectionFor(e);
+    const chunks = Array.from({ length: 200 }, (_, index) => ({ index }));
+    const vectors = await e.embed(chunks.map((c) => `chunk ${c.index} about invoices`));
+    // Past the last search of the test before (searches count for 2 s).
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect((await checkHealth()).ok).toBe(true);
+    const adds = countAdds(collection);
+    await addChunks(collection, { agentId: agent.id, documentId: 700_003 }, chunks, vectors).finally(adds.restore);
+    expect(adds.calls).toEqual([200]);
+  });
 });

@@ -107,6 +107,14 @@ export async function queryAgent(collection: Collection, agentId: number, queryE
 }
 
 /**
+ * One filtered query that nobody waits for as a search (the health check's probe): it does not
+ * count as a search, so a monitor polling /api/health does not make uploads give way.
+ */
+export async function probeQuery(collection: Collection, queryEmbedding: number[]): Promise<void> {
+  await queryDistances(collection, { queryEmbeddings: [queryEmbedding], nResults: 1, where: byAgent(-1) });
+}
+
+/**
  * Every vector in a collection with the agent and document it belongs to, page by page: the
  * audit's view of what Chroma holds. The one read without an agent filter, since it looks for
  * vectors that no agent accounts for; it returns ids and owners, never chunk text.
