@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as evals from "@/app/api/agents/[id]/evals/route";
+import * as evalRun from "@/app/api/agents/[id]/evals/[runId]/route";
 import * as pairsApi from "@/app/api/agents/[id]/pairs/route";
 import { collectionFor } from "../vector-store/client";
 import { embedder } from "../embeddings/configured";
@@ -7,7 +8,7 @@ import { removeDocument } from "../ingest/remove";
 import { embedForAgent } from "../retrieval/retrieve";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
-import { EVAL_BATCH } from "./run";
+import { EVAL_BATCH, EVAL_CONCURRENCY } from "./run";
 
 // Long enough to be cut into several chunks at 160/20, so a document's chunks rank apart.
 const GUIDE = [
@@ -121,6 +122,44 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
 
     const listed = await call(evals.GET, { method: "GET", params: { id: String(agentId) } });
     expect(listed.body.runs.at(-1)).toMatchObject({ run_id: run.run_id, status: "done", recall_at_k: run.recall_at_k });
+  });
+});
+
+describe("a run of several batches", () => {
+  it("keeps two batches' Chroma queries in flight at once, and ranks every pair as the run before (checked against an independent ranking)", async () => {
+    const before = (await call(evals.GET, { method: "GET", params: { id: String(agentId) } })).body.runs.at(-1);
+    expect(before.n_pairs).toBeGreaterThan(EVAL_BATCH); // the test before imported them
+    let inFlight = 0;
+    let most = 0;
+    const original = globalThis.fetch;
+    globalThis.fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.endsWith("/query")) return original(input, init);
+      most = Math.max(most, ++inFlight);
+      try {
+        // Held a little, so that a second batch's query, if it is sent meanwhile, overlaps it.
+        await new Promise((r) => setTimeout(r, 100));
+        return await original(input, init);
+      } finally {
+        inFlight--;
+      }
+    };
+    let run;
+    try {
+      run = (await call(evals.POST, { json: { k: 3 }, params: { id: String(agentId) } })).body;
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(most).toBe(EVAL_CONCURRENCY);
+    expect(run).toMatchObject({ status: "done", n_pairs: before.n_pairs, done_pairs: before.n_pairs });
+    // Pairs are saved in another order, so sums differ in the last bits.
+    for (const [k, recall] of Object.entries(before.recall_at_k)) expect(run.recall_at_k[k]).toBeCloseTo(recall as number, 12);
+    expect(run.mrr).toBeCloseTo(before.mrr, 12);
+    const ranks = (r: { pairs: { query: string; rank: number | null }[] }) => Object.fromEntries(r.pairs.map((p) => [p.query, p.rank]));
+    const earlier = (await call(evalRun.GET, { method: "GET", params: { id: String(agentId), runId: String(before.run_id) } })).body;
+    expect(earlier.pairs).toHaveLength(before.n_pairs);
+    expect(Object.keys(ranks(earlier))).toHaveLength(before.n_pairs);
+    expect(ranks(run)).toEqual(ranks(earlier));
   });
 });
 

@@ -17,6 +17,12 @@ import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResu
 
 /** Queries embedded and located per round trip: few enough to report progress often. */
 export const EVAL_BATCH = 32;
+/**
+ * Batches located at the same time. Chroma answers one query request's vectors one after the
+ * other on one core, after resolving the agent filter once, so two requests in flight keep two
+ * cores busy (`npm run bench`, eval_1000_pairs_s).
+ */
+export const EVAL_CONCURRENCY = 2;
 /** How deep the ranking is read first; it widens for a pair whose expected document lies deeper. */
 const EVAL_WINDOW = 20;
 
@@ -107,17 +113,31 @@ async function execute(
   const idsByFilename = new Map<string, number[]>();
   for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
   try {
-    for (let i = 0; i < pairs.length; i += EVAL_BATCH) {
-      const batch = pairs.slice(i, i + EVAL_BATCH);
-      const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agentId, batch, idsByFilename);
-      saveResults(
-        runId,
-        batch.map((p, j) => {
-          const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
-          return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agentId, p, mode, located[j], idsByFilename) };
-        }),
-      );
-    }
+    const batches: Pair[][] = [];
+    for (let i = 0; i < pairs.length; i += EVAL_BATCH) batches.push(pairs.slice(i, i + EVAL_BATCH));
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < batches.length) {
+        const batch = batches[next++];
+        try {
+          const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agentId, batch, idsByFilename);
+          saveResults(
+            runId,
+            batch.map((p, j) => {
+              const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
+              return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agentId, p, mode, located[j], idsByFilename) };
+            }),
+          );
+        } catch (err) {
+          failed = true; // the other worker stops after its batch
+          throw err;
+        }
+      }
+    };
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(EVAL_CONCURRENCY, batches.length) }, worker));
+    const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (rejected) throw rejected.reason;
     finishRun(runId, summarize(runResults(runId)));
   } catch (err) {
     failRun(runId, describe(err));
