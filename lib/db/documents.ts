@@ -87,20 +87,11 @@ export const insertDocument = (
 /**
  * Makes an indexed document searchable and, in the same transaction, retires the older
  * versions of its filename (ready or failed; never one still indexing), queueing their
- * vectors for removal. Null when the row is gone (deleted while it was indexing).
+ * vectors for removal. Null when the row is gone (deleted while it was indexing). The
+ * transaction is shared with the other documents made ready in the same turn of the event loop
+ * (see groupedWrite): the keyword index gets all their chunks in one write.
  */
 export const commitReady = (agentId: number, id: number, filename: string, chunkCount: number) =>
-  db().transaction(() => {
-    const done = markReady(agentId, id, filename, chunkCount);
-    if (done) indexDocumentChunks(db(), agentId, id);
-    return done;
-  })();
-
-/**
- * `commitReady` in a transaction shared with the other documents made ready in the same turn of
- * the event loop (see groupedWrite): the keyword index gets all their chunks in one write.
- */
-export const commitReadyGrouped = (agentId: number, id: number, filename: string, chunkCount: number) =>
   groupedWrite(
     () => markReady(agentId, id, filename, chunkCount),
     (done) => {
@@ -108,7 +99,7 @@ export const commitReadyGrouped = (agentId: number, id: number, filename: string
     },
   );
 
-/** commitReady without the keyword index; run inside a transaction. */
+/** commitReady's rows, without the keyword index; run inside a transaction. */
 function markReady(agentId: number, id: number, filename: string, chunkCount: number): { retired: DocumentWithText[] } | null {
   const { changes } = db()
     .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")

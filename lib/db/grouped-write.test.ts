@@ -3,7 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db, groupedWrite } from "./client";
 import { createAgent } from "./agents";
-import { commitReadyGrouped, deleteDocumentRow, getDocument, insertDocument } from "./documents";
+import { commitReady, deleteDocumentRow, getDocument, insertDocument } from "./documents";
 import { keywordTable } from "./keyword-index";
 import { chunkText } from "../ingest/chunking";
 
@@ -78,7 +78,7 @@ describe("groupedWrite", () => {
   });
 });
 
-describe("commitReadyGrouped", () => {
+describe("commitReady", () => {
   it("makes documents ready together with their chunks in the keyword index; one deleted meanwhile stays out", async () => {
     const agent = createAgent({ name: "grouped ready", tools: ["document_search"] });
     const ids = ["refund policy", "shipping times", "password reset"].map((topic, i) => {
@@ -89,7 +89,7 @@ describe("commitReadyGrouped", () => {
       );
     });
     deleteDocumentRow(agent.id, ids[1]);
-    const outcomes = await Promise.all(ids.map((id, i) => commitReadyGrouped(agent.id, id, `doc-${i}.md`, 4)));
+    const outcomes = await Promise.all(ids.map((id, i) => commitReady(agent.id, id, `doc-${i}.md`, 4)));
     expect(outcomes[0]).toEqual({ retired: [] });
     expect(outcomes[1]).toBeNull();
     expect(outcomes[2]).toEqual({ retired: [] });

@@ -175,7 +175,7 @@ describe("the index check after Chroma restarts", () => {
         if (!hits.ids.includes(v.id)) lostBefore++;
       }
     }
-    for (const f of fresh) commitReady(f.agentId, f.id, f.filename, f.count);
+    for (const f of fresh) await commitReady(f.agentId, f.id, f.filename, f.count);
     await expect.poll(() => {
       const r = recheckState();
       return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;

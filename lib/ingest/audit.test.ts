@@ -130,7 +130,7 @@ describe("an index that cannot return some chunks", () => {
       chunks,
     );
     await addChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));
-    commitReady(agentId, id, filename, chunks.length);
+    await commitReady(agentId, id, filename, chunks.length);
     return id;
   }
 

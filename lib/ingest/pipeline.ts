@@ -5,7 +5,7 @@ import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client"
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
-import { commitReadyGrouped, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
+import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
 import { env } from "../env.mjs";
@@ -168,7 +168,7 @@ async function indexDocument(
     activeIngests().delete(documentId);
   }
 
-  const committed = await commitReadyGrouped(agentId, documentId, filename, chunks.length);
+  const committed = await commitReady(agentId, documentId, filename, chunks.length);
   if (!committed) {
     // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
     enqueueCleanup(agentId, documentId, chunks.length, "deleted while indexing");

@@ -58,16 +58,17 @@ export async function embedMicros(e: Embedder, texts: string[], rounds = 5): Pro
 export async function corpusStatsCost(e: Embedder, texts: string[]) {
   useEmbedder(e); // removeDocument updates the counts of the configured model
   const agent = createAgent({ name: `corpus stats cost ${Date.now()}`, tools: [] });
-  const add = (text: string, i: number) => {
+  const add = async (text: string, i: number) => {
     const id = insertDocument({
       agent_id: agent.id, filename: `doc-${i}.txt`, type: "txt", bytes: text.length,
       sha256: createHash("sha256").update(text).digest("hex"),
       chunk_size: 800, chunk_overlap: 100, text, embedding_model: e.model,
     }, chunkText(text, 800, 100));
-    commitReady(agent.id, id, `doc-${i}.txt`, chunkText(text, 800, 100).length);
+    await commitReady(agent.id, id, `doc-${i}.txt`, chunkText(text, 800, 100).length);
     return id;
   };
-  const ids = texts.slice(0, -1).map(add);
+  const ids: number[] = [];
+  for (const [i, text] of texts.slice(0, -1).entries()) ids.push(await add(text, i));
   const timed = async () => {
     const started = performance.now();
     const stats = (await agentCorpusStats(agent.id, e))!;
@@ -83,7 +84,7 @@ export async function corpusStatsCost(e: Embedder, texts: string[]) {
     const cold = await timed();
     const memoryMB = (used() - before) / 1e6;
     const unchanged = await timed();
-    add(texts[texts.length - 1], texts.length - 1);
+    await add(texts[texts.length - 1], texts.length - 1);
     const added = await timed();
     await removeDocument(agent.id, ids[0]); // takes the document out of the counts
     const removed = await timed();
