@@ -175,7 +175,8 @@ describe("the index check after Chroma restarts", () => {
         if (!hits.ids.includes(v.id)) lostBefore++;
       }
     }
-    for (const f of fresh) await commitReady(f.agentId, f.id, f.filename, f.count);
+    // Asked for in the same turn, so they share one transaction: no pass can see some without the others.
+    await Promise.all(fresh.map((f) => commitReady(f.agentId, f.id, f.filename, f.count)));
     await expect.poll(() => {
       const r = recheckState();
       return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;
