@@ -13,12 +13,33 @@ function percent(p: FileProgress): number {
   return Math.round(((i + within) / STAGES.length) * 100);
 }
 
+/** Uploads of more files than this list only the files being indexed and those not indexed. */
+export const FULL_LIST_FILES = 50;
+
 export function FileProgressList({ agentId, job }: { agentId: number; job: UploadJob }) {
+  const long = job.expected_files > FULL_LIST_FILES;
+  const indexed = job.files.filter((f) => f.result?.status === "ready").length;
+  const problems = job.files.filter((f) => f.result && f.result.status !== "ready").length;
+  const shown = job.files.map((f, i) => ({ f, i })).filter(({ f }) => !long || (f.result ? f.result.status !== "ready" : f.stage !== "queued"));
+  const overall = job.expected_files > 0 ? Math.round((job.done_files / job.expected_files) * 100) : 100;
   return (
     <div className="space-y-2">
       <h3 className="text-sm font-medium">{job.finished ? "Upload finished" : "Indexing…"}</h3>
+      {long && (
+        <div className="space-y-1 text-sm">
+          <p data-testid="upload-summary">
+            {job.done_files} of {job.expected_files} files done: {indexed} indexed or already present
+            {problems > 0 && `, ${problems} not indexed (listed below)`}
+            {job.files.length < job.expected_files && !job.finished && ` · ${job.files.length} received so far`}
+            {job.not_received > 0 && ` · ${job.not_received} never sent`}
+          </p>
+          <div role="progressbar" aria-label="Progress of the upload" aria-valuemin={0} aria-valuemax={100} aria-valuenow={overall} className="h-2 overflow-hidden rounded bg-slate-200">
+            <div className="h-full bg-blue-600 transition-all" style={{ width: `${overall}%` }} />
+          </div>
+        </div>
+      )}
       <ul className="space-y-2" aria-label="Upload progress">
-        {job.files.map((f, i) => {
+        {shown.map(({ f, i }) => {
           const r = f.result;
           // Once a file has its result, that one line replaces its name and stage.
           const pct = percent(f);

@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { startUploadAction } from "@/lib/actions/documents";
+import { addToUploadAction, endUploadAction, startUploadAction } from "@/lib/actions/documents";
+import { uploadGroups } from "@/lib/ingest/upload-groups";
 import { apiFetch } from "@/lib/http/client-fetch";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type ChunkStrategy } from "@/lib/ingest/chunking";
 import { queryKeys } from "@/lib/http/query-keys";
@@ -16,7 +17,12 @@ import { plural } from "@/lib/format/plural";
 
 const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
 
-export function UploadPanel({ agentId }: { agentId: number }) {
+/**
+ * `maxFiles` and `maxBytes` are the server's limits per request (MAX_FILES_PER_REQUEST,
+ * MAX_REQUEST_BYTES): more files than one request may carry go as one upload in several
+ * requests, sent one after another as the server makes room for them.
+ */
+export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; maxFiles: number; maxBytes: number }) {
   const router = useRouter();
   const [files, setFiles] = useState<File[]>([]);
   const [previewIndex, setPreviewIndex] = useState(0);
@@ -27,6 +33,8 @@ export function UploadPanel({ agentId }: { agentId: number }) {
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
+  // Files handed to the server so far, while an upload of several requests is being sent.
+  const [sent, setSent] = useState(0);
   const inputRef = useRef<HTMLInputElement>(null);
 
   const job = useQuery({
@@ -57,17 +65,49 @@ export function UploadPanel({ agentId }: { agentId: number }) {
     if (files.length === 0) return;
     setStarting(true);
     setError(null);
-    const form = new FormData();
-    for (const f of files) form.append("files", f);
-    form.set("chunk_size", size);
-    form.set("chunk_overlap", overlap);
-    form.set("chunk_strategy", strategy);
+    setSent(0);
+    const groups = uploadGroups(files, maxFiles, maxBytes);
+    const formOf = (group: File[]) => {
+      const form = new FormData();
+      for (const f of group) form.append("files", f);
+      return form;
+    };
+    let done = 0;
+    let jobStarted: string | null = null;
+    const stopped = (message: string) => {
+      setError(message);
+      if (jobStarted) void endUploadAction(agentId, jobStarted).catch(() => {});
+    };
     try {
-      const res = await startUploadAction(agentId, form);
-      if (res.jobId) setJobId(res.jobId);
-      else setError(res.message ?? "The upload did not start.");
+      const first = formOf(groups[0]);
+      first.set("chunk_size", size);
+      first.set("chunk_overlap", overlap);
+      first.set("chunk_strategy", strategy);
+      first.set("expected_files", String(files.length));
+      const res = await startUploadAction(agentId, first);
+      if (!res.jobId) {
+        setError(res.message ?? "The upload did not start.");
+        return;
+      }
+      setJobId(res.jobId);
+      jobStarted = res.jobId;
+      done = groups[0].length;
+      setSent(done);
+      for (const group of groups.slice(1)) {
+        const more = await addToUploadAction(agentId, res.jobId, formOf(group));
+        if (!more.jobId) {
+          stopped(`${done} of ${files.length} files were sent; the others were not: ${more.message ?? "the server refused them."}`);
+          return;
+        }
+        done += group.length;
+        setSent(done);
+      }
     } catch {
-      setError("The upload could not be sent; check the server and try again.");
+      stopped(
+        done === 0
+          ? "The upload could not be sent; check the server and try again."
+          : `${done} of ${files.length} files were sent; the connection failed before the others. Check the server and upload those again.`,
+      );
     } finally {
       setStarting(false);
     }
@@ -123,6 +163,11 @@ export function UploadPanel({ agentId }: { agentId: number }) {
 
       {files.length > 0 && !jobId && (
         <ChunkPreview agentId={agentId} files={files} index={previewIndex} onIndex={setPreviewIndex} size={Number(size)} overlap={Number(overlap)} strategy={strategy} />
+      )}
+      {starting && jobId !== null && sent < files.length && (
+        <p className="text-sm text-slate-600" aria-live="polite">
+          Sending files: {sent} of {files.length} sent
+        </p>
       )}
       {job.data && <FileProgressList agentId={agentId} job={job.data} />}
       {job.error && <p className="text-sm text-red-700">Progress is not available: {job.error.message}</p>}

@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { requireRole } from "@/lib/auth";
 import { rechunkDocument } from "@/lib/ingest/pipeline";
 import { removeDocument } from "@/lib/ingest/remove";
-import { readUploadForm, startUploadJob } from "@/lib/ingest/uploads";
+import { addToUploadJob, endUploadJob, expectedFilesField, readUploadFiles, readUploadForm, startUploadJob } from "@/lib/ingest/uploads";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
 import { formText, toFormState, type FormState } from "./form-state";
 
@@ -19,10 +19,26 @@ export async function startUploadAction(agentId: number, form: FormData): Promis
   await requireRole("editor");
   try {
     const upload = await readUploadForm(form);
-    return { jobId: startUploadJob(agentId, upload.files, upload).id };
+    return { jobId: startUploadJob(agentId, upload.files, upload, expectedFilesField(form, upload.files.length)).id };
   } catch (err) {
     return toFormState(err);
   }
+}
+
+/** Sends the next files of an upload started with more `expected_files` than it carried. */
+export async function addToUploadAction(agentId: number, jobId: string, form: FormData): Promise<StartUploadState> {
+  await requireRole("editor");
+  try {
+    return { jobId: (await addToUploadJob(agentId, jobId, await readUploadFiles(form))).id };
+  } catch (err) {
+    return toFormState(err);
+  }
+}
+
+/** The rest of an upload will not be sent (a request failed): its job ends with what it has. */
+export async function endUploadAction(agentId: number, jobId: string): Promise<void> {
+  await requireRole("editor");
+  endUploadJob(agentId, jobId);
 }
 
 export async function deleteDocumentAction(agentId: number, documentId: number): Promise<void> {

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { AppError, invalid } from "../http/errors";
+import { AppError, conflict, invalid, notFound } from "../http/errors";
+import { env } from "../env.mjs";
 import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
 import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
@@ -13,11 +14,26 @@ export interface UploadFile {
   bytes: Uint8Array;
 }
 
-/** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */
-export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[] } & Required<ChunkSettings>> {
+/** The `expected_files` field of an upload that starts a job: the files the whole upload has. */
+export function expectedFilesField(form: FormData, received: number): number {
+  const raw = form.get("expected_files");
+  if (raw === null || raw === "") return received;
+  const n = Number(raw);
+  if (typeof raw !== "string" || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw invalid(`expected_files must be a whole number, not "${String(raw)}".`);
+  return n;
+}
+
+/** Reads the `files` of a request that adds files to an upload job (the job has the chunk settings). */
+export async function readUploadFiles(form: FormData): Promise<UploadFile[]> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
   checkFileCount(form);
+  return Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) })));
+}
+
+/** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */
+export async function readUploadForm(form: FormData): Promise<{ files: UploadFile[] } & Required<ChunkSettings>> {
+  const files = await readUploadFiles(form);
   const settings = chunkSettingsSchema.safeParse({
     chunk_size: form.get("chunk_size") || undefined,
     chunk_overlap: form.get("chunk_overlap") || undefined,
@@ -25,7 +41,7 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
   });
   if (!settings.success) throw invalid(settings.error.issues.map((i) => i.message).join(" "));
   return {
-    files: await Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) }))),
+    files,
     chunkSize: settings.data.chunk_size,
     chunkOverlap: settings.data.chunk_overlap,
     chunkStrategy: settings.data.chunk_strategy,
@@ -38,6 +54,24 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
  */
 export const FILES_IN_PARALLEL = 32;
 
+/** Ingests one file; a rejection or failure comes back as its result, never thrown. */
+async function ingestOne(agentId: number, file: UploadFile, settings: ChunkSettings, onProgress?: IngestProgress): Promise<IngestResult> {
+  try {
+    return await ingestFile(agentId, file, settings, onProgress);
+  } catch (err) {
+    if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
+    return {
+      filename: file.filename,
+      outcome: "failed",
+      status: "failed",
+      document_id: null,
+      chunk_count: 0,
+      code: err instanceof AppError ? err.code : "internal",
+      message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
+    };
+  }
+}
+
 /** Ingests the files of one upload, several at a time; a rejected or failed file never stops the others. */
 export async function ingestFiles(
   agentId: number,
@@ -49,21 +83,7 @@ export async function ingestFiles(
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < files.length; i = next++) {
-      const file = files[i];
-      try {
-        results[i] = await ingestFile(agentId, file, settings, watch.onProgress?.(i));
-      } catch (err) {
-        if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
-        results[i] = {
-          filename: file.filename,
-          outcome: "failed",
-          status: "failed",
-          document_id: null,
-          chunk_count: 0,
-          code: err instanceof AppError ? err.code : "internal",
-          message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
-        };
-      }
+      results[i] = await ingestOne(agentId, files[i], settings, watch.onProgress?.(i));
       watch.onResult?.(i, results[i]);
     }
   };
@@ -80,7 +100,10 @@ export function uploadStatus(results: IngestResult[]): number {
   return 422;
 }
 
-// Background uploads started from the page, with per-file progress to poll.
+// Background uploads (the page's, and POST /api/agents/{id}/uploads): the request answers at
+// once and the files are indexed meanwhile, with per-file progress to poll. An upload of more
+// files than one request may carry is one job: its first request says how many files will come
+// (`expected_files`) and the others add theirs to it.
 export interface FileProgress {
   filename: string;
   bytes: number;
@@ -94,45 +117,168 @@ export interface UploadJob {
   id: string;
   agent_id: number;
   files: FileProgress[];
+  /** Files the upload sends in all; `files` holds those received so far. */
+  expected_files: number;
+  /** Files with a result (indexed, duplicate, rejected or failed). */
+  done_files: number;
+  /** Files that never came: the upload stopped sending them (set when it is given up). */
+  not_received: number;
   finished: boolean;
   created_at: number;
 }
 
+/**
+ * Files of one job indexed at the same time. More than one request's worth: the documents
+ * being indexed together share Chroma's add requests, and Chroma's cost is per request, so a
+ * bulk upload goes fastest when thousands of chunks are on their way at once.
+ */
+export const JOB_FILES_IN_PARALLEL = 128;
+/** A job that expects more files and has received none for this long is given up. */
+export const JOB_STALL_MS = 2 * 60 * 1000;
+/** The most files one job may announce. */
+export const MAX_FILES_PER_JOB = 100_000;
+
+interface JobState {
+  job: UploadJob;
+  settings: ChunkSettings;
+  queue: { index: number; file: UploadFile }[];
+  running: number;
+  /** Bytes of the files received and not finished: what the job holds in memory. */
+  heldBytes: number;
+  roomWaiters: (() => void)[];
+  lastReceivedAt: number;
+}
+
 // Jobs live in this process only: progress is for the person watching the upload.
-const holder = globalThis as unknown as { __kbUploadJobs?: Map<string, UploadJob> };
+const holder = globalThis as unknown as { __kbUploadJobs?: Map<string, JobState> };
 const jobs = () => (holder.__kbUploadJobs ??= new Map());
 const KEEP_MS = 60 * 60 * 1000;
 
+/**
+ * A request adding files to a job answers once the job holds at most this many bytes of files
+ * not yet indexed: an upload of thousands of files is never all in memory at once, and the
+ * client's next request waits instead.
+ */
+export const jobHeldBytesLimit = () => 2 * env().MAX_REQUEST_BYTES;
+
 function prune() {
   const cutoff = Date.now() - KEEP_MS;
-  for (const [id, job] of jobs()) if (job.finished && job.created_at < cutoff) jobs().delete(id);
+  for (const [id, s] of jobs()) {
+    giveUpIfStalled(s);
+    if (s.job.finished && s.job.created_at < cutoff) jobs().delete(id);
+  }
 }
 
-/** Starts indexing in the background and returns at once; poll `getUploadJob` for progress. */
-export function startUploadJob(
-  agentId: number,
-  files: UploadFile[],
-  settings: ChunkSettings,
-): UploadJob {
+function giveUpIfStalled(s: JobState) {
+  const { job } = s;
+  if (job.finished || job.files.length === job.expected_files || s.roomWaiters.length > 0 || Date.now() - s.lastReceivedAt < JOB_STALL_MS) return;
+  job.not_received = job.expected_files - job.files.length;
+  finishIfDone(s);
+}
+
+function finishIfDone(s: JobState) {
+  const { job } = s;
+  if (job.finished || s.running > 0 || s.queue.length > 0) return;
+  if (job.files.length + job.not_received === job.expected_files) job.finished = true;
+}
+
+function releaseRoom(s: JobState) {
+  if (s.heldBytes > jobHeldBytesLimit() && !s.job.finished) return;
+  for (const wake of s.roomWaiters.splice(0)) wake();
+}
+
+/** Starts as many queued files as the job may index at once. */
+function pump(s: JobState) {
+  while (s.running < JOB_FILES_IN_PARALLEL && s.queue.length > 0) {
+    const { index, file } = s.queue.shift()!;
+    const progress = s.job.files[index];
+    s.running++;
+    void ingestOne(s.job.agent_id, file, s.settings, (p) => Object.assign(progress, p)).then((result) => {
+      Object.assign(progress, { result, stage: "done" });
+      s.job.done_files++;
+      s.running--;
+      s.heldBytes -= file.bytes.byteLength;
+      pump(s);
+      finishIfDone(s);
+      releaseRoom(s);
+    });
+  }
+}
+
+function receive(s: JobState, files: UploadFile[]) {
+  s.lastReceivedAt = Date.now();
+  for (const file of files) {
+    s.queue.push({ index: s.job.files.length, file });
+    s.job.files.push({ filename: file.filename, bytes: file.bytes.byteLength, stage: "queued", done: 0, total: 1 });
+    s.heldBytes += file.bytes.byteLength;
+  }
+  pump(s);
+}
+
+const view = (s: JobState): UploadJob => s.job;
+
+/**
+ * Starts indexing in the background and returns at once; poll `getUploadJob` for progress.
+ * `expectedFiles`: how many files the whole upload has, when more will follow in `addToUploadJob`.
+ */
+export function startUploadJob(agentId: number, files: UploadFile[], settings: ChunkSettings, expectedFiles = files.length): UploadJob {
+  if (!Number.isInteger(expectedFiles) || expectedFiles < files.length || expectedFiles > MAX_FILES_PER_JOB) {
+    throw invalid(`expected_files must be a whole number from ${files.length} (the files in this request) to ${MAX_FILES_PER_JOB}.`);
+  }
   prune();
-  const job: UploadJob = {
-    id: randomUUID(),
-    agent_id: agentId,
-    files: files.map((f) => ({ filename: f.filename, bytes: f.bytes.byteLength, stage: "queued", done: 0, total: 1 })),
-    finished: false,
-    created_at: Date.now(),
+  const s: JobState = {
+    job: { id: randomUUID(), agent_id: agentId, files: [], expected_files: expectedFiles, done_files: 0, not_received: 0, finished: false, created_at: Date.now() },
+    settings,
+    queue: [],
+    running: 0,
+    heldBytes: 0,
+    roomWaiters: [],
+    lastReceivedAt: Date.now(),
   };
-  jobs().set(job.id, job);
-  void ingestFiles(agentId, files, settings, {
-    onProgress: (i) => (p) => Object.assign(job.files[i], p),
-    onResult: (i, result) => Object.assign(job.files[i], { result, stage: "done" }),
-  }).finally(() => {
-    job.finished = true;
-  });
-  return job;
+  jobs().set(s.job.id, s);
+  receive(s, files);
+  return view(s);
+}
+
+/**
+ * Adds the next files of an upload to its job, indexed with the job's chunk settings. Answers
+ * once the job has room for more (see jobHeldBytesLimit), so a client sending its requests one
+ * after another never has the server hold the whole upload.
+ */
+export async function addToUploadJob(agentId: number, id: string, files: UploadFile[]): Promise<UploadJob> {
+  const s = jobs().get(id);
+  if (!s || s.job.agent_id !== agentId) throw notFound(`Upload ${id}`);
+  giveUpIfStalled(s);
+  const { job } = s;
+  if (job.finished || job.not_received > 0) {
+    throw conflict(`Upload ${id} has ended${job.not_received > 0 ? `: no files came for ${JOB_STALL_MS / 60_000} minutes and it was given up` : ""}; start a new upload.`);
+  }
+  if (job.files.length + files.length > job.expected_files) {
+    throw invalid(`Upload ${id} expects ${job.expected_files} files and has ${job.files.length}; these ${files.length} would make ${job.files.length + files.length}.`);
+  }
+  receive(s, files);
+  if (s.heldBytes > jobHeldBytesLimit()) {
+    await new Promise<void>((resolve) => s.roomWaiters.push(resolve));
+    // The client's next request can only start now: the stall clock starts again here.
+    s.lastReceivedAt = Date.now();
+  }
+  return view(s);
+}
+
+/** The client will send no more files: the job ends once those it has are indexed. */
+export function endUploadJob(agentId: number, id: string): UploadJob | undefined {
+  const s = jobs().get(id);
+  if (!s || s.job.agent_id !== agentId) return undefined;
+  if (!s.job.finished) {
+    s.job.not_received = s.job.expected_files - s.job.files.length;
+    finishIfDone(s);
+  }
+  return view(s);
 }
 
 export function getUploadJob(agentId: number, id: string): UploadJob | undefined {
-  const job = jobs().get(id);
-  return job && job.agent_id === agentId ? job : undefined;
+  const s = jobs().get(id);
+  if (!s || s.job.agent_id !== agentId) return undefined;
+  giveUpIfStalled(s);
+  return view(s);
 }

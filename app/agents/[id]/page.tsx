@@ -4,6 +4,7 @@ import { UploadPanel } from "@/components/documents/upload-panel";
 import { DocumentsTable } from "@/components/documents/documents-table";
 import { RecentRefusals } from "@/components/documents/recent-refusals";
 import { recentRefusals } from "@/lib/db/tool-calls";
+import { env } from "@/lib/env.mjs";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +14,7 @@ export default async function AgentDocumentsPage({ params }: { params: Promise<{
   const refusals = recentRefusals(agent.id, 10);
   return (
     <div className="space-y-6">
-      <UploadPanel agentId={agent.id} />
+      <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
       <section aria-labelledby="documents-heading" className="space-y-2">
         <h2 id="documents-heading" className="font-semibold">
           Documents ({documents.length})

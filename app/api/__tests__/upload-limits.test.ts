@@ -8,6 +8,8 @@ vi.hoisted(() => {
 
 import * as documents from "../agents/[id]/documents/route";
 import * as preview from "../agents/[id]/documents/preview/route";
+import * as uploadJobs from "../agents/[id]/uploads/route";
+import * as uploadJob from "../agents/[id]/uploads/[jobId]/route";
 import { startUploadAction } from "@/lib/actions/documents";
 import { call, filesForm } from "@/test/http";
 import { ARTICLES, newAgent } from "@/test/helpers";
@@ -146,6 +148,15 @@ describe("the upload routes' own access checks (the proxy leaves them out)", () 
     const refused = await answer(await documents.POST(crossOrigin, { params: Promise.resolve({ id: String(agent.id) }) }));
     expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden_origin" } } });
     expect(pulled.bytes).toBeLessThanOrEqual(CHUNK); // at most what the stream buffers on its own
+
+    // The upload job routes too: starting a job, and adding files to one.
+    for (const [post, extra] of [[uploadJobs.POST, {}], [uploadJob.POST, { jobId: "any" }]] as const) {
+      const { req, pulled: read } = await streamedRequest(filesForm([["a.txt", big]]), { declareLength: true });
+      req.headers.set("origin", "http://evil.example");
+      const res = await answer(await post(req, { params: Promise.resolve({ id: String(agent.id), ...extra }) } as never));
+      expect(res).toMatchObject({ status: 403, body: { error: { code: "forbidden_origin" } } });
+      expect(read.bytes).toBeLessThanOrEqual(CHUNK);
+    }
 
     const rebound = new Request("http://evil.example/api/agents/1/documents", { method: "GET" });
     const res = await preview.POST(rebound, { params: Promise.resolve({ id: String(agent.id) }) });

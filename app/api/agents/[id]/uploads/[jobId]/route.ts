@@ -1,10 +1,25 @@
 import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
 import { notFound } from "@/lib/http/errors";
-import { getUploadJob } from "@/lib/ingest/uploads";
+import { readLimitedForm } from "@/lib/http/body";
+import { addToUploadJob, getUploadJob, readUploadFiles } from "@/lib/ingest/uploads";
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(async ({ agent, params }) => {
-  const job = getUploadJob(agent.id, params.jobId);
-  if (!job) throw notFound(`Upload ${params.jobId}`);
-  return NextResponse.json(job);
-});
+// Left out of the proxy (its POST carries files): both methods run the gate here.
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
+  async ({ agent, params }) => {
+    const job = getUploadJob(agent.id, params.jobId);
+    if (!job) throw notFound(`Upload ${params.jobId}`);
+    return NextResponse.json(job);
+  },
+  { gated: true },
+);
+
+/** Adds the next files of an upload to its job; answers when the job has room for more. */
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
+  async ({ req, agent, params }) => {
+    if (!getUploadJob(agent.id, params.jobId)) throw notFound(`Upload ${params.jobId}`);
+    const files = await readUploadFiles(await readLimitedForm(req, 'the files in the field "files"'));
+    return NextResponse.json(await addToUploadJob(agent.id, params.jobId, files), { status: 202 });
+  },
+  { gated: true },
+);

@@ -1,0 +1,127 @@
+import { describe, expect, it, vi } from "vitest";
+
+// A small request limit, so the job's room for files not yet indexed (twice the limit) is
+// passed by a few hundred kilobytes.
+vi.hoisted(() => {
+  process.env.MAX_REQUEST_BYTES = String(64 * 1024);
+});
+
+import * as start from "@/app/api/agents/[id]/uploads/route";
+import * as more from "@/app/api/agents/[id]/uploads/[jobId]/route";
+import { listDocuments } from "../db/documents";
+import { call, filesForm } from "@/test/http";
+import { newAgent, vectorsOf } from "@/test/helpers";
+import { addToUploadJob, endUploadJob, getUploadJob, JOB_FILES_IN_PARALLEL, JOB_STALL_MS, jobHeldBytesLimit, startUploadJob, type UploadJob } from "./uploads";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const article = (topic: string, i: number) => `# ${topic} ${i}\n\nHow the ${topic} desk handles case ${i}: ask the ${topic} team, then write it down.`;
+const files = (topic: string, from: number, n: number) => Array.from({ length: n }, (_, k) => ({ filename: `${topic}-${from + k}.md`, bytes: enc(article(topic, from + k)) }));
+const settings = { chunkSize: 800, chunkOverlap: 100 };
+const finished = (agentId: number, id: string) => expect.poll(() => getUploadJob(agentId, id)?.finished, { timeout: 60_000 }).toBe(true);
+
+describe("an upload sent in several requests", () => {
+  it("is one job: it ends only when every expected file has come and been indexed", async () => {
+    const agent = newAgent("job in parts");
+    const job = startUploadJob(agent.id, files("refund", 0, 2), settings, 5);
+    expect(job).toMatchObject({ expected_files: 5, finished: false });
+    // The two it has are indexed; the job waits for the other three.
+    await expect.poll(() => getUploadJob(agent.id, job.id)!.done_files, { timeout: 30_000 }).toBe(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(getUploadJob(agent.id, job.id)!.finished).toBe(false);
+    await addToUploadJob(agent.id, job.id, files("refund", 2, 3));
+    await finished(agent.id, job.id);
+    const done = getUploadJob(agent.id, job.id)!;
+    expect(done.files.map((f) => [f.filename, f.result?.outcome])).toEqual([0, 1, 2, 3, 4].map((i) => [`refund-${i}.md`, "indexed"]));
+    expect(done).toMatchObject({ done_files: 5, not_received: 0 });
+    const docs = listDocuments(agent.id);
+    expect(docs.map((d) => [d.filename, d.status]).sort()).toEqual([0, 1, 2, 3, 4].map((i) => [`refund-${i}.md`, "ready"]));
+    for (const d of docs) expect((await vectorsOf(agent.id, d.id)).length).toBe(d.chunk_count);
+  });
+
+  it("refuses files past the expected count, for another agent, or after the job ended, and indexes none of them", async () => {
+    const agent = newAgent("job limits");
+    const job = startUploadJob(agent.id, files("badge", 0, 1), settings, 2);
+    await expect(addToUploadJob(agent.id, job.id, files("badge", 1, 2))).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/expects 2 files and has 1; these 2 would make 3/) });
+    const other = newAgent("job limits other");
+    await expect(addToUploadJob(other.id, job.id, files("badge", 1, 1))).rejects.toMatchObject({ code: "not_found" });
+    await expect(addToUploadJob(agent.id, "no-such-job", files("badge", 1, 1))).rejects.toMatchObject({ code: "not_found" });
+    expect(() => startUploadJob(agent.id, files("badge", 5, 3), settings, 2)).toThrow(/expected_files must be a whole number from 3/);
+
+    // The client gives up on the rest: the job ends with what it has.
+    endUploadJob(agent.id, job.id);
+    await finished(agent.id, job.id);
+    expect(getUploadJob(agent.id, job.id)).toMatchObject({ done_files: 1, not_received: 1 });
+    await expect(addToUploadJob(agent.id, job.id, files("badge", 1, 1))).rejects.toMatchObject({ code: "conflict" });
+    expect(listDocuments(agent.id).map((d) => d.filename)).toEqual(["badge-0.md"]);
+    expect(listDocuments(other.id)).toEqual([]);
+  });
+
+  it("is given up when the rest does not come for a while", async () => {
+    const agent = newAgent("job stalled");
+    const job = startUploadJob(agent.id, files("locker", 0, 1), settings, 3);
+    await expect.poll(() => getUploadJob(agent.id, job.id)!.done_files, { timeout: 30_000 }).toBe(1);
+    expect(getUploadJob(agent.id, job.id)!.finished).toBe(false);
+    const now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now + JOB_STALL_MS + 1000);
+    try {
+      expect(getUploadJob(agent.id, job.id)).toMatchObject({ finished: true, not_received: 2, done_files: 1 });
+      await expect(addToUploadJob(agent.id, job.id, files("locker", 1, 1))).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/given up/) });
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it("indexes more files at once than one request's worth, and a request adding files answers only when the job has room", async () => {
+    const agent = newAgent("job room");
+    // 600 files of about 1 KB: 600 KB against room for 128 KB.
+    const all = files("printer", 0, 600).map((f) => ({ ...f, bytes: enc(new TextDecoder().decode(f.bytes) + " More words.".repeat(80)) }));
+    const job = startUploadJob(agent.id, all.slice(0, 50), settings, all.length);
+    let maxIndexing = 0;
+    const sample = setInterval(() => {
+      const j = getUploadJob(agent.id, job.id)!;
+      maxIndexing = Math.max(maxIndexing, j.files.filter((f) => !f.result && f.stage !== "queued").length);
+    }, 5);
+    const heldWhenAnswered: number[] = [];
+    const held = (j: UploadJob) => j.files.filter((f) => !f.result).reduce((n, f) => n + f.bytes, 0);
+    try {
+      for (let i = 50; i < all.length; i += 50) {
+        const j = await addToUploadJob(agent.id, job.id, all.slice(i, i + 50));
+        heldWhenAnswered.push(held(j));
+      }
+      await finished(agent.id, job.id);
+    } finally {
+      clearInterval(sample);
+    }
+    // The later requests found the job full and waited for files to be indexed first.
+    expect(Math.max(...heldWhenAnswered)).toBeLessThanOrEqual(jobHeldBytesLimit());
+    expect(all.reduce((n, f) => n + f.bytes.byteLength, 0)).toBeGreaterThan(3 * jobHeldBytesLimit());
+    expect(maxIndexing).toBeGreaterThan(32);
+    expect(maxIndexing).toBeLessThanOrEqual(JOB_FILES_IN_PARALLEL);
+    expect(getUploadJob(agent.id, job.id)).toMatchObject({ done_files: 600, not_received: 0 });
+    expect(listDocuments(agent.id).filter((d) => d.status === "ready").length).toBe(600);
+  }, 120_000);
+});
+
+describe("the upload job API", () => {
+  it("starts a job with 202, takes the next files on the job's own path, and reports both", async () => {
+    const agent = newAgent("job api");
+    const id = String(agent.id);
+    const first = await call(start.POST, { body: filesForm([["a.md", article("coupon", 1)]], { expected_files: "2", chunk_size: "300" }), params: { id } });
+    expect(first).toMatchObject({ status: 202, body: { expected_files: 2, finished: false } });
+    const jobId = first.body.id as string;
+    const second = await call(more.POST, { body: filesForm([["b.md", article("coupon", 2)]]), params: { id, jobId } });
+    expect(second.status).toBe(202);
+    await finished(agent.id, jobId);
+    const got = await call(more.GET, { method: "GET", params: { id, jobId } });
+    expect(got.body.files.map((f: { result: { outcome: string } }) => f.result.outcome)).toEqual(["indexed", "indexed"]);
+    // The job's chunk settings apply to every file of it.
+    expect(listDocuments(agent.id).map((d) => d.chunk_size)).toEqual([300, 300]);
+
+    const past = await call(more.POST, { body: filesForm([["c.md", article("coupon", 3)]]), params: { id, jobId } });
+    expect(past).toMatchObject({ status: 409, body: { error: { code: "conflict" } } });
+    const bad = await call(start.POST, { body: filesForm([["c.md", "x"]], { expected_files: "many" }), params: { id } });
+    expect(bad).toMatchObject({ status: 422, body: { error: { code: "invalid_request", message: expect.stringMatching(/expected_files/) } } });
+    expect((await call(more.GET, { method: "GET", params: { id, jobId: "nope" } })).status).toBe(404);
+    expect(listDocuments(agent.id).length).toBe(2);
+  });
+});
