@@ -23,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000, parallelUploads: 3, filesPerRequest: 20 };
+  const out = { chunks: 20000, via: "jobs", parallelUploads: 3, filesPerRequest: 20 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -31,6 +31,10 @@ function parseArgs(argv) {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1000) fail("--chunks needs a whole number of at least 1000");
       out.chunks = v;
+    } else if (key === "--via") {
+      const v = inline ?? argv[++i];
+      if (v !== "jobs" && v !== "documents") fail('--via needs "jobs" or "documents"');
+      out.via = v;
     } else if (key === "--parallel-uploads") {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1 || v > 16) fail("--parallel-uploads needs a whole number from 1 to 16");
@@ -40,8 +44,12 @@ function parseArgs(argv) {
       if (!Number.isInteger(v) || v < 1 || v > 50) fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
       out.filesPerRequest = v;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--parallel-uploads P] [--files-per-request F]");
+      console.log("usage: npm run bench -- [--chunks N] [--via jobs|documents] [--parallel-uploads P] [--files-per-request F]");
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
+      console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
+      console.log("                         requests of 50 files one after another (the default)");
+      console.log("  --via documents        POST /documents requests that answer when their files are indexed,");
+      console.log("                         P of F files in flight (the two options below)");
       console.log("  --parallel-uploads P   upload requests the client keeps in flight (default 3)");
       console.log("  --files-per-request F  files in each upload request (default 20; the upload page sends all it is given, up to 50)");
       process.exit(0);
@@ -62,6 +70,8 @@ const CHUNK_SIZE = 800; // the app's default; uploads send no chunk settings
 const SMALL_AGENT_CHUNKS = 200;
 const LARGE_AGENTS = 3;
 const FILES_PER_REQUEST = args.filesPerRequest;
+/** Files per request of an upload job, as the upload page sends them (MAX_FILES_PER_REQUEST). */
+const JOB_REQUEST_FILES = 50;
 /** The ingest and the raw add take turns this many times (fewer when there are few requests). */
 const INGEST_ROUNDS = 4;
 const SEARCHES = 200;
@@ -421,7 +431,48 @@ async function main() {
     await Promise.all(Array.from({ length: args.parallelUploads }, worker));
     return indexed;
   };
-  const upload = (list) => sendUploads(uploadBatches(list));
+  /**
+   * One upload job per agent, all at once, as people importing a folder each from the upload
+   * page: the first request starts the job with `expected_files`, the others (50 files each)
+   * follow one after another as the app takes them; then the job is polled until it ends.
+   */
+  const sendJobs = async (parts) => {
+    let indexed = 0;
+    const formOf = (files) => {
+      const form = new FormData();
+      for (const f of files) form.append("files", new Blob([f.text], { type: "text/markdown" }), f.filename);
+      return form;
+    };
+    await Promise.all(
+      parts.map(async ({ agent, files }) => {
+        const groups = [];
+        for (let i = 0; i < files.length; i += JOB_REQUEST_FILES) groups.push(files.slice(i, i + JOB_REQUEST_FILES));
+        const first = formOf(groups[0]);
+        first.set("expected_files", String(files.length));
+        const job = await http(`${base}/api/agents/${agent.id}/uploads`, { method: "POST", body: first }, [202]);
+        for (const g of groups.slice(1)) await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`, { method: "POST", body: formOf(g) }, [202]);
+        let state;
+        do {
+          await new Promise((r) => setTimeout(r, 100));
+          state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`);
+        } while (!state.finished);
+        if (state.files.length !== files.length) throw new Error(`upload job ${job.id} has ${state.files.length} of ${files.length} files`);
+        for (const [i, p] of state.files.entries()) {
+          if (p.result?.status !== "ready") throw new Error(`${p.filename} was not indexed: ${p.result?.message}`);
+          files[i].documentId = p.result.document_id;
+          files[i].chunkCount = p.result.chunk_count;
+          indexed += p.result.chunk_count;
+        }
+      }),
+    );
+    return indexed;
+  };
+  /** The round's share of each agent's articles, for --via jobs. */
+  const jobParts = (list, r, rounds) =>
+    list
+      .map((a) => ({ agent: a, files: a.articles.slice(Math.floor((r * a.articles.length) / rounds), Math.floor(((r + 1) * a.articles.length) / rounds)) }))
+      .filter((p) => p.files.length > 0);
+  const upload = (list) => (args.via === "jobs" ? sendJobs(jobParts(list, 0, 1)) : sendUploads(uploadBatches(list)));
 
   /** The app's collection, straight from Chroma (it exists once the first upload is indexed). */
   let appSide = null;
@@ -501,7 +552,7 @@ async function main() {
   // spell of a shared machine weighs on both sides alike; the scratch collection grows round by
   // round as the app's does. Each round's raw add sends the vectors the app added in that round.
   const allBatches = uploadBatches(agents);
-  const rounds = Math.max(1, Math.min(INGEST_ROUNDS, Math.floor(allBatches.length / args.parallelUploads)));
+  const rounds = args.via === "jobs" ? INGEST_ROUNDS : Math.max(1, Math.min(INGEST_ROUNDS, Math.floor(allBatches.length / args.parallelUploads)));
   let scratch = null; // created after the first round: it copies the app collection's settings
   let indexed = 0;
   let ingestMs = 0;
@@ -514,7 +565,7 @@ async function main() {
       const cpu0 = cpuNow(dataDir);
       const t0 = performance.now();
       const before = indexed;
-      indexed += await sendUploads(part);
+      indexed += args.via === "jobs" ? await sendJobs(jobParts(agents, r, rounds)) : await sendUploads(part);
       const roundMs = performance.now() - t0;
       ingestMs += roundMs;
       const cpu1 = cpuNow(dataDir);
@@ -677,8 +728,13 @@ async function main() {
   const p50 = (v) => percentile(v, 50);
   const figures = [
     ["chunks", indexed],
-    ["ingest_parallel_uploads", args.parallelUploads],
-    ["ingest_files_per_request", FILES_PER_REQUEST],
+    ["ingest_via", args.via],
+    ...(args.via === "documents"
+      ? [
+          ["ingest_parallel_uploads", args.parallelUploads],
+          ["ingest_files_per_request", FILES_PER_REQUEST],
+        ]
+      : []),
     ["ingest_rounds", rounds],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],

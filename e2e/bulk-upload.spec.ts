@@ -1,0 +1,40 @@
+import { expect, test } from "./fixtures";
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+
+// More files than one request may carry (MAX_FILES_PER_REQUEST, 50 by default) are one upload:
+// the page sends them in several requests to one job and shows the progress of the whole.
+test("uploads 120 files from the page as one upload in three requests, with one summary and the file that failed", async ({ page, agent }) => {
+  const files = Array.from({ length: 120 }, (_, i) => ({
+    name: `faq-${String(i).padStart(3, "0")}.md`,
+    mimeType: "text/markdown",
+    buffer: Buffer.from(`# Question ${i}\n\nThe answer to question ${i} is on shelf ${i % 7} of the help desk.`),
+  }));
+  files[77] = { name: "faq-077.txt", mimeType: "text/plain", buffer: PNG };
+  const actions: string[] = [];
+  page.on("request", (req) => {
+    if (req.method() === "POST" && req.headers()["next-action"]) actions.push(req.url());
+  });
+
+  await page.goto(`/agents/${agent.id}`);
+  await page.getByLabel("Files").setInputFiles(files);
+  await expect(page.getByText("120 files selected")).toBeVisible();
+  await page.getByRole("button", { name: "Upload and index" }).click();
+
+  const summary = page.getByTestId("upload-summary");
+  await expect(summary).toHaveText("120 of 120 files done: 119 indexed or already present, 1 not indexed (listed below)", { timeout: 60_000 });
+  await expect(page.getByRole("heading", { name: "Upload finished" })).toBeVisible();
+  await expect(page.getByRole("progressbar", { name: "Progress of the upload" })).toHaveAttribute("aria-valuenow", "100");
+  // Only the file that was not indexed is listed, with its reason.
+  const list = page.getByRole("list", { name: "Upload progress" });
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list.getByRole("listitem")).toHaveText(/^faq-077\.txt: rejected — .*PNG/);
+  // Three requests of at most 50 files (the upload's start and two more), no more.
+  expect(actions.length).toBe(3);
+
+  await expect(page.getByRole("heading", { name: "Documents (119)" })).toBeVisible();
+  const table = page.getByRole("table", { name: "Documents" });
+  await expect(table.getByRole("link", { name: "faq-000.md" })).toBeVisible();
+  await expect(table.getByRole("link", { name: "faq-119.md" })).toBeVisible();
+  await expect(table.getByRole("link", { name: "faq-077.txt" })).toHaveCount(0);
+});
