@@ -29,6 +29,7 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   const list = page.getByRole("list", { name: "Upload progress" });
   await expect(list.getByRole("listitem")).toHaveCount(1);
   await expect(list.getByRole("listitem")).toHaveText(/^faq-077\.txt: rejected — .*PNG/);
+  await page.screenshot({ path: "e2e/screenshots/bulk-upload.png", fullPage: false });
   // Three requests of at most 50 files (the upload's start and two more), no more.
   expect(actions.length).toBe(3);
 
