@@ -43,6 +43,7 @@ const lib = async () => ({
   ...(await import("../embeddings/configured")),
   ...(await import("./chunking")),
   ...(await import("../vector-store/chunks")),
+  ...(await import("../vector-store/rebuild")),
 });
 
 describe("Chroma dies in the middle of an ingest", () => {
@@ -74,7 +75,7 @@ describe("Chroma dies in the middle of an ingest", () => {
   }, 90_000);
 
   it("answers vector_store_unavailable, keeps the older version, and removes the partial vectors once Chroma is back", async () => {
-    const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups, undeletedCleanups } = await lib();
+    const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups, undeletedCleanups, rebuildIndex, embedder } = await lib();
     const agent = newAgent("chroma dies");
     const old = await ingest(agent.id, "manual.txt", "The old manual explains the blue lamp.");
     expect(old.status).toBe("ready");
@@ -94,6 +95,10 @@ describe("Chroma dies in the middle of an ingest", () => {
     expect(queued?.document_id).toBeGreaterThan(old.document_id!);
 
     await restartChroma();
+    // A Chroma killed while it saves its index can come back with a graph that has lost nodes
+    // (seen once here: the old version's one chunk was not returned). The app rebuilds the index
+    // after every unclean restart (see after-restart.ts); so does this test, from the stored vectors.
+    await rebuildIndex(embedder(), "a test: Chroma was killed");
     // Before the clean-up has run, the partial vectors are in Chroma, yet search never shows them.
     const hits = await searchAgentDocuments(agent.id, "green lamp paragraph new manual", 20);
     expect(hits.map((h) => h.document_id)).toEqual([old.document_id]);

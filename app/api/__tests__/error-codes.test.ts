@@ -23,6 +23,7 @@ import * as pairs from "../agents/[id]/pairs/route";
 import * as pair from "../agents/[id]/pairs/[pairId]/route";
 import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as uploads from "../agents/[id]/uploads/[jobId]/route";
+import * as newUpload from "../agents/[id]/uploads/route";
 import { ERROR_STATUS, unavailable, type ErrorCode } from "@/lib/http/errors";
 import { route } from "@/lib/http/route";
 import { createToken } from "@/lib/db/api-tokens";
@@ -84,7 +85,9 @@ const agentHandlers: [string, (agentId: string) => Promise<Answer>][] = [
   ["PATCH /agents/{id}/pairs/{pairId}", (a) => call(pair.PATCH, { method: "PATCH", json: {}, params: { id: a, pairId: "1" } })],
   ["DELETE /agents/{id}/pairs/{pairId}", (a) => call(pair.DELETE, { method: "DELETE", params: { id: a, pairId: "1" } })],
   ["GET /agents/{id}/tool-calls", (a) => call(toolCalls.GET, { method: "GET", params: { id: a } })],
-  ["GET /agents/{id}/uploads/{jobId}", (a) => call(uploads.GET, { method: "GET", params: { id: a, jobId: "x" } })],
+  ["GET /agents/{id}/uploads/{jobId}", (a) => call(uploads.GET, { method: "GET", headers: viewer, params: { id: a, jobId: "x" } })],
+  ["POST /agents/{id}/uploads/{jobId}", (a) => call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a, jobId: "x" } })],
+  ["POST /agents/{id}/uploads", (a) => call(newUpload.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } })],
 ];
 
 describe("agent routes", () => {
@@ -106,7 +109,8 @@ describe("agent routes", () => {
     expectError(await call(document.GET, { method: "GET", params: { id, docId: "x" } }), "not_found");
     expectError(await call(run.GET, { method: "GET", params: { id, runId: "999999" } }), "not_found");
     expectError(await call(pair.DELETE, { method: "DELETE", params: { id, pairId: "999999" } }), "not_found");
-    expectError(await call(uploads.GET, { method: "GET", params: { id, jobId: "no-such-job" } }), "not_found");
+    expectError(await call(uploads.GET, { method: "GET", headers: viewer, params: { id, jobId: "no-such-job" } }), "not_found");
+    expectError(await call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id, jobId: "no-such-job" } }), "not_found");
   });
 });
 
@@ -126,6 +130,10 @@ describe("every error code, through the API", () => {
     expectError(await call(documents.POST, { body: form(), params: { id } }), "unauthorized");
     expectError(await call(documents.POST, { body: form(), headers: { authorization: "Bearer kbi_revoked" }, params: { id } }), "unauthorized");
     expectError(await call(documents.POST, { body: form(), headers: viewer, params: { id } }), "forbidden");
+    // The upload job routes: a viewer may follow a job, not start one or add to it.
+    expectError(await call(newUpload.POST, { body: form(), params: { id } }), "unauthorized");
+    expectError(await call(newUpload.POST, { body: form(), headers: viewer, params: { id } }), "forbidden");
+    expectError(await call(uploads.POST, { body: form(), headers: viewer, params: { id, jobId: "x" } }), "forbidden");
     expectError(await call(documents.POST, { body: form(), headers: { ...editor, origin: "http://evil.example" }, params: { id } }), "forbidden_origin");
     const rebound = new Request("http://evil.example/api/agents/1/documents/preview", { method: "POST", headers: editor, body: oneFile("a.txt", "x") });
     const res = await preview.POST(rebound, { params: Promise.resolve({ id }) });
