@@ -12,8 +12,10 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   }));
   files[77] = { name: "faq-077.txt", mimeType: "text/plain", buffer: PNG };
   const actions: string[] = [];
+  const polls: string[] = [];
   page.on("request", (req) => {
     if (req.method() === "POST" && req.headers()["next-action"]) actions.push(req.url());
+    if (req.method() === "GET" && req.url().includes("/uploads/")) polls.push(req.url());
   });
 
   await page.goto(`/agents/${agent.id}`);
@@ -32,6 +34,9 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   await page.screenshot({ path: "e2e/screenshots/bulk-upload.png", fullPage: false });
   // Three requests of at most 50 files (the upload's start and two more), no more.
   expect(actions.length).toBe(3);
+  // Its progress is read without the files already indexed.
+  expect(polls.length).toBeGreaterThan(0);
+  for (const url of polls) expect(url).toMatch(/\?files=unfinished$/);
 
   await expect(page.getByRole("heading", { name: "Documents (119)" })).toBeVisible();
   const table = page.getByRole("table", { name: "Documents" });

@@ -18,9 +18,10 @@ export const FULL_LIST_FILES = 50;
 
 export function FileProgressList({ agentId, job }: { agentId: number; job: UploadJob }) {
   const long = job.expected_files > FULL_LIST_FILES;
-  const indexed = job.files.filter((f) => f.result?.status === "ready").length;
+  // A long upload's job may list its unfinished files only (`index` is then each one's place).
   const problems = job.files.filter((f) => f.result && f.result.status !== "ready").length;
-  const shown = job.files.map((f, i) => ({ f, i })).filter(({ f }) => !long || (f.result ? f.result.status !== "ready" : f.stage !== "queued"));
+  const indexed = job.done_files - problems;
+  const shown = job.files.map((f, i) => ({ f, i: f.index ?? i })).filter(({ f }) => !long || (f.result ? f.result.status !== "ready" : f.stage !== "queued"));
   const overall = job.expected_files > 0 ? Math.round((job.done_files / job.expected_files) * 100) : 100;
   return (
     <div className="space-y-2">

@@ -10,7 +10,7 @@ import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type
 import { queryKeys } from "@/lib/http/query-keys";
 import type { UploadJob } from "@/lib/ingest/uploads";
 import { ChunkPreview } from "./chunk-preview";
-import { FileProgressList } from "./file-progress";
+import { FileProgressList, FULL_LIST_FILES } from "./file-progress";
 import { StrategySelect } from "./strategy-select";
 import { FileChooser } from "@/components/ui/file-chooser";
 import { plural } from "@/lib/format/plural";
@@ -35,11 +35,13 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
   const [starting, setStarting] = useState(false);
   // Files handed to the server so far, while an upload of several requests is being sent.
   const [sent, setSent] = useState(0);
+  // A long upload's finished files are counted, not listed: only the others are read again.
+  const [unfinishedOnly, setUnfinishedOnly] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
 
   const job = useQuery({
     queryKey: queryKeys.upload(agentId, jobId ?? ""),
-    queryFn: () => apiFetch<UploadJob>(`/api/agents/${agentId}/uploads/${jobId}`),
+    queryFn: () => apiFetch<UploadJob>(`/api/agents/${agentId}/uploads/${jobId}${unfinishedOnly ? "?files=unfinished" : ""}`),
     enabled: jobId !== null,
     staleTime: 0,
     refetchInterval: (q) => (q.state.data?.finished ? false : 400),
@@ -66,6 +68,7 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
     setStarting(true);
     setError(null);
     setSent(0);
+    setUnfinishedOnly(files.length > FULL_LIST_FILES);
     const groups = uploadGroups(files, maxFiles, maxBytes);
     const formOf = (group: File[]) => {
       const form = new FormData();

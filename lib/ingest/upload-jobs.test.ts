@@ -122,6 +122,25 @@ describe("the upload job API", () => {
     const bad = await call(start.POST, { body: filesForm([["c.md", "x"]], { expected_files: "many" }), params: { id } });
     expect(bad).toMatchObject({ status: 422, body: { error: { code: "invalid_request", message: expect.stringMatching(/expected_files/) } } });
     expect((await call(more.GET, { method: "GET", params: { id, jobId: "nope" } })).status).toBe(404);
+    expect(await call(more.GET, { method: "GET", url: "?files=some", params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { code: "invalid_request" } } });
     expect(listDocuments(agent.id).length).toBe(2);
+  });
+
+  it("lists only the files not indexed yet, or not indexed at all, with ?files=unfinished", async () => {
+    const agent = newAgent("job unfinished");
+    const id = String(agent.id);
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const first = await call(start.POST, { body: filesForm([["a.md", article("lunch", 1)], ["b.txt", png], ["c.md", article("lunch", 3)]], { expected_files: "4" }), params: { id } });
+    const jobId = first.body.id as string;
+    await expect.poll(async () => (await call(more.GET, { method: "GET", params: { id, jobId } })).body.done_files, { timeout: 30_000 }).toBe(3);
+    // Waiting for the fourth file: the two indexed ones are counted, not listed.
+    const open = await call(more.GET, { method: "GET", url: "?files=unfinished", params: { id, jobId } });
+    expect(open.body).toMatchObject({ expected_files: 4, done_files: 3, finished: false });
+    expect(open.body.files.map((f: { index: number; filename: string; result: { outcome: string } }) => [f.index, f.filename, f.result.outcome])).toEqual([[1, "b.txt", "rejected"]]);
+    await call(more.POST, { body: filesForm([["d.md", article("lunch", 4)]]), params: { id, jobId } });
+    await finished(agent.id, jobId);
+    const all = await call(more.GET, { method: "GET", params: { id, jobId } });
+    expect(all.body.files.map((f: { filename: string }) => f.filename)).toEqual(["a.md", "b.txt", "c.md", "d.md"]);
+    expect(all.body.files.every((f: { index?: number }) => f.index === undefined)).toBe(true);
   });
 });

@@ -105,6 +105,8 @@ export function uploadStatus(results: IngestResult[]): number {
 // files than one request may carry is one job: its first request says how many files will come
 // (`expected_files`) and the others add theirs to it.
 export interface FileProgress {
+  /** Its place in the upload, in a list of unfinished files only. */
+  index?: number;
   filename: string;
   bytes: number;
   stage: IngestStage | "queued";
@@ -151,7 +153,7 @@ interface JobState {
 
 // Jobs live in this process only: progress is for the person watching the upload.
 const holder = globalThis as unknown as { __kbUploadJobs?: Map<string, JobState> };
-const jobs = () => (holder.__kbUploadJobs ??= new Map());
+const jobs = () => (holder.__kbUploadJobs ??= new Map<string, JobState>());
 const KEEP_MS = 60 * 60 * 1000;
 
 /**
@@ -276,9 +278,16 @@ export function endUploadJob(agentId: number, id: string): UploadJob | undefined
   return view(s);
 }
 
-export function getUploadJob(agentId: number, id: string): UploadJob | undefined {
+/**
+ * The job as it stands. `unfinished`: only the files that are not done or not indexed, each with
+ * its `index` in the upload, for following an upload of thousands of files without reading
+ * every finished one again on each look.
+ */
+export function getUploadJob(agentId: number, id: string, { unfinished = false } = {}): UploadJob | undefined {
   const s = jobs().get(id);
   if (!s || s.job.agent_id !== agentId) return undefined;
   giveUpIfStalled(s);
-  return view(s);
+  if (!unfinished) return view(s);
+  const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (f.result?.status === "ready" ? [] : [{ ...f, index }]));
+  return { ...s.job, files };
 }

@@ -1,13 +1,15 @@
 import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
-import { notFound } from "@/lib/http/errors";
+import { invalid, notFound } from "@/lib/http/errors";
 import { readLimitedForm } from "@/lib/http/body";
 import { addToUploadJob, getUploadJob, readUploadFiles } from "@/lib/ingest/uploads";
 
 // Left out of the proxy (its POST carries files): both methods run the gate here.
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
-  async ({ agent, params }) => {
-    const job = getUploadJob(agent.id, params.jobId);
+  async ({ req, agent, params }) => {
+    const which = new URL(req.url).searchParams.get("files") ?? "all";
+    if (which !== "all" && which !== "unfinished") throw invalid(`files must be "all" or "unfinished", not "${which}".`);
+    const job = getUploadJob(agent.id, params.jobId, { unfinished: which === "unfinished" });
     if (!job) throw notFound(`Upload ${params.jobId}`);
     return NextResponse.json(job);
   },
