@@ -36,7 +36,7 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   expect(actions.length).toBe(3);
   // Its progress is read without the files already indexed.
   expect(polls.length).toBeGreaterThan(0);
-  for (const url of polls) expect(url).toMatch(/\?files=unfinished$/);
+  for (const url of polls) expect(url).toMatch(/\?files=active$/);
 
   await expect(page.getByRole("heading", { name: "Documents (119)" })).toBeVisible();
   const table = page.getByRole("table", { name: "Documents" });

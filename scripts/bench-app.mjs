@@ -451,11 +451,11 @@ async function main() {
         first.set("expected_files", String(files.length));
         const job = await http(`${base}/api/agents/${agent.id}/uploads`, { method: "POST", body: first }, [202]);
         for (const g of groups.slice(1)) await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`, { method: "POST", body: formOf(g) }, [202]);
-        // Followed as the page follows a long upload (finished files counted, not listed), then read once in full.
+        // Followed as the page follows a long upload (only the files being indexed listed), then read once in full.
         let state;
         do {
           await new Promise((r) => setTimeout(r, 100));
-          state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}?files=unfinished`);
+          state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}?files=active`);
         } while (!state.finished);
         state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`);
         if (state.files.length !== files.length) throw new Error(`upload job ${job.id} has ${state.files.length} of ${files.length} files`);

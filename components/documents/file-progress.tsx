@@ -18,7 +18,7 @@ export const FULL_LIST_FILES = 50;
 
 export function FileProgressList({ agentId, job }: { agentId: number; job: UploadJob }) {
   const long = job.expected_files > FULL_LIST_FILES;
-  // A long upload's job may list its unfinished files only (`index` is then each one's place).
+  // A long upload's job may list its active files only (`index` is then each one's place).
   const problems = job.files.filter((f) => f.result && f.result.status !== "ready").length;
   const indexed = job.done_files - problems;
   const shown = job.files.map((f, i) => ({ f, i: f.index ?? i })).filter(({ f }) => !long || (f.result ? f.result.status !== "ready" : f.stage !== "queued"));
@@ -31,7 +31,7 @@ export function FileProgressList({ agentId, job }: { agentId: number; job: Uploa
           <p data-testid="upload-summary">
             {job.done_files} of {job.expected_files} files done: {indexed} indexed or already present
             {problems > 0 && `, ${problems} not indexed (listed below)`}
-            {job.files.length < job.expected_files && !job.finished && ` · ${job.files.length} received so far`}
+            {job.files_received < job.expected_files && !job.finished && ` · ${job.files_received} received so far`}
             {job.not_received > 0 && ` · ${job.not_received} never sent`}
           </p>
           <div role="progressbar" aria-label="Progress of the upload" aria-valuemin={0} aria-valuemax={100} aria-valuenow={overall} className="h-2 overflow-hidden rounded bg-slate-200">

@@ -35,13 +35,13 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
   const [starting, setStarting] = useState(false);
   // Files handed to the server so far, while an upload of several requests is being sent.
   const [sent, setSent] = useState(0);
-  // A long upload's finished files are counted, not listed: only the others are read again.
-  const [unfinishedOnly, setUnfinishedOnly] = useState(false);
+  // A long upload's queued and indexed files are counted, not listed: only the others are read.
+  const [activeOnly, setActiveOnly] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
 
   const job = useQuery({
     queryKey: queryKeys.upload(agentId, jobId ?? ""),
-    queryFn: () => apiFetch<UploadJob>(`/api/agents/${agentId}/uploads/${jobId}${unfinishedOnly ? "?files=unfinished" : ""}`),
+    queryFn: () => apiFetch<UploadJob>(`/api/agents/${agentId}/uploads/${jobId}${activeOnly ? "?files=active" : ""}`),
     enabled: jobId !== null,
     staleTime: 0,
     refetchInterval: (q) => (q.state.data?.finished ? false : 400),
@@ -68,7 +68,7 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
     setStarting(true);
     setError(null);
     setSent(0);
-    setUnfinishedOnly(files.length > FULL_LIST_FILES);
+    setActiveOnly(files.length > FULL_LIST_FILES);
     const groups = uploadGroups(files, maxFiles, maxBytes);
     const formOf = (group: File[]) => {
       const form = new FormData();

@@ -77,9 +77,14 @@ describe("an upload sent in several requests", () => {
     const all = files("printer", 0, 600).map((f) => ({ ...f, bytes: enc(new TextDecoder().decode(f.bytes) + " More words.".repeat(80)) }));
     const job = startUploadJob(agent.id, all.slice(0, 50), settings, all.length);
     let maxIndexing = 0;
+    let maxQueued = 0;
+    let maxActiveListed = 0;
     const sample = setInterval(() => {
       const j = getUploadJob(agent.id, job.id)!;
       maxIndexing = Math.max(maxIndexing, j.files.filter((f) => !f.result && f.stage !== "queued").length);
+      maxQueued = Math.max(maxQueued, j.files.filter((f) => f.stage === "queued").length);
+      // ?files=active lists the files being indexed, never the queued ones (all 600 are indexed).
+      maxActiveListed = Math.max(maxActiveListed, getUploadJob(agent.id, job.id, { active: true })!.files.length);
     }, 5);
     const heldWhenAnswered: number[] = [];
     const held = (j: UploadJob) => j.files.filter((f) => !f.result).reduce((n, f) => n + f.bytes, 0);
@@ -97,6 +102,8 @@ describe("an upload sent in several requests", () => {
     expect(all.reduce((n, f) => n + f.bytes.byteLength, 0)).toBeGreaterThan(3 * jobHeldBytesLimit());
     expect(maxIndexing).toBeGreaterThan(32);
     expect(maxIndexing).toBeLessThanOrEqual(JOB_FILES_IN_PARALLEL);
+    expect(maxQueued).toBeGreaterThan(0);
+    expect(maxActiveListed).toBeLessThanOrEqual(JOB_FILES_IN_PARALLEL);
     expect(getUploadJob(agent.id, job.id)).toMatchObject({ done_files: 600, not_received: 0 });
     expect(listDocuments(agent.id).filter((d) => d.status === "ready").length).toBe(600);
   }, 120_000);
@@ -126,16 +133,16 @@ describe("the upload job API", () => {
     expect(listDocuments(agent.id).length).toBe(2);
   });
 
-  it("lists only the files not indexed yet, or not indexed at all, with ?files=unfinished", async () => {
-    const agent = newAgent("job unfinished");
+  it("lists only the files being indexed and those not indexed, with ?files=active", async () => {
+    const agent = newAgent("job active files");
     const id = String(agent.id);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     const first = await call(start.POST, { body: filesForm([["a.md", article("lunch", 1)], ["b.txt", png], ["c.md", article("lunch", 3)]], { expected_files: "4" }), params: { id } });
     const jobId = first.body.id as string;
     await expect.poll(async () => (await call(more.GET, { method: "GET", params: { id, jobId } })).body.done_files, { timeout: 30_000 }).toBe(3);
     // Waiting for the fourth file: the two indexed ones are counted, not listed.
-    const open = await call(more.GET, { method: "GET", url: "?files=unfinished", params: { id, jobId } });
-    expect(open.body).toMatchObject({ expected_files: 4, done_files: 3, finished: false });
+    const open = await call(more.GET, { method: "GET", url: "?files=active", params: { id, jobId } });
+    expect(open.body).toMatchObject({ expected_files: 4, files_received: 3, done_files: 3, finished: false });
     expect(open.body.files.map((f: { index: number; filename: string; result: { outcome: string } }) => [f.index, f.filename, f.result.outcome])).toEqual([[1, "b.txt", "rejected"]]);
     await call(more.POST, { body: filesForm([["d.md", article("lunch", 4)]]), params: { id, jobId } });
     await finished(agent.id, jobId);

@@ -105,7 +105,7 @@ export function uploadStatus(results: IngestResult[]): number {
 // files than one request may carry is one job: its first request says how many files will come
 // (`expected_files`) and the others add theirs to it.
 export interface FileProgress {
-  /** Its place in the upload, in a list of unfinished files only. */
+  /** Its place in the upload, in a list of the active files only. */
   index?: number;
   filename: string;
   bytes: number;
@@ -121,6 +121,8 @@ export interface UploadJob {
   files: FileProgress[];
   /** Files the upload sends in all; `files` holds those received so far. */
   expected_files: number;
+  /** Files received so far (all of `files`, unless only the active ones are listed). */
+  files_received: number;
   /** Files with a result (indexed, duplicate, rejected or failed). */
   done_files: number;
   /** Files that never came: the upload stopped sending them (set when it is given up). */
@@ -214,6 +216,7 @@ function receive(s: JobState, files: UploadFile[]) {
     s.job.files.push({ filename: file.filename, bytes: file.bytes.byteLength, stage: "queued", done: 0, total: 1 });
     s.heldBytes += file.bytes.byteLength;
   }
+  s.job.files_received = s.job.files.length;
   pump(s);
 }
 
@@ -229,7 +232,7 @@ export function startUploadJob(agentId: number, files: UploadFile[], settings: C
   }
   prune();
   const s: JobState = {
-    job: { id: randomUUID(), agent_id: agentId, files: [], expected_files: expectedFiles, done_files: 0, not_received: 0, finished: false, created_at: Date.now() },
+    job: { id: randomUUID(), agent_id: agentId, files: [], expected_files: expectedFiles, files_received: 0, done_files: 0, not_received: 0, finished: false, created_at: Date.now() },
     settings,
     queue: [],
     running: 0,
@@ -279,15 +282,17 @@ export function endUploadJob(agentId: number, id: string): UploadJob | undefined
 }
 
 /**
- * The job as it stands. `unfinished`: only the files that are not done or not indexed, each with
- * its `index` in the upload, for following an upload of thousands of files without reading
- * every finished one again on each look.
+ * The job as it stands. `active`: only the files being indexed now and those that were not
+ * indexed (rejected or failed), each with its `index` in the upload; queued and indexed files
+ * are only counted (`files_received`, `done_files`). For following an upload of thousands of
+ * files without reading them all on each look.
  */
-export function getUploadJob(agentId: number, id: string, { unfinished = false } = {}): UploadJob | undefined {
+export function getUploadJob(agentId: number, id: string, { active = false } = {}): UploadJob | undefined {
   const s = jobs().get(id);
   if (!s || s.job.agent_id !== agentId) return undefined;
   giveUpIfStalled(s);
-  if (!unfinished) return view(s);
-  const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (f.result?.status === "ready" ? [] : [{ ...f, index }]));
+  if (!active) return view(s);
+  const shown = (f: FileProgress) => (f.result ? f.result.status !== "ready" : f.stage !== "queued");
+  const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (shown(f) ? [{ ...f, index }] : []));
   return { ...s.job, files };
 }

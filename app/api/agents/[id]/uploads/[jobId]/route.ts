@@ -8,8 +8,8 @@ import { addToUploadJob, getUploadJob, readUploadFiles } from "@/lib/ingest/uplo
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
   async ({ req, agent, params }) => {
     const which = new URL(req.url).searchParams.get("files") ?? "all";
-    if (which !== "all" && which !== "unfinished") throw invalid(`files must be "all" or "unfinished", not "${which}".`);
-    const job = getUploadJob(agent.id, params.jobId, { unfinished: which === "unfinished" });
+    if (which !== "all" && which !== "active") throw invalid(`files must be "all" or "active", not "${which}".`);
+    const job = getUploadJob(agent.id, params.jobId, { active: which === "active" });
     if (!job) throw notFound(`Upload ${params.jobId}`);
     return NextResponse.json(job);
   },
