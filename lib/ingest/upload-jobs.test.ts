@@ -56,6 +56,20 @@ describe("an upload sent in several requests", () => {
     expect(listDocuments(other.id)).toEqual([]);
   });
 
+  it("takes requests sent at the same time without ever passing the expected count", async () => {
+    const agent = newAgent("job parallel adds");
+    const job = startUploadJob(agent.id, files("mirror", 0, 1), settings, 4);
+    const answers = await Promise.allSettled([
+      addToUploadJob(agent.id, job.id, files("mirror", 1, 1)),
+      addToUploadJob(agent.id, job.id, files("mirror", 2, 2)),
+      addToUploadJob(agent.id, job.id, files("mirror", 4, 1)),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
+    await finished(agent.id, job.id);
+    expect(getUploadJob(agent.id, job.id)).toMatchObject({ files_received: 4, done_files: 4, not_received: 0 });
+    expect(listDocuments(agent.id).map((d) => d.filename).sort()).toEqual(["mirror-0.md", "mirror-1.md", "mirror-2.md", "mirror-3.md"]);
+  });
+
   it("is given up when the rest does not come for a while", async () => {
     const agent = newAgent("job stalled");
     const job = startUploadJob(agent.id, files("locker", 0, 1), settings, 3);
@@ -65,7 +79,7 @@ describe("an upload sent in several requests", () => {
     const clock = vi.spyOn(Date, "now").mockReturnValue(now + JOB_STALL_MS + 1000);
     try {
       expect(getUploadJob(agent.id, job.id)).toMatchObject({ finished: true, not_received: 2, done_files: 1 });
-      await expect(addToUploadJob(agent.id, job.id, files("locker", 1, 1))).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/given up/) });
+      await expect(addToUploadJob(agent.id, job.id, files("locker", 1, 1))).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/without 2 of its files.*2 minutes/) });
     } finally {
       clock.mockRestore();
     }

@@ -220,8 +220,6 @@ function receive(s: JobState, files: UploadFile[]) {
   pump(s);
 }
 
-const view = (s: JobState): UploadJob => s.job;
-
 /**
  * Starts indexing in the background and returns at once; poll `getUploadJob` for progress.
  * `expectedFiles`: how many files the whole upload has, when more will follow in `addToUploadJob`.
@@ -242,7 +240,7 @@ export function startUploadJob(agentId: number, files: UploadFile[], settings: C
   };
   jobs().set(s.job.id, s);
   receive(s, files);
-  return view(s);
+  return s.job;
 }
 
 /**
@@ -256,7 +254,8 @@ export async function addToUploadJob(agentId: number, id: string, files: UploadF
   giveUpIfStalled(s);
   const { job } = s;
   if (job.finished || job.not_received > 0) {
-    throw conflict(`Upload ${id} has ended${job.not_received > 0 ? `: no files came for ${JOB_STALL_MS / 60_000} minutes and it was given up` : ""}; start a new upload.`);
+    const why = job.not_received > 0 ? ` without ${job.not_received} of its files (its client stopped sending them, or sent none for ${JOB_STALL_MS / 60_000} minutes)` : "";
+    throw conflict(`Upload ${id} has ended${why}; start a new upload.`);
   }
   if (job.files.length + files.length > job.expected_files) {
     throw invalid(`Upload ${id} expects ${job.expected_files} files and has ${job.files.length}; these ${files.length} would make ${job.files.length + files.length}.`);
@@ -267,7 +266,7 @@ export async function addToUploadJob(agentId: number, id: string, files: UploadF
     // The client's next request can only start now: the stall clock starts again here.
     s.lastReceivedAt = Date.now();
   }
-  return view(s);
+  return s.job;
 }
 
 /** The client will send no more files: the job ends once those it has are indexed. */
@@ -278,7 +277,7 @@ export function endUploadJob(agentId: number, id: string): UploadJob | undefined
     s.job.not_received = s.job.expected_files - s.job.files.length;
     finishIfDone(s);
   }
-  return view(s);
+  return s.job;
 }
 
 /**
@@ -291,7 +290,7 @@ export function getUploadJob(agentId: number, id: string, { active = false } = {
   const s = jobs().get(id);
   if (!s || s.job.agent_id !== agentId) return undefined;
   giveUpIfStalled(s);
-  if (!active) return view(s);
+  if (!active) return s.job;
   const shown = (f: FileProgress) => (f.result ? f.result.status !== "ready" : f.stage !== "queued");
   const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (shown(f) ? [{ ...f, index }] : []));
   return { ...s.job, files };
