@@ -44,3 +44,31 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   await expect(table.getByRole("link", { name: "faq-119.md" })).toBeVisible();
   await expect(table.getByRole("link", { name: "faq-077.txt" })).toHaveCount(0);
 });
+
+// Requests adding files to one upload at the same time: the job never takes more than it expects.
+test("parallel requests adding files to one upload never pass its expected count, over several trials", async ({ page, agent }) => {
+  const form = (names: string[], fields: Record<string, string> = {}) => {
+    const f = new FormData();
+    for (const n of names) f.append("files", new Blob([`# ${n}\n\nWhat the desk says about ${n}.`]), n);
+    for (const [k, v] of Object.entries(fields)) f.append(k, v);
+    return f;
+  };
+  for (let trial = 0; trial < 3; trial++) {
+    const started = await page.request.fetch(`/api/agents/${agent.id}/uploads`, { method: "POST", multipart: form([`t${trial}-a.md`], { expected_files: "3" }) });
+    expect(started.status()).toBe(202);
+    const { id } = await started.json();
+    // Three requests of one file for two places: exactly one is refused, whichever comes last.
+    const parts = [[`t${trial}-b.md`], [`t${trial}-c.md`], [`t${trial}-d.md`]];
+    const answers = await Promise.all(parts.map((names) => page.request.fetch(`/api/agents/${agent.id}/uploads/${id}`, { method: "POST", multipart: form(names) })));
+    const statuses = answers.map((a) => a.status());
+    expect(statuses.filter((s) => s === 202).length).toBe(2);
+    expect(statuses.filter((s) => s === 422).length).toBe(1);
+    await expect.poll(async () => (await (await page.request.get(`/api/agents/${agent.id}/uploads/${id}`)).json()).finished, { timeout: 30_000 }).toBe(true);
+    const job = await (await page.request.get(`/api/agents/${agent.id}/uploads/${id}`)).json();
+    expect(job).toMatchObject({ expected_files: 3, files_received: 3, done_files: 3, not_received: 0 });
+    const refused = parts[statuses.indexOf(422)];
+    expect(job.files.map((f: { filename: string }) => f.filename).sort()).toEqual([`t${trial}-a.md`, ...parts.flat().filter((n) => !refused.includes(n))].sort());
+  }
+  const docs = (await (await page.request.get(`/api/agents/${agent.id}/documents`)).json()).documents;
+  expect(docs.length).toBe(9);
+});

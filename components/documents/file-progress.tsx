@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { FileProgress, UploadJob } from "@/lib/ingest/uploads";
 import { resultLine } from "@/lib/ingest/result-line";
+import { isActiveFile } from "@/lib/ingest/upload-progress";
 
 const STAGES = ["extract", "chunk", "embed", "write"] as const;
 
@@ -21,7 +22,7 @@ export function FileProgressList({ agentId, job }: { agentId: number; job: Uploa
   // A long upload's job may list its active files only (`index` is then each one's place).
   const problems = job.files.filter((f) => f.result && f.result.status !== "ready").length;
   const indexed = job.done_files - problems;
-  const shown = job.files.map((f, i) => ({ f, i: f.index ?? i })).filter(({ f }) => !long || (f.result ? f.result.status !== "ready" : f.stage !== "queued"));
+  const shown = job.files.map((f, i) => ({ f, i: f.index ?? i })).filter(({ f }) => !long || isActiveFile(f));
   const overall = job.expected_files > 0 ? Math.round((job.done_files / job.expected_files) * 100) : 100;
   return (
     <div className="space-y-2">

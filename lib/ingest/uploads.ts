@@ -8,6 +8,7 @@ import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } 
 import { sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "./chunking";
+import { isActiveFile } from "./upload-progress";
 
 export interface UploadFile {
   filename: string;
@@ -291,7 +292,6 @@ export function getUploadJob(agentId: number, id: string, { active = false } = {
   if (!s || s.job.agent_id !== agentId) return undefined;
   giveUpIfStalled(s);
   if (!active) return s.job;
-  const shown = (f: FileProgress) => (f.result ? f.result.status !== "ready" : f.stage !== "queued");
-  const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (shown(f) ? [{ ...f, index }] : []));
+  const files = s.job.files.flatMap((f: FileProgress, index: number): FileProgress[] => (isActiveFile(f) ? [{ ...f, index }] : []));
   return { ...s.job, files };
 }
