@@ -23,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000, via: "jobs", parallelUploads: 3, filesPerRequest: 20 };
+  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -35,6 +35,10 @@ function parseArgs(argv) {
       const v = inline ?? argv[++i];
       if (v !== "jobs" && v !== "documents") fail('--via needs "jobs" or "documents"');
       out.via = v;
+    } else if (key === "--poll-ms") {
+      const v = Number(inline ?? argv[++i]);
+      if (!Number.isInteger(v) || v < 0 || v > 5000) fail("--poll-ms needs a whole number of milliseconds from 0 to 5000");
+      out.pollMs = v;
     } else if (key === "--parallel-uploads") {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1 || v > 16) fail("--parallel-uploads needs a whole number from 1 to 16");
@@ -44,10 +48,12 @@ function parseArgs(argv) {
       if (!Number.isInteger(v) || v < 1 || v > 50) fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
       out.filesPerRequest = v;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--via jobs|documents] [--parallel-uploads P] [--files-per-request F]");
+      console.log("usage: npm run bench -- [--chunks N] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
       console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
       console.log("                         requests of 50 files one after another (the default)");
+      console.log("  --poll-ms M            with jobs: follow each job by reading its progress every M ms (the page");
+      console.log("                         reads every 400) instead of waiting for its end with ?wait (0, the default)");
       console.log("  --via documents        POST /documents requests that answer when their files are indexed,");
       console.log("                         P of F files in flight (the two options below)");
       console.log("  --parallel-uploads P   upload requests the client keeps in flight (default 3)");
@@ -436,6 +442,7 @@ async function main() {
    * page: the first request starts the job with `expected_files`, the others (50 files each)
    * follow one after another as the app takes them; then the job is polled until it ends.
    */
+  let progressRequests = 0;
   const sendJobs = async (parts) => {
     let indexed = 0;
     const formOf = (files) => {
@@ -451,11 +458,14 @@ async function main() {
         first.set("expected_files", String(files.length));
         const job = await http(`${base}/api/agents/${agent.id}/uploads`, { method: "POST", body: first }, [202]);
         for (const g of groups.slice(1)) await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`, { method: "POST", body: formOf(g) }, [202]);
-        // Followed as the page follows a long upload (only the files being indexed listed), then read once in full.
+        // Waited for as a command-line import waits (?wait answers when the job ends), or with
+        // --poll-ms followed as the page follows a long upload (only the files being indexed
+        // listed); then read once in full.
         let state;
         do {
-          await new Promise((r) => setTimeout(r, 100));
-          state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}?files=active`);
+          if (args.pollMs > 0) await new Promise((r) => setTimeout(r, args.pollMs));
+          state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}?files=active${args.pollMs > 0 ? "" : "&wait=60"}`);
+          progressRequests++;
         } while (!state.finished);
         state = await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`);
         if (state.files.length !== files.length) throw new Error(`upload job ${job.id} has ${state.files.length} of ${files.length} files`);
@@ -559,12 +569,13 @@ async function main() {
   let indexed = 0;
   let ingestMs = 0;
   let rawMs = 0;
-  const ingestCpu = { app: 0, chroma: 0 };
+  const ingestCpu = { app: 0, chroma: 0, bench: 0 };
   let rawAddChromaCpu = 0;
   try {
     for (let r = 0; r < rounds; r++) {
       const part = allBatches.slice(Math.floor((r * allBatches.length) / rounds), Math.floor(((r + 1) * allBatches.length) / rounds));
       const cpu0 = cpuNow(dataDir);
+      const own0 = process.cpuUsage();
       const t0 = performance.now();
       const before = indexed;
       indexed += args.via === "jobs" ? await sendJobs(jobParts(agents, r, rounds)) : await sendUploads(part);
@@ -573,6 +584,8 @@ async function main() {
       const cpu1 = cpuNow(dataDir);
       ingestCpu.app += cpu1.app - cpu0.app;
       ingestCpu.chroma += cpu1.chroma - cpu0.chroma;
+      const own = process.cpuUsage(own0);
+      ingestCpu.bench += (own.user + own.system) / 1e6;
       scratch ??= await createScratch();
       const roundRawMs = await rawAddRange(scratch, before, indexed, false);
       rawMs += roundRawMs;
@@ -737,6 +750,7 @@ async function main() {
           ["ingest_files_per_request", FILES_PER_REQUEST],
         ]
       : []),
+    ...(args.via === "jobs" ? [["ingest_poll_ms", args.pollMs]] : []),
     ["ingest_rounds", rounds],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
@@ -745,6 +759,8 @@ async function main() {
     ["ingest_app_cpu_s", Math.round(ingestCpu.app)],
     ["ingest_chroma_cpu_s", Math.round(ingestCpu.chroma)],
     ["raw_add_chroma_cpu_s", Math.round(rawAddChromaCpu)],
+    ["ingest_bench_client_cpu_s", Math.round(ingestCpu.bench * 10) / 10],
+    ["ingest_progress_requests", progressRequests],
     ["search_p50_ms", ms(p50(search))],
     ["search_p95_ms", ms(percentile(search, 95))],
     ["raw_query_p50_ms", ms(p50(raw))],

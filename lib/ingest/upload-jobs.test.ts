@@ -164,4 +164,36 @@ describe("the upload job API", () => {
     expect(all.body.files.map((f: { filename: string }) => f.filename)).toEqual(["a.md", "b.txt", "c.md", "d.md"]);
     expect(all.body.files.every((f: { index?: number }) => f.index === undefined)).toBe(true);
   });
+
+  it("answers a progress request with ?wait=S once the upload has finished, or after S seconds", async () => {
+    const agent = newAgent("job wait");
+    const id = String(agent.id);
+    const first = await call(start.POST, { body: filesForm([["a.md", article("visa", 1)]], { expected_files: "2" }), params: { id } });
+    const jobId = first.body.id as string;
+    await expect.poll(() => getUploadJob(agent.id, jobId)!.done_files, { timeout: 30_000 }).toBe(1);
+    // Still waiting for its second file: the wait runs out and the answer says so.
+    let t0 = Date.now();
+    const open = await call(more.GET, { method: "GET", url: "?wait=1", params: { id, jobId } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(open.body).toMatchObject({ finished: false, done_files: 1 });
+    // A wait that starts before the last file comes answers as soon as the upload ends, not at
+    // the end of its 30 seconds.
+    t0 = Date.now();
+    let answeredAt = 0;
+    const waiting = call(more.GET, { method: "GET", url: "?files=active&wait=30", params: { id, jobId } }).then((r) => ((answeredAt = Date.now()), r));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(answeredAt).toBe(0);
+    await call(more.POST, { body: filesForm([["b.md", article("visa", 2)]]), params: { id, jobId } });
+    const done = await waiting;
+    expect(done.body).toMatchObject({ finished: true, done_files: 2, files: [] });
+    expect(answeredAt - t0).toBeLessThan(20_000);
+    // A finished upload answers at once; a wait for an unknown one is a 404, a bad one a 422.
+    t0 = Date.now();
+    expect((await call(more.GET, { method: "GET", url: "?wait=30", params: { id, jobId } })).body.finished).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect((await call(more.GET, { method: "GET", url: "?wait=5", params: { id, jobId: "nope" } })).status).toBe(404);
+    for (const bad of ["61", "-1", "soon", "1.5"]) {
+      expect(await call(more.GET, { method: "GET", url: `?wait=${bad}`, params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { message: expect.stringMatching(/wait must be a whole number of seconds from 0 to 60/) } } });
+    }
+  }, 60_000);
 });

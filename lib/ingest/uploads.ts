@@ -151,6 +151,8 @@ interface JobState {
   /** Bytes of the files received and not finished: what the job holds in memory. */
   heldBytes: number;
   roomWaiters: (() => void)[];
+  /** Requests waiting for the job to finish (`waitForUploadJob`). */
+  finishWaiters: Set<() => void>;
   lastReceivedAt: number;
 }
 
@@ -184,7 +186,10 @@ function giveUpIfStalled(s: JobState) {
 function finishIfDone(s: JobState) {
   const { job } = s;
   if (job.finished || s.running > 0 || s.queue.length > 0) return;
-  if (job.files.length + job.not_received === job.expected_files) job.finished = true;
+  if (job.files.length + job.not_received !== job.expected_files) return;
+  job.finished = true;
+  for (const wake of s.finishWaiters) wake();
+  s.finishWaiters.clear();
 }
 
 function releaseRoom(s: JobState) {
@@ -237,6 +242,7 @@ export function startUploadJob(agentId: number, files: UploadFile[], settings: C
     running: 0,
     heldBytes: 0,
     roomWaiters: [],
+    finishWaiters: new Set(),
     lastReceivedAt: Date.now(),
   };
   jobs().set(s.job.id, s);
@@ -279,6 +285,32 @@ export function endUploadJob(agentId: number, id: string): UploadJob | undefined
     finishIfDone(s);
   }
   return s.job;
+}
+
+/** The longest a progress request may wait for its job to finish. */
+export const MAX_UPLOAD_WAIT_S = 60;
+
+/**
+ * Resolves once the job has finished, or after `ms`, or when `signal` aborts, whichever comes
+ * first: a client that only needs the end (a command-line import) asks once instead of polling.
+ */
+export async function waitForUploadJob(agentId: number, id: string, ms: number, signal?: AbortSignal): Promise<void> {
+  const s = jobs().get(id);
+  if (!s || s.job.agent_id !== agentId || ms <= 0 || signal?.aborted) return;
+  giveUpIfStalled(s);
+  if (s.job.finished) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      s.finishWaiters.delete(done);
+      resolve();
+    };
+    // A job whose client went quiet is given up when it is next read, so after this wait too.
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    s.finishWaiters.add(done);
+  });
 }
 
 /**
