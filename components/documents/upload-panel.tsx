@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { addToUploadAction, endUploadAction, startUploadAction } from "@/lib/actions/documents";
 import { uploadGroups } from "@/lib/ingest/upload-groups";
-import { apiFetch } from "@/lib/http/client-fetch";
+import { ApiError, apiFetch } from "@/lib/http/client-fetch";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type ChunkStrategy } from "@/lib/ingest/chunking";
 import { queryKeys } from "@/lib/http/query-keys";
 import type { UploadJob } from "@/lib/ingest/uploads";
@@ -16,6 +16,9 @@ import { FileChooser } from "@/components/ui/file-chooser";
 import { plural } from "@/lib/format/plural";
 
 const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
+
+/** The server no longer has the upload: it restarted, and its jobs live in its memory. */
+const isGone = (err: unknown) => err instanceof ApiError && err.status === 404;
 
 /**
  * `maxFiles` and `maxBytes` are the server's limits per request (MAX_FILES_PER_REQUEST,
@@ -44,9 +47,12 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
     queryFn: () => apiFetch<UploadJob>(`/api/agents/${agentId}/uploads/${jobId}${activeOnly ? "?files=active" : ""}`),
     enabled: jobId !== null,
     staleTime: 0,
-    refetchInterval: (q) => (q.state.data?.finished ? false : 400),
+    retry: (failures, err) => !isGone(err) && failures < 3,
+    refetchInterval: (q) => (q.state.data?.finished || isGone(q.state.error) ? false : 400),
   });
   const finished = job.data?.finished ?? false;
+  // Files already indexed stay; the ones queued or being indexed when the server stopped were not.
+  const gone = jobId !== null && !finished && isGone(job.error);
   // Once indexed, the files are no longer a selection to upload: the panel is ready for the next ones.
   useEffect(() => {
     if (!finished) return;
@@ -116,7 +122,7 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
     }
   };
 
-  const busy = starting || (jobId !== null && !finished);
+  const busy = starting || (jobId !== null && !finished && !gone);
   return (
     <section aria-labelledby="upload-heading" className="space-y-4 rounded border border-slate-200 bg-white p-4">
       <h2 id="upload-heading" className="font-semibold">
@@ -161,7 +167,9 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
         </button>
       </div>
       <p aria-live="polite" className="text-sm text-red-700">
-        {error}
+        {gone
+          ? `The server restarted during this upload and no longer has it: the files it had not finished were not indexed${job.data ? ` (${job.data.done_files} of ${files.length} were done when its progress was last read)` : ""}. Upload and index the same files again: those already indexed are recognised and skipped.`
+          : error}
       </p>
 
       {files.length > 0 && !jobId && (
@@ -172,8 +180,8 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
           Sending files: {sent} of {files.length} sent
         </p>
       )}
-      {job.data && <FileProgressList agentId={agentId} job={job.data} />}
-      {job.error && <p className="text-sm text-red-700">Progress is not available: {job.error.message}</p>}
+      {job.data && !gone && <FileProgressList agentId={agentId} job={job.data} />}
+      {job.error && !gone && <p className="text-sm text-red-700">Progress is not available: {job.error.message}</p>}
     </section>
   );
 }
