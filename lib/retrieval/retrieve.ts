@@ -11,7 +11,7 @@ import { EmbeddingError, type QueryWord } from "../embeddings";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { agentVectors, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
+import { agentVectors, closestFirst, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "chromadb";
 
 export interface SearchResult {
@@ -193,7 +193,7 @@ export async function locate(
     targets[q]
       .flatMap((id) => stored.get(id) ?? [])
       .map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(vector, v.embedding) }))
-      .sort((a, b) => a.score - b.score),
+      .sort(closestFirst),
   );
 
   const out: Location[] = vectors.map(() => ({ head: [], chunks: [], depth: 0 }));
@@ -223,7 +223,9 @@ export async function locate(
             // Where the index returned the chunk, its own figure is shown, as in the results.
             const distance = returned.get(id) ?? c.score;
             const within = exhausted || distance <= last;
-            const closer = head.filter((h) => h.score < distance && chunkId(h.document_id, h.chunk_index) !== id).length;
+            // Ahead of it: the chunks before it in ranking order (closer, or as close and first by document and chunk).
+            const here = { document_id: c.document_id, chunk_index: c.chunk_index, score: distance };
+            const closer = head.filter((h) => closestFirst(h, here) < 0 && chunkId(h.document_id, h.chunk_index) !== id).length;
             return {
               document_id: c.document_id,
               chunk_index: c.chunk_index,
@@ -232,7 +234,7 @@ export async function locate(
               unreachable: within && !returned.has(id) && distance < last - 1e-6,
             };
           })
-          .sort((a, b) => a.distance - b.distance),
+          .sort((a, b) => a.distance - b.distance || a.document_id - b.document_id || a.chunk_index - b.chunk_index),
       };
     });
     pending = again;

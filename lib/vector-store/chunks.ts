@@ -88,8 +88,7 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  * that are shown).
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const res = await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults, where: byAgent(agentId) }));
-  const lists = ranked(res);
+  const lists = await nearestSettled(collection, agentId, queryEmbeddings, nResults);
   // Chunks the index is known not to return are ranked by their exact distance instead.
   const lost = agentId > 0 ? unreachableOf(agentId) : [];
   if (lost.length === 0) return lists;
@@ -101,9 +100,37 @@ export async function queryAgent(collection: Collection, agentId: number, queryE
       ...list.filter((r) => !keys.has(chunkId(r.document_id, r.chunk_index))),
       ...stored.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
     ]
-      .sort((a, b) => a.score - b.score)
+      .sort(closestFirst)
       .slice(0, nResults),
   );
+}
+
+/**
+ * Ranking order: by distance, and chunks at the same distance (the same text in several
+ * documents, e.g. a shared paragraph) by document and chunk. Chroma orders such ties either way
+ * and, at the edge of a top k, returns any of them; with this order a ranking is the same on
+ * every call, and a chunk's rank (1 + the chunks before it) is the top_k that returns it.
+ */
+export function closestFirst(a: RankedChunk, b: RankedChunk): number {
+  return a.score - b.score || a.document_id - b.document_id || a.chunk_index - b.chunk_index;
+}
+
+/** How far past k the index is read while chunks tied at the edge of a top k keep coming. */
+const MAX_TIE_READ = 4096;
+
+/**
+ * The nearest `nResults` in ranking order (closestFirst). One more is read than asked for: when
+ * it ties with the last, the read is widened until the tie ends, so the ones kept are the first
+ * of the tied chunks in that order, not those the index happened to reach.
+ */
+async function nearestSettled(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  let ask = nResults + 1;
+  for (;;) {
+    const lists = ranked(await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults: ask, where: byAgent(agentId) })));
+    const open = lists.some((l) => l.length === ask && nResults > 0 && l[ask - 1].score === l[nResults - 1].score);
+    if (!open || ask > nResults + MAX_TIE_READ) return lists.map((l) => l.sort(closestFirst).slice(0, nResults));
+    ask = nResults + 4 * (ask - nResults);
+  }
 }
 
 /**
