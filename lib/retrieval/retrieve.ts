@@ -225,7 +225,7 @@ export async function locate(
             const within = exhausted || distance <= last;
             // Ahead of it: the chunks before it in ranking order (closer, or as close and first by document and chunk).
             const here = { document_id: c.document_id, chunk_index: c.chunk_index, score: distance };
-            const closer = head.filter((h) => closestFirst(h, here) < 0 && chunkId(h.document_id, h.chunk_index) !== id).length;
+            const closer = head.filter((h) => closestFirst(h, here) < 0).length;
             return {
               document_id: c.document_id,
               chunk_index: c.chunk_index,
