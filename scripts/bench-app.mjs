@@ -187,6 +187,33 @@ function buildCorpus(total) {
 }
 
 /** One more agent of `chunks` chunks, uploaded while searches run. */
+/**
+ * An HTML export of about `bytes` bytes: support articles, each in the page chrome such exports
+ * carry (navigation, related links, a footer, class attributes), so its text is about a fifth of
+ * its size, within MAX_TEXT_CHARS.
+ */
+function largeHtml(bytes) {
+  const rand = mulberry32(77);
+  const parts = ["<!doctype html><html><head><title>Help centre export</title></head><body>"];
+  let size = parts[0].length;
+  for (let i = 0; size < bytes - 200; i++) {
+    const topic = { product: pick(W.product, rand), feature: pick(W.feature, rand) };
+    const words = Array.from({ length: 2 }, () => sentence(rand, topic)).join(" ");
+    const related = Array.from({ length: 4 }, (_, k) => `<li><a class="related__link" href="/help/articles/${(i * 7 + k) % 9973}">${pick(W.product, rand)} ${pick(W.feature, rand)}</a></li>`).join("");
+    const article =
+      `<nav class="breadcrumbs"><ul><li><a href="/">Home</a></li><li><a href="/help">Help centre</a></li></ul></nav>` +
+      `<article class="help-article" data-id="${i}"><h2 class="help-article__title">Article ${i}</h2>` +
+      `<p class="help-article__body">${words}</p></article>` +
+      `<aside class="related"><h3>Related articles</h3><ul>${related}</ul></aside>` +
+      `<footer class="site-footer"><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer>\n`;
+    if (size + article.length > bytes - 20) break;
+    parts.push(article);
+    size += article.length;
+  }
+  parts.push("</body></html>");
+  return parts.join("");
+}
+
 function buildExtraAgent(chunks) {
   const articles = [];
   for (let left = chunks, n = 0; left > 0; n++) {
@@ -724,6 +751,24 @@ async function main() {
   const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
   log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s`);
 
+  // ---- one 20 MB file (an HTML export: markup around its text): how much the app's memory
+  // grows while it reads, chunks, embeds and writes it, sampled every 20 ms
+  const bigHtml = largeHtml(20 * 1024 * 1024 - 4096);
+  const bigAgent = (await http(`${base}/api/agents`, json("POST", { name: "Bench large file", tools: ["document_search"] }))).id;
+  const appPid = ownProcesses(dataDir).find(isNextServer)?.pid;
+  const rssBefore = appPid ? rssKb(appPid) : 0;
+  let bigPeak = rssBefore;
+  const bigSampler = setInterval(() => (bigPeak = Math.max(bigPeak, appPid ? rssKb(appPid) : 0)), 20);
+  const bigStarted = performance.now();
+  const bigForm = new FormData();
+  bigForm.append("files", new Blob([bigHtml], { type: "text/html" }), "export.html");
+  const bigResult = await http(`${base}/api/agents/${bigAgent}/documents`, { method: "POST", body: bigForm }, [201]);
+  const bigSeconds = (performance.now() - bigStarted) / 1000;
+  clearInterval(bigSampler);
+  const bigDoc = bigResult.documents?.[0];
+  if (bigDoc?.status !== "ready") throw new Error(`the 20 MB file was not indexed: ${bigDoc?.message}`);
+  log(`20 MB file: ${bigDoc.chunk_count} chunks in ${bigSeconds.toFixed(1)} s; app RSS ${Math.round(rssBefore / 1024)} -> peak ${Math.round(bigPeak / 1024)} MB`);
+
   // ---- a restart: time to a healthy answer, then the first search (counts loaded from disk)
   sampler.sample();
   log("restarting the app");
@@ -778,6 +823,9 @@ async function main() {
     ["restart_chroma_answering_s", Math.round(chromaAnsweredS * 10) / 10],
     ["restart_first_answer_s", Math.round(firstAnswerS * 10) / 10],
     ["first_search_after_restart_ms", ms(firstSearchMs)],
+    ["upload_20mb_chunks", bigDoc.chunk_count],
+    ["upload_20mb_s", Math.round(bigSeconds * 10) / 10],
+    ["upload_20mb_app_rss_growth_mb", Math.round((bigPeak - rssBefore) / 1024)],
     ["app_peak_rss_mb", Math.round(sampler.peak.app / 1024)],
     ["chroma_peak_rss_mb", Math.round(sampler.peak.chroma / 1024)],
   ];
