@@ -1,9 +1,8 @@
 // Plain ESM: the extraction worker runs it unbundled for large pages.
 // Tells a help article apart from the page around it: menus, banners, forms and hidden content.
-import { NodeType } from "node-html-parser";
+import { Parser } from "htmlparser2";
 
-/** @typedef {import("node-html-parser").Node} Node */
-/** @typedef {import("node-html-parser").HTMLElement} HTMLElement */
+/** Attribute names (lower-case) to values, as the tokenizer reports them. @typedef {Record<string, string>} Attributes */
 
 export const KEEP = 0;
 /** Never shown to a reader; dropped whatever else the page holds. */
@@ -38,24 +37,35 @@ const COMPOUNDS = /(?<=^|-)(?:site-header|site-footer|skip-links?|skip-to-conten
 
 /**
  * Whether an element is kept, dropped as never visible, dropped as chrome, or a header/footer landmark.
- * @param {HTMLElement} el
  * @param {string} tag lower-case tag name
+ * @param {Attributes} attribs
  * @returns {number}
  */
-export function classify(el, tag) {
+export function classify(tag, attribs) {
   if (INVISIBLE_TAGS.has(tag)) return INVISIBLE;
-  // Most elements carry no attributes; skip parsing them.
-  if (!el.rawAttrs) return CHROME_TAGS.has(tag) ? CHROME : LANDMARK_TAGS.has(tag) ? LANDMARK : KEEP;
-  const hidden = el.getAttribute("hidden");
+  // Most elements carry no attributes; skip reading them.
+  if (isEmpty(attribs)) return CHROME_TAGS.has(tag) ? CHROME : LANDMARK_TAGS.has(tag) ? LANDMARK : KEEP;
+  const hidden = attribute(attribs, "hidden");
   // "until-found" content is collapsed but searchable by design, e.g. accordion answers.
   if (hidden !== undefined && hidden.trim().toLowerCase() !== "until-found") return INVISIBLE;
-  if ((el.getAttribute("aria-hidden") ?? "").trim().toLowerCase() === "true") return INVISIBLE;
+  if ((attribute(attribs, "aria-hidden") ?? "").trim().toLowerCase() === "true") return INVISIBLE;
   if (CHROME_TAGS.has(tag)) return CHROME;
-  const roles = words(el.getAttribute("role"));
+  const roles = words(attribute(attribs, "role"));
   if (STRUCTURAL_TAGS.has(tag) || roles.includes("main")) return KEEP;
   if (roles.some((role) => CHROME_ROLES.has(role))) return CHROME;
-  if (isChromeToken(el.getAttribute("id") ?? "") || words(el.getAttribute("class")).some(isChromeToken)) return CHROME;
+  if (isChromeToken(attribute(attribs, "id") ?? "") || words(attribute(attribs, "class")).some(isChromeToken)) return CHROME;
   return LANDMARK_TAGS.has(tag) ? LANDMARK : KEEP;
+}
+
+/** @param {Attributes} attribs @param {string} name @returns {string | undefined} */
+export function attribute(attribs, name) {
+  return Object.hasOwn(attribs, name) ? attribs[name] : undefined;
+}
+
+/** @param {Attributes} attribs */
+function isEmpty(attribs) {
+  for (const _ in attribs) return false;
+  return true;
 }
 
 /** @param {string} token e.g. "cookie-banner", "cookieConsent", "site-header" */
@@ -81,54 +91,76 @@ function words(value) {
   return value ? value.toLowerCase().split(/\s+/).filter(Boolean) : [];
 }
 
-/** @typedef {{ node: Node, outside: boolean, inMain: boolean, inArticle: boolean } | { landmark: HTMLElement, before: number }} ScanTask */
+/**
+ * Reads the page once, calling `handler` for each element as it opens and closes and for each run of text.
+ * Nothing of the page is kept: an element is known by its ordinal, the number of elements opened before
+ * it, which is the same on every read of the same page. Every element that opens also closes (the
+ * tokenizer closes what the page leaves open), and tags that imply a close (`<li>` after `<li>`, a
+ * `<div>` inside a `<p>`) nest as a browser would nest them.
+ * @param {string} html
+ * @param {{ open(tag: string, attribs: Attributes, ordinal: number): void, close(): void, text?(text: string): void }} handler
+ */
+export function readPage(html, handler) {
+  let ordinal = 0;
+  const parser = new Parser(
+    {
+      onopentag: (tag, attribs) => handler.open(tag, attribs, ordinal++),
+      onclosetag: () => handler.close(),
+      ontext: handler.text ? (text) => handler.text?.(text) : undefined,
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+}
+
+/** @typedef {{ outside: boolean, inMain: boolean, inArticle: boolean, landmark: number, before: number }} ScanFrame */
 
 /**
- * One iterative pass over the page: the `main` elements (or else `article`s) outside any chrome, in document
- * order, the header/footer landmarks that contain a heading, and the kind of every element not kept.
- * @param {Node} root
- * @returns {{ roots: HTMLElement[], headed: Set<HTMLElement>, kinds: Map<HTMLElement, number> }}
+ * One pass over the page: the `main` elements (or else `article`s) outside any chrome, in document order,
+ * the header/footer landmarks that contain a heading, and the kind of every element not kept, each by ordinal.
+ * @param {string} html
+ * @returns {{ roots: Set<number>, headed: Set<number>, kinds: Map<number, number> }}
  */
-export function scanPage(root) {
-  /** @type {HTMLElement[]} */
+export function scanPage(html) {
+  /** @type {number[]} */
   const mains = [];
-  /** @type {HTMLElement[]} */
+  /** @type {number[]} */
   const articles = [];
-  /** @type {Set<HTMLElement>} */
+  /** @type {Set<number>} */
   const headed = new Set();
   // Classified once here, so the walks only look elements up; absent means KEEP.
-  /** @type {Map<HTMLElement, number>} */
+  /** @type {Map<number, number>} */
   const kinds = new Map();
   let headings = 0;
-  /** @type {ScanTask[]} */
-  const stack = [{ node: root, outside: false, inMain: false, inArticle: false }];
-  while (stack.length) {
-    const task = /** @type {ScanTask} */ (stack.pop());
-    if ("landmark" in task) {
-      if (headings > task.before) headed.add(task.landmark);
-      continue;
-    }
-    if (task.node.nodeType !== NodeType.ELEMENT_NODE) continue;
-    const el = /** @type {HTMLElement} */ (task.node);
-    const tag = (el.rawTagName ?? "").toLowerCase();
-    const kind = classify(el, tag);
-    if (kind !== KEEP) kinds.set(el, kind);
-    if (kind === INVISIBLE) continue;
-    if (HEADING.test(tag)) headings++;
-    let { outside, inMain, inArticle } = task;
-    if (kind === LANDMARK) stack.push({ landmark: el, before: headings });
-    // A form may wrap a whole page, so a main inside one still counts.
-    if (kind === LANDMARK || (kind === CHROME && tag !== "form")) outside = true;
-    if (!outside && !inMain && (tag === "main" || (el.rawAttrs && words(el.getAttribute("role")).includes("main")))) {
-      mains.push(el);
-      inMain = true;
-    }
-    if (!outside && !inArticle && tag === "article") {
-      articles.push(el);
-      inArticle = true;
-    }
-    const children = el.childNodes;
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], outside, inMain, inArticle });
-  }
-  return { roots: mains.length ? mains : articles, headed, kinds };
+  // Elements still open inside an invisible one: nothing in there counts.
+  let hiddenDepth = 0;
+  /** @type {ScanFrame[]} */
+  const frames = [{ outside: false, inMain: false, inArticle: false, landmark: -1, before: 0 }];
+  readPage(html, {
+    open(tag, attribs, ordinal) {
+      if (hiddenDepth) return void hiddenDepth++;
+      const kind = classify(tag, attribs);
+      if (kind !== KEEP) kinds.set(ordinal, kind);
+      if (kind === INVISIBLE) return void (hiddenDepth = 1);
+      if (HEADING.test(tag)) headings++;
+      let { outside, inMain, inArticle } = frames[frames.length - 1];
+      // A form may wrap a whole page, so a main inside one still counts.
+      if (kind === LANDMARK || (kind === CHROME && tag !== "form")) outside = true;
+      if (!outside && !inMain && (tag === "main" || words(attribute(attribs, "role")).includes("main"))) {
+        mains.push(ordinal);
+        inMain = true;
+      }
+      if (!outside && !inArticle && tag === "article") {
+        articles.push(ordinal);
+        inArticle = true;
+      }
+      frames.push({ outside, inMain, inArticle, landmark: kind === LANDMARK ? ordinal : -1, before: headings });
+    },
+    close() {
+      if (hiddenDepth) return void hiddenDepth--;
+      const frame = frames.length > 1 ? frames.pop() : undefined;
+      if (frame && frame.landmark >= 0 && headings > frame.before) headed.add(frame.landmark);
+    },
+  });
+  return { roots: new Set(mains.length ? mains : articles), headed, kinds };
 }

@@ -1,6 +1,5 @@
 // Plain ESM: the extraction worker runs it unbundled for large pages.
-import { parse, NodeType } from "node-html-parser";
-import { CHROME, INVISIBLE, INVISIBLE_TAGS, KEEP, LANDMARK, scanPage } from "./html-chrome.mjs";
+import { CHROME, INVISIBLE, INVISIBLE_TAGS, KEEP, LANDMARK, attribute, readPage, scanPage } from "./html-chrome.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
 
 // Separated by a blank line so downstream chunkers can split on paragraphs.
@@ -14,7 +13,7 @@ const LISTS = new Set(["ul", "ol", "menu"]);
 const HEADING = /^h([1-6])$/;
 
 /**
- * How much of the page a walk keeps: "article" inside the chosen main/article roots, "page" for the whole
+ * How much of the page a read keeps: "article" inside the chosen main/article roots, "page" for the whole
  * page without chrome, "all" for everything but scripts, styles and head (the last resort for an all-chrome page).
  * @typedef {"article" | "page" | "all"} Mode
  */
@@ -22,39 +21,78 @@ const HEADING = /^h([1-6])$/;
 /**
  * Visible text of an HTML document's article, one block per line, at most one blank line between blocks,
  * headings as `#` lines and list items as `-`/`1.` lines.
+ * The page is read as a stream of tags and text, twice or more (once to find the article, once per
+ * mode tried), and never held as a tree: memory is the page, the text and the open elements.
  * Throws LimitExceeded("too_much_text") as soon as the text passes `maxChars`.
  * @param {string} html
  * @param {number} [maxChars]
  * @returns {string}
  */
 export function htmlToText(html, maxChars = Infinity) {
-  // node-html-parser keeps doctypes and XML declarations as text nodes.
-  const source = html.replace(/<!doctype[^>]*>/gi, "").replace(/<\?xml[^>]*\?>/gi, "");
-  const root = parse(source, {
-    comment: false,
-    // Parsed as raw text so a `<` inside a script cannot open phantom elements; dropped in the walk.
-    blockTextElements: { script: true, style: true, noscript: true, pre: true },
-  });
-  const page = scanPage(root);
-  if (page.roots.length) {
-    const text = extract(page.roots, "article", page, maxChars);
+  const page = scanPage(html);
+  if (page.roots.size) {
+    const text = extract(html, "article", page, maxChars);
     if (text) return text;
   }
   // An empty main or article must not hide the rest of the page's text.
-  return extract([root], "page", page, maxChars) || extract([root], "all", page, maxChars);
+  return extract(html, "page", page, maxChars) || extract(html, "all", page, maxChars);
 }
 
 /** @typedef {ReturnType<typeof scanPage>} Page */
+/** @typedef {{ ordered: boolean, next: number }} List */
+/**
+ * An open element: whether its text is kept, what it writes when it closes, and what its children inherit.
+ * @typedef {{ kept: boolean, closeWith: number, endsMarker: boolean, inPre: boolean, list: List | null }} Frame
+ */
 
 /**
- * @param {Node[]} roots
+ * @param {string} html
  * @param {Mode} mode
  * @param {Page} page
  * @param {number} maxChars
  */
-function extract(roots, mode, page, maxChars) {
+function extract(html, mode, page, maxChars) {
   const out = new TextBuilder(maxChars);
-  for (const root of roots) walk(root, out, mode, page);
+  // Outside the article's roots nothing is kept; with no roots to look for, the whole page is.
+  /** @type {Frame[]} */
+  const frames = [{ kept: mode !== "article", closeWith: 0, endsMarker: false, inPre: false, list: null }];
+  // Elements still open inside a dropped one.
+  let droppedDepth = 0;
+  readPage(html, {
+    open(tag, attribs, ordinal) {
+      if (droppedDepth) return void droppedDepth++;
+      const parent = frames[frames.length - 1];
+      const root = mode === "article" && page.roots.has(ordinal);
+      if (!parent.kept && !root) return void frames.push(parent);
+      if (mode === "all" ? INVISIBLE_TAGS.has(tag) : dropped(ordinal, mode, page)) return void (droppedDepth = 1);
+      // A root starts afresh, as if it were the page.
+      const inherited = root ? null : parent.list;
+      let list = inherited;
+      if (LISTS.has(tag)) list = { ordered: tag === "ol", next: startOf(attribute(attribs, "start"), tag) };
+      const heading = HEADING.exec(tag);
+      const closeWith = PARAGRAPH_BLOCKS.has(tag) ? 2 : LINE_BLOCKS.has(tag) ? 1 : 0;
+      if (closeWith) out.breakLine(closeWith);
+      else if (CELLS.has(tag)) out.space();
+      // Markdown markers let the chunker find section starts and keep steps numbered.
+      if (heading) out.marker(`${"#".repeat(Number(heading[1]))} `);
+      else if (tag === "li") out.marker(inherited?.ordered ? `${inherited.next++}. ` : "- ");
+      const inPre = (!root && parent.inPre) || tag === "pre";
+      frames.push({ kept: true, closeWith, endsMarker: closeWith > 0 && (Boolean(heading) || tag === "li"), inPre, list });
+    },
+    close() {
+      if (droppedDepth) return void droppedDepth--;
+      const frame = frames.length > 1 ? frames.pop() : undefined;
+      if (!frame?.kept || !frame.closeWith) return;
+      if (frame.endsMarker) out.marker("");
+      out.breakLine(frame.closeWith);
+    },
+    text(text) {
+      const frame = frames[frames.length - 1];
+      if (droppedDepth || !frame.kept) return;
+      if (frame.inPre) out.raw(text.replace(/\u00a0/g, " "));
+      else out.inline(text);
+    },
+  });
   return out
     .toString()
     .replace(/[^\S\n]+\n/g, "\n")
@@ -63,65 +101,18 @@ function extract(roots, mode, page, maxChars) {
     .trimEnd();
 }
 
-/** @typedef {import("node-html-parser").Node} Node */
-/** @typedef {import("node-html-parser").HTMLElement} HTMLElement */
-/** @typedef {{ ordered: boolean, next: number }} List */
-/** @typedef {{ node: Node, inPre: boolean, list: List | null } | { closeWith: number, endsMarker: boolean }} Task */
-
-// Iterative: a recursive walk overflows the stack on a few thousand nested elements.
-/** @param {Node} root @param {TextBuilder} out @param {Mode} mode @param {Page} page */
-function walk(root, out, mode, page) {
-  /** @type {Task[]} */
-  const stack = [{ node: root, inPre: false, list: null }];
-  while (stack.length) {
-    const task = /** @type {Task} */ (stack.pop());
-    if ("closeWith" in task) {
-      if (task.endsMarker) out.marker("");
-      out.breakLine(task.closeWith);
-      continue;
-    }
-    const { node, inPre } = task;
-    if (node.nodeType === NodeType.TEXT_NODE) {
-      const text = node.text;
-      if (inPre) out.raw(text.replace(/\u00a0/g, " "));
-      else out.inline(text);
-      continue;
-    }
-    if (node.nodeType !== NodeType.ELEMENT_NODE) continue;
-    const el = /** @type {HTMLElement} */ (node);
-    const tag = (el.rawTagName ?? "").toLowerCase();
-    if (mode === "all" ? INVISIBLE_TAGS.has(tag) : dropped(el, mode, page)) continue;
-
-    let list = task.list;
-    if (LISTS.has(tag)) list = { ordered: tag === "ol", next: startOf(el, tag) };
-    const heading = HEADING.exec(tag);
-    const breaks = PARAGRAPH_BLOCKS.has(tag) ? 2 : LINE_BLOCKS.has(tag) ? 1 : 0;
-    if (breaks) {
-      out.breakLine(breaks);
-      stack.push({ closeWith: breaks, endsMarker: Boolean(heading) || tag === "li" });
-    } else if (CELLS.has(tag)) {
-      out.space();
-    }
-    // Markdown markers let the chunker find section starts and keep steps numbered.
-    if (heading) out.marker(`${"#".repeat(Number(heading[1]))} `);
-    else if (tag === "li") out.marker(list?.ordered ? `${list.next++}. ` : "- ");
-    const children = el.childNodes;
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], inPre: inPre || tag === "pre", list });
-  }
-}
-
-/** @param {HTMLElement} el @param {Mode} mode @param {Page} page */
-function dropped(el, mode, page) {
-  const kind = page.kinds.get(el) ?? KEEP;
+/** @param {number} ordinal @param {Mode} mode @param {Page} page */
+function dropped(ordinal, mode, page) {
+  const kind = page.kinds.get(ordinal) ?? KEEP;
   // Inside the article, a header/footer holding a heading is the article's title block, not the site's.
-  if (kind === LANDMARK) return !(mode === "article" && page.headed.has(el));
+  if (kind === LANDMARK) return !(mode === "article" && page.headed.has(ordinal));
   return kind === INVISIBLE || kind === CHROME;
 }
 
-/** @param {HTMLElement} el @param {string} tag */
-function startOf(el, tag) {
-  const start = tag === "ol" ? Number.parseInt(el.getAttribute("start") ?? "", 10) : NaN;
-  return Number.isFinite(start) ? start : 1;
+/** @param {string | undefined} start @param {string} tag */
+function startOf(start, tag) {
+  const first = tag === "ol" ? Number.parseInt(start ?? "", 10) : NaN;
+  return Number.isFinite(first) ? first : 1;
 }
 
 /** Collapses whitespace the way a browser lays out inline text, except inside <pre>. */

@@ -64,6 +64,16 @@ describe("htmlToText", () => {
     expect(htmlToText("<p>Run:</p><pre>npm run build\n  --prod</pre>")).toBe("Run:\n\nnpm run build\n  --prod");
   });
 
+  it("keeps the text of markup inside <pre>, not the tags: highlighted code and its copy button", () => {
+    const page = `<pre><code class="language-sh"><span class="kw">curl</span> -H &quot;Accept: */*&quot; \\\n  https://example.com/a?b=1&amp;c=2</code><button>copy</button></pre>`;
+    expect(htmlToText(page)).toBe('curl -H "Accept: */*" \\\n  https://example.com/a?b=1&c=2');
+  });
+
+  it("reads </br> as a line break and a lone </p> as an empty paragraph, as browsers do", () => {
+    expect(htmlToText("<p><b>Apache License</b></br>Version 2.0</p>")).toBe("Apache License\nVersion 2.0");
+    expect(htmlToText("<div>One</p>Two</div>")).toBe("One\n\nTwo");
+  });
+
   it("handles deeply nested markup without overflowing the stack", () => {
     const depth = 20_000;
     expect(htmlToText(`${"<div>".repeat(depth)}deep${"</div>".repeat(depth)}`)).toBe("deep");

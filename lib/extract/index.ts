@@ -71,7 +71,7 @@ async function htmlText(filename: string, html: string, limits: Limits): Promise
   if (html.length > INLINE_HTML_CHARS) {
     const result = await extractInWorker(filename, "html", { kind: "html", html, maxChars }, limits);
     if ("text" in result) return result.text;
-    // node-html-parser recovers from any markup; a failure here is a bug, not a bad file.
+    // The HTML tokenizer recovers from any markup; a failure here is a bug, not a bad file.
     throw new Error(`HTML extraction failed: ${result.failure === "parse" ? result.message : result.failure}`);
   }
   try {

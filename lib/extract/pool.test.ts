@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractText } from "./index";
 import { ExtractOutOfMemory, ExtractPool, workerFile } from "./pool";
-import { buildDocx, buildPdf, rejection } from "./test-fixtures";
+import { buildDocx, buildHtmlExport, buildPdf, rejection } from "./test-fixtures";
 
 // About 1,500 pages of text: seconds of pdf.js work, which used to hold up every request.
 const bigPdf = buildPdf(Array.from({ length: 1_500 }, (_, i) => `Page ${i + 1}: refunds are issued within fourteen days of the request.`));
@@ -84,6 +84,23 @@ describe("ExtractPool", () => {
         ok: true,
         text: "still here",
       });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("reads a 20 MB HTML export with a worker heap of 96 MB: the page is read as a stream, not held as a tree", async () => {
+    // A tree of the whole page took about 30 bytes per byte of HTML: 600 MB for this file.
+    const { html, articles } = buildHtmlExport(20 * 1024 * 1024);
+    const pool = new ExtractPool({ size: 1, memoryMb: 96, idleMs: 1_000, workerFile: workerFile() });
+    try {
+      const reply = await pool.run({ kind: "html", html, maxChars: 1e9 }, 60_000);
+      expect(reply.ok).toBe(true);
+      const text = reply.ok ? reply.text : "";
+      expect(text.startsWith("## Article 0\n\nCustomers on plan 0 turn on feature 0 under Settings;")).toBe(true);
+      expect(text.endsWith(`## Article ${articles - 1}\n\nCustomers on plan ${(articles - 1) % 97} turn on feature ${(articles - 1) % 31} under Settings; the change reaches every device within ${((articles - 1) % 13) + 1} minutes.`)).toBe(true);
+      expect(text.match(/^## Article \d+$/gm)).toHaveLength(articles);
+      for (const chrome of ["Help centre", "Related", "Privacy"]) expect(text).not.toContain(chrome);
     } finally {
       await pool.close();
     }

@@ -92,3 +92,30 @@ export async function rejection(promise: Promise<unknown>, code: RejectionCode):
   expect(rejected.message).not.toMatch(/\n|\bat .+:\d+:\d+/);
   return rejected.message;
 }
+
+/**
+ * A help-centre export of about `bytes` bytes: `article`s, each between a breadcrumb `nav`, a related-links
+ * `aside` and a site footer, so its visible article text is about a sixth of its size.
+ */
+export function buildHtmlExport(bytes: number): { html: string; articles: number } {
+  const parts = ["<!doctype html><html><head><title>Help centre export</title></head><body>\n"];
+  let size = parts[0].length;
+  let articles = 0;
+  for (;;) {
+    const i = articles;
+    const related = [0, 1, 2, 3].map((k) => `<li><a class="related__link" href="/help/${i * 7 + k}">Related ${k}</a></li>`).join("");
+    const article =
+      `<nav class="breadcrumbs"><ul><li><a href="/">Home</a></li><li><a href="/help">Help centre</a></li></ul></nav>` +
+      `<article class="help-article" data-id="${i}"><h2 class="help-article__title">Article ${i}</h2>` +
+      `<p class="help-article__body">Customers on plan ${i % 97} turn on feature ${i % 31} under Settings; ` +
+      `the change reaches every device within ${(i % 13) + 1} minutes.</p></article>` +
+      `<aside class="related"><h3>Related articles</h3><ul>${related}</ul></aside>` +
+      `<footer class="site-footer"><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer>\n`;
+    if (size + article.length + 20 > bytes) break;
+    parts.push(article);
+    size += article.length;
+    articles++;
+  }
+  parts.push("</body></html>");
+  return { html: parts.join(""), articles };
+}
