@@ -36,7 +36,7 @@ const allowedOriginHosts = (parseEnv().ALLOWED_ORIGINS ?? "").split(",").flatMap
 
 const nextConfig: NextConfig = {
   // Native and server-side packages stay in node_modules rather than in the bundle.
-  serverExternalPackages: ["better-sqlite3", "chromadb", "unpdf", "mammoth"],
+  serverExternalPackages: ["better-sqlite3", "chromadb", "unpdf"],
   poweredByHeader: false,
   // The agent's search is a pages API route (pages/api): bundled like the app routes, so that
   // its lib/ modules' `import "server-only"` resolves as Next resolves it for server code

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readDocxText } from "./docx-reader.mjs";
 import { extractText } from "./index";
+import { LimitExceeded } from "./limit-exceeded.mjs";
 import { buildDocx, buildDocxWithDocument, buildPdf, buildZip, rejection, utf8 } from "./test-fixtures";
 
 describe("extractText: docx", () => {
@@ -50,5 +52,66 @@ describe("extractText: docx", () => {
     const bytes = await buildDocxWithDocument("<w:document><w:body><oops");
     const message = await rejection(extractText("bad.docx", bytes), "unreadable");
     expect(message).toBe('"bad.docx" could not be read as a Word document: its XML content is malformed.');
+  });
+});
+
+const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+
+/** A .docx whose body is `body`, with the w, v, mc and wordml prefixes bound. */
+function docxWithBody(body: string, prefix = "w"): Promise<Uint8Array> {
+  return buildDocxWithDocument(
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${prefix}:document xmlns:${prefix}="${W}" ` +
+      `xmlns:v="urn:schemas-microsoft-com:vml" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" ` +
+      `xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><${prefix}:body>${body}</${prefix}:body></${prefix}:document>`,
+  );
+}
+
+const p = (...runs: string[]) => `<w:p>${runs.join("")}</w:p>`;
+const r = (text: string) => `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
+const read = async (body: string) => (await extractText("a.docx", await docxWithBody(body))).text;
+
+describe("extractText: what of a Word document is text", () => {
+  it("separates the words on either side of a line, page or column break", async () => {
+    expect(await read(p(`<w:r><w:t>Open Settings</w:t><w:br/><w:t>then Billing</w:t><w:br w:type="page"/><w:t>Done</w:t></w:r>`))).toBe(
+      "Open Settings\nthen Billing\nDone",
+    );
+  });
+
+  it("reads any prefix bound to the WordprocessingML namespace", async () => {
+    const bytes = await docxWithBody(`<x:p><x:r><x:t>Prefixed</x:t></x:r></x:p>`, "x");
+    expect((await extractText("a.docx", bytes)).text).toBe("Prefixed");
+  });
+
+  it("keeps tables, tabs, links, inserted text and field results; drops deleted text, deleted rows and field codes", async () => {
+    const body =
+      p(r("Before"), `<w:ins><w:r><w:t xml:space="preserve"> inserted</w:t></w:r></w:ins>`, `<w:del><w:r><w:delText> deleted</w:delText></w:r></w:del>`) +
+      `<w:tbl><w:tblPr/><w:tr><w:tc>${p(r("A1"))}</w:tc><w:tc>${p(`<w:r><w:t>A2</w:t><w:tab/><w:t>x</w:t></w:r>`)}</w:tc></w:tr>` +
+      `<w:tr><w:trPr><w:del w:id="3"/></w:trPr><w:tc>${p(r("Removed row"))}</w:tc></w:tr></w:tbl>` +
+      p(`<w:hyperlink r:id="rId9" xmlns:r="x"><w:r><w:t>a link</w:t></w:r></w:hyperlink>`) +
+      p(`<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r>`, `<w:r><w:fldChar w:fldCharType="separate"/></w:r>`, r("7"), `<w:r><w:fldChar w:fldCharType="end"/></w:r>`);
+    expect(await read(body)).toBe("Before inserted\n\nA1\n\nA2\tx\n\na link\n\n7");
+  });
+
+  it("runs a paragraph whose mark is deleted on into the next", async () => {
+    expect(await read(`<w:p><w:pPr><w:rPr><w:del w:id="1"/></w:rPr></w:pPr>${r("Joined ")}</w:p>${p(r("here"))}`)).toBe("Joined here");
+  });
+
+  it("writes a text box after its paragraph and reads the fallback of alternate content", async () => {
+    const box = `<w:r><w:pict><v:shape><v:textbox><w:txbxContent>${p(r("In the box"))}</w:txbxContent></v:textbox></v:shape></w:pict></w:r>`;
+    const alternate = `<mc:AlternateContent><mc:Choice Requires="wps">${r("Choice")}</mc:Choice><mc:Fallback>${r(" fallback")}</mc:Fallback></mc:AlternateContent>`;
+    expect(await read(p(r("Before"), box, r(" after"), alternate) + p(r("Next")))).toBe("Before after fallback\n\nIn the box\n\nNext");
+  });
+
+  it("drops a check box's glyph but keeps its label, and maps symbol-font characters", async () => {
+    const checkbox = `<w:sdt><w:sdtPr><w14:checkbox><w14:checked w14:val="1"/></w14:checkbox></w:sdtPr><w:sdtContent>${r("☒")}</w:sdtContent></w:sdt>`;
+    expect(await read(p(checkbox, r("I agree")) + p(`<w:r><w:sym w:font="Symbol" w:char="F061"/><w:t xml:space="preserve"> = 0.5</w:t></w:r>`))).toBe(
+      "I agree\n\nα = 0.5",
+    );
+  });
+
+  it("stops reading once the text passes the limit", async () => {
+    const bytes = await docxWithBody(Array.from({ length: 1_000 }, (_, i) => p(r(`Paragraph ${i}`))).join(""));
+    await expect(readDocxText(bytes, { maxChars: 5_000, maxXmlBytes: 1e9 })).rejects.toBeInstanceOf(LimitExceeded);
+    expect(await readDocxText(bytes, { maxChars: 50_000, maxXmlBytes: 1e9 })).toContain("Paragraph 999");
   });
 });

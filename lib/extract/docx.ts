@@ -2,11 +2,11 @@ import { OLE_MAGIC, ZIP_MAGIC, sniffBinary, startsWith } from "./detect";
 import { RejectedFileError, quoted, shortReason } from "./errors";
 import { EXPANDED_BYTES_PER_CHAR, extractInWorker, type Limits, type ParseFailure } from "./limits";
 
-// mammoth's only signal that a readable ZIP is some other format (xlsx, odt, epub, ...).
+// How docx-reader.mjs says that a readable ZIP is some other format (xlsx, odt, epub, ...).
 const NOT_A_DOCX = "Could not find main document part";
 
 /**
- * Raw text of a Word document; mammoth separates paragraphs with a blank line. Parsed in a
+ * Raw text of a Word document, paragraphs separated by a blank line. Parsed in a
  * worker thread (docx-reader.mjs), which refuses XML past EXPANDED_BYTES_PER_CHAR per allowed character.
  */
 export async function docxToText(filename: string, bytes: Uint8Array, limits: Limits): Promise<string> {

@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractText } from "./index";
 import { ExtractOutOfMemory, ExtractPool, workerFile } from "./pool";
-import { buildDocx, buildHtmlExport, buildPdf, rejection } from "./test-fixtures";
+import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "./test-fixtures";
 
 // About 1,500 pages of text: seconds of pdf.js work, which used to hold up every request.
 const bigPdf = buildPdf(Array.from({ length: 1_500 }, (_, i) => `Page ${i + 1}: refunds are issued within fourteen days of the request.`));
@@ -75,11 +75,10 @@ describe("extraction off the main thread", () => {
 describe("ExtractPool", () => {
   it("turns a worker running out of memory into a rejection, then carries on", async () => {
     const pool = new ExtractPool({ size: 1, memoryMb: 32, idleMs: 1_000, workerFile: workerFile() });
-    const bytes = await buildDocx(Array.from({ length: 50_000 }, (_, i) => `Paragraph ${i}: refunds are issued within 14 days.`));
+    // 400,000 paragraphs: their text, held as it is built, takes more than the worker's 32 MB.
+    const html = Array.from({ length: 400_000 }, (_, i) => `<p>Refund ${i} within 14 days</p>`).join("");
     try {
-      await expect(pool.run({ kind: "docx", bytes, maxChars: 1e9, maxXmlBytes: 1e9 }, 30_000)).rejects.toBeInstanceOf(
-        ExtractOutOfMemory,
-      );
+      await expect(pool.run({ kind: "html", html, maxChars: 1e9 }, 30_000)).rejects.toBeInstanceOf(ExtractOutOfMemory);
       await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 5_000)).resolves.toEqual({
         ok: true,
         text: "still here",
@@ -101,6 +100,19 @@ describe("ExtractPool", () => {
       expect(text.endsWith(`## Article ${articles - 1}\n\nCustomers on plan ${(articles - 1) % 97} turn on feature ${(articles - 1) % 31} under Settings; the change reaches every device within ${((articles - 1) % 13) + 1} minutes.`)).toBe(true);
       expect(text.match(/^## Article \d+$/gm)).toHaveLength(articles);
       for (const chrome of ["Help centre", "Related", "Privacy"]) expect(text).not.toContain(chrome);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("reads a formatted Word document of 1.5 million characters with a worker heap of 64 MB", async () => {
+    // A tree of the document XML took about 50 bytes per byte: 280 MB for these 5 MB of XML.
+    const paragraphs = Array.from({ length: 12_000 }, (_, i) => `Paragraph ${i}: refunds are issued within 14 days of the request. `.repeat(2));
+    const bytes = await buildDocxWithDocument(formattedDocumentXml(paragraphs));
+    const pool = new ExtractPool({ size: 1, memoryMb: 64, idleMs: 1_000, workerFile: workerFile() });
+    try {
+      const reply = await pool.run({ kind: "docx", bytes, maxChars: 1e9, maxXmlBytes: 1e9 }, 60_000);
+      expect(reply).toEqual({ ok: true, text: paragraphs.map((p) => `${p}\n\n`).join("") });
     } finally {
       await pool.close();
     }

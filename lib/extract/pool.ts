@@ -154,7 +154,8 @@ export class ExtractPool {
 
 // Each worker may use up to MEMORY_MB, so a large machine still runs only a few at once.
 const MAX_WORKERS = 4;
-// mammoth holds ~30-50 bytes per byte of document XML; 1 GB reads Word files of a few million characters.
+// HTML and .docx are read as streams (a 20 MB page in tens of MB); pdf.js holds its parsed objects
+// and fonts, about 100 MB for 2,000 pages of dense text. The rest is headroom for heavy PDFs.
 const MEMORY_MB = 1024;
 const IDLE_MS = 60_000;
 

@@ -66,6 +66,30 @@ export function documentXml(paragraphs: string[]): string {
   );
 }
 
+/**
+ * document.xml as Word writes it: paragraph and run properties, revision ids, proofing marks, and each
+ * paragraph split into two runs, the second bold. Entries must already be XML-escaped.
+ */
+export function formattedDocumentXml(paragraphs: string[]): string {
+  const font = `<w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:cs="Calibri"/><w:sz w:val="22"/><w:szCs w:val="22"/>`;
+  const body = paragraphs
+    .map((p, i) => {
+      const cut = Math.floor(p.length / 2);
+      return (
+        `<w:p w14:paraId="${(0x10000000 + i).toString(16)}" w:rsidR="00A1B2C3" w:rsidRDefault="00D4E5F6">` +
+        `<w:pPr><w:pStyle w:val="BodyText"/><w:spacing w:after="120" w:line="276" w:lineRule="auto"/><w:rPr>${font}</w:rPr></w:pPr>` +
+        `<w:r w:rsidRPr="00112233"><w:rPr>${font}</w:rPr><w:t xml:space="preserve">${p.slice(0, cut)}</w:t></w:r><w:proofErr w:type="spellStart"/>` +
+        `<w:r w:rsidRPr="00112233"><w:rPr><w:b/><w:bCs/>${font}</w:rPr><w:t xml:space="preserve">${p.slice(cut)}</w:t></w:r><w:proofErr w:type="spellEnd"/></w:p>`
+      );
+    })
+    .join("");
+  return (
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n` +
+    `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ` +
+    `xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><w:body>${body}<w:sectPr/></w:body></w:document>`
+  );
+}
+
 export async function buildZip(files: Record<string, string>): Promise<Uint8Array> {
   const zip = new JSZip();
   for (const [name, content] of Object.entries(files)) zip.file(name, content);
