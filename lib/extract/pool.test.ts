@@ -118,6 +118,21 @@ describe("ExtractPool", () => {
     }
   });
 
+  it("refuses a page larger than half the worker's heap before copying it there, and the process carries on", async () => {
+    // Copied onto a heap too small for it, the page would stop this whole process, not only the worker.
+    const pool = new ExtractPool({ size: 1, memoryMb: 32, idleMs: 1_000, workerFile: workerFile() });
+    try {
+      const latin = `<p>${"refunds within fourteen days ".repeat(2_000_000)}</p>`;
+      await expect(pool.run({ kind: "html", html: latin, maxChars: 1e9 }, 30_000)).rejects.toBeInstanceOf(ExtractOutOfMemory);
+      // 9 million characters outside Latin-1 take two bytes each: 18 MB, over half of 32 MB.
+      const wide = `<p>${"返金は十四日以内".repeat(1_100_000)}</p>`;
+      await expect(pool.run({ kind: "html", html: wide, maxChars: 1e9 }, 30_000)).rejects.toBeInstanceOf(ExtractOutOfMemory);
+      await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 5_000)).resolves.toEqual({ ok: true, text: "still here" });
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("queues jobs beyond its size and runs them all", async () => {
     const pool = new ExtractPool({ size: 1, memoryMb: 256, idleMs: 1_000, workerFile: workerFile() });
     try {

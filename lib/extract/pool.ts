@@ -59,6 +59,11 @@ export class ExtractPool {
 
   /** The deadline counts from the moment a worker takes the job, not from the queue. */
   run(job: ExtractJob, timeoutMs: number): Promise<ExtractReply> {
+    // A page is copied onto the worker's heap before its reader runs; one that does not fit there
+    // would stop the whole process rather than the worker. Half the heap leaves room to read it.
+    if (job.kind === "html" && stringHeapBytes(job.html) > (this.options.memoryMb * 1024 * 1024) / 2) {
+      return Promise.reject(new ExtractOutOfMemory(`A page of ${job.html.length} characters does not fit a worker of ${this.options.memoryMb} MB.`));
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ job, timeoutMs, resolve, reject });
       this.dispatch();
@@ -150,6 +155,11 @@ export class ExtractPool {
     this.dispatch();
     await slot.worker.terminate();
   }
+}
+
+/** What a string takes on a heap: a byte per character while every character is Latin-1, else two. */
+function stringHeapBytes(text: string): number {
+  return /[^\u0000-\u00ff]/.test(text) ? text.length * 2 : text.length;
 }
 
 // Each worker may use up to MEMORY_MB, so a large machine still runs only a few at once.
