@@ -41,6 +41,19 @@ const CHARACTERS = new Map([
   ["w:cr", "\n"],
 ]);
 
+// Elements that open a frame of their own kind (see Frame in documentText).
+/** @type {Map<string, Frame["kind"]>} */
+const FRAME_KINDS = new Map([
+  ["w:p", "paragraph"],
+  ["w:pPr", "paragraphProps"],
+  ["w:t", "text"],
+  ["w:tr", "row"],
+  ["w:trPr", "rowProps"],
+  ["w:sdt", "contentControl"],
+  ["w:sdtPr", "controlProps"],
+  ["mc:AlternateContent", "alternate"],
+]);
+
 // Inflated document XML is decoded and read this many bytes at a time.
 const READ_BYTES = 1 << 20;
 
@@ -280,7 +293,7 @@ function documentText(xml, maxChars) {
       if (!skipped && frame?.kind === "text") frame.text = (frame.text ?? "") + text;
     },
   });
-  if (!sawBody) throw new Error("Could not find the body element: are you sure this is a docx file?");
+  if (!sawBody) throw new Error("its document part has no body");
   return outputs[0].join("");
 
   /** @param {"row" | "paragraph"} kind */
@@ -301,32 +314,17 @@ function documentText(xml, maxChars) {
       write(character);
       return { kind: "content" };
     }
-    switch (name) {
-      case "w:p":
-        return { kind: "paragraph" };
-      case "w:pPr":
-        return { kind: "paragraphProps" };
-      case "w:t":
-        return { kind: "text" };
-      case "w:tr":
-        return { kind: "row" };
-      case "w:trPr":
-        return { kind: "rowProps" };
-      case "w:sdt":
-        return { kind: "contentControl" };
-      case "w:sdtPr":
-        return { kind: "controlProps" };
-      case "mc:AlternateContent":
-        return { kind: "alternate" };
-      case "w:pict":
-        outputs.push([]);
-        return { kind: "textBox" };
-      case "w:sym":
-        writeText(symbol(attribs["w:font"], attribs["w:char"]));
-        return { kind: "content" };
-      default:
-        return null;
+    const kind = FRAME_KINDS.get(name);
+    if (kind) return { kind };
+    if (name === "w:pict") {
+      outputs.push([]);
+      return { kind: "textBox" };
     }
+    if (name === "w:sym") {
+      writeText(symbol(attribs["w:font"], attribs["w:char"]));
+      return { kind: "content" };
+    }
+    return null;
   }
 }
 
