@@ -38,6 +38,12 @@ const schema = z
     ALLOWED_HOSTS: z.string().optional(),
     /** Signs in with the viewer role (read, search, inspect, run evaluations); needs ADMIN_PASSWORD. */
     VIEWER_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+    /**
+     * The app runs behind a reverse proxy that sets X-Forwarded-For: the client's address (for
+     * sign-in throttling) is then that header's last entry, not the socket's. Unset, a client
+     * cannot choose the address it is counted under.
+     */
+    TRUST_PROXY: flag.default(false),
     /** How long a sign-in lasts; fractions of an hour are fine. */
     SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 366).default(12),
     // Resource limits: every one is a clear 413/422 naming the limit, never a stalled server.
@@ -51,6 +57,8 @@ const schema = z
     /** Tool-call history kept per agent: rows older than the days, or past the count, go. */
     TOOL_CALL_RETENTION_DAYS: z.coerce.number().positive().default(30),
     TOOL_CALL_MAX_PER_AGENT: z.coerce.number().int().positive().default(100_000),
+    /** Finished evaluation runs kept per agent, the newest; older ones and their per-pair rows go when a run finishes. */
+    EVAL_RUNS_KEEP: z.coerce.number().int().positive().default(200),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === "openai" && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
@@ -67,6 +75,14 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["VIEWER_PASSWORD"], message: "must differ from ADMIN_PASSWORD" });
     }
   });
+
+/**
+ * The most any request body may carry outside the upload routes (which check access before
+ * they read a byte, and take MAX_REQUEST_BYTES): Next reads a server action's body, and the
+ * proxy's copy of every body it sees, before the app can say who may send one. 1 MB holds any
+ * form, query or setting with room to spare, and a pairs import of thousands of rows.
+ */
+export const SMALL_BODY_BYTES = 1024 * 1024;
 
 export class ConfigError extends Error {}
 

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { DataTable, type Column } from "@/components/ui/data-table";
-import { ApiError, apiFetch, postJson } from "@/lib/http/client-fetch";
+import { apiFetch, postJson } from "@/lib/http/client-fetch";
 import { queryKeys } from "@/lib/http/query-keys";
 import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/ingest/chunking";
 import { MAX_SWEEP_SETTINGS, settingLabel, SWEEP_OVERLAPS, SWEEP_SIZES, type SweepRow, type SweepSetting, type SweepView } from "@/lib/evaluation/sweep-types";
@@ -23,15 +23,8 @@ const recallText = (row: SweepRow, k: number) => {
 const APPLY_LOOK = "rounded border border-blue-300 px-2 py-1 text-xs text-blue-700 hover:bg-blue-50 disabled:opacity-50";
 const STATUS_TEXT = { waiting: "Waiting", running: "Running", done: "Done", failed: "Failed" };
 
-/** The latest sweep, or null when the agent never ran one (a 404 is an answer, not an error). */
-async function fetchLatest(agentId: number): Promise<SweepView | null> {
-  try {
-    return await apiFetch<SweepView>(`/api/agents/${agentId}/sweeps/latest`);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return null;
-    throw e;
-  }
-}
+/** The latest sweep, or null when the agent never ran one. */
+const fetchLatest = (agentId: number) => apiFetch<SweepView | null>(`/api/agents/${agentId}/sweeps/latest`);
 
 function CheckboxGroup<T extends string | number>(props: { legend: string; options: readonly T[]; checked: T[]; onChange: (v: T[]) => void; label?: (v: T) => string }) {
   return (

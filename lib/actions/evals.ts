@@ -2,8 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { startEvaluation } from "@/lib/evaluation/run";
-import { RETRIEVAL_MODES } from "@/lib/validations/agent";
+import { startEvaluation, startModeComparison } from "@/lib/evaluation/run";
 import { evalRequestSchema } from "@/lib/validations/pair";
 import { formText, toFormState, type FormState } from "./form-state";
 
@@ -13,17 +12,6 @@ export interface StartEvalState extends FormState<{ k: string }> {
   k?: number;
   /** One run per retrieval mode was started, the later ones after the first. */
   compare?: boolean;
-}
-
-/**
- * One run per mode, each started when the one before is done so they do not compete for the CPU;
- * the chain stops at a failure, which is kept on that run's row.
- */
-function runEachMode(agentId: number, k: number): number {
-  const [first, ...rest] = RETRIEVAL_MODES;
-  const started = startEvaluation(agentId, k, first);
-  rest.reduce((previous, mode) => previous.then(() => startEvaluation(agentId, k, mode).done), started.done).catch(() => {});
-  return started.runId;
 }
 
 /**
@@ -39,13 +27,11 @@ export async function startEvalAction(agentId: number, _prev: StartEvalState, fo
   if (!parsed.success) return toFormState(parsed.error, failed);
   let runId: number;
   try {
-    if (compare) runId = runEachMode(agentId, parsed.data.k);
-    else {
-      const started = startEvaluation(agentId, parsed.data.k);
-      // The outcome, failure included, is kept on the run row that the page polls.
-      started.done.catch(() => {});
-      runId = started.runId;
-    }
+    // One evaluation per agent at a time: a comparison's runs go one after the other and hold it throughout.
+    const started = compare ? startModeComparison(agentId, parsed.data.k) : startEvaluation(agentId, parsed.data.k);
+    // The outcome, failure included, is kept on the run rows that the page polls.
+    started.done.catch(() => {});
+    runId = started.runId;
   } catch (err) {
     return toFormState(err, failed);
   }

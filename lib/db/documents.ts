@@ -37,6 +37,18 @@ export function listDocuments(agentId: number): DocumentRow[] {
     .all(agentId) as DocumentRow[];
 }
 
+/**
+ * How long the text of each of the agent's ready documents is, without reading the texts into
+ * the app. SQLite counts characters (code points); JavaScript, and so the chunker, counts a
+ * character outside the BMP (an emoji) as two.
+ */
+export function readyTextLengths(agentId: number): Map<number, number> {
+  const rows = db()
+    .prepare("SELECT id, length(text) AS chars FROM documents WHERE agent_id = ? AND status = 'ready'")
+    .all(agentId) as { id: number; chars: number | null }[];
+  return new Map(rows.map((r) => [r.id, r.chars ?? 0]));
+}
+
 /** A document of this agent only: another agent's id is reported as not found. */
 export function findDocument(agentId: number, id: number): DocumentWithText | undefined {
   return db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as DocumentWithText | undefined;

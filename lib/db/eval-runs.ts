@@ -121,6 +121,23 @@ export function failRun(runId: number, message: string): void {
     .run(message, now(), runId);
 }
 
+/**
+ * Deletes the agent's finished (done or failed) runs older than its newest `keep` finished ones,
+ * with their per-pair rows; a running run is never touched. Returns how many runs went.
+ */
+export function pruneRuns(agentId: number, keep: number): number {
+  const d = db();
+  return d.transaction(() => {
+    const oldestKept = d
+      .prepare("SELECT id FROM eval_runs WHERE agent_id = ? AND status != 'running' ORDER BY id DESC LIMIT 1 OFFSET ?")
+      .get(agentId, keep - 1) as { id: number } | undefined;
+    if (!oldestKept) return 0;
+    const older = "SELECT id FROM eval_runs WHERE agent_id = ? AND status != 'running' AND id < ?";
+    d.prepare(`DELETE FROM eval_results WHERE run_id IN (${older})`).run(agentId, oldestKept.id);
+    return d.prepare(`DELETE FROM eval_runs WHERE id IN (${older})`).run(agentId, oldestKept.id).changes;
+  })();
+}
+
 /** The agent's runs, oldest first. */
 export function listRuns(agentId: number): EvalRun[] {
   sweepInterrupted(agentId);

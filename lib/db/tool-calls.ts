@@ -1,6 +1,7 @@
 import "server-only";
 import { db, now } from "./client";
 import { env } from "../env.mjs";
+import { MAX_QUERY_LENGTH } from "../validations/search";
 
 export interface ToolCall {
   id: number;
@@ -20,6 +21,13 @@ export interface ToolCall {
 
 export type ToolCallSource = "api" | "inspector";
 
+/** The input as stored: a text field (the query, the question) keeps at most MAX_QUERY_LENGTH characters, whoever logs it. */
+function storedInput(input: unknown): string {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return JSON.stringify(input);
+  const capped = Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, MAX_QUERY_LENGTH) : v]);
+  return JSON.stringify(Object.fromEntries(capped));
+}
+
 export function logToolCall(c: {
   agentId: number;
   tool: string;
@@ -37,7 +45,7 @@ export function logToolCall(c: {
         `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source, outcome)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(c.agentId, c.tool, JSON.stringify(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api", c.outcome ?? null);
+      .run(c.agentId, c.tool, storedInput(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api", c.outcome ?? null);
   } catch (err) {
     // The agent was deleted while its search ran: there is nothing left to log it against.
     if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") return;

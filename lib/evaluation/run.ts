@@ -10,10 +10,24 @@ import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve"
 import { summarize } from "./metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { keywordPlace } from "../retrieval/modes";
-import type { RetrievalMode } from "../validations/agent";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
 import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";
-import { activeRuns, createRun, failRun, finishRun, getRun, runResults, saveResults, type ChunkSetting, type EvalRun, type PairResult } from "../db/eval-runs";
+import { claim, type Claim } from "../http/one-at-a-time";
+import { env } from "../env.mjs";
+import {
+  activeRuns,
+  createRun,
+  failRun,
+  finishRun,
+  getRun,
+  pruneRuns,
+  runResults,
+  saveResults,
+  type ChunkSetting,
+  type EvalRun,
+  type PairResult,
+} from "../db/eval-runs";
 
 /** Queries embedded and located per round trip: few enough to report progress often. */
 export const EVAL_BATCH = 32;
@@ -142,15 +156,78 @@ async function execute(
   } catch (err) {
     failRun(runId, describe(err));
     throw err;
+  } finally {
+    keepNewestRuns(agentId);
   }
   return getRun(agentId, runId);
 }
 
+/** Retention: a finished run makes the agent's oldest finished runs past EVAL_RUNS_KEEP go, with their pairs' rows. */
+function keepNewestRuns(agentId: number): void {
+  try {
+    pruneRuns(agentId, env().EVAL_RUNS_KEEP);
+  } catch (err) {
+    // Keeping the history bounded must never fail the run that just finished.
+    console.error("pruning the evaluation runs failed:", err);
+  }
+}
+
+/**
+ * One evaluation (a run, or a comparison's chain of runs) per agent at a time: each ranks every
+ * pair, so a second one while the first runs would only double the work on the same index.
+ */
+function claimAgent(agentId: number, what: string): Claim {
+  return claim(`evaluation:${agentId}`, what, "One evaluation runs per agent at a time; wait for it to finish, then start again.");
+}
+
+const runName = (runId: number, of?: string) => `Evaluation run ${runId} of this agent${of ? ` (${of})` : ""}`;
+
 /**
  * Starts a run over all the agent's pairs and returns its id at once; `done`
  * settles when every pair is ranked. The settings in use are kept with the run.
+ * 409 conflict while another evaluation of the agent runs.
  */
 export function startEvaluation(agentId: number, k: number, asMode?: RetrievalMode): { runId: number; done: Promise<EvalRun> } {
+  const slot = claimAgent(agentId, "An evaluation of this agent");
+  try {
+    const started = launch(agentId, k, asMode);
+    slot.rename(runName(started.runId));
+    return { runId: started.runId, done: started.done.finally(() => slot.release()) };
+  } catch (err) {
+    slot.release();
+    throw err;
+  }
+}
+
+/**
+ * One run per retrieval mode, each started when the one before is done so they do not compete
+ * for the CPU, holding the agent's one evaluation throughout; answers the first run's id at once.
+ * The chain stops at a failure, which is kept on that run's row.
+ */
+export function startModeComparison(agentId: number, k: number): { runId: number; done: Promise<EvalRun[]> } {
+  const slot = claimAgent(agentId, "A comparison of retrieval modes for this agent");
+  const of = (i: number) => `${i + 1} of the ${RETRIEVAL_MODES.length} of a comparison of retrieval modes`;
+  try {
+    const [first, ...rest] = RETRIEVAL_MODES;
+    const started = launch(agentId, k, first);
+    slot.rename(runName(started.runId, of(0)));
+    const chain = rest.reduce(
+      async (previous, mode, i) => {
+        const runs = await previous;
+        const next = launch(agentId, k, mode);
+        slot.rename(runName(next.runId, of(i + 1)));
+        return [...runs, await next.done];
+      },
+      started.done.then((run) => [run]),
+    );
+    return { runId: started.runId, done: chain.finally(() => slot.release()) };
+  } catch (err) {
+    slot.release();
+    throw err;
+  }
+}
+
+function launch(agentId: number, k: number, asMode?: RetrievalMode): { runId: number; done: Promise<EvalRun> } {
   const agent = getAgent(agentId);
   const mode = asMode ?? agent.retrieval_mode;
   const pairs = listPairs(agentId);

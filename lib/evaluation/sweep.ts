@@ -15,7 +15,8 @@ import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
 import { chroma, chunkId, DISTANCE_SPACE, HNSW, queryDistances } from "../vector-store/client";
 import { summarize, type PairOutcome } from "./metrics";
-import { SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "./sweep-types";
+import { assertRowSizes, tooManyChunks } from "./sweep-size";
+import { MAX_SWEEP_ROW_CHUNKS, SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "./sweep-types";
 
 /**
  * Chunk-settings sweeps: for each setting, the agent's ready documents are re-chunked from their
@@ -84,8 +85,16 @@ function currentSetting(docs: DocumentRow[]): SweepSetting | null {
   return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.s ?? null;
 }
 
-/** Starts a sweep in the background; `done` settles when every row is measured. */
-export function startSweep(agentId: number, requested: SweepSetting[], k: number): { sweep: SweepView; done: Promise<SweepView> } {
+/**
+ * Starts a sweep in the background; `done` settles when every row is measured. `maxRowChunks`
+ * (MAX_SWEEP_ROW_CHUNKS; smaller in tests) bounds the chunks a row may make.
+ */
+export function startSweep(
+  agentId: number,
+  requested: SweepSetting[],
+  k: number,
+  { maxRowChunks = MAX_SWEEP_ROW_CHUNKS }: { maxRowChunks?: number } = {},
+): { sweep: SweepView; done: Promise<SweepView> } {
   const agent = getAgent(agentId);
   const model = embedder();
   const settings = normalizeModels(requested, model);
@@ -98,6 +107,7 @@ export function startSweep(agentId: number, requested: SweepSetting[], k: number
   settings.forEach((s, i) => {
     if (settings.findIndex((o) => sameSetting(o, s)) !== i) throw invalid(`The setting ${settingLabel(s)} is listed twice.`);
   });
+  assertRowSizes(agentId, settings, docs, maxRowChunks);
   claim(agentId);
   try {
     const current = currentSetting(docs);
@@ -111,7 +121,7 @@ export function startSweep(agentId: number, requested: SweepSetting[], k: number
       error: null,
     }));
     const id = insertSweep({ agent_id: agentId, k, n_pairs: pairs.length, n_documents: docs.length, progress_total: settings.length * (docs.length + pairs.length), rows });
-    const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut).finally(() => running().delete(agentId));
+    const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut, maxRowChunks).finally(() => running().delete(agentId));
     return { sweep: getSweep(agentId, id), done };
   } catch (err) {
     running().delete(agentId);
@@ -128,6 +138,7 @@ async function runSweep(
   pairs: Pair[],
   model: Embedder,
   cut: number | null,
+  maxRowChunks: number,
 ): Promise<SweepView> {
   let progress = 0;
   const step = (n: number) => updateSweep(id, { progress_done: (progress += n) });
@@ -136,7 +147,7 @@ async function runSweep(
       rows[i] = { ...row, status: "running" };
       updateSweep(id, { rows });
       try {
-        rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, cut, step)), status: "done" };
+        rows[i] = { ...rows[i], ...(await measure(id, i, agentId, k, row, docs, pairs, model, cut, step, maxRowChunks)), status: "done" };
       } catch (err) {
         console.error(`[kb-inspector] sweep ${id}, ${settingLabel(row)}:`, messageOf(err));
         rows[i] = { ...rows[i], status: "failed", error: failureMessage(err, "measurement of this setting") };
@@ -164,6 +175,7 @@ async function measure(
   model: Embedder,
   cut: number | null,
   step: (n: number) => void,
+  maxRowChunks: number,
 ): Promise<Pick<SweepRow, "chunks" | "recall_at_k" | "mrr">> {
   // A row of the other model embeds documents and queries with it; its query weighting (if it
   // has one) counts the row's own chunks, as the live index would once re-embedded.
@@ -183,6 +195,9 @@ async function measure(
       const doc = findDocument(agentId, d.id); // deleted since the sweep started: left out
       if (doc) {
         const chunks = chunkText(doc.text, setting.chunk_size, setting.chunk_overlap, setting.chunk_strategy);
+        // What the chunker really makes can exceed the count the sweep was let in with (boundary chunks).
+        const made = chunks.length + [...counts.values()].reduce((a, b) => a + b, 0);
+        if (made > maxRowChunks) throw tooManyChunks(setting, made, maxRowChunks, "at least");
         await writeChunks({ collection, model: rowModel }, { agentId, documentId: d.id }, chunks);
         counts.set(d.id, chunks.length);
         if (corpus) {

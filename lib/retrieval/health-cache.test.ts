@@ -34,7 +34,7 @@ describe("the health banner's check", () => {
     expect(embed).toHaveBeenCalledTimes(2);
   });
 
-  it("leaves GET /api/health checking afresh on every call", async () => {
+  it("leaves GET /api/health checking afresh on every call of a signed-in caller (everyone, with sign-in off)", async () => {
     const embed = vi.spyOn(embedder(), "embed");
     expect((await GET()).status).toBe(200);
     expect((await GET()).status).toBe(200);

@@ -83,13 +83,13 @@ export async function checkHealth(): Promise<Health> {
   return health;
 }
 
-/** How long the page banner reuses a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
+/** How long the page banner and anonymous GET /api/health reuse a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
 export const HEALTH_CACHE_MS = 5_000;
 
 // One entry per process, like the clients: `at` is set once the check has settled.
 const cache = globalThis as unknown as { __kbHealth?: { pending: Promise<Health>; at?: number } };
 
-/** checkHealth() for page renders: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
+/** checkHealth() for page renders and anonymous probes: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
 export function cachedHealth(): Promise<Health> {
   const last = cache.__kbHealth;
   if (last && (last.at === undefined || Date.now() - last.at < HEALTH_CACHE_MS)) return last.pending;

@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { RETRIEVAL_MODES } from "./agent";
+import { MAX_QUERY_LENGTH } from "./search";
 
 export const MAX_IMPORT_ROWS = 10_000;
-export const MAX_QUERY_LENGTH = 2_000;
+/**
+ * The largest pairs file the page imports: a form's body may carry SMALL_BODY_BYTES (1 MB, see
+ * lib/env.mjs), and the form's other fields need a little of it. About 10,000 short pairs.
+ */
+export const MAX_IMPORT_BYTES = 1024 * 1024 - 64 * 1024;
+export const importTooLarge = (bytes: number) =>
+  `The file has ${Math.round(bytes / 1024)} KB; the page imports at most ${MAX_IMPORT_BYTES / 1024} KB at a time: split it into several imports.`;
 
 /** `expected` names the document by filename or by document id; ids are resolved to the filename. */
 const expected = z.union([z.string(), z.number().int().positive()]).transform((v) => String(v).trim());

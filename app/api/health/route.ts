@@ -1,13 +1,18 @@
 import { NextResponse } from "next/server";
 import { currentIdentity } from "@/lib/auth";
-import { checkHealth } from "@/lib/retrieval/health";
+import { cachedHealth, checkHealth } from "@/lib/retrieval/health";
 
 export const dynamic = "force-dynamic";
 
-/** Public so a process manager or load balancer can probe it; the details are for signed-in users. */
+/**
+ * Public so a process manager or load balancer can probe it; the details are for signed-in users.
+ * A check embeds a probe (a paid call with OpenAI) and queries Chroma: anonymous callers share
+ * the cached one (at most one check per HEALTH_CACHE_MS), signed-in ones get a fresh check.
+ */
 export async function GET() {
-  const health = await checkHealth();
+  const who = await currentIdentity();
+  const health = who ? await checkHealth() : await cachedHealth();
   const status = health.ok ? 200 : 503;
-  if (!(await currentIdentity())) return NextResponse.json({ ok: health.ok }, { status });
+  if (!who) return NextResponse.json({ ok: health.ok }, { status });
   return NextResponse.json(health, { status });
 }

@@ -1,12 +1,15 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
+import { oneReachabilityAudit } from "@/lib/http/one-at-a-time";
 import { repairIndex } from "@/lib/ingest/audit";
 
 /**
  * Fixes what the audit found that can be fixed, and reports what it did and what is left;
- * with `?reachability=1` it also writes again the chunks the index does not return.
+ * with `?reachability=1` it also writes again the chunks the index does not return (a
+ * reachability audit before and after: one at a time, with GET /api/audit's).
  */
 export const POST = route(async (req) => {
   const reachability = new URL(req.url).searchParams.get("reachability") === "1";
-  return NextResponse.json(await repairIndex({ reachability }));
+  if (!reachability) return NextResponse.json(await repairIndex());
+  return NextResponse.json(await oneReachabilityAudit(() => repairIndex({ reachability })));
 });
