@@ -1,6 +1,9 @@
 // Runs once when the server starts.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First, so every request from here on is stamped with the address it came from.
+  const { installPeerStamp } = await import("./lib/auth/peer");
+  installPeerStamp();
   const { recoverInterruptedIngests } = await import("./lib/ingest/recover");
   const { embedder } = await import("./lib/embeddings/configured");
   try {

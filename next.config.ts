@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { parseEnv } from "./lib/env.mjs";
+import { parseEnv, SMALL_BODY_BYTES } from "./lib/env.mjs";
 
 // Next's inline bootstrap scripts and React's style attributes need 'unsafe-inline';
 // `next dev` also evaluates code for its overlay.
@@ -43,11 +43,10 @@ const nextConfig: NextConfig = {
   // instead of being loaded from node_modules at run time, where it throws.
   bundlePagesRouterDependencies: true,
   experimental: {
-    // `next start` reads this file again, so the page's uploads follow MAX_REQUEST_BYTES without a rebuild.
-    serverActions: { bodySizeLimit: parseEnv().MAX_REQUEST_BYTES, allowedOrigins: allowedOriginHosts },
-    // The proxy sees every request and buffers its body up to this size: anything past it
-    // would reach uploads cut short, so it follows MAX_REQUEST_BYTES.
-    proxyClientMaxBodySize: parseEnv().MAX_REQUEST_BYTES + 1024 * 1024,
+    // Next reads these bodies before the proxy or the action can check who sent them, so they
+    // stay small; files go to the upload routes, which the proxy leaves out (see proxy.ts).
+    serverActions: { bodySizeLimit: SMALL_BODY_BYTES, allowedOrigins: allowedOriginHosts },
+    proxyClientMaxBodySize: SMALL_BODY_BYTES,
   },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];

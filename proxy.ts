@@ -3,8 +3,18 @@
 // requires a session or a bearer token and the role a route handler needs (lib/auth/gate.ts).
 import { NextResponse, type NextRequest } from "next/server";
 import { gateRequest } from "@/lib/auth/gate";
+import { SMALL_BODY_BYTES } from "@/lib/env.mjs";
+import { ERROR_STATUS } from "@/lib/http/errors";
 
 export async function proxy(req: NextRequest) {
+  // Next hands the proxy at most SMALL_BODY_BYTES of a body (next.config.ts) and cuts the rest;
+  // a body declared larger is refused whole rather than passed on cut short.
+  if (Number(req.headers.get("content-length") ?? 0) > SMALL_BODY_BYTES) {
+    return NextResponse.json(
+      { error: { code: "request_too_large", message: `The request body is larger than ${SMALL_BODY_BYTES / (1024 * 1024)} MB, the most this address accepts. Files go to /api/agents/{id}/uploads or /api/agents/{id}/documents.` } },
+      { status: ERROR_STATUS.request_too_large },
+    );
+  }
   return (await gateRequest(req)) ?? NextResponse.next();
 }
 

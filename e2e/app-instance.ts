@@ -27,7 +27,8 @@ export class AppInstance {
     this.url = `http://127.0.0.1:${port}`;
   }
 
-  async start(timeoutMs = 120_000): Promise<void> {
+  /** Starts the app and waits for /api/health: for it to answer 200, or with `answering`, to answer at all. */
+  async start(timeoutMs = 120_000, { answering = false } = {}): Promise<void> {
     this.launcher = spawn(process.execPath, ["scripts/start.mjs"], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, KB_DEMO: "0", NEXT_TELEMETRY_DISABLED: "1", ...this.env, PORT: String(this.port), DATA_DIR: this.dataDir },
@@ -35,13 +36,17 @@ export class AppInstance {
     const keep = (b: Buffer) => this.log.push(...b.toString().split("\n").filter(Boolean).slice(-50));
     this.launcher.stdout!.on("data", keep);
     this.launcher.stderr!.on("data", keep);
-    await this.waitUntilHealthy(timeoutMs);
+    await this.waitUntilHealthy(timeoutMs, answering);
   }
 
-  async waitUntilHealthy(timeoutMs = 60_000): Promise<void> {
+  async waitUntilHealthy(timeoutMs = 60_000, answering = false): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const ok = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+      // 503 "starting" comes from a request the server took before it was ready to check it.
+      const ok = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
+        async (r) => r.ok || (answering && r.status === 503 && (await r.json().catch(() => null))?.ok === false),
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 300));
     }

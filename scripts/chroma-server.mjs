@@ -49,7 +49,7 @@ export async function waitForHeartbeat(url, timeoutMs = 30_000, isDead = () => f
  * when it dies unexpectedly. Returns { url, stop }.
  */
 export async function startChroma({ dataDir, port, log = () => {}, restart = true }) {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const chosenPort = port ?? (await freePort());
   const url = `http://127.0.0.1:${chosenPort}`;
   let child = null;

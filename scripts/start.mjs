@@ -82,6 +82,8 @@ async function buildIfNeeded() {
 }
 
 const firstStart = !fs.existsSync(path.join(env.DATA_DIR, "kb.sqlite"));
+// Articles, questions and token hashes live here: only this user may read them.
+fs.mkdirSync(env.DATA_DIR, { recursive: true, mode: 0o700 });
 if (!dev) await buildIfNeeded();
 
 // The embedded Chroma and the app start side by side: a large index takes Chroma a while to

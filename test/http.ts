@@ -1,9 +1,14 @@
-/** Calls a route handler the way Next does: a Request and a params promise. */
+import { PEER_HEADER, peerStamp } from "../lib/auth/peer";
+
+/** The stamp the HTTP server puts on a request from this machine (lib/auth/peer.ts). */
+export const LOCAL_PEER = { [PEER_HEADER]: peerStamp({ address: "127.0.0.1", forwarded: [] }) };
+
+/** Calls a route handler the way Next does: a Request (stamped as from this machine) and a params promise. */
 export async function call<P extends Record<string, string>>(
   handler: (req: Request, ctx: { params: Promise<P> }) => Promise<Response>,
   opts: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; params?: Partial<P>; url?: string } = {},
 ) {
-  const headers = { ...(opts.json !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers };
+  const headers = { ...LOCAL_PEER, ...(opts.json !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers };
   const req = new Request(`http://localhost/test${opts.url ?? ""}`, {
     method: opts.method ?? "POST",
     headers,

@@ -3,10 +3,11 @@
 import { useActionState } from "react";
 import { createTokenAction, type CreateTokenState } from "@/lib/actions/tokens";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { TOKEN_EXPIRY_DAYS } from "@/lib/validations/token";
 
 export function CreateTokenForm() {
   const [state, action] = useActionState<CreateTokenState, FormData>(createTokenAction, {});
-  const error = state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? (state.token ? undefined : state.message);
+  const error = state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? state.errors?.expires_in_days?.[0] ?? (state.token ? undefined : state.message);
   // After a failure the form shows what was submitted; after a token is created, it is empty again.
   const values = state.values;
   return (
@@ -45,6 +46,27 @@ export function CreateTokenForm() {
           >
             <option value="viewer">viewer (read, search, run evaluations)</option>
             <option value="editor">editor (also upload, delete, change settings)</option>
+          </select>
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor="token-expiry" className="text-sm font-medium">
+            Expires
+          </label>
+          <select
+            key={values?.expires_in_days ?? "never"}
+            id="token-expiry"
+            name="expires_in_days"
+            defaultValue={values?.expires_in_days ?? "never"}
+            aria-invalid={state.errors?.expires_in_days ? true : undefined}
+            aria-describedby="token-status"
+            className="rounded border border-slate-300 px-3 py-2 text-sm"
+          >
+            <option value="never">never (until revoked)</option>
+            {TOKEN_EXPIRY_DAYS.map((d) => (
+              <option key={d} value={String(d)}>
+                in {d} days
+              </option>
+            ))}
           </select>
         </div>
         <SubmitButton pendingText="Creating…">Create token</SubmitButton>

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { addToUploadAction, endUploadAction, startUploadAction } from "@/lib/actions/documents";
+import { endUploadAction } from "@/lib/actions/documents";
 import { uploadGroups } from "@/lib/ingest/upload-groups";
 import { ApiError, apiFetch } from "@/lib/http/client-fetch";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type ChunkStrategy } from "@/lib/ingest/chunking";
@@ -23,7 +23,9 @@ const isGone = (err: unknown) => err instanceof ApiError && err.status === 404;
 /**
  * `maxFiles` and `maxBytes` are the server's limits per request (MAX_FILES_PER_REQUEST,
  * MAX_REQUEST_BYTES): more files than one request may carry go as one upload in several
- * requests, sent one after another as the server makes room for them.
+ * requests, sent one after another as the server makes room for them. The files go to the
+ * upload API, whose routes check access before they read a byte; a server action's body is
+ * read whole before anyone is asked who sent it, so actions take 1 MB at most.
  */
 export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; maxFiles: number; maxBytes: number }) {
   const router = useRouter();
@@ -87,36 +89,32 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
       setError(message);
       if (jobStarted) void endUploadAction(agentId, jobStarted).catch(() => {});
     };
+    const send = (url: string, form: FormData) => apiFetch<UploadJob>(url, { method: "POST", body: form });
     try {
       const first = formOf(groups[0]);
       first.set("chunk_size", size);
       first.set("chunk_overlap", overlap);
       first.set("chunk_strategy", strategy);
       first.set("expected_files", String(files.length));
-      const res = await startUploadAction(agentId, first);
-      if (!res.jobId) {
-        setError(res.message ?? "The upload did not start.");
-        return;
-      }
-      setJobId(res.jobId);
-      jobStarted = res.jobId;
+      const started = await send(`/api/agents/${agentId}/uploads`, first);
+      setJobId(started.id);
+      jobStarted = started.id;
       done = groups[0].length;
       setSent(done);
       for (const group of groups.slice(1)) {
-        const more = await addToUploadAction(agentId, res.jobId, formOf(group));
-        if (!more.jobId) {
-          stopped(`${done} of ${files.length} files were sent; the others were not: ${more.message ?? "the server refused them."}`);
-          return;
-        }
+        await send(`/api/agents/${agentId}/uploads/${started.id}`, formOf(group));
         done += group.length;
         setSent(done);
       }
-    } catch {
-      stopped(
-        done === 0
-          ? "The upload could not be sent; check the server and try again."
-          : `${done} of ${files.length} files were sent; the connection failed before the others. Check the server and upload those again.`,
-      );
+    } catch (err) {
+      if (err instanceof ApiError && jobStarted === null) setError(err.message);
+      else if (err instanceof ApiError) stopped(`${done} of ${files.length} files were sent; the others were not: ${err.message}`);
+      else
+        stopped(
+          done === 0
+            ? "The upload could not be sent; check the server and try again."
+            : `${done} of ${files.length} files were sent; the connection failed before the others. Check the server and upload those again.`,
+        );
     } finally {
       setStarting(false);
     }

@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
+import { importTooLarge, MAX_IMPORT_BYTES } from "@/lib/validations/pair";
 import { importPairsAction, type ImportState } from "@/lib/actions/pairs";
 import { FileChooser } from "@/components/ui/file-chooser";
 import { SubmitButton } from "@/components/ui/submit-button";
@@ -8,8 +9,18 @@ import { SubmitButton } from "@/components/ui/submit-button";
 export function ImportPairsForm({ agentId }: { agentId: number }) {
   const [state, action] = useActionState<ImportState, FormData>(importPairsAction.bind(null, agentId), {});
   const rejected = state.report?.rejected ?? [];
+  // Checked before sending: the server reads no form body past 1 MB, so it could not say why.
+  const [tooLarge, setTooLarge] = useState<string | null>(null);
+  const message = tooLarge ?? state.message;
   return (
-    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="import-status">
+    <form
+      action={action}
+      onSubmit={(e) => {
+        const file = (e.currentTarget.elements.namedItem("file") as HTMLInputElement | null)?.files?.[0];
+        setTooLarge(file && file.size > MAX_IMPORT_BYTES ? importTooLarge(file.size) : null);
+        if (file && file.size > MAX_IMPORT_BYTES) e.preventDefault();
+      }}
+      className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="import-status">
       <h2 className="font-semibold">Import pairs</h2>
       <p className="text-sm text-slate-600">
         CSV with columns <code>query,expected[,note[,answerable]]</code> (a header line is optional) or JSONL with one{" "}
@@ -27,8 +38,8 @@ export function ImportPairsForm({ agentId }: { agentId: number }) {
         <SubmitButton pendingText="Importing…">Import</SubmitButton>
       </div>
       <div id="import-status" aria-live="polite" className="space-y-2 text-sm">
-        {state.message && <p className={state.report && state.report.accepted > 0 ? "text-green-800" : "text-red-700"}>{state.message}</p>}
-        {rejected.length > 0 && (
+        {message && <p className={!tooLarge && state.report && state.report.accepted > 0 ? "text-green-800" : "text-red-700"}>{message}</p>}
+        {!tooLarge && rejected.length > 0 && (
           <table className="w-full text-sm">
             <caption className="text-left font-medium text-red-800">Rejected rows</caption>
             <thead className="text-left">

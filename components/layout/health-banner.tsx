@@ -1,10 +1,13 @@
 import { connection } from "next/server";
 import { cachedHealth } from "@/lib/retrieval/health";
+import { currentIdentity } from "@/lib/auth";
 
 /** Says plainly when search cannot work, instead of letting every page fail its own way. */
 export async function HealthBanner() {
   // Health is a request-time fact; without this the build would probe it while prerendering.
   await connection();
+  // Errors, counts and model names are for signed-in users, as in /api/health: the sign-in page shows none.
+  if (!(await currentIdentity())) return null;
   // Shared by renders for a few seconds: a check embeds a probe and queries Chroma.
   const health = await cachedHealth();
   const problems = [health.chroma.error, health.embedder.error].filter(Boolean);

@@ -7,6 +7,9 @@ import { LoginThrottle } from "@/lib/auth/login-throttle";
 import { roleForPassword } from "@/lib/auth/passwords";
 import { safeNextPath } from "@/lib/auth/request-rules";
 import { SESSION_COOKIE, signSession } from "@/lib/auth/session";
+import { endSession } from "@/lib/auth/identity";
+import { clientAddress } from "@/lib/auth/peer";
+import { env } from "@/lib/env.mjs";
 
 export interface LoginState {
   message?: string;
@@ -15,15 +18,12 @@ export interface LoginState {
 const holder = globalThis as unknown as { __kbLoginThrottle?: LoginThrottle };
 const throttle = () => (holder.__kbLoginThrottle ??= new LoginThrottle());
 
-/** The client as the nearest hop saw it: the last X-Forwarded-For entry (the socket address when direct). */
-const clientOf = (h: Headers) => h.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
-
 export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
   const config = authConfig();
   const next = safeNextPath(form.get("next"));
   if (!config.enabled) redirect(next);
   const h = await headers();
-  const client = clientOf(h);
+  const client = clientAddress(h, env().TRUST_PROXY);
   const wait = throttle().begin(client);
   if (wait > 0) return { message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.` };
   const password = form.get("password");
@@ -46,6 +46,8 @@ export async function loginAction(_prev: LoginState, form: FormData): Promise<Lo
 }
 
 export async function logoutAction(): Promise<void> {
-  (await cookies()).delete(SESSION_COOKIE);
+  const jar = await cookies();
+  await endSession(jar.get(SESSION_COOKIE)?.value);
+  jar.delete(SESSION_COOKIE);
   redirect("/login");
 }

@@ -5,35 +5,9 @@ import { redirect } from "next/navigation";
 import { requireRole } from "@/lib/auth";
 import { rechunkDocument } from "@/lib/ingest/pipeline";
 import { removeDocument } from "@/lib/ingest/remove";
-import { addToUploadJob, endUploadJob, expectedFilesField, readUploadFiles, readUploadForm, startUploadJob } from "@/lib/ingest/uploads";
+import { endUploadJob } from "@/lib/ingest/uploads";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
 import { formText, toFormState, type FormState } from "./form-state";
-
-export interface StartUploadState {
-  message?: string;
-  jobId?: string;
-}
-
-/** Starts indexing the files in the background; the page follows the job's progress. */
-export async function startUploadAction(agentId: number, form: FormData): Promise<StartUploadState> {
-  await requireRole("editor");
-  try {
-    const upload = await readUploadForm(form);
-    return { jobId: startUploadJob(agentId, upload.files, upload, expectedFilesField(form, upload.files.length)).id };
-  } catch (err) {
-    return toFormState(err);
-  }
-}
-
-/** Sends the next files of an upload started with more `expected_files` than it carried. */
-export async function addToUploadAction(agentId: number, jobId: string, form: FormData): Promise<StartUploadState> {
-  await requireRole("editor");
-  try {
-    return { jobId: (await addToUploadJob(agentId, jobId, await readUploadFiles(form))).id };
-  } catch (err) {
-    return toFormState(err);
-  }
-}
 
 /** The rest of an upload will not be sent (a request failed): its job ends with what it has. */
 export async function endUploadAction(agentId: number, jobId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { requireRole } from "@/lib/auth";
 import { addPair, editPair, importPairs, type ImportReport } from "@/lib/evaluation/labeled-pairs";
 import { parsePairFile } from "@/lib/evaluation/pair-files";
 import { deletePair } from "@/lib/db/pairs";
-import { MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
+import { importTooLarge, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, pairSchema } from "@/lib/validations/pair";
 import { plural } from "@/lib/format/plural";
 import { formText, toFormState, type FormState } from "./form-state";
 
@@ -16,7 +16,6 @@ export interface ImportState {
   report?: ImportReport;
 }
 
-const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
 const submitted = (form: FormData) => {
   // An unanswerable pair has no expected document, whatever the select last held.
@@ -69,7 +68,7 @@ export async function importPairsAction(agentId: number, _prev: ImportState, for
   await requireRole("editor");
   const file = form.get("file");
   if (!(file instanceof File) || file.size === 0) return { message: "Choose a CSV or JSONL file to import." };
-  if (file.size > MAX_IMPORT_BYTES) return { message: "The file is larger than 5 MB; split it into several imports." };
+  if (file.size > MAX_IMPORT_BYTES) return { message: importTooLarge(file.size) };
   const rows = parsePairFile(await file.text(), file.name);
   if (rows.length > MAX_IMPORT_ROWS) return { message: `At most ${MAX_IMPORT_ROWS} pairs per import; this file has ${rows.length}.` };
   const report = importPairs(agentId, rows);

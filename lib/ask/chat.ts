@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { env } from "../env.mjs";
 import { AppError } from "../http/errors";
 import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
+import { shownUrl } from "../embeddings/openai/errors";
 
 /**
  * The chat model of the ask pipeline, on the same OpenAI-compatible endpoint and key as the
@@ -52,7 +53,8 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
     const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
     console.error(`[kb-inspector] chat model ${model} failed to ${what}:`, detail);
     const how = status ? `answered ${status}` : "did not answer";
-    throw new ChatError(`The chat model ${model} at ${baseURL} ${how} when asked to ${what}; the details are in the server log.`);
+    // Users read this: the URL without the user, password or query OPENAI_BASE_URL may carry.
+    throw new ChatError(`The chat model ${model} at ${shownUrl(baseURL) ?? "OPENAI_BASE_URL"} ${how} when asked to ${what}; the details are in the server log.`);
   };
   const complete = (system: string, user: string, response_format?: OpenAI.ChatCompletionCreateParams["response_format"]) =>
     client.chat.completions.create({

@@ -15,16 +15,47 @@ import {
   roleRefusal,
 } from "./request-rules";
 import { SESSION_COOKIE } from "./session";
+import { isLoopbackAddress, peerOf } from "./peer";
+import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 
-const refuse = (status: number, code: string, message: string) => NextResponse.json({ error: { code, message } }, { status });
+const refuse = (code: ErrorCode, message: string) => NextResponse.json({ error: { code, message } }, { status: ERROR_STATUS[code] });
 
-const cookieValue = (header: string | null, name: string): string | undefined => {
+/** A cookie's value; a value that is not valid percent-encoding is returned as sent (and then fails verification). */
+export const cookieValue = (header: string | null, name: string): string | undefined => {
   for (const part of (header ?? "").split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return v.join("=");
+    }
   }
   return undefined;
 };
+
+/**
+ * Without ADMIN_PASSWORD everyone who reaches the app is an editor, so it answers only requests
+ * made on this machine, straight to it: not through a proxy (which may forward anyone's) and
+ * not from another address (`next start -H 0.0.0.0` skips the launcher's check of HOST).
+ */
+function openAccessRefusal(req: Request): NextResponse | null {
+  const peer = peerOf(req.headers);
+  // Stamped by the server as each request arrives (lib/auth/peer.ts); only a request that came
+  // in while the server was still starting has none.
+  if (!peer) return refuse("starting", "The app is still starting; try again in a moment.");
+  if (peer.forwarded.length > 0) {
+    return refuse("sign_in_required",
+      `This request came through a proxy (it carries ${peer.forwarded.join(", ")}), and sign-in is off, which would make anyone it forwards an editor. Set ADMIN_PASSWORD to serve the app through a proxy.`,
+    );
+  }
+  if (!isLoopbackAddress(peer.address)) {
+    return refuse("sign_in_required",
+      `This request came from ${peer.address}, another machine, and sign-in is off, which would make anyone who reaches the app an editor. Set ADMIN_PASSWORD to serve the app beyond this machine.`,
+    );
+  }
+  return null;
+}
 
 /** A refusal or a redirect to sign in; null when the request may go on. */
 export async function gateRequest(req: Request): Promise<NextResponse | null> {
@@ -32,13 +63,13 @@ export async function gateRequest(req: Request): Promise<NextResponse | null> {
   // Every HTTP/1.1 request has a Host header; a Request built in code falls back to its URL.
   const host = req.headers.get("host") ?? new URL(req.url).host;
   if (!isAllowedHost(host, config.access)) {
-    return refuse(403, "forbidden_host", `This app does not answer for the host "${host ?? ""}"; add it to ALLOWED_HOSTS to allow it.`);
+    return refuse("forbidden_host", `This app does not answer for the host "${host ?? ""}"; add it to ALLOWED_HOSTS to allow it.`);
   }
   const origin = { origin: req.headers.get("origin"), referer: req.headers.get("referer"), host };
   if (!isAllowedRequestOrigin(req.method, origin, config.access)) {
-    return refuse(403, "forbidden_origin", "Changes must come from this app's own pages or an origin listed in ALLOWED_ORIGINS.");
+    return refuse("forbidden_origin", "Changes must come from this app's own pages or an origin listed in ALLOWED_ORIGINS.");
   }
-  if (!config.enabled) return null;
+  if (!config.enabled) return openAccessRefusal(req);
 
   const url = new URL(req.url);
   const { pathname, search } = url;
@@ -48,9 +79,9 @@ export async function gateRequest(req: Request): Promise<NextResponse | null> {
   const session = cookieValue(req.headers.get("cookie"), SESSION_COOKIE);
   const who = await identify(session, authorization);
   if (!who) {
-    if (authorization !== null) return refuse(401, "unauthorized", "The bearer token is not valid: unknown, revoked or malformed.");
+    if (authorization !== null) return refuse("unauthorized", "The bearer token is not valid: unknown, revoked, expired or malformed.");
     if (isRouteHandlerPath(pathname) || nextAction || req.method !== "GET") {
-      return refuse(401, "unauthorized", "Sign in first (the session is missing or has expired), or send Authorization: Bearer <token>.");
+      return refuse("unauthorized", "Sign in first (the session is missing or has expired), or send Authorization: Bearer <token>.");
     }
     const login = new URL("/login", url);
     if (pathname !== "/") login.searchParams.set("next", pathname + search);
@@ -59,6 +90,6 @@ export async function gateRequest(req: Request): Promise<NextResponse | null> {
     return res;
   }
   const need = requiredRole(req.method, pathname, nextAction);
-  if (need !== "action" && !roleAllows(who.role, need)) return refuse(403, "forbidden", roleRefusal(need, who.role));
+  if (need !== "action" && !roleAllows(who.role, need)) return refuse("forbidden", roleRefusal(need, who.role));
   return null;
 }

@@ -6,7 +6,7 @@ process.env.VIEWER_PASSWORD = "viewer-password-1";
 process.env.SESSION_MAX_AGE_HOURS = "1";
 
 const { sessionKeys } = await import("./config");
-const { identify, bearerToken } = await import("./identity");
+const { identify, bearerToken, endSession } = await import("./identity");
 const { signSession } = await import("./session");
 const { createToken, revokeToken } = await import("../db/api-tokens");
 
@@ -23,6 +23,17 @@ describe("identify", () => {
     const old = await signSession("editor", sessionKeys(), 3600, Date.now() - 2 * 3600_000);
     expect(await identify(old, null)).toBeNull();
     expect(await identify(undefined, null)).toBeNull();
+  });
+
+  it("refuses a session once it is signed out, from any copy of its cookie, and no other session", async () => {
+    const mine = await signSession("editor", sessionKeys(), 3600);
+    const other = await signSession("editor", sessionKeys(), 3600);
+    const copy = String(mine);
+    expect(await identify(copy, null)).toEqual({ role: "editor", via: "session" });
+    await endSession(mine);
+    expect(await identify(copy, null)).toBeNull();
+    expect(await identify(other, null)).toEqual({ role: "editor", via: "session" });
+    await endSession("not-a-session"); // nothing to end, no error
   });
 
   it("reads the role from a bearer token, and lets an Authorization header decide over the cookie", async () => {

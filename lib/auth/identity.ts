@@ -4,6 +4,7 @@ import { authConfig, sessionKeys } from "./config";
 import type { Role } from "./request-rules";
 import { verifySession } from "./session";
 import { verifyToken } from "../db/api-tokens";
+import { isSessionRevoked, revokeSession } from "../db/revoked-sessions";
 
 export interface Identity {
   role: Role;
@@ -33,5 +34,14 @@ export async function identify(sessionCookie: string | undefined, authorization:
   }
   if (!sessionCookie) return null;
   const session = await verifySession(sessionCookie, sessionKeys(), config.maxAgeSeconds);
-  return session ? { role: session.role, via: "session" } : null;
+  // A signed-out session is refused even from a copy of its cookie.
+  return session && !isSessionRevoked(session.id) ? { role: session.role, via: "session" } : null;
+}
+
+/** Signing out: the session of this cookie is refused from now on, copies of the cookie included. */
+export async function endSession(sessionCookie: string | undefined): Promise<void> {
+  const config = authConfig();
+  if (!config.enabled || !sessionCookie) return;
+  const session = await verifySession(sessionCookie, sessionKeys(), config.maxAgeSeconds);
+  if (session) revokeSession(session.id, new Date(session.expiresAt * 1000));
 }

@@ -1,5 +1,8 @@
-// Slows password guessing: per client and overall, failed sign-ins past a free allowance lock
-// further attempts for a time that doubles with each failure. Kept in memory; a restart forgets.
+// Slows password guessing: a client's failed sign-ins past a free allowance lock its further
+// attempts for a time that doubles with each failure. Kept in memory; a restart forgets.
+// Only the client that failed waits: a count shared by everyone would let one anonymous
+// client keep every admin out. The client is its socket address (lib/auth/peer.ts), which
+// it cannot choose, so it cannot escape its own count either.
 
 export interface ThrottleRule {
   /** Failures allowed before any wait. */
@@ -17,15 +20,12 @@ interface Entry {
 }
 
 export const PER_CLIENT: ThrottleRule = { free: 5, maxWaitMs: 15 * 60_000, forgetAfterMs: 60 * 60_000 };
-export const OVERALL: ThrottleRule = { free: 30, maxWaitMs: 60_000, forgetAfterMs: 15 * 60_000 };
-const EVERYONE = "\0everyone";
 
 export class LoginThrottle {
   private entries = new Map<string, Entry>();
 
   constructor(
     private readonly perClient = PER_CLIENT,
-    private readonly overall = OVERALL,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -37,18 +37,15 @@ export class LoginThrottle {
   begin(client: string): number {
     const now = this.clock();
     this.prune(now);
-    const wait = Math.max(this.waitOf(client, now), this.waitOf(EVERYONE, now));
+    const wait = this.waitOf(client, now);
     if (wait > 0) return wait;
-    this.fail(client, this.perClient, now);
-    this.fail(EVERYONE, this.overall, now);
+    this.fail(client, now);
     return 0;
   }
 
-  /** The password was right: the client's count starts again (the overall one takes the success off). */
+  /** The password was right: the client's count starts again. */
   succeeded(client: string): void {
     this.entries.delete(client);
-    const all = this.entries.get(EVERYONE);
-    if (all && all.failures > 0) all.failures -= 1;
   }
 
   private waitOf(key: string, now: number): number {
@@ -56,7 +53,8 @@ export class LoginThrottle {
     return e ? Math.max(0, e.lockedUntil - now) : 0;
   }
 
-  private fail(key: string, rule: ThrottleRule, now: number) {
+  private fail(key: string, now: number) {
+    const rule = this.perClient;
     const e = this.entries.get(key) ?? { failures: 0, lastFailure: now, lockedUntil: 0 };
     e.failures += 1;
     e.lastFailure = now;
@@ -67,8 +65,7 @@ export class LoginThrottle {
 
   private prune(now: number) {
     for (const [key, e] of this.entries) {
-      const rule = key === EVERYONE ? this.overall : this.perClient;
-      if (now - e.lastFailure > rule.forgetAfterMs && e.lockedUntil <= now) this.entries.delete(key);
+      if (now - e.lastFailure > this.perClient.forgetAfterMs && e.lockedUntil <= now) this.entries.delete(key);
     }
   }
 }

@@ -119,7 +119,7 @@ describe("roles", () => {
 describe("safeNextPath", () => {
   it("keeps paths on this app and drops everything that could leave it", () => {
     expect(safeNextPath("/agents/1/search?q=a%20b#top")).toBe("/agents/1/search?q=a%20b#top");
-    for (const bad of ["//evil.example", "/\\evil.example", "/\t/evil.example", "https://evil.example", "evil", "", null, undefined, 42, "/login", "/login?next=/x"]) {
+    for (const bad of ["//evil.example", "/\\evil.example", "/\t/evil.example", "https://evil.example", "evil", "", null, undefined, 42, "/login", "/login?next=/x", "/.//evil.example", "/..//evil.example/x", "/a/../..//evil.example", "/./\u002f/evil.example"]) {
       expect(safeNextPath(bad), String(bad)).toBe("/");
     }
   });

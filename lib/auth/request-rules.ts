@@ -145,5 +145,7 @@ export function safeNextPath(value: unknown): string {
     return "/";
   }
   if (url.origin !== base || /[\\\u0000-\u001f]/.test(value) || url.pathname === "/login") return "/";
+  // "/.//host" resolves to the path "//host", which a browser reads as another site.
+  if (url.pathname.startsWith("//")) return "/";
   return url.pathname + url.search + url.hash;
 }

@@ -16,6 +16,8 @@ export interface SessionKeys {
 }
 
 export interface Session {
+  /** The cookie's own id (jti): signing out records it as ended (lib/db/revoked-sessions.ts). */
+  id: string;
   role: Role;
   /** Seconds since the epoch. */
   issuedAt: number;
@@ -32,7 +34,7 @@ export function loadSessionSalt(dataDir: string): Buffer {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   fs.writeFileSync(tmp, randomBytes(32), { mode: 0o600 });
   try {
@@ -62,6 +64,7 @@ export async function signSession(role: Role, keys: SessionKeys, maxAgeSeconds: 
   const iat = Math.floor(now / 1000);
   return new SignJWT({ role })
     .setProtectedHeader({ alg: "HS256", kid: role })
+    .setJti(randomBytes(16).toString("base64url"))
     .setIssuedAt(iat)
     .setExpirationTime(iat + Math.max(1, Math.round(maxAgeSeconds)))
     .sign(key);
@@ -82,11 +85,11 @@ export async function verifySession(token: string, keys: SessionKeys, maxAgeSeco
         currentDate: new Date(now),
         // Also bounds sessions issued under a longer SESSION_MAX_AGE_HOURS than today's.
         maxTokenAge: Math.max(1, Math.round(maxAgeSeconds)),
-        requiredClaims: ["iat", "exp"],
+        requiredClaims: ["iat", "exp", "jti"],
       },
     );
     if (payload.role !== protectedHeader.kid) return null;
-    return { role: payload.role as Role, issuedAt: payload.iat!, expiresAt: payload.exp! };
+    return { id: payload.jti!, role: payload.role as Role, issuedAt: payload.iat!, expiresAt: payload.exp! };
   } catch {
     return null;
   }

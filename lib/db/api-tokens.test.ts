@@ -19,6 +19,17 @@ describe("API tokens", () => {
     expect(verifyToken(token)).toBeNull();
   });
 
+  it("refuses a token from the moment it expires; one without an expiry keeps working", () => {
+    const t0 = new Date("2030-01-01T00:00:00Z");
+    const { token, record } = createToken("week", "viewer", t0, 7);
+    expect(record.expires_at).toBe("2030-01-08T00:00:00.000Z");
+    expect(verifyToken(token, new Date(t0.getTime() + 7 * 86_400_000 - 1))).toEqual({ id: record.id, role: "viewer" });
+    expect(verifyToken(token, new Date(t0.getTime() + 7 * 86_400_000))).toBeNull();
+    const forever = createToken("forever", "viewer", t0);
+    expect(forever.record.expires_at).toBeNull();
+    expect(verifyToken(forever.token, new Date("2099-01-01T00:00:00Z"))).not.toBeNull();
+  });
+
   it("records when a token was last used, at most once a minute", () => {
     const { token, record } = createToken("Uploader", "editor");
     expect(listTokens().find((t) => t.id === record.id)?.last_used_at).toBeNull();

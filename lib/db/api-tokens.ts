@@ -10,6 +10,8 @@ export interface ApiToken {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** After this the token is refused; null: it does not expire. */
+  expires_at: string | null;
 }
 
 export const TOKEN_PREFIX = "kbi_";
@@ -19,15 +21,16 @@ const TOUCH_EVERY_MS = 60_000;
 /** 32 random bytes carry enough entropy that a plain sha256 suffices (no slow hash needed). */
 export const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
-export function createToken(name: string, role: Role, now = new Date()): { token: string; record: ApiToken } {
+export function createToken(name: string, role: Role, now = new Date(), expiresInDays: number | null = null): { token: string; record: ApiToken } {
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  const expiresAt = expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * 86_400_000).toISOString();
   const { lastInsertRowid } = db()
-    .prepare("INSERT INTO api_tokens (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)")
-    .run(name, role, hashToken(token), now.toISOString());
+    .prepare("INSERT INTO api_tokens (name, role, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+    .run(name, role, hashToken(token), now.toISOString(), expiresAt);
   return { token, record: getToken(Number(lastInsertRowid))! };
 }
 
-const COLUMNS = "id, name, role, created_at, last_used_at, revoked_at";
+const COLUMNS = "id, name, role, created_at, last_used_at, revoked_at, expires_at";
 
 export function getToken(id: number): ApiToken | undefined {
   return db().prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE id = ?`).get(id) as ApiToken | undefined;
@@ -43,12 +46,12 @@ export function revokeToken(id: number, now = new Date()): boolean {
   return db().prepare("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now.toISOString(), id).changes === 1;
 }
 
-/** The token's id and role when it is known and not revoked; records when it was last used. */
+/** The token's id and role when it is known, not revoked and not expired; records when it was last used. */
 export function verifyToken(token: string, now = new Date()): { id: number; role: Role } | null {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
   const row = db()
-    .prepare("SELECT id, role, last_used_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
-    .get(hashToken(token)) as { id: number; role: Role; last_used_at: string | null } | undefined;
+    .prepare("SELECT id, role, last_used_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)")
+    .get(hashToken(token), now.toISOString()) as { id: number; role: Role; last_used_at: string | null } | undefined;
   if (!row) return null;
   if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) {
     db().prepare("UPDATE api_tokens SET last_used_at = ? WHERE id = ?").run(now.toISOString(), row.id);

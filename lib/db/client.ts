@@ -246,6 +246,13 @@ export const MIGRATIONS = [
      PRIMARY KEY (document_id, chunk_index)
    );
    CREATE INDEX unreachable_chunks_agent ON unreachable_chunks(agent_id);`,
+  // Signed-out sessions (by the cookie's jti) stay refused until their cookie would have
+  // expired; API tokens may expire.
+  `CREATE TABLE revoked_sessions (
+     id TEXT PRIMARY KEY,
+     expires_at TEXT NOT NULL
+   );
+   ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;`,
 ];
 
 /**
@@ -267,8 +274,12 @@ export const BACKFILLS: Record<number, (db: Database.Database) => void> = {
 
 function open(): Database.Database {
   const dir = env().DATA_DIR;
-  fs.mkdirSync(dir, { recursive: true });
-  const db = new Database(path.join(dir, "kb.sqlite"));
+  // The database holds every article, question and token hash: only this user may read it.
+  // SQLite gives its -wal and -shm files the database file's permissions.
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, "kb.sqlite");
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  const db = new Database(file);
   db.pragma("journal_mode = WAL");
   // With WAL, NORMAL syncs at checkpoints instead of every commit: a crash of the app loses
   // nothing, a power cut can lose the last commits but never corrupts the file.

@@ -2,7 +2,8 @@ import type { RejectionCode } from "../extract/errors";
 
 /**
  * Every error code the API answers with, and its HTTP status: the one place a status is chosen.
- * lib/auth/gate.ts answers forbidden_host, forbidden_origin, unauthorized and forbidden itself.
+ * lib/auth/gate.ts answers forbidden_host, forbidden_origin, sign_in_required, starting,
+ * unauthorized and forbidden itself, and proxy.ts request_too_large, with these statuses.
  */
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -11,6 +12,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   forbidden_host: 403,
   forbidden_origin: 403,
+  // Sign-in is off and the request came through a proxy or from another machine.
+  sign_in_required: 403,
   not_found: 404,
   conflict: 409,
   embedding_model_mismatch: 409,
@@ -36,6 +39,8 @@ export const ERROR_STATUS = {
   chat_failed: 500,
   internal: 500,
   unavailable: 503,
+  // The request reached the server before it could tell where requests come from.
+  starting: 503,
   vector_store_unavailable: 503,
 } as const satisfies Record<string, number> & Record<`rejected_${RejectionCode}`, 413 | 422>;
 

@@ -10,8 +10,7 @@ import * as documents from "../agents/[id]/documents/route";
 import * as preview from "../agents/[id]/documents/preview/route";
 import * as uploadJobs from "../agents/[id]/uploads/route";
 import * as uploadJob from "../agents/[id]/uploads/[jobId]/route";
-import { startUploadAction } from "@/lib/actions/documents";
-import { call, filesForm } from "@/test/http";
+import { call, filesForm, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, newAgent } from "@/test/helpers";
 
 const LIMIT = 1024 * 1024;
@@ -32,7 +31,7 @@ async function streamedRequest(form: FormData, { declareLength }: { declareLengt
       controller.enqueue(piece);
     },
   });
-  const headers: Record<string, string> = { "content-type": encoded.headers.get("content-type")! };
+  const headers: Record<string, string> = { ...LOCAL_PEER, "content-type": encoded.headers.get("content-type")! };
   if (declareLength) headers["content-length"] = String(bytes.length);
   const req = new Request("http://localhost/test", { method: "POST", headers, body, duplex: "half" } as RequestInit);
   return { req, pulled };
@@ -73,15 +72,15 @@ describe("request size and file count limits", () => {
     expect(res.body.documents[0]).toMatchObject({ filename: "sla.md", status: "ready" });
   });
 
-  it("refuses more files than MAX_FILES_PER_REQUEST, on the API and in the page's action", async () => {
+  it("refuses more files than MAX_FILES_PER_REQUEST, on the API and on the upload route the page sends to", async () => {
     const four = () => filesForm([1, 2, 3, 4].map((n) => [`many-${n}.txt`, `Article number ${n}.`] as [string, string]));
     const res = await call(documents.POST, { body: four(), params: { id } });
     expect(res).toMatchObject({ status: 413, body: { error: { code: "too_many_files" } } });
     expect(res.body.error.message).toMatch(/4 files.*at most 3.*MAX_FILES_PER_REQUEST/);
 
-    const action = await startUploadAction(Number(id), four());
-    expect(action.jobId).toBeUndefined();
-    expect(action.message).toMatch(/MAX_FILES_PER_REQUEST/);
+    const job = await call(uploadJobs.POST, { body: four(), params: { id } });
+    expect(job).toMatchObject({ status: 413, body: { error: { code: "too_many_files" } } });
+    expect(job.body.error.message).toMatch(/MAX_FILES_PER_REQUEST/);
 
     const list = await call(documents.GET, { method: "GET", params: { id } });
     expect(list.body.documents.map((d: { filename: string }) => d.filename)).not.toContain("many-1.txt");

@@ -20,6 +20,7 @@ export default async function TokensPage() {
   }
   const enabled = authEnabled();
   const tokens = listTokens();
+  const now = Date.now();
   return (
     <div className="space-y-6">
       <div>
@@ -47,6 +48,7 @@ export default async function TokensPage() {
                 <th className="px-4 py-2">Role</th>
                 <th className="px-4 py-2">Created</th>
                 <th className="px-4 py-2">Last used</th>
+                <th className="px-4 py-2">Expires</th>
                 <th className="px-4 py-2">Status</th>
                 <th className="px-4 py-2">
                   <span className="sr-only">Actions</span>
@@ -60,7 +62,8 @@ export default async function TokensPage() {
                   <td className="px-4 py-2">{t.role}</td>
                   <td className="px-4 py-2">{when(t.created_at)}</td>
                   <td className="px-4 py-2">{when(t.last_used_at)}</td>
-                  <td className="px-4 py-2">{t.revoked_at ? `revoked ${when(t.revoked_at)}` : "active"}</td>
+                  <td className="px-4 py-2">{t.expires_at ? when(t.expires_at) : "never"}</td>
+                  <td className="px-4 py-2">{t.revoked_at ? `revoked ${when(t.revoked_at)}` : t.expires_at && Date.parse(t.expires_at) <= now ? "expired" : "active"}</td>
                   <td className="px-4 py-2 text-right">{!t.revoked_at && <RevokeTokenButton tokenId={t.id} name={t.name} />}</td>
                 </tr>
               ))}

@@ -178,7 +178,7 @@ export function topEigenvectors(matrix: Float64Array, n: number, k: number): Flo
 
 /** Writes atomically (temp file + rename), so a reader never sees half a file. */
 export function writeFileAtomic(file: string, bytes: Uint8Array): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     fs.writeFileSync(tmp, bytes);

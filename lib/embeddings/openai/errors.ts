@@ -16,15 +16,21 @@ export interface ErrorContext {
   apiKey: string;
 }
 
+/** A server's URL as users may read it: scheme, host, port and path; never a user, password or query. */
+export function shownUrl(baseURL: string): string | null {
+  try {
+    const url = new URL(baseURL);
+    return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return null;
+  }
+}
+
 /** "OpenAI embeddings" or "OpenAI-compatible embeddings at http://host:port/v1" (no credentials in the URL). */
 export function describeServer(baseURL: string, official: boolean): string {
   if (official) return "OpenAI embeddings";
-  try {
-    const url = new URL(baseURL);
-    return `OpenAI-compatible embeddings at ${url.origin}${url.pathname.replace(/\/+$/, "")}`;
-  } catch {
-    return "OpenAI-compatible embeddings";
-  }
+  const url = shownUrl(baseURL);
+  return url ? `OpenAI-compatible embeddings at ${url}` : "OpenAI-compatible embeddings";
 }
 
 /** The error to throw for a request that failed after `retries` retries. */
