@@ -71,7 +71,8 @@ export class AppInstance {
     }
     await exited;
     // Wait until nothing of this instance is left, so the next start finds its ports free.
-    for (let i = 0; i < 150 && this.processes().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    // (A bound only for a process that never goes; a loaded machine can take a while.)
+    for (let i = 0; i < 900 && this.processes().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     this.launcher = null;
   }
 

@@ -41,24 +41,37 @@ test.beforeAll(async ({}, testInfo) => {
   });
   server.stdout!.on("data", (d) => (output += d));
   server.stderr!.on("data", (d) => (output += d));
+  // Waits for the app to answer (a first start builds it), with a deadline inside the hook's
+  // timeout only so that a failure shows the launcher's output.
   const deadline = Date.now() + 540_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`the app with a password exited:\n${output}`);
-    const ok = await fetch(`${BASE}/api/health`).then((r) => r.ok, () => false);
+    // A probe that gets no answer counts as "not up yet", so one stuck request cannot use up the wait.
+    const ok = await fetch(`${BASE}/api/health`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 1000));
   }
   throw new Error(`the app with a password did not answer on ${BASE}:\n${output}`);
 });
 
-test.afterAll(async () => {
-  if (server?.pid && server.exitCode === null) {
+test.afterAll(async ({}, testInfo) => {
+  testInfo.setTimeout(90_000);
+  if (server?.pid && server.exitCode === null && server.signalCode === null) {
     const exited = new Promise((r) => server!.once("exit", r));
     process.kill(-server.pid, "SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (server.exitCode === null) process.kill(-server.pid, "SIGKILL");
+    // The launcher stops Next, then Chroma, each within its own grace period (about 20 s in all
+    // at worst): only past that is its group taken down, whatever already left it.
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    if (server.exitCode === null && server.signalCode === null) {
+      try {
+        process.kill(-server.pid, "SIGKILL");
+      } catch {
+        // ESRCH: the group ended meanwhile.
+      }
+    }
   }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  // After a forced stop, Chroma (stopped by its own watchdog) may still be closing files in there.
+  fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 /** A new browser context signed in with the password, on the agents page. */

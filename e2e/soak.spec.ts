@@ -15,7 +15,10 @@ const CLIENTS = 8;
 const AGENTS = 3;
 const PORT = Number(process.env.SOAK_PORT ?? 3130);
 
-test.setTimeout((SECONDS + 240) * 1000);
+// Generous: the waits below end on events; this only bounds a soak that never settles.
+test.setTimeout((SECONDS + 900) * 1000);
+/** Uploads acknowledged as ready before the clients stop, however slowly this machine gets there. */
+const MIN_ACKED = 21;
 
 interface Version {
   id: number;
@@ -85,7 +88,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
 
   async function client(n: number, until: number) {
     let seq = 0;
-    while (Date.now() < until) {
+    while (Date.now() < until || acked.size < MIN_ACKED) {
       const agent = agents[(n + seq) % agents.length];
       const name = `c${n}-f${seq % 5}.txt`;
       const key = `${agent}|${name}`;
@@ -183,7 +186,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     let recheck:
       | { state: string; last_finished_at: string | null; rewritten_since_start: number; kept_unreachable: number; unchecked_documents: number }
       | undefined;
-    for (let i = 0; i < 120; i++) {
+    for (let i = 0; i < 300; i++) {
       recheck = (await call("GET", "/api/health")).body?.index?.recheck;
       if (recheck?.state === "idle" && recheck.unchecked_documents === 0 && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
       await new Promise((r) => setTimeout(r, 1_000));
@@ -192,7 +195,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     expect(recheck?.unchecked_documents, "documents written since the last kill and not checked yet").toBe(0);
     expect(Date.parse(recheck?.last_finished_at ?? "")).toBeGreaterThan(lastKill);
     let audit: Record<string, unknown[]> & { ok: boolean } = { ok: false } as never;
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 180; i++) {
       audit = (await call("GET", "/api/audit")).body;
       if (audit?.ok && audit.awaiting_cleanup.length === 0) break;
       await new Promise((r) => setTimeout(r, 1_000));
@@ -246,7 +249,7 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     }
     expect(lost, "acknowledged documents lost").toEqual([]);
     expect(violations).toEqual([]);
-    expect(acked.size).toBeGreaterThan(20);
+    expect(acked.size).toBeGreaterThanOrEqual(MIN_ACKED);
   } finally {
     await app.stop();
     app.remove();

@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { freePort } from "./chroma-server.mjs";
 import { supervise } from "./supervise.mjs";
 
@@ -84,6 +84,7 @@ fs.writeFileSync(fixturePath, FIXTURE);
 
 const started: ChildProcess[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const p of started.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -150,18 +151,27 @@ describe("supervised children", () => {
   });
 
   it("a child that dies is restarted, and stop() ends it for good", async () => {
+    // The supervisor's own timers (its back-off) are fake: "later" is run on demand, not slept through.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const logs: string[] = [];
+    let restartScheduled!: () => void;
+    const scheduled = new Promise<void>((resolve) => (restartScheduled = resolve));
     const child = supervise({
       name: "sleeper",
       command: process.execPath,
       args: ["-e", "setInterval(() => {}, 1000)"],
-      log: (m: string) => logs.push(m),
+      log: (m: string) => {
+        logs.push(m);
+        if (m.startsWith("restarting")) restartScheduled();
+      },
       backoffMs: 100,
     });
     try {
       await expect.poll(() => child.pid(), { timeout: 10_000 }).toBeTruthy();
       const first = child.pid()!;
       process.kill(first, "SIGKILL");
+      await scheduled;
+      vi.advanceTimersByTime(100);
       await expect.poll(() => child.pid() !== undefined && child.pid() !== first, { timeout: 10_000 }).toBe(true);
       expect(alive(child.pid()!)).toBe(true);
       expect(logs).toEqual(["sleeper exited unexpectedly (signal SIGKILL)", "restarting sleeper in 100 ms"]);
@@ -170,8 +180,29 @@ describe("supervised children", () => {
     }
     const last = child.pid()!;
     expect(alive(last)).toBe(false);
-    await new Promise((r) => setTimeout(r, 300));
+    // Whatever the supervisor still had scheduled runs now: nothing starts the child again.
+    vi.runAllTimers();
     expect(child.starts()).toBe(2);
+    expect(logs).toHaveLength(2);
+  });
+
+  it("stop() during the back-off: the child is not started again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let restartScheduled!: () => void;
+    const scheduled = new Promise<void>((resolve) => (restartScheduled = resolve));
+    const child = supervise({
+      name: "sleeper",
+      command: process.execPath,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      log: (m: string) => m.startsWith("restarting") && restartScheduled(),
+      backoffMs: 100,
+    });
+    await expect.poll(() => child.pid(), { timeout: 10_000 }).toBeTruthy();
+    process.kill(child.pid()!, "SIGKILL");
+    await scheduled;
+    await child.stop();
+    vi.runAllTimers();
+    expect(child.starts()).toBe(1);
   });
 
   it("gives up after too many crashes in the window, with growing delays", async () => {

@@ -131,14 +131,20 @@ describe("a run of several batches", () => {
     expect(before.n_pairs).toBeGreaterThan(EVAL_BATCH); // the test before imported them
     let inFlight = 0;
     let most = 0;
+    // Every query is held until EVAL_CONCURRENCY of them are in flight together, and none after
+    // that: the batches' queries overlap because the run sends them together, whatever the speed
+    // of the machine. A run that sent one batch at a time would never get there (the test would
+    // time out); one that sent more at once would show more in flight.
+    let fill: () => void = () => {};
+    const full = new Promise<void>((r) => (fill = r));
     const original = globalThis.fetch;
     globalThis.fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       if (!url.endsWith("/query")) return original(input, init);
       most = Math.max(most, ++inFlight);
+      if (inFlight >= EVAL_CONCURRENCY) fill();
       try {
-        // Held a little, so that a second batch's query, if it is sent meanwhile, overlaps it.
-        await new Promise((r) => setTimeout(r, 100));
+        await full;
         return await original(input, init);
       } finally {
         inFlight--;

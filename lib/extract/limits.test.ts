@@ -1,64 +1,142 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { describe, expect, it } from "vitest";
-import { buildDocxBomb, buildPdfBomb, docxBombSize } from "./bomb-fixtures";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildDocxBomb, buildPdfBomb, zipOf, zlibRepeated } from "./bomb-fixtures";
 import { extractText } from "./index";
+import { EXPANDED_BYTES_PER_CHAR } from "./limits";
+import { ExtractPool, extractPool, workerFile, type ExtractJob } from "./pool";
 import { buildDocx, buildPdf, rejection, utf8 } from "./test-fixtures";
+
+// How much memory a bomb costs and how long it holds up the main thread are figures, printed by
+// `node --import tsx scripts/bench/extract-limits.ts`; these tests show what refuses a bomb.
 
 const MB = 1024 * 1024;
 
-/** The peak RSS growth (worker threads included) and the longest main-thread stall while `promise` runs. */
-async function measure(promise: Promise<unknown>) {
-  const before = process.memoryUsage.rss();
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  await promise.catch(() => {});
-  delay.disable();
-  clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage.rss());
-  return { rssGrowth: peak - before, maxLoopDelayMs: delay.max / 1e6 };
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** What the process-wide extraction pool is given from here on, and what its workers answer. */
+function watchWorkers() {
+  const run = vi.spyOn(extractPool(), "run");
+  return {
+    replies: async () =>
+      Promise.all(run.mock.calls.map(async ([job], i) => ({ kind: job.kind, reply: await run.mock.results[i]!.value }))),
+  };
+}
+
+const refusedInWorker = { ok: false, failure: "limit", code: "too_much_text" };
+
+/**
+ * A .docx whose directory declares `megabytes` MB for its document part, which holds a few
+ * stored bytes that are not even XML: only a reader that believes the directory refuses it as
+ * too much text; one that read the part would find it unreadable.
+ */
+function docxDeclaring(megabytes: number): Uint8Array {
+  return zipOf([{ name: "word/document.xml", pieces: [{ bytes: utf8("not even XML") }], store: true, declaredSize: megabytes * MB }]);
+}
+
+/**
+ * The archive with the DEFLATE stream of its last entry broken at the very end (an invalid
+ * block where the final one was): a reader that inflates all of it fails on a damaged file, one
+ * that stops at its budget never gets there.
+ */
+function withBrokenEnd(zip: Uint8Array): Uint8Array {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const directoryAt = view.getUint32(zip.length - 22 + 16, true);
+  // zipOf ends each entry's stream with an empty final block, 0x03 0x00; 0x06 is a block of the reserved type.
+  expect([...zip.subarray(directoryAt - 2, directoryAt)]).toEqual([0x03, 0x00]);
+  const broken = new Uint8Array(zip);
+  broken[directoryAt - 2] = 0x06;
+  return broken;
+}
+
+/**
+ * A one-page PDF that shows `text` once, followed in the same compressed content stream by
+ * `megabytes` MB of blanks: whatever its expanded size, its text is tiny, so only the budget
+ * on the expanded stream can refuse it.
+ */
+function pdfWithBlankStream(text: string, megabytes: number): Uint8Array {
+  const stream = zlibRepeated([{ bytes: utf8(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET\n`) }, { bytes: utf8(" ".repeat(MB)), times: megabytes }]);
+  const objects: (string | Uint8Array)[] = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+    stream,
+  ];
+  const parts: Buffer[] = [Buffer.from("%PDF-1.4\n")];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  const push = (bytes: Uint8Array | string) => {
+    const b = Buffer.from(bytes);
+    parts.push(b);
+    length += b.length;
+  };
+  objects.forEach((object, i) => {
+    offsets.push(length);
+    if (typeof object === "string") return push(`${i + 1} 0 obj\n${object}\nendobj\n`);
+    push(`${i + 1} 0 obj\n<< /Length ${object.length} /Filter /FlateDecode >>\nstream\n`);
+    push(object);
+    push("\nendstream\nendobj\n");
+  });
+  const xref = offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 describe("extractText: decompression bombs", () => {
-  it("refuses a .docx whose directory declares hundreds of MB of XML, before inflating it", async () => {
+  it("refuses a .docx whose directory declares hundreds of MB of XML, in the worker, before inflating it", async () => {
     const bytes = buildDocxBomb(400);
     expect(bytes.length).toBeLessThan(MB);
-    const result = extractText("big.docx", bytes, { maxTextChars: 5_000_000 });
-    const { rssGrowth, maxLoopDelayMs } = await measure(result);
-
-    const message = await rejection(result, "too_much_text");
-    expect(message).toBe(
+    const workers = watchWorkers();
+    expect(await rejection(extractText("big.docx", bytes, { maxTextChars: 5_000_000 }), "too_much_text")).toBe(
       '"big.docx" expands to more than 5,000,000 characters of text, over the MAX_TEXT_CHARS limit; split it into smaller files.',
     );
-    expect(rssGrowth).toBeLessThan(docxBombSize(400) / 4);
-    expect(maxLoopDelayMs).toBeLessThan(200);
+    expect(await workers.replies()).toMatchObject([{ kind: "docx", reply: refusedInWorker }]);
+    // The directory alone decides: a part that is not even XML is refused the same way.
+    await rejection(extractText("declares.docx", docxDeclaring(400), { maxTextChars: 5_000_000 }), "too_much_text");
   });
 
-  it("stops inflating a .docx whose directory lies about the size of its XML", async () => {
-    const bytes = buildDocxBomb(400, 4096);
-    const result = extractText("liar.docx", bytes, { maxTextChars: 1_000_000 });
-    const { rssGrowth, maxLoopDelayMs } = await measure(result);
-
-    expect(await rejection(result, "too_much_text")).toContain("more than 1,000,000 characters");
-    expect(rssGrowth).toBeLessThan(docxBombSize(400) / 4);
-    expect(maxLoopDelayMs).toBeLessThan(200);
+  it("stops inflating a .docx whose directory lies about the size of its XML, at the budget", async () => {
+    // 400 MB of XML declared as 4 KB; the budget is 20 bytes per allowed character (20 MB here).
+    const bytes = withBrokenEnd(buildDocxBomb(400, 4096));
+    const workers = watchWorkers();
+    expect(await rejection(extractText("liar.docx", bytes, { maxTextChars: 1_000_000 }), "too_much_text")).toContain(
+      "more than 1,000,000 characters",
+    );
+    expect(await workers.replies()).toMatchObject([{ kind: "docx", reply: refusedInWorker }]);
   });
 
-  it("stops reading a PDF whose compressed content stream expands to hundreds of MB", async () => {
-    const bytes = buildPdfBomb(250);
+  it("stops reading a PDF whose compressed content stream expands to hundreds of MB, whatever its text", async () => {
+    const bytes = pdfWithBlankStream("Refunds within 14 days", 250);
     expect(bytes.length).toBeLessThan(MB);
-    const result = extractText("bomb.pdf", bytes, { maxTextChars: 200_000 });
-    const { rssGrowth, maxLoopDelayMs } = await measure(result);
-
-    expect(await rejection(result, "too_much_text")).toBe(
+    const workers = watchWorkers();
+    expect(await rejection(extractText("bomb.pdf", bytes, { maxTextChars: 200_000 }), "too_much_text")).toBe(
       '"bomb.pdf" expands to more than 200,000 characters of text, over the MAX_TEXT_CHARS limit; split it into smaller files.',
     );
-    expect(rssGrowth).toBeLessThan(100 * MB);
-    expect(maxLoopDelayMs).toBeLessThan(200);
+    expect(await workers.replies()).toMatchObject([{ kind: "pdf", reply: refusedInWorker }]);
+    await rejection(extractText("text-bomb.pdf", buildPdfBomb(250), { maxTextChars: 200_000 }), "too_much_text");
     // The same kind of stream, within the limits, is read.
-    const { text } = await extractText("ok.pdf", buildPdfBomb(1), { maxTextChars: 2_000_000 });
-    expect(text).toMatch(/^a{80}/);
+    await expect(extractText("ok.pdf", pdfWithBlankStream("Refunds within 14 days", 1), { maxTextChars: 200_000 })).resolves.toEqual({
+      type: "pdf",
+      text: "Refunds within 14 days",
+    });
+  });
+
+  it("are refused the same way by a worker with a heap of 32 MB, which does not run out of memory", async () => {
+    const pool = new ExtractPool({ size: 1, memoryMb: 32, idleMs: 1_000, workerFile: workerFile() });
+    const docx = (bytes: Uint8Array, maxChars: number): ExtractJob => ({ kind: "docx", bytes, maxChars, maxXmlBytes: maxChars * EXPANDED_BYTES_PER_CHAR });
+    const pdf = (bytes: Uint8Array, maxChars: number): ExtractJob => ({ kind: "pdf", bytes, maxChars, maxPages: 2_000, maxStreamBytes: maxChars * EXPANDED_BYTES_PER_CHAR });
+    const jobs = [
+      docx(buildDocxBomb(400), 5_000_000),
+      docx(withBrokenEnd(buildDocxBomb(400, 4096)), 1_000_000),
+      pdf(pdfWithBlankStream("Refunds within 14 days", 250), 200_000),
+      pdf(buildPdfBomb(250), 200_000),
+    ];
+    try {
+      for (const job of jobs) expect(await pool.run(job, 60_000)).toMatchObject(refusedInWorker);
+    } finally {
+      await pool.close();
+    }
   });
 });
 

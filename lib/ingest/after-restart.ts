@@ -65,6 +65,8 @@ interface Holder {
   through: number;
   /** The unclean-restart count the last rebuild of the index answered. */
   rebuiltFor: number;
+  /** Looks the watch has taken, so a test can wait for the next ones instead of for time. */
+  looks: number;
 }
 const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
@@ -75,6 +77,7 @@ const current = () =>
     watch: null,
     through: 0,
     rebuiltFor: 0,
+    looks: 0,
   });
 
 const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.following_until) > Date.now();
@@ -284,9 +287,13 @@ export function watchChromaRestarts(everyMs = 3_000): void {
       c.s.state = "waiting";
       void run();
     }
+    c.looks = (c.looks ?? 0) + 1;
   };
   look();
   c.watch = setInterval(look, everyMs);
   c.watch.unref();
   onChromaBack(() => requestRecheck("Chroma answered again after refusing connections"));
 }
+
+/** How many looks the watch has finished (each asks for at most one pass, before it returns). */
+export const restartWatchLooks = (): number => current().looks ?? 0;

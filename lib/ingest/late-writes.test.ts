@@ -1,21 +1,29 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
  * Chroma can apply a write after the app gave up on it: the request reached the server, the
  * app's deadline passed, the ingest failed and its clean-up ran, and then the write landed.
- * Here a proxy in front of the test's real Chroma holds every add for longer than the app's
- * deadline and then delivers it anyway, as a slow or briefly hung Chroma does.
+ * Here a proxy in front of the test's real Chroma holds every add until the test lets it go,
+ * after the app's deadline and the clean-up, and then delivers it anyway, as a slow or briefly
+ * hung Chroma does. The order is the test's, not a race between timers.
  */
 
-const TIMEOUT_MS = 1_500;
-const HOLD_MS = 3_000;
+/** The app's deadline: what is held runs past it however long it is; the rest is answered well within it. */
+const TIMEOUT_MS = 5_000;
 
 let proxy: http.Server;
 let upstream: string;
 const held = new Set<Promise<void>>();
 let holdAdds = false;
+let letGo: () => void = () => {};
+let released = new Promise<void>((r) => (letGo = r));
+/** Delivers the adds held so far; adds held after this wait for the next call. */
+const releaseHeld = () => {
+  letGo();
+  released = new Promise<void>((r) => (letGo = r));
+};
 
 beforeAll(async () => {
   upstream = process.env.CHROMA_URL!;
@@ -24,8 +32,9 @@ beforeAll(async () => {
     req.on("data", (b: Buffer) => body.push(b));
     req.on("end", () => {
       const hold = holdAdds && req.method === "POST" && /\/add$/.test(req.url ?? "");
+      const until = released;
       const delivered = (async () => {
-        if (hold) await new Promise((r) => setTimeout(r, HOLD_MS));
+        if (hold) await until;
         // Delivered whether or not the app still waits for the answer.
         const answer = await fetch(upstream + req.url, {
           method: req.method,
@@ -51,9 +60,14 @@ beforeAll(async () => {
   process.env.CHROMA_TIMEOUT_MS = String(TIMEOUT_MS);
 });
 afterAll(async () => {
+  releaseHeld();
   await Promise.all([...held]);
   proxy.closeAllConnections();
   await new Promise((r) => proxy.close(r));
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const lib = async () => ({
@@ -68,7 +82,7 @@ const lib = async () => ({
 
 describe("a write that reaches Chroma after its ingest failed", () => {
   it("is removed by the clean-up's later check, for several files at once", async () => {
-    const { newAgent, ingest, ingestFile, enc, listDocuments, runCleanup, pendingCleanups, auditIndex, collectionFor, embedder } = await lib();
+    const { newAgent, ingest, ingestFile, enc, listDocuments, runCleanup, pendingCleanups, auditIndex, collectionFor, embedder, LATE_WRITE_CHECK_MS } = await lib();
     const collection = await collectionFor(embedder());
     const agentVectors = async (agentId: number) => (await collection.get({ where: { agent_id: agentId }, include: [] })).ids;
 
@@ -77,6 +91,9 @@ describe("a write that reaches Chroma after its ingest failed", () => {
       const kept = await ingest(agent.id, "kept.txt", "A ready article about the blue lamp.");
       expect(kept.status).toBe("ready");
 
+      // The clean-up's check for late writes comes LATE_WRITE_CHECK_MS after its delete by the
+      // clock: the test's clock, moved on when the test has let the held adds land.
+      vi.useFakeTimers({ toFake: ["Date"] });
       holdAdds = true;
       let results;
       try {
@@ -95,16 +112,31 @@ describe("a write that reaches Chroma after its ingest failed", () => {
       expect(queued).toHaveLength(files);
       expect(queued.every((c) => c.late_writes === 1)).toBe(true);
 
-      // The held adds land now, after the failed ingests already tried their clean-up.
+      // Every failed ingest's clean-up deletes what it wrote (retried until Chroma confirms)
+      // while the adds are still held: Chroma holds only the kept document.
+      const deleted = () => pendingCleanups().filter((c) => c.agent_id === agent.id && c.removed_at !== null).length;
+      await expect.poll(async () => (await runCleanup({ all: true }), deleted()), { timeout: 60_000, interval: 200 }).toBe(files);
+      expect(held.size).toBeGreaterThan(0);
+      expect(await agentVectors(agent.id)).toEqual([`doc${kept.document_id}#0`]);
+
+      // The held adds land now, after the clean-up's delete.
+      releaseHeld();
       await Promise.all([...held]);
       expect((await agentVectors(agent.id)).length).toBeGreaterThan(1);
 
-      await expect.poll(async () => runCleanup({ all: true }), { timeout: 60_000, interval: 500 }).toBe(0);
+      // The clean-up's check LATE_WRITE_CHECK_MS after its delete finds them and removes them, and
+      // the check after that finds none.
+      await expect
+        .poll(async () => {
+          vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
+          return runCleanup({ all: true });
+        }, { timeout: 60_000, interval: 200 })
+        .toBe(0);
       expect(await agentVectors(agent.id)).toEqual([`doc${kept.document_id}#0`]);
       const audit = await auditIndex();
       expect(audit.orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
     }
-  }, 180_000);
+  }, 240_000);
 
   it("a clean-up without late writes is done with its first successful delete", async () => {
     const { newAgent, ingest, deleteDocumentRow, runCleanup, pendingCleanups } = await lib();

@@ -11,7 +11,7 @@ import * as more from "@/app/api/agents/[id]/uploads/[jobId]/route";
 import { listDocuments } from "../db/documents";
 import { call, filesForm } from "@/test/http";
 import { newAgent, vectorsOf } from "@/test/helpers";
-import { addToUploadJob, endUploadJob, getUploadJob, JOB_FILES_IN_PARALLEL, JOB_STALL_MS, jobHeldBytesLimit, startUploadJob, type UploadJob } from "./uploads";
+import { addToUploadJob, endUploadJob, getUploadJob, JOB_FILES_IN_PARALLEL, JOB_STALL_MS, jobHeldBytesLimit, startUploadJob, uploadWaitTimer, type UploadJob } from "./uploads";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const article = (topic: string, i: number) => `# ${topic} ${i}\n\nHow the ${topic} desk handles case ${i}: ask the ${topic} team, then write it down.`;
@@ -24,9 +24,9 @@ describe("an upload sent in several requests", () => {
     const agent = newAgent("job in parts");
     const job = startUploadJob(agent.id, files("refund", 0, 2), settings, 5);
     expect(job).toMatchObject({ expected_files: 5, finished: false });
-    // The two it has are indexed; the job waits for the other three.
+    // The two it has are indexed; the job waits for the other three. A job is marked finished in
+    // the same step that counts its last file done, so with both counted it has decided: not yet.
     await expect.poll(() => getUploadJob(agent.id, job.id)!.done_files, { timeout: 30_000 }).toBe(2);
-    await new Promise((r) => setTimeout(r, 200));
     expect(getUploadJob(agent.id, job.id)!.finished).toBe(false);
     await addToUploadJob(agent.id, job.id, files("refund", 2, 3));
     await finished(agent.id, job.id);
@@ -171,29 +171,52 @@ describe("the upload job API", () => {
     const first = await call(start.POST, { body: filesForm([["a.md", article("visa", 1)]], { expected_files: "2" }), params: { id } });
     const jobId = first.body.id as string;
     await expect.poll(() => getUploadJob(agent.id, jobId)!.done_files, { timeout: 30_000 }).toBe(1);
-    // Still waiting for its second file: the wait runs out and the answer says so.
-    let t0 = Date.now();
-    const open = await call(more.GET, { method: "GET", url: "?wait=1", params: { id, jobId } });
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
-    expect(open.body).toMatchObject({ finished: false, done_files: 1 });
-    // A wait that starts before the last file comes answers as soon as the upload ends, not at
-    // the end of its 30 seconds.
-    t0 = Date.now();
-    let answeredAt = 0;
-    const waiting = call(more.GET, { method: "GET", url: "?files=active&wait=30", params: { id, jobId } }).then((r) => ((answeredAt = Date.now()), r));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(answeredAt).toBe(0);
-    await call(more.POST, { body: filesForm([["b.md", article("visa", 2)]]), params: { id, jobId } });
-    const done = await waiting;
-    expect(done.body).toMatchObject({ finished: true, done_files: 2, files: [] });
-    expect(answeredAt - t0).toBeLessThan(20_000);
-    // A finished upload answers at once; a wait for an unknown one is a 404, a bad one a 422.
-    t0 = Date.now();
-    expect((await call(more.GET, { method: "GET", url: "?wait=30", params: { id, jobId } })).body.finished).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(5_000);
-    expect((await call(more.GET, { method: "GET", url: "?wait=5", params: { id, jobId: "nope" } })).status).toBe(404);
-    for (const bad of ["61", "-1", "soon", "1.5"]) {
-      expect(await call(more.GET, { method: "GET", url: `?wait=${bad}`, params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { message: expect.stringMatching(/wait must be a whole number of seconds from 0 to 60/) } } });
+    // The waits' clock is the test's: a wait runs out when the test ends it, so what is checked is
+    // what the answer waited for, not how long anything took.
+    const timers: { ms: number; end: () => void; stopped: boolean }[] = [];
+    let started: () => void = () => {};
+    const timerStarted = () => new Promise<void>((r) => (started = r));
+    const realTimer = uploadWaitTimer.start;
+    uploadWaitTimer.start = (ms, end) => {
+      const t = { ms, end, stopped: false };
+      timers.push(t);
+      started();
+      return () => void (t.stopped = true);
+    };
+    // Whether a request has answered after everything else that was ready to run has run.
+    const answeredYet = (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+    try {
+      // Still waiting for its second file: the request waits its S seconds and is not answered
+      // before they run out; then the answer says the upload has not finished.
+      let waited = timerStarted();
+      const open = call(more.GET, { method: "GET", url: "?wait=1", params: { id, jobId } });
+      await waited;
+      expect(timers.map((t) => t.ms)).toEqual([1_000]);
+      expect(await answeredYet(open)).toBe(false);
+      timers[0].end();
+      expect((await open).body).toMatchObject({ finished: false, done_files: 1 });
+
+      // A wait that starts before the last file comes answers when the upload ends: its own 30
+      // seconds never run out here, so only the upload's end can answer it.
+      waited = timerStarted();
+      const waiting = call(more.GET, { method: "GET", url: "?files=active&wait=30", params: { id, jobId } });
+      await waited;
+      expect(timers[1]).toMatchObject({ ms: 30_000, stopped: false });
+      expect(await answeredYet(waiting)).toBe(false);
+      await call(more.POST, { body: filesForm([["b.md", article("visa", 2)]]), params: { id, jobId } });
+      const done = await waiting;
+      expect(done.body).toMatchObject({ finished: true, done_files: 2, files: [] });
+      expect(timers[1].stopped).toBe(true);
+
+      // A finished upload answers without waiting at all; a wait for an unknown one is a 404, a bad one a 422.
+      expect((await call(more.GET, { method: "GET", url: "?wait=30", params: { id, jobId } })).body.finished).toBe(true);
+      expect((await call(more.GET, { method: "GET", url: "?wait=5", params: { id, jobId: "nope" } })).status).toBe(404);
+      for (const bad of ["61", "-1", "soon", "1.5"]) {
+        expect(await call(more.GET, { method: "GET", url: `?wait=${bad}`, params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { message: expect.stringMatching(/wait must be a whole number of seconds from 0 to 60/) } } });
+      }
+      expect(timers).toHaveLength(2);
+    } finally {
+      uploadWaitTimer.start = realTimer;
     }
   }, 60_000);
 });

@@ -291,6 +291,17 @@ export function endUploadJob(agentId: number, id: string): UploadJob | undefined
 export const MAX_UPLOAD_WAIT_S = 60;
 
 /**
+ * The clock a progress request's wait runs out by: `start(ms, end)` calls `end` after `ms` and
+ * returns what stops it. A test puts its own here to end a wait when it chooses, not after seconds.
+ */
+export const uploadWaitTimer = {
+  start(ms: number, end: () => void): () => void {
+    const timer = setTimeout(end, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
+/**
  * Resolves once the job has finished, or after `ms`, or when `signal` aborts, whichever comes
  * first: a client that only needs the end (a command-line import) asks once instead of polling.
  */
@@ -300,16 +311,17 @@ export async function waitForUploadJob(agentId: number, id: string, ms: number, 
   giveUpIfStalled(s);
   if (s.job.finished) return;
   await new Promise<void>((resolve) => {
+    let stopTimer = () => {};
     const done = () => {
-      clearTimeout(timer);
+      stopTimer();
       signal?.removeEventListener("abort", done);
       s.finishWaiters.delete(done);
       resolve();
     };
-    // A job whose client went quiet is given up when it is next read, so after this wait too.
-    const timer = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
     s.finishWaiters.add(done);
+    // A job whose client went quiet is given up when it is next read, so after this wait too.
+    stopTimer = uploadWaitTimer.start(ms, done);
   });
 }
 

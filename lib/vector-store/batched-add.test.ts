@@ -6,20 +6,46 @@ import { addChunks } from "./chunks";
 import { chunkText } from "../ingest/chunking";
 import { newAgent, vectorsOf } from "../../test/helpers";
 
-/** Counts the add requests sent to Chroma over HTTP (how many records each carried), and when the first went. */
+/** Counts the add requests sent to Chroma over HTTP (how many records each carried); `sent` settles when the first goes. */
 function countAdds(collection: Collection) {
   const calls: number[] = [];
-  let firstAt: number | null = null;
+  let firstSent!: () => void;
+  const sent = new Promise<void>((resolve) => (firstSent = resolve));
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (url.endsWith(`/collections/${collection.id}/add`)) {
-      firstAt ??= performance.now();
       calls.push((JSON.parse(String(init?.body)) as { ids: string[] }).ids.length);
+      firstSent();
     }
     return original(input, init);
   };
-  return { calls, firstAt: () => firstAt, restore: () => (globalThis.fetch = original) };
+  return { calls, sent, restore: () => (globalThis.fetch = original) };
+}
+
+/**
+ * A clock for the adds that stands still unless the test moves it, so "a while since the last
+ * search" is a step, not a sleep; `nextWait()` settles when an add next waits (sleeps) on it.
+ * It never goes back: each one starts where the real clock or the last one left off, at a whole
+ * millisecond so that moving it by the window lands exactly on it (no float rounding).
+ */
+let stoppedAt = 0;
+async function stoppedClock() {
+  const { useAddClock } = await import("./batched-add");
+  let now = Math.ceil(Math.max(performance.now(), stoppedAt));
+  const waiters: (() => void)[] = [];
+  const restore = useAddClock({
+    now: () => now,
+    sleep: () => {
+      for (const waiter of waiters.splice(0)) waiter();
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+  });
+  return {
+    advance: (ms: number) => void (stoppedAt = now += ms),
+    nextWait: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    restore,
+  };
 }
 
 describe("vectors of documents written at the same time", () => {
@@ -68,7 +94,7 @@ describe("vectors of documents written at the same time", () => {
     const good = await e.embed(chunks.map((c) => c.text));
     const adds = countAdds(collection);
     const first = addChunks(collection, { agentId: agent.id, documentId: 600_001 }, chunks, good);
-    while (adds.calls.length === 0) await new Promise((r) => setTimeout(r, 1));
+    await adds.sent;
     adds.restore();
     // Queued while the first is in flight: one with vectors of the wrong dimension spoils the request it shares.
     const bad = addChunks(collection, { agentId: agent.id, documentId: 600_002 }, chunks, good.map((v) => v.slice(0, 10)));
@@ -84,44 +110,58 @@ describe("vectors of documents written at the same time", () => {
 
 describe("adds while searches come in", () => {
   it("wait for a search in flight and go in smaller requests, and at full size when nobody searches", async () => {
-    const { asSearch, ADD_BATCH_WHILE_SEARCHING } = await import("./batched-add");
+    const { asSearch, ADD_BATCH_WHILE_SEARCHING, SEARCH_ACTIVE_MS } = await import("./batched-add");
     const agent = newAgent("adds give way");
     const e = embedder();
     const collection = await collectionFor(e);
     const chunks = Array.from({ length: 450 }, (_, index) => ({ index }));
     const vectors = await e.embed(chunks.map((c) => `chunk ${c.index} about parcels`));
+    const clock = await stoppedClock();
+    try {
+      // Nobody searched for a while (a fresh process): one request.
+      clock.advance(SEARCH_ACTIVE_MS);
+      let adds = countAdds(collection);
+      await addChunks(collection, { agentId: agent.id, documentId: 700_001 }, chunks, vectors).finally(adds.restore);
+      expect(adds.calls).toEqual([450]);
 
-    // Nobody searched for a while (a fresh process): one request.
-    await new Promise((r) => setTimeout(r, 2_100));
-    let adds = countAdds(collection);
-    await addChunks(collection, { agentId: agent.id, documentId: 700_001 }, chunks, vectors).finally(adds.restore);
-    expect(adds.calls).toEqual([450]);
-
-    // A search in flight: the add starts only after it, in requests of at most ADD_BATCH_WHILE_SEARCHING.
-    adds = countAdds(collection);
-    let searchDone = 0;
-    const search = asSearch(() => new Promise<void>((r) => setTimeout(() => ((searchDone = performance.now()), r()), 100)));
-    const write = addChunks(collection, { agentId: agent.id, documentId: 700_002 }, chunks, vectors);
-    await search;
-    await write.finally(adds.restore);
-    expect(adds.firstAt()).toBeGreaterThanOrEqual(searchDone);
-    expect(Math.max(...adds.calls)).toBeLessThanOrEqual(ADD_BATCH_WHILE_SEARCHING);
-    expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(450);
-    expect(await vectorsOf(agent.id, 700_002)).toHaveLength(450);
+      // A search in flight: the add waits for it (the clock stands still, so it never waits long
+      // enough to go anyway), then goes in requests of at most ADD_BATCH_WHILE_SEARCHING.
+      adds = countAdds(collection);
+      let endSearch!: () => void;
+      const search = asSearch(() => new Promise<void>((resolve) => (endSearch = resolve)));
+      const waits = clock.nextWait();
+      const write = addChunks(collection, { agentId: agent.id, documentId: 700_002 }, chunks, vectors);
+      expect(await Promise.race([waits.then(() => "waits"), adds.sent.then(() => "sent")])).toBe("waits");
+      expect(adds.calls).toEqual([]);
+      endSearch();
+      await search;
+      await write.finally(adds.restore);
+      expect(Math.max(...adds.calls)).toBeLessThanOrEqual(ADD_BATCH_WHILE_SEARCHING);
+      expect(adds.calls.reduce((a, b) => a + b, 0)).toBe(450);
+      expect(await vectorsOf(agent.id, 700_002)).toHaveLength(450);
+    } finally {
+      clock.restore();
+    }
   });
 
   it("do not give way to the health check's probe: a monitor polling /api/health is not someone searching", async () => {
     const { checkHealth } = await import("../retrieval/health");
+    const { SEARCH_ACTIVE_MS } = await import("./batched-add");
     const agent = newAgent("health probe");
     const e = embedder();
     const collection = await collectionFor(e);
     const chunks = Array.from({ length: 200 }, (_, index) => ({ index }));
     const vectors = await e.embed(chunks.map((c) => `chunk ${c.index} about invoices`));
-    // Past the last search of the test before (searches count for 2 s).
-    await new Promise((r) => setTimeout(r, 2_100));
-    expect((await checkHealth()).ok).toBe(true);
-    const adds = countAdds(collection);
-    await addChunks(collection, { agentId: agent.id, documentId: 700_003 }, chunks, vectors).finally(adds.restore);
-    expect(adds.calls).toEqual([200]);
+    const clock = await stoppedClock();
+    try {
+      // Past the last search of the test before; the clock then stands still through the probe and the add.
+      clock.advance(SEARCH_ACTIVE_MS);
+      expect((await checkHealth()).ok).toBe(true);
+      const adds = countAdds(collection);
+      await addChunks(collection, { agentId: agent.id, documentId: 700_003 }, chunks, vectors).finally(adds.restore);
+      expect(adds.calls).toEqual([200]);
+    } finally {
+      clock.restore();
+    }
   });
 });

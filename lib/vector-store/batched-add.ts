@@ -14,11 +14,25 @@ import { addRecords } from "./client";
 export const ADD_BATCH = 1_000;
 export const ADD_BATCH_WHILE_SEARCHING = 64;
 /** Searches this recent count as "searches are coming in". */
-const SEARCH_ACTIVE_MS = 2_000;
+export const SEARCH_ACTIVE_MS = 2_000;
 /** The longest pause between adds while searches come in. */
 const MAX_PAUSE_MS = 500;
 /** How long an add waits for searches in flight before it goes anyway. */
 const MAX_YIELD_MS = 250;
+
+/** What adds tell time and wait with. */
+export interface AddClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realClock: AddClock = { now: () => performance.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+let clock = realClock;
+
+/** For tests: a clock of their own, so they move past SEARCH_ACTIVE_MS and see adds wait without sleeping. Returns the undo. */
+export function useAddClock(testClock: AddClock): () => void {
+  clock = testClock;
+  return () => void (clock = realClock);
+}
 
 const activity = ((globalThis as unknown as { __kbSearchActivity?: { inFlight: number; lastAt: number } }).__kbSearchActivity ??= {
   inFlight: 0,
@@ -28,23 +42,23 @@ const activity = ((globalThis as unknown as { __kbSearchActivity?: { inFlight: n
 /** Runs a Chroma query, counted so that adds give way to it. */
 export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
   activity.inFlight++;
-  activity.lastAt = performance.now();
+  activity.lastAt = clock.now();
   try {
     return await query();
   } finally {
     activity.inFlight--;
-    activity.lastAt = performance.now();
+    activity.lastAt = clock.now();
   }
 }
 
-const searching = () => activity.inFlight > 0 || performance.now() - activity.lastAt < SEARCH_ACTIVE_MS;
+const searching = () => activity.inFlight > 0 || clock.now() - activity.lastAt < SEARCH_ACTIVE_MS;
 
 /** Before an add while searches come in: a pause as long as the last add took, then the searches in flight. */
 async function giveWay(queue: Queue): Promise<void> {
   if (!searching()) return;
-  if (queue.lastAddMs > 0) await new Promise((r) => setTimeout(r, Math.min(queue.lastAddMs, MAX_PAUSE_MS)));
-  const until = performance.now() + MAX_YIELD_MS;
-  while (activity.inFlight > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
+  if (queue.lastAddMs > 0) await clock.sleep(Math.min(queue.lastAddMs, MAX_PAUSE_MS));
+  const until = clock.now() + MAX_YIELD_MS;
+  while (activity.inFlight > 0 && clock.now() < until) await clock.sleep(5);
 }
 
 export interface VectorRecords {
@@ -112,9 +126,9 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
         const metadatas = batch.flatMap((p) => p.metadatas);
         for (let i = 0; i < size; i += limit) {
           if (i > 0 && searching()) await giveWay(queue);
-          const started = performance.now();
+          const started = clock.now();
           await addRecords(collection, { ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
-          queue.lastAddMs = performance.now() - started;
+          queue.lastAddMs = clock.now() - started;
         }
         for (const p of batch) p.resolve();
       } catch (err) {

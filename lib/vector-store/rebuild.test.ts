@@ -4,7 +4,7 @@ import { listDocuments } from "../db/documents";
 import { chroma, chunkId, collectionFor, collectionName, live, REBUILD_SUFFIX, RETIRED_SUFFIX } from "./client";
 import { addChunks, agentVectors, cosineDistance, deleteDocumentVectors, queryAgent, unreachableAmong } from "./chunks";
 import { rebuildIndex, rebuildState } from "./rebuild";
-import { vectorWritesPaused } from "./write-gate";
+import { vectorWritesPaused, vectorWritesWaiting } from "./write-gate";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
 
 const names = async () => {
@@ -45,22 +45,49 @@ describe("rebuilding the vector index", () => {
       .slice(0, 3);
     expect(exact).toHaveLength(Math.min(3, refunds.chunk_count));
 
-    const rebuilding = rebuildIndex(e, "asked for by a test");
-    // A second call while it runs joins it.
-    expect(rebuildIndex(e, "again")).toBe(rebuilding);
-    await expect.poll(() => vectorWritesPaused(), { timeout: 10_000, interval: 5 }).toBe(true);
-    expect(rebuildState()).toMatchObject({ state: "running", reason: "asked for by a test" });
+    // The copy is held at its first read of the old collection's vectors (by offset, a page at a
+    // time) until the test lets it go: what happens during the copy is checked during the copy,
+    // however fast or slow the machine is.
+    let copying: () => void = () => {};
+    const copyStarted = new Promise<void>((r) => (copying = r));
+    let letGo: () => void = () => {};
+    const goOn = new Promise<void>((r) => (letGo = r));
+    const get = old.get;
+    old.get = (async (args?: { offset?: number }) => {
+      if (typeof args?.offset === "number") {
+        old.get = get;
+        copying();
+        await goOn;
+      }
+      return get.call(old, args as never);
+    }) as typeof old.get;
+    let rebuilding: ReturnType<typeof rebuildIndex>;
+    try {
+      rebuilding = rebuildIndex(e, "asked for by a test");
+      // A second call while it runs joins it.
+      expect(rebuildIndex(e, "again")).toBe(rebuilding);
+      await copyStarted;
+    } finally {
+      old.get = get;
+    }
+    expect(vectorWritesPaused()).toBe(true);
+    expect(rebuildState()).toMatchObject({ state: "running", reason: "asked for by a test", copied: 0, total });
     // Searches are answered while it copies, from the old collection.
     const [during] = await queryAgent(old, agent.id, [refundVector], 3);
     expect(during).toEqual(before);
-    // An ingest and a removal started now wait for the copy, then go to the new collection.
+    // An ingest and a removal started now wait at the gate for the copy (the test sees both
+    // waiting there, so neither can have been written), then go to the new collection.
     let ingested = false;
     const late = ingest(agent.id, "lunch.md", "Lunch is served in the canteen from noon until two.", 80, 0).then((r) => ((ingested = true), r));
     let removed = false;
     const removal = deleteDocumentVectors(old, bulk.id, 900_000).then(() => (removed = true));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(vectorWritesPaused() ? [ingested, removed] : "the copy ended too soon to tell").toEqual([false, false]);
+    await expect.poll(() => vectorWritesWaiting(), { timeout: 30_000 }).toBe(2);
+    expect([ingested, removed]).toEqual([false, false]);
+    expect(await vectorsOf(bulk.id, 900_000)).toHaveLength(100);
+    expect(rebuildState()).toMatchObject({ state: "running", copied: 0 });
+    letGo();
     const done = await rebuilding;
+    expect(vectorWritesWaiting()).toBe(0);
     expect(done).toMatchObject({ state: "idle", last_vectors: total, last_error: null });
     expect((await late).status).toBe("ready");
     await removal;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ChromaNotFoundError, ChromaServerError } from "chromadb";
+import { ChromaConnectionError, ChromaNotFoundError, ChromaServerError } from "chromadb";
 import { startChroma } from "../../scripts/chroma-server.mjs";
 
 // This file runs its own Chroma so it can stop (SIGSTOP) and kill it without touching the
@@ -47,14 +47,15 @@ await ingest(agent.id, "lamps.txt", "The blue lamp needs a new bulb every two ye
 async function hang() {
   process.kill(pid, "SIGSTOP");
   const state = (task: string) => fs.readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-  await expect.poll(() => fs.readdirSync(`/proc/${pid}/task`).every((t) => state(t) === "T")).toBe(true);
+  await expect.poll(() => fs.readdirSync(`/proc/${pid}/task`).every((t) => state(t) === "T"), { timeout: 20_000 }).toBe(true);
 }
 
-/** Runs `work` and how long it took, whether it resolved or rejected. */
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T | unknown; ms: number }> {
-  const started = performance.now();
-  const value = await work().catch((err: unknown) => err);
-  return { value, ms: performance.now() - started };
+/**
+ * What `work` settled with, value or error. How long it took is not asserted: a call that hangs
+ * runs into the test's timeout, and a deadline shows as the reason in the error.
+ */
+function settled<T>(work: () => Promise<T>): Promise<T | unknown> {
+  return work().catch((err: unknown) => err);
 }
 
 const chromadbText = /CORS|Failed to connect|chromadb|browser/i;
@@ -76,8 +77,8 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
   it("health answers within seconds, naming the deadline", async () => {
     await hang();
     try {
-      const { value: health, ms } = await timed(() => checkHealth());
-      expect(ms).toBeLessThan(5000);
+      // Its own 3 s deadline, not CHROMA_TIMEOUT_MS (4 s here), is what ends the wait.
+      const health = await checkHealth();
       expect(health).toMatchObject({ ok: false, chroma: { ok: false, error: "Chroma did not answer within 3 s" }, embedder: { ok: true } });
 
       const res = await healthRoute.GET();
@@ -90,10 +91,10 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
   it("a search gives up after CHROMA_TIMEOUT_MS with a 503, and works again once Chroma resumes", async () => {
     await hang();
     try {
-      const { value: err, ms } = await timed(() => searchAgentDocuments(agent.id, "blue lamp", 3));
+      const err = await settled(() => searchAgentDocuments(agent.id, "blue lamp", 3));
+      // The request's own deadline ran out: it waited CHROMA_TIMEOUT_MS, then gave up.
       expect(err).toBeInstanceOf(ChromaTimeoutError);
-      expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-      expect(ms).toBeLessThan(TIMEOUT_MS + 2000);
+      expect(err).toMatchObject({ timeoutMs: TIMEOUT_MS, message: "Chroma did not answer within 4 s" });
       await expect503(err);
 
       const res = await searchViaRoute();
@@ -111,11 +112,13 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
 describe("a dead Chroma (connection refused)", () => {
   it("is the same 503 at once, without waiting for the timeout", async () => {
     process.kill(pid, "SIGKILL");
-    await expect.poll(() => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down")).toBe("down");
+    await expect.poll(() => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down"), { timeout: 20_000 }).toBe("down");
 
-    const { value: err, ms } = await timed(() => searchAgentDocuments(agent.id, "blue lamp", 3));
-    expect(ms).toBeLessThan(TIMEOUT_MS);
+    // The connection failed (refused, or a kept-alive one reset): that is the reason, not a deadline waited for.
+    const err = await settled(() => searchAgentDocuments(agent.id, "blue lamp", 3));
     expect(err).not.toBeInstanceOf(ChromaTimeoutError);
+    expect(err).toBeInstanceOf(ChromaConnectionError);
+    expect((err as Error).message).toMatch(/^Chroma is not reachable at /);
     await expect503(err);
 
     const res = await searchViaRoute();
@@ -123,9 +126,7 @@ describe("a dead Chroma (connection refused)", () => {
     expect(res.body.error.code).toBe("vector_store_unavailable");
     expect(JSON.stringify(res.body)).not.toMatch(chromadbText);
 
-    const { value: health, ms: healthMs } = await timed(() => checkHealth());
-    expect(healthMs).toBeLessThan(TIMEOUT_MS);
-    expect(health).toMatchObject({ ok: false, chroma: { ok: false, error: expect.stringMatching(/^Chroma is not reachable at /) } });
+    expect(await checkHealth()).toMatchObject({ ok: false, chroma: { ok: false, error: expect.stringMatching(/^Chroma is not reachable at /) } });
   });
 
   it("fails an evaluation run with a message a user can act on", async () => {

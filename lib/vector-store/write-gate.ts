@@ -8,15 +8,21 @@ import "server-only";
  */
 interface Gate {
   inFlight: number;
+  /** Changes waiting for the gate to open. */
+  waiting: number;
   closed: { promise: Promise<void>; open: () => void } | null;
 }
 const holder = globalThis as unknown as { __kbWriteGate?: Gate };
-const gate = () => (holder.__kbWriteGate ??= { inFlight: 0, closed: null });
+const gate = () => (holder.__kbWriteGate ??= { inFlight: 0, waiting: 0, closed: null });
 
 /** Runs one change to Chroma's vectors, after the gate opens when a rebuild holds it closed. */
 export async function vectorWrite<T>(write: () => Promise<T>): Promise<T> {
   const g = gate();
-  while (g.closed) await g.closed.promise;
+  while (g.closed) {
+    g.waiting = (g.waiting ?? 0) + 1;
+    await g.closed.promise; // never rejects
+    g.waiting--;
+  }
   g.inFlight++;
   try {
     return await write();
@@ -27,6 +33,9 @@ export async function vectorWrite<T>(write: () => Promise<T>): Promise<T> {
 
 /** Whether a rebuild holds the gate closed. */
 export const vectorWritesPaused = () => gate().closed !== null;
+
+/** How many changes wait for the gate to open (a test of the rebuild waits for its own to be there). */
+export const vectorWritesWaiting = () => gate().waiting ?? 0;
 
 /**
  * Closes the gate and resolves once the writes in flight have ended (each ends within Chroma's

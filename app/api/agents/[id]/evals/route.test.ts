@@ -52,8 +52,9 @@ describe("POST /api/agents/{id}/evals", () => {
     // Ranking needs a round trip to Chroma, so the first read comes before any pair is done.
     expect(run).toMatchObject({ status: "running", n_pairs: 4, done_pairs: 0 });
     const seen = [run.done_pairs];
-    for (let i = 0; i < 100 && run.status === "running"; i++) {
-      await new Promise((r) => setTimeout(r, 50));
+    // Read until it is done, however long that takes on this machine (the test's timeout bounds it).
+    while (run.status === "running") {
+      await new Promise((r) => setTimeout(r, 20));
       run = (await getRun(res.body.run_id)).body;
       if (run.status === "running") expect(run.done_pairs).toBeLessThan(4);
       seen.push(run.done_pairs);
@@ -61,7 +62,7 @@ describe("POST /api/agents/{id}/evals", () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect(run).toMatchObject({ status: "done", n_pairs: 4, done_pairs: 4, k: 2, mrr: 1, recall_at_k: { "2": 1 } });
     expect(run.pairs).toHaveLength(4);
-  });
+  }, 120_000);
 
   it("answers 422 for a k outside 1..20 and for an agent without pairs, 404 for an unknown agent", async () => {
     for (const k of [0, 21, 2.5, "3"]) expect((await post({ k })).status, String(k)).toBe(422);
