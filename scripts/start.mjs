@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { freePort, startChroma } from "./chroma-server.mjs";
 import { seedDemo } from "./demo-seed.mjs";
@@ -102,7 +102,8 @@ log(`serving the app on ${localUrl({ host: env.HOST, port: env.PORT })} (HOST=${
 app = supervise({
   name: "the app (next-server)",
   command: process.execPath,
-  args: [nextBin, ...nextArgs({ dev, port: env.PORT, host: env.HOST })],
+  // Loaded first, so even a request taken while Next starts carries the address it came from.
+  args: ["--import", pathToFileURL(path.join(root, "scripts", "stamp-peers.mjs")).href, nextBin, ...nextArgs({ dev, port: env.PORT, host: env.HOST })],
   cwd: root,
   env: childEnv,
   log,
