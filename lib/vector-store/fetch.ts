@@ -111,17 +111,32 @@ function noteAnswer(refused: boolean): void {
 export function chromaFetch(timeoutMs: number): typeof fetch {
   return async (input, init) => {
     const ms = Math.min(timeoutMs, deadline.getStore() ?? Infinity);
-    const signal = AbortSignal.timeout(ms);
     const url = input instanceof Request ? input.url : String(input);
+    // The deadline is a timer of our own that ends the call whatever fetch does. A signal alone
+    // did not always: an audit against a stopped Chroma waited 45 s past its 15 s deadline on a
+    // loaded machine (a copied Request can lose its signal once collected, undici #4068). The
+    // abort still asks fetch to drop the connection.
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new ChromaTimeoutError(ms);
+        controller.abort(err);
+        reject(err);
+      }, ms);
+    });
+    expired.catch(() => {}); // settled by the race below, or never looked at once the call answered
     let res: Response;
     let body: ArrayBuffer;
     try {
-      res = await fetch(input, { ...init, signal });
-      body = await res.arrayBuffer();
+      res = await Promise.race([fetch(input, { ...init, signal: controller.signal }), expired]);
+      body = await Promise.race([res.arrayBuffer(), expired]);
     } catch (err) {
-      if (signal.aborted) throw new ChromaTimeoutError(ms, err);
+      if (controller.signal.aborted) throw err instanceof ChromaTimeoutError ? err : new ChromaTimeoutError(ms, err);
       noteAnswer(true);
       throw new ChromaConnectionError(`Chroma is not reachable at ${new URL(url).origin} (${reason(err)})`, err);
+    } finally {
+      clearTimeout(timer);
     }
     noteAnswer(false);
     if (!res.ok) throw errorFor(res, new TextDecoder().decode(body), url);
