@@ -21,7 +21,7 @@ import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 const refuse = (code: ErrorCode, message: string) => NextResponse.json({ error: { code, message } }, { status: ERROR_STATUS[code] });
 
 /** A cookie's value; a value that is not valid percent-encoding is returned as sent (and then fails verification). */
-export const cookieValue = (header: string | null, name: string): string | undefined => {
+const cookieValue = (header: string | null, name: string): string | undefined => {
   for (const part of (header ?? "").split(";")) {
     const [k, ...v] = part.trim().split("=");
     if (k !== name) continue;
@@ -41,7 +41,7 @@ export const cookieValue = (header: string | null, name: string): string | undef
  */
 function openAccessRefusal(req: Request): NextResponse | null {
   const peer = peerOf(req.headers);
-  // Stamped by the server as each request arrives (lib/auth/peer.ts); only a request that came
+  // Stamped by the server as each request arrives (lib/auth/peer-stamp.mjs); only a request that came
   // in while the server was still starting has none.
   if (!peer) return refuse("starting", "The app is still starting; try again in a moment.");
   if (peer.forwarded.length > 0) {
