@@ -20,11 +20,21 @@ export async function register() {
   void recoverSweeps()
     .then((n) => n > 0 && console.log(`[kb-inspector] ${n} sweep(s) cut off by the stop marked failed`))
     .catch((err) => console.error("[kb-inspector] temporary sweep collections not removed yet:", err instanceof Error ? err.message : err));
+  // Replays each agent's recent searches in the background, hourly, and keeps its index recall.
+  const { watchIndexRecall } = await import("./lib/retrieval/index-recall-watch");
+  watchIndexRecall();
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
+  // Then loads their vectors for exact ranking, and copies from Chroma those of documents indexed
+  // before the app kept a copy.
   const { warmCorpusStats } = await import("./lib/retrieval/corpus-stats");
+  const { warmExactVectors } = await import("./lib/retrieval/exact");
+  const { copyMissingVectors } = await import("./lib/ingest/exact-copies");
+  const { agentsByLatestChange } = await import("./lib/db/documents");
   void embedder()
     .embed(["warm-up"])
     .then(() => warmCorpusStats(embedder()))
+    .then(() => warmExactVectors(embedder().model, agentsByLatestChange(embedder().model, 50)))
+    .then(() => copyMissingVectors())
     .catch(() => {});
 }

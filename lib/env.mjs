@@ -59,6 +59,12 @@ const schema = z
     TOOL_CALL_MAX_PER_AGENT: z.coerce.number().int().positive().default(100_000),
     /** Finished evaluation runs kept per agent, the newest; older ones and their per-pair rows go when a run finishes. */
     EVAL_RUNS_KEEP: z.coerce.number().int().positive().default(200),
+    /** Agents of up to this many chunks are ranked exactly, past Chroma's approximate index (0: never). */
+    EXACT_MAX_CHUNKS: z.coerce.number().int().min(0).default(100_000),
+    /** Memory for the vectors of exactly ranked agents, all together; an agent past it is read from SQLite on each search. */
+    EXACT_MEMORY_MB: z.coerce.number().positive().default(512),
+    /** The index-recall monitor warns when an agent's served recall@10 falls below this. */
+    INDEX_RECALL_WARN: z.coerce.number().min(0).max(1).default(0.95),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === "openai" && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {

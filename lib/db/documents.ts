@@ -3,6 +3,7 @@ import { db, groupedWrite, now } from "./client";
 import { notFound } from "../http/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
+import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../ingest/chunking";
 
@@ -139,6 +140,7 @@ export const markFailed = (agentId: number, id: number, reason: string, vectors:
       .prepare("UPDATE documents SET status = 'failed', error = ?, chunk_count = 0, updated_at = ? WHERE id = ? AND agent_id = ?")
       .run(reason, now(), id, agentId);
     unindexDocument(db(), agentId, id);
+    deleteChunkVectors(id, {});
     enqueueCleanup(agentId, id, vectors, "ingest failed", { lateWrites: true });
   })();
 
@@ -199,6 +201,7 @@ export function failIndexingDocuments(reason: string, ids?: number[]): { id: num
     const fail = db().prepare("UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'");
     for (const doc of rows) {
       fail.run(reason, now(), doc.id);
+      deleteChunkVectors(doc.id, {});
       // The stopped server may have left a write on its way to a Chroma that outlived it.
       enqueueCleanup(doc.agent_id, doc.id, doc.chunk_count, "ingest interrupted", { lateWrites: true });
     }
@@ -246,13 +249,17 @@ export function documentsOfOtherModels(model: string, agentId?: number): Pick<Do
  * was read (not deleted or replaced meanwhile). False when it was not switched.
  */
 export function switchEmbeddingModel(doc: { id: number; agent_id: number; embedding_model: string }, model: string, chunkCount: number): boolean {
-  const { changes } = db()
-    .prepare(
-      `UPDATE documents SET embedding_model = ?, chunk_count = ?, updated_at = ?
-       WHERE id = ? AND agent_id = ? AND status = 'ready' AND embedding_model = ?`,
-    )
-    .run(model, chunkCount, now(), doc.id, doc.agent_id, doc.embedding_model);
-  return changes === 1;
+  return db().transaction(() => {
+    const { changes } = db()
+      .prepare(
+        `UPDATE documents SET embedding_model = ?, chunk_count = ?, updated_at = ?
+         WHERE id = ? AND agent_id = ? AND status = 'ready' AND embedding_model = ?`,
+      )
+      .run(model, chunkCount, now(), doc.id, doc.agent_id, doc.embedding_model);
+    // The exact ranking's copy of the old model goes with the switch.
+    if (changes === 1) deleteChunkVectors(doc.id, { keep: model });
+    return changes === 1;
+  })();
 }
 
 /**

@@ -192,17 +192,25 @@ describe("Chroma dies in the middle of an ingest", () => {
     expect(await vectorsOf(agent.id, id)).toEqual([]);
   }, 120_000);
 
-  it("a search while Chroma is down is a 503 vector_store_unavailable, and the same search works once it is back", async () => {
+  it("a search while Chroma is down answers from the exact ranking's copy; served by Chroma's index it is a 503 vector_store_unavailable, and works once Chroma is back", async () => {
     const { newAgent, ingest, searchAgentDocuments } = await lib();
     const { toErrorResponse } = await import("../http/route");
+    const { useExactLimits } = await import("../retrieval/exact");
     const agent = newAgent("search down");
     await ingest(agent.id, "a.txt", "Lamps and bulbs.");
     await killChroma();
-    const err = await searchAgentDocuments(agent.id, "lamps", 3).catch((e) => e);
-    const res = toErrorResponse(err);
-    expect(res.status).toBe(503);
-    expect((await res.json()).error.code).toBe("vector_store_unavailable");
-    await restartChroma();
-    expect(await searchAgentDocuments(agent.id, "lamps", 3)).toHaveLength(1);
+    try {
+      // Ranked exactly from SQLite: Chroma is not asked.
+      expect((await searchAgentDocuments(agent.id, "lamps", 3)).map((r) => r.filename)).toEqual(["a.txt"]);
+      useExactLimits({ chunks: 0 });
+      const err = await searchAgentDocuments(agent.id, "lamps", 3).catch((e) => e);
+      const res = toErrorResponse(err);
+      expect(res.status).toBe(503);
+      expect((await res.json()).error.code).toBe("vector_store_unavailable");
+      await restartChroma();
+      expect(await searchAgentDocuments(agent.id, "lamps", 3)).toHaveLength(1);
+    } finally {
+      useExactLimits({});
+    }
   }, 60_000);
 });

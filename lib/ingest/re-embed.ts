@@ -7,6 +7,7 @@ import { documentsOfOtherModels, findDocument, switchEmbeddingModel } from "../d
 import { embedder } from "../embeddings/configured";
 import { deleteDocumentVectors } from "../vector-store/chunks";
 import { writeChunks } from "./write-chunks";
+import { deleteChunkVectors } from "../db/chunk-vectors";
 
 /**
  * Re-embeds documents from their stored text with the configured embedding model, after a model
@@ -114,6 +115,7 @@ async function reembedDocument(
   const chunks = chunkText(row.text, row.chunk_size, row.chunk_overlap, row.chunk_strategy);
   // Leftovers of an interrupted run would otherwise make `add` skip or duplicate ids.
   await deleteDocumentVectors(target, doc.agent_id, doc.id);
+  deleteChunkVectors(doc.id, { model: model.model });
   try {
     let written = 0;
     await writeChunks({ collection: target, model }, { agentId: doc.agent_id, documentId: doc.id }, chunks, (p) => {
@@ -122,11 +124,13 @@ async function reembedDocument(
       written = p.done;
     });
   } catch (err) {
+    deleteChunkVectors(doc.id, { model: model.model });
     await deleteDocumentVectors(target, doc.agent_id, doc.id).catch(() => {});
     throw err;
   }
   // Switch only a row that is still the one we read (not deleted or replaced meanwhile).
   if (!switchEmbeddingModel(doc, model.model, chunks.length)) {
+    deleteChunkVectors(doc.id, { model: model.model });
     await deleteDocumentVectors(target, doc.agent_id, doc.id);
     return null;
   }

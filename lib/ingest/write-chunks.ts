@@ -2,6 +2,7 @@ import "server-only";
 import type { Collection } from "chromadb";
 import type { Embedder } from "../embeddings";
 import { addChunks } from "../vector-store/chunks";
+import { writeChunkVectors } from "../db/chunk-vectors";
 import type { Chunk } from "./chunking";
 
 export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
@@ -36,6 +37,8 @@ export async function writeChunks(
       const slice = chunks.slice(i, i + EMBED_SLICE);
       onProgress({ stage: "embed", done: i, total: chunks.length });
       const vectors = await target.model.embed(slice.map((c) => c.text));
+      // The exact ranking's copy, searchable once the document is made ready (lib/db/chunk-vectors.ts).
+      writeChunkVectors(doc.documentId, target.model.model, slice, vectors);
       await settle();
       const promise = addChunks(target.collection, doc, slice, vectors);
       promise.catch(() => {}); // awaited by settle(); this only keeps it from counting as unhandled meanwhile

@@ -3,11 +3,11 @@ import type { Collection } from "chromadb";
 import { chunkKey } from "../db/chunks";
 import type { Embedder } from "../embeddings";
 import type { RetrievalMode } from "../validations/agent";
-import { agentVectors, cosineDistance, queryAgent, type RankedChunk } from "../vector-store/chunks";
+import { agentVectors, cosineDistance, type RankedChunk } from "../vector-store/chunks";
 import { chunkId } from "../vector-store/client";
 import { beyondCut } from "./cut";
 import { keywordRanking } from "./keyword";
-import { resultsWithText, visibleOnly, type SearchResult } from "./retrieve";
+import { resultsWithText, servedNearest, visibleOnly, type SearchResult } from "./retrieve";
 
 /**
  * Keyword and hybrid retrieval. `keyword` ranks the agent's chunks by bm25 (lib/retrieval/
@@ -58,7 +58,7 @@ export async function rankByMode(
   cut: number | null,
 ): Promise<RankedResult[][]> {
   const depth = listDepth(topK);
-  const { kept } = await visibleOnly(agentId, queries.length, depth, (n) => queryAgent(target.collection, agentId, vectors, n));
+  const { kept } = await visibleOnly(agentId, queries.length, depth, (n) => servedNearest(agentId, target.collection, target.model.model, vectors, n));
   return Promise.all(
     queries.map(async (query, q) => {
       const head = kept[q].slice(0, depth);

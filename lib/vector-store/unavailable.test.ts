@@ -15,6 +15,9 @@ const chroma = await startChroma({ dataDir: dir, restart: false });
 const pid = chroma.pid()!;
 process.env.CHROMA_URL = chroma.url;
 process.env.CHROMA_TIMEOUT_MS = String(TIMEOUT_MS);
+// Searches served by Chroma's index (exact ranking off): what a search does when Chroma fails.
+// With exact ranking a search does not ask Chroma (lib/ingest/faults.test.ts shows it answering).
+process.env.EXACT_MAX_CHUNKS = "0";
 
 const { checkHealth } = await import("../retrieval/health");
 const { searchAgentDocuments } = await import("../retrieval/retrieve");

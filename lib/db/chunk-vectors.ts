@@ -1,0 +1,111 @@
+import "server-only";
+import { db } from "./client";
+
+/**
+ * The exact ranking's copy of chunk vectors (lib/retrieval/exact.ts). Chroma stays the store of
+ * record; this copy is written as ingest writes Chroma, while the document is still indexing, so
+ * the transaction that makes a document ready makes its copy searchable, and its row's deletion
+ * (replace, delete, failure) takes the copy with it (ON DELETE CASCADE). A row holds a run of
+ * consecutive chunks of one document, as float32 in the order the embedder returned them.
+ */
+
+export interface VectorRun {
+  document_id: number;
+  first_chunk: number;
+  count: number;
+  dimension: number;
+  vectors: Float32Array;
+}
+
+function toBlob(vectors: number[][]): Buffer {
+  const dim = vectors[0]?.length ?? 0;
+  const out = new Float32Array(vectors.length * dim);
+  vectors.forEach((v, i) => out.set(v, i * dim));
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+function fromBlob(blob: Buffer): Float32Array {
+  // A copy: the Buffer's memory is better-sqlite3's and may be shared with others.
+  const out = new Float32Array(blob.byteLength / 4);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+/**
+ * Stores vectors of chunks of one document, in runs of consecutive chunk indexes. Written again
+ * (a retried slice), a run replaces the one it overlaps at the same first chunk.
+ */
+export function writeChunkVectors(documentId: number, model: string, chunks: { index: number }[], vectors: number[][]): void {
+  if (chunks.length === 0) return;
+  const insert = db().prepare(
+    // A document deleted while it was being written is skipped; its ingest learns it at commit.
+    `INSERT OR REPLACE INTO chunk_vectors (document_id, model, first_chunk, count, dimension, vectors)
+     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ?)`,
+  );
+  db().transaction(() => {
+    let start = 0;
+    for (let i = 1; i <= chunks.length; i++) {
+      if (i < chunks.length && chunks[i].index === chunks[i - 1].index + 1) continue;
+      const run = vectors.slice(start, i);
+      insert.run(documentId, model, chunks[start].index, run.length, run[0].length, toBlob(run), documentId);
+      start = i;
+    }
+  })();
+}
+
+/** Replaces every stored vector of a document of one model (a copy made again from Chroma), in one transaction. */
+export function replaceChunkVectors(documentId: number, model: string, chunks: { index: number }[], vectors: number[][]): void {
+  db().transaction(() => {
+    deleteChunkVectors(documentId, { model });
+    writeChunkVectors(documentId, model, chunks, vectors);
+  })();
+}
+
+/** Drops a document's copies of one model (a failed re-embedding), or of every model but `keep`. */
+export function deleteChunkVectors(documentId: number, opts: { model?: string; keep?: string }): void {
+  if (opts.model !== undefined) db().prepare("DELETE FROM chunk_vectors WHERE document_id = ? AND model = ?").run(documentId, opts.model);
+  else db().prepare("DELETE FROM chunk_vectors WHERE document_id = ? AND model != ?").run(documentId, opts.keep ?? "");
+}
+
+/** The agent's ready documents of `model`, with how many of their chunks have a stored vector. */
+export function readyVectorCoverage(agentId: number, model: string): { document_id: number; chunk_count: number; stored: number }[] {
+  return db()
+    .prepare(
+      `SELECT d.id AS document_id, d.chunk_count,
+              (SELECT COALESCE(SUM(v.count), 0) FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = d.embedding_model) AS stored
+       FROM documents d WHERE d.agent_id = ? AND d.status = 'ready' AND d.embedding_model = ? ORDER BY d.id`,
+    )
+    .all(agentId, model) as never;
+}
+
+/** Ready documents (all agents) whose stored vectors do not cover their chunks: what start-up copies from Chroma. */
+export function documentsWithoutVectors(limit: number): { id: number; agent_id: number; chunk_count: number; embedding_model: string }[] {
+  return db()
+    .prepare(
+      `SELECT d.id, d.agent_id, d.chunk_count, d.embedding_model FROM documents d
+       WHERE d.status = 'ready' AND d.chunk_count !=
+         (SELECT COALESCE(SUM(v.count), 0) FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = d.embedding_model)
+       ORDER BY d.id LIMIT ?`,
+    )
+    .all(limit) as never;
+}
+
+/** How many ready documents lack a full copy (health and the audit). */
+export function documentsWithoutVectorsCount(): number {
+  return (
+    db()
+      .prepare(
+        `SELECT COUNT(*) AS n FROM documents d WHERE d.status = 'ready' AND d.chunk_count !=
+           (SELECT COALESCE(SUM(v.count), 0) FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = d.embedding_model)`,
+      )
+      .get() as { n: number }
+  ).n;
+}
+
+/** The stored runs of some documents of one model, in document and chunk order. */
+export function readVectorRuns(documentIds: number[], model: string): VectorRun[] {
+  const read = db().prepare("SELECT document_id, first_chunk, count, dimension, vectors FROM chunk_vectors WHERE document_id = ? AND model = ? ORDER BY first_chunk");
+  return documentIds.flatMap((id) =>
+    (read.all(id, model) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]).map((r) => ({ ...r, vectors: fromBlob(r.vectors) })),
+  );
+}

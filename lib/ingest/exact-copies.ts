@@ -1,0 +1,68 @@
+import "server-only";
+import { chunkIndexes } from "../db/chunks";
+import { documentsWithoutVectors, documentsWithoutVectorsCount, replaceChunkVectors } from "../db/chunk-vectors";
+import { embedder } from "../embeddings/configured";
+import { agentVectors } from "../vector-store/chunks";
+import { chunkId, collectionFor } from "../vector-store/client";
+
+/**
+ * Copies into SQLite the vectors of ready documents that have none there (documents indexed
+ * before exact ranking, or a copy lost with a restored database), from Chroma, the store of
+ * record. Until its documents are copied an agent is served by Chroma's index alone. Runs after
+ * start-up and whenever a search finds such an agent; one pass at a time.
+ */
+
+/** Documents read from Chroma per step. */
+const DOCUMENTS_PER_STEP = 50;
+
+export interface CopyState {
+  running: boolean;
+  copied: number;
+  /** Documents whose vectors Chroma does not hold in full (the audit names them); not tried again in this process. */
+  skipped: number[];
+  error: string | null;
+}
+
+const holder = globalThis as unknown as { __kbExactCopies?: { state: CopyState; run: Promise<void> | null } };
+const current = () => (holder.__kbExactCopies ??= { state: { running: false, copied: 0, skipped: [], error: null }, run: null });
+
+export const copyState = (): CopyState & { missing: number } => ({ ...current().state, missing: documentsWithoutVectorsCount() });
+
+async function pass(): Promise<void> {
+  const s = current().state;
+  const model = embedder();
+  const collection = await collectionFor(model);
+  for (;;) {
+    const skipped = new Set(s.skipped);
+    const docs = documentsWithoutVectors(DOCUMENTS_PER_STEP + skipped.size).filter((d) => !skipped.has(d.id) && d.embedding_model === model.model);
+    if (docs.length === 0) return;
+    for (const doc of docs.slice(0, DOCUMENTS_PER_STEP)) {
+      const keys = chunkIndexes([doc.id]);
+      const found = new Map((await agentVectors(collection, doc.agent_id, keys.map((k) => chunkId(k.document_id, k.chunk_index)))).map((v) => [v.chunk_index, v]));
+      if (keys.length !== doc.chunk_count || keys.some((k) => !found.has(k.chunk_index))) {
+        s.skipped.push(doc.id);
+        continue;
+      }
+      replaceChunkVectors(doc.id, model.model, keys.map((k) => ({ index: k.chunk_index })), keys.map((k) => found.get(k.chunk_index)!.embedding));
+      s.copied++;
+    }
+  }
+}
+
+/** Starts a pass unless one is running; resolves when it ends (a failure is kept in the state, not thrown). */
+export function copyMissingVectors(): Promise<void> {
+  const c = current();
+  c.run ??= (async () => {
+    c.state.running = true;
+    c.state.error = null;
+    try {
+      await pass();
+    } catch (err) {
+      c.state.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      c.state.running = false;
+      c.run = null;
+    }
+  })();
+  return c.run;
+}

@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { embedder } from "../embeddings/configured";
+import { removeDocument } from "../ingest/remove";
+import { listDocuments } from "../db/documents";
+import { db } from "../db/client";
+import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
+import { agentVectors, cosineDistance, queryAgent } from "../vector-store/chunks";
+import { ingest, newAgent } from "../../test/helpers";
+import { embedForAgent, retrieve } from "./retrieve";
+import { exactVectors, useExactLimits } from "./exact";
+import { copyMissingVectors, copyState } from "../ingest/exact-copies";
+
+// This file's collection is made before any ingest with 2 neighbours per node and ef 1: a graph
+// whose filtered queries miss nearer chunks (as a large agent's in a shared collection does).
+// Three agents share it; every document is the same support vocabulary in another order plus one
+// word of its own, so their vectors sit close together.
+const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(" ");
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const word = (i: number) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + Math.floor(i / 676) % 26)}x`;
+const article = (i: number) => Array.from({ length: 60 }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ") + ` ${word(i)}.`;
+
+const key = (h: { document_id: number; chunk_index: number }) => chunkId(h.document_id, h.chunk_index);
+
+/** The exact top k from the vectors Chroma stores, computed here from scratch. */
+async function bruteForce(agentId: number, query: number[], k: number) {
+  const collection = await chroma().getCollection({ name: collectionName(embedder().model, embedder().dimension), embeddingFunction: null } as never);
+  const ids = listDocuments(agentId).filter((d) => d.status === "ready").flatMap((d) => Array.from({ length: d.chunk_count }, (_, c) => chunkId(d.id, c)));
+  const stored = await agentVectors(collection, agentId, ids);
+  return stored
+    .map((v) => ({ id: v.id, score: cosineDistance(query, v.embedding) }))
+    .sort((a, b) => a.score - b.score)
+    .slice(0, k);
+}
+
+afterEach(() => useExactLimits({}));
+
+describe("exact ranking", () => {
+  it("returns the exact top k where a sparse graph misses, for each of several agents in one collection", async () => {
+    const e = embedder();
+    await e.embed(["warm-up"]);
+    const collection = await chroma().createCollection({
+      name: collectionName(e.model, e.dimension),
+      embeddingFunction: null,
+      configuration: { hnsw: { space: DISTANCE_SPACE, max_neighbors: 2, ef_construction: 2, ef_search: 1 } },
+      metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
+    });
+    const agents = [newAgent("exact a"), newAgent("exact b"), newAgent("exact c")];
+    let n = 0;
+    for (const a of agents) for (let i = 0; i < 40; i++, n++) await ingest(a.id, `doc-${n}.md`, article(n), 2000, 0);
+
+    let indexMisses = 0;
+    n = 0;
+    for (const a of agents) {
+      for (let i = 0; i < 40; i++, n++) {
+        const query = `${word(n)} ${VOCAB[i % VOCAB.length]}`;
+        const { vectors } = await embedForAgent(a.id, [query]);
+        const exact = await bruteForce(a.id, vectors[0], 5);
+        const [served] = await retrieve(a.id, [query], { topK: 5, mode: "vector" });
+        // The same chunks in the same order, each at its exact distance (ties within float error).
+        expect(served.map((r) => r.score).every((s, j) => Math.abs(s - exact[j].score) < 1e-5), query).toBe(true);
+        expect(key(served[0])).toBe(exact[0].id);
+        const [raw] = await queryAgent(collection, a.id, vectors, 5);
+        if (!raw.some((h) => key(h) === exact[0].id)) indexMisses++;
+      }
+    }
+    // What the graph alone returns: the nearest chunk is missing from its top 5 for some queries.
+    console.log(`[exact.test] Chroma's top 5 missed the nearest chunk for ${indexMisses} of ${n} queries`);
+    expect(indexMisses).toBeGreaterThan(0);
+
+    // Turned off, the same search is Chroma's, and misses.
+    useExactLimits({ chunks: 0 });
+    let servedMisses = 0;
+    n = 0;
+    for (const a of agents) {
+      for (let i = 0; i < 40; i++, n++) {
+        const query = `${word(n)} ${VOCAB[i % VOCAB.length]}`;
+        const { vectors } = await embedForAgent(a.id, [query]);
+        const [nearest] = await bruteForce(a.id, vectors[0], 1);
+        const [served] = await retrieve(a.id, [query], { topK: 5, mode: "vector" });
+        if (!served.some((r) => key(r) === nearest.id)) servedMisses++;
+      }
+    }
+    expect(servedMisses).toBeGreaterThan(0);
+  });
+
+  it("follows deletes and replacements, and ranks an agent past its memory budget from SQLite with the same result", async () => {
+    const a = newAgent("follow");
+    const docs = [];
+    for (let i = 0; i < 6; i++) docs.push(await ingest(a.id, `f-${i}.md`, article(1000 + i), 2000, 0));
+    const q = `${word(1003)} refund`;
+    const [before] = await retrieve(a.id, [q], { topK: 3, mode: "vector" });
+    expect(before[0].filename).toBe("f-3.md");
+
+    await removeDocument(a.id, before[0].document_id);
+    const [after] = await retrieve(a.id, [q], { topK: 3, mode: "vector" });
+    expect(after.map((r) => r.filename)).not.toContain("f-3.md");
+
+    // A replacement under the same name is found, the old version is not.
+    await ingest(a.id, "f-3.md", article(1003), 2000, 0);
+    const [replaced] = await retrieve(a.id, [q], { topK: 6, mode: "vector" });
+    expect(replaced[0].filename).toBe("f-3.md");
+    expect(replaced.filter((r) => r.filename === "f-3.md")).toHaveLength(1);
+
+    // 1 byte of memory: nothing is held, every search reads the copy from SQLite.
+    useExactLimits({ memoryMb: 1 / (1024 * 1024) });
+    const held = await exactVectors(a.id, embedder().model);
+    expect(held?.blocks).toBeNull();
+    const [streamed] = await retrieve(a.id, [q], { topK: 6, mode: "vector" });
+    expect(streamed).toEqual(replaced);
+  });
+
+  it("serves an agent whose copy is missing from Chroma until start-up copies it, then exactly", async () => {
+    const a = newAgent("copies");
+    for (let i = 0; i < 4; i++) await ingest(a.id, `c-${i}.md`, article(2000 + i), 2000, 0);
+    const model = embedder().model;
+    expect(await exactVectors(a.id, model)).not.toBeNull();
+    const ids = listDocuments(a.id).map((d) => d.id);
+    db().prepare(`DELETE FROM chunk_vectors WHERE document_id IN (${ids.join(",")})`).run();
+    useExactLimits({}); // as after a restart: nothing held
+    expect(await exactVectors(a.id, model)).toBeNull();
+    expect(copyState().missing).toBeGreaterThanOrEqual(4);
+
+    await copyMissingVectors();
+    expect(copyState().error).toBeNull();
+    const copied = await exactVectors(a.id, model);
+    expect(copied?.chunks).toBe(listDocuments(a.id).reduce((s, d) => s + d.chunk_count, 0));
+    const [hits] = await retrieve(a.id, [`${word(2002)} invoice`], { topK: 2, mode: "vector" });
+    expect(hits[0].filename).toBe("c-2.md");
+  });
+});
