@@ -173,8 +173,8 @@ function unitQueries(vectors: number[][]): Float32Array[] {
 }
 
 /** The n-th smallest of xs (quickselect on a copy). */
-function nthSmallest(xs: Float64Array, n: number): number {
-  const a = Float64Array.from(xs);
+function nthSmallest(xs: Float32Array, n: number): number {
+  const a = Float32Array.from(xs);
   let lo = 0;
   let hi = a.length - 1;
   const k = n - 1;
@@ -194,27 +194,28 @@ function nthSmallest(xs: Float64Array, n: number): number {
   return a[k];
 }
 
-/**
- * Cosine distances of every ready chunk to each query, and the `n` nearest per query in ranking
- * order (closestFirst: distance, then document, then chunk). A distance is given in float32, as
- * Chroma gives its own; the two differ in the seventh digit at most (Chroma sums in float32). The scan is split into turns so
- * that other requests are served during a long one.
- */
-export async function exactNearest(agent: AgentVectors, model: string, vectors: number[][], n: number): Promise<RankedChunk[][]> {
+/** Every ready chunk's distance to each query, in the order the scan met them. */
+interface Scan {
+  rows: number;
+  documentOf: Int32Array;
+  chunkOf: Int32Array;
+  /** Per query: distances in float32, as Chroma gives its own (it also sums in float32, so the two differ in the seventh digit at most). */
+  dist: Float32Array[];
+}
+
+/** Scores every ready chunk against each query, in turns so that other requests are served during a long scan. */
+async function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
   const queries = unitQueries(vectors);
   const dim = agent.dimension;
   const total = agent.chunks;
-  const dist = queries.map(() => new Float64Array(total));
-  const documentOf = new Int32Array(total);
-  const chunkOf = new Int32Array(total);
-  let row = 0;
+  const out: Scan = { rows: 0, documentOf: new Int32Array(total), chunkOf: new Int32Array(total), dist: queries.map(() => new Float32Array(total)) };
   let sinceTurn = 0;
   const score = async (blocks: Block[]) => {
     for (const b of blocks) {
-      for (let r = 0; r < b.count && row < total; r++, row++) {
+      for (let r = 0; r < b.count && out.rows < total; r++, out.rows++) {
         const o = r * dim;
-        documentOf[row] = b.document_id;
-        chunkOf[row] = b.first_chunk + r;
+        out.documentOf[out.rows] = b.document_id;
+        out.chunkOf[out.rows] = b.first_chunk + r;
         for (let q = 0; q < queries.length; q++) {
           const v = queries[q];
           let s0 = 0, s1 = 0, s2 = 0, s3 = 0; // four sums: one alone waits on each add's latency
@@ -226,7 +227,7 @@ export async function exactNearest(agent: AgentVectors, model: string, vectors: 
             s3 += v[i + 3] * b.data[o + i + 3];
           }
           for (; i < dim; i++) s0 += v[i] * b.data[o + i];
-          dist[q][row] = 1 - (s0 + s1 + s2 + s3);
+          out.dist[q][out.rows] = 1 - (s0 + s1 + s2 + s3);
         }
       }
       sinceTurn += b.count * queries.length;
@@ -238,12 +239,59 @@ export async function exactNearest(agent: AgentVectors, model: string, vectors: 
   };
   if (agent.blocks) await score(agent.blocks);
   else for await (const page of blocksOf(agent.documents, model)) await score(page);
-  return dist.map((d) => {
-    const scored = d.subarray(0, row);
-    const bound = n >= row ? Number.POSITIVE_INFINITY : nthSmallest(scored, n);
-    const hits: RankedChunk[] = [];
-    for (let i = 0; i < row; i++) if (scored[i] <= bound) hits.push({ document_id: documentOf[i], chunk_index: chunkOf[i], score: Math.fround(scored[i]) });
-    return hits.sort((a, b) => a.score - b.score || a.document_id - b.document_id || a.chunk_index - b.chunk_index).slice(0, n);
+  return out;
+}
+
+const closestFirst = (a: RankedChunk, b: RankedChunk) => a.score - b.score || a.document_id - b.document_id || a.chunk_index - b.chunk_index;
+
+/** The n nearest of one query's scan, in ranking order (distance, then document, then chunk). */
+function nearestOf(s: Scan, q: number, n: number): RankedChunk[] {
+  const d = s.dist[q].subarray(0, s.rows);
+  const bound = n >= s.rows ? Number.POSITIVE_INFINITY : nthSmallest(d, n);
+  const hits: RankedChunk[] = [];
+  for (let i = 0; i < s.rows; i++) if (d[i] <= bound) hits.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+  return hits.sort(closestFirst).slice(0, n);
+}
+
+/** The `n` nearest ready chunks per query, exactly, in ranking order. */
+export async function exactNearest(agent: AgentVectors, model: string, vectors: number[][], n: number): Promise<RankedChunk[][]> {
+  const s = await scan(agent, model, vectors);
+  return s.dist.map((_, q) => nearestOf(s, q, n));
+}
+
+/**
+ * From one scan per query: the `window` nearest, and every chunk of the looked-for documents with
+ * its rank (1 + the chunks before it in ranking order), with no k limit.
+ */
+export async function exactPlaces(
+  agent: AgentVectors,
+  model: string,
+  vectors: number[][],
+  window: number,
+  targets: number[][],
+): Promise<{ head: RankedChunk[]; chunks: (RankedChunk & { rank: number })[] }[]> {
+  const s = await scan(agent, model, vectors);
+  return s.dist.map((d, q) => {
+    const wanted = new Set(targets[q]);
+    const found: RankedChunk[] = [];
+    for (let i = 0; i < s.rows; i++) if (wanted.has(s.documentOf[i])) found.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+    found.sort(closestFirst);
+    // Chunks ahead of each looked-for one, counted in one pass: how many are nearer than each.
+    const ahead = new Int32Array(found.length);
+    for (let i = 0; i < s.rows; i++) {
+      const here = { document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] };
+      let lo = 0;
+      let hi = found.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (closestFirst(found[mid], here) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < found.length) ahead[lo]++; // `here` is ahead of found[lo] and of every one after it
+    }
+    let before = 0;
+    const chunks = found.map((c, j) => ((before += ahead[j]), { ...c, rank: before + 1 }));
+    return { head: nearestOf(s, q, window), chunks };
   });
 }
 

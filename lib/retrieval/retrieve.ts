@@ -13,7 +13,7 @@ import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { agentVectors, closestFirst, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "chromadb";
-import { exactNearest, exactVectors } from "./exact";
+import { exactNearest, exactPlaces, exactVectors } from "./exact";
 
 export interface SearchResult {
   chunk_text: string;
@@ -203,6 +203,16 @@ export async function locate(
   targets: number[][],
   window: number,
 ): Promise<Location[]> {
+  // Ranked exactly: one scan gives the head and every looked-for chunk's rank, with no k limit.
+  const model = String(collection.metadata?.embedding_model ?? "");
+  const ranked = collection.metadata?.distance_space === "cosine" ? await exactVectors(agentId, model) : null;
+  if (ranked) {
+    return (await exactPlaces(ranked, model, vectors, Math.max(1, window), targets)).map((p) => ({
+      head: p.head,
+      depth: ranked.chunks,
+      chunks: p.chunks.map((c) => ({ document_id: c.document_id, chunk_index: c.chunk_index, distance: c.score, rank: c.rank, unreachable: false })),
+    }));
+  }
   // Every looked-for chunk's stored vector, read once for all the queries, and each query's
   // exact distance to it computed here: no walk of the index is involved.
   const wanted = [...new Set(targets.flat())];
@@ -223,7 +233,7 @@ export async function locate(
   const total = agentChunkCount(agentId);
   while (pending.length > 0) {
     const { kept, raw, asked } = await visibleOnly(agentId, pending.length, want, (n) =>
-      servedNearest(agentId, collection, String(collection.metadata?.embedding_model ?? ""), pending.map((q) => vectors[q]), n),
+      servedNearest(agentId, collection, model, pending.map((q) => vectors[q]), n),
     );
     const again: number[] = [];
     pending.forEach((q, i) => {
