@@ -8,13 +8,33 @@ const BLUE = "#1d4ed8";
 const GREY = "#94a3b8";
 const AMBER = "#d97706";
 const CUT = "#7c3aed";
+const MISS = "#db2777";
+
+/** A chunk the vector index did not return, drawn at `slot`: the result it is nearer than, or its exact rank past a short list. */
+export interface ChartMiss {
+  distance: number;
+  slot: number;
+  /** Its words for the marker's title. */
+  label: string;
+  /** A chunk of the expected document. */
+  expected: boolean;
+}
 
 /**
  * Distances of the first results as bars, with the top_k cut drawn, so the gap between hits and misses shows;
- * with a no-match cut, its distance is a dashed line and the bars past it are hatched.
+ * with a no-match cut, its distance is a dashed line and the bars past it are hatched; chunks the
+ * vector index missed are diamonds at their distance on the result they are nearer than.
  */
-export function DistanceChart(props: { distances: number[]; topK: number; expectedRank: number | null; space: string; cut?: number | null }) {
+export function DistanceChart(props: {
+  distances: number[];
+  topK: number;
+  expectedRank: number | null;
+  space: string;
+  cut?: number | null;
+  misses?: ChartMiss[];
+}) {
   const { distances, topK, expectedRank, space } = props;
+  const misses = props.misses ?? [];
   const cut = props.cut ?? null;
   const hatch = useId();
   const [figure, W] = useChartWidth<HTMLElement>(640);
@@ -23,9 +43,10 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
   const pad = { l: 44, r: 8, t: 8, b: 24 };
   // The cut widens the scale when it lies outside the distances, so its line is always drawn.
   const max = Math.max(...distances, cut ?? 0, 0.0001);
-  const min = Math.min(...distances, cut ?? Infinity);
+  const min = Math.min(...distances, ...misses.map((m) => m.distance), cut ?? Infinity);
   const lo = Math.max(0, min - (max - min) * 0.15);
-  const bw = (W - pad.l - pad.r) / distances.length;
+  const slots = Math.max(distances.length, ...misses.map((m) => m.slot));
+  const bw = (W - pad.l - pad.r) / slots;
   const y = (d: number) => pad.t + (H - pad.t - pad.b) * (1 - (d - lo) / (max - lo || 1));
   const cutX = pad.l + bw * Math.min(topK, distances.length);
   const ticks = [lo, (lo + max) / 2, max];
@@ -44,7 +65,7 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
         role="img"
         aria-label={`Distances of the first ${distances.length} results; the top_k cut is after result ${topK}${
           cut === null ? "" : `; the ${cutLabel} drops ${dropped} of them`
-        }`}
+        }${misses.length === 0 ? "" : `; ${misses.length} nearer ${misses.length === 1 ? "chunk" : "chunks"} the vector index did not return ${misses.length === 1 ? "is" : "are"} marked`}`}
       >
         <defs>
           {[BLUE, GREY, AMBER].map((c) => (
@@ -79,6 +100,22 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
             </rect>
           );
         })}
+        {misses.map((m) => {
+          const cx = pad.l + (m.slot - 0.5) * bw;
+          const cy = y(m.distance);
+          return (
+            <polygon
+              key={m.label}
+              data-testid="index-miss-marker"
+              points={`${cx},${cy - 6} ${cx + 6},${cy} ${cx},${cy + 6} ${cx - 6},${cy}`}
+              fill={m.expected ? AMBER : MISS}
+              stroke={MISS}
+              strokeWidth={m.expected ? 2 : 1}
+            >
+              <title>{m.label}</title>
+            </polygon>
+          );
+        })}
         <line x1={cutX} x2={cutX} y1={pad.t} y2={H - pad.b} stroke="#dc2626" strokeDasharray="4 3" />
         {/* Near the right edge the label goes left of the line, so it stays inside the chart. */}
         <text
@@ -105,13 +142,14 @@ export function DistanceChart(props: { distances: number[]; topK: number; expect
           rank 1
         </text>
         <text x={W - pad.r} y={H - 6} fontSize="11" textAnchor="end" fill="#64748b">
-          rank {distances.length}
+          rank {slots}
         </text>
       </svg>
       <figcaption className="text-xs text-slate-600">
         Distances of the first {distances.length} results ({space}). Blue: retrieved at this top_k; grey: not retrieved
         {expectedRank ? "; amber: the expected document's best chunk" : ""}
-        {cut !== null ? `; hatched: past the ${cutLabel} (dashed line), which the agent's search drops` : ""}.
+        {cut !== null ? `; hatched: past the ${cutLabel} (dashed line), which the agent's search drops` : ""}
+        {misses.length > 0 ? "; pink diamonds: nearer chunks the vector index did not return, drawn on the result they are nearer than (amber inside: the expected document's)" : ""}.
       </figcaption>
     </figure>
   );

@@ -11,6 +11,8 @@ import { DistanceNote } from "@/components/ui/distance-note";
 import { queryKeys } from "@/lib/http/query-keys";
 import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
+import { IndexMisses } from "./index-misses";
+import { indexMissSentence } from "@/lib/format/index-miss";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { ModeSwitch, parseMode } from "./mode-switch";
 import { RecentQueries } from "./recent-queries";
@@ -87,6 +89,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
 
   const results = inspection.data?.results ?? [];
   const agentMode = agent.data?.retrieval_mode ?? (mode === null ? inspection.data?.mode : undefined);
+  const best = inspection.data?.expected;
+  // A best chunk the index did not return has no bar of its own: it is among the chart's diamonds.
+  const expectedBar = best && !best.chunks[0]?.unreachable && !best.index_miss ? best.best_rank : null;
   return (
     <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_16rem]">
       <div className="min-w-0 space-y-4">
@@ -168,11 +173,18 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
           <DistanceChart
             distances={inspection.data.distances}
             topK={topK}
-            expectedRank={inspection.data.expected?.best_rank ?? null}
+            expectedRank={expectedBar}
             space={space}
             cut={inspection.data.cut}
+            misses={inspection.data.index_misses.map((m) => ({
+              distance: m.distance,
+              slot: m.nearer_than ?? m.exact_rank,
+              label: indexMissSentence(m),
+              expected: m.document_id === expected,
+            }))}
           />
         )}
+        {q && inspection.data && <IndexMisses inspection={inspection.data} />}
         {q && inspection.data && (
           <ResultsTable
             results={results}

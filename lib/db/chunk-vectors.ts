@@ -79,15 +79,15 @@ export function readyVectorCoverage(agentId: number, model: string): { document_
 }
 
 /** Ready documents (all agents) whose stored vectors do not cover their chunks: what start-up copies from Chroma. */
-export function documentsWithoutVectors(limit: number): { id: number; agent_id: number; chunk_count: number; embedding_model: string }[] {
+export function documentsWithoutVectors(limit: number, model?: string): { id: number; agent_id: number; chunk_count: number; embedding_model: string }[] {
   return db()
     .prepare(
       `SELECT d.id, d.agent_id, d.chunk_count, d.embedding_model FROM documents d
-       WHERE d.status = 'ready' AND d.chunk_count !=
+       WHERE d.status = 'ready' AND (? IS NULL OR d.embedding_model = ?) AND d.chunk_count !=
          (SELECT COALESCE(SUM(v.count), 0) FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = d.embedding_model)
        ORDER BY d.id LIMIT ?`,
     )
-    .all(limit) as never;
+    .all(model ?? null, model ?? null, limit) as never;
 }
 
 /** How many ready documents lack a full copy (health and the audit). */

@@ -31,10 +31,12 @@ describe("auditSummary", () => {
       count_mismatches: [issue],
       stuck_documents: [{ agent_id: 1, document_id: 4, filename: "b.md", since: "" }],
       awaiting_cleanup: [{ agent_id: 1, document_id: null, reason: "agent deleted", attempts: 2, next_attempt_at: "" }],
+      exact_copies_missing: [{ agent_id: 1, document_id: 5, filename: "c.md" }],
+      exact_copies_missing_count: 3,
     };
     expect(auditSummary(report)).toBe(
       "Checked 1 document and 12 vectors: 6 orphan vectors from 2 documents, 1 document with missing vectors, 1 count mismatch, " +
-        "1 document stuck indexing; 1 removal awaiting clean-up.",
+        "1 document stuck indexing, 3 documents not yet copied for exact ranking; 1 removal awaiting clean-up.",
     );
   });
 });

@@ -16,6 +16,7 @@ export function auditSummary(r: AuditReport): string {
     r.count_mismatches.length > 0 && plural(r.count_mismatches.length, "count mismatch", "count mismatches"),
     (r.unreachable_count ?? 0) > 0 && plural(r.unreachable_count ?? 0, "unreachable chunk"),
     r.stuck_documents.length > 0 && `${plural(r.stuck_documents.length, "document")} stuck indexing`,
+    (r.exact_copies_missing_count ?? 0) > 0 && `${plural(r.exact_copies_missing_count!, "document")} not yet copied for exact ranking`,
   ].filter((p): p is string => Boolean(p));
   const queued = r.awaiting_cleanup.length > 0 ? `; ${plural(r.awaiting_cleanup.length, "removal")} awaiting clean-up` : "";
   return `${checked}: ${problems.length === 0 ? "consistent" : problems.join(", ")}${queued}.`;

@@ -9,6 +9,9 @@ import { searchAgentDocuments } from "../retrieval/retrieve";
 import { chroma, chunkId, collectionFor, collectionName, DISTANCE_SPACE } from "../vector-store/client";
 import { addChunks, notReturned, readdVectors } from "../vector-store/chunks";
 import { ingest, newAgent } from "../../test/helpers";
+import { unreachableOf } from "../db/unreachable";
+import { db } from "../db/client";
+import { listDocuments } from "../db/documents";
 
 // Tests run in file order: the index stays healthy until the last describe breaks a collection of its own.
 
@@ -168,6 +171,9 @@ describe("an index that cannot return some chunks", () => {
       const doc = docs.get(c.document_id)!;
       expect(c).toEqual({ agent_id: doc.agentId, document_id: c.document_id, filename: doc.filename, chunk_index: c.chunk_index, id: chunkId(c.document_id, c.chunk_index) });
     }
+    // Kept, so that a search served by the index ranks them by their exact distance.
+    const kept = [...unreachableOf(agent.id), ...unreachableOf(other.id)].map((k) => chunkId(k.document_id, k.chunk_index));
+    expect(new Set(kept)).toEqual(lost);
     // Only vectors were unreachable: nothing is missing, nothing is an orphan.
     expect(report.missing_vectors).toEqual([]);
     expect(report.orphan_vectors).toEqual([]);
@@ -189,5 +195,28 @@ describe("an index that cannot return some chunks", () => {
     let still = 0;
     for (const [id, v] of all) if (!(await returnsItself(collection, v.agentId, id, v.embedding))) still++;
     expect(repaired.after.unreachable_count).toBe(still);
+    // Those the index returns again are forgotten; the rest stay kept.
+    expect(unreachableOf(agent.id).length + unreachableOf(other.id).length).toBe(still);
+  });
+});
+
+describe("the exact ranking's copy of the vectors", () => {
+  it("names ready documents whose copy is missing, and the repair copies them from Chroma", async () => {
+    const agent = newAgent("copies audit");
+    await ingest(agent.id, "kept.md", "Routers blink amber when the line is down.");
+    await ingest(agent.id, "lost.md", "Printers need a driver before the first page.");
+    // (The sparse-graph documents above were written straight to Chroma, with no copy: other agents.)
+    const mine = (r: { exact_copies_missing?: { agent_id: number }[] }) => r.exact_copies_missing!.filter((d) => d.agent_id === agent.id);
+    expect(mine(await auditIndex())).toEqual([]);
+    const lost = listDocuments(agent.id).find((d) => d.filename === "lost.md")!;
+    db().prepare("DELETE FROM chunk_vectors WHERE document_id = ?").run(lost.id);
+
+    const report = await auditIndex();
+    expect(mine(report)).toEqual([{ agent_id: agent.id, document_id: lost.id, filename: "lost.md" }]);
+    expect(report.ok).toBe(false);
+    const repaired = await repairIndex();
+    expect(mine(repaired.after)).toEqual([]);
+    const n = db().prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ?").get(lost.id) as { n: number };
+    expect(n.n).toBe(lost.chunk_count);
   });
 });

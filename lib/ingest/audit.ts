@@ -5,6 +5,9 @@ import { documentStates, failIndexingDocuments, findDocument } from "../db/docum
 import { activeIngests, rechunkDocument } from "./pipeline";
 import { enqueueCleanup, pendingCleanups, runCleanup } from "./cleanup";
 import { readyAmong } from "../db/chunks";
+import { clearUnreachable, markUnreachable } from "../db/unreachable";
+import { documentsWithoutVectors } from "../db/chunk-vectors";
+import { copyMissingVectors } from "./exact-copies";
 import { agentVectors, listAgentVectors, listVectorOwners, readdVectors, unreachableAmong } from "../vector-store/chunks";
 
 /**
@@ -53,6 +56,12 @@ export interface AuditReport {
   unreachable_chunks?: UnreachableChunk[];
   unreachable_count?: number;
   stuck_documents: { agent_id: number; document_id: number; filename: string; since: string }[];
+  /**
+   * Ready documents without a full copy of their vectors for exact ranking (the first few): their
+   * agents are served by Chroma's index until the copy is made (the repair makes it).
+   */
+  exact_copies_missing?: { agent_id: number; document_id: number; filename: string }[];
+  exact_copies_missing_count?: number;
   /** Queued removals (the errors of failed attempts are in the server log). */
   awaiting_cleanup: { agent_id: number; document_id: number | null; reason: string; attempts: number; next_attempt_at: string }[];
   ok: boolean;
@@ -79,15 +88,20 @@ async function checkReachability(collection: Collection, docs: Doc[]): Promise<{
       const mine = page.filter((v) => ready.get(v.document_id)?.agent_id === agentId);
       checked += mine.length;
       const lost = await unreachableAmong(collection, agentId, mine);
-      if (lost.size === 0) continue;
       // Asked again, so that a document deleted or replaced meanwhile is not reported.
-      const again = await agentVectors(collection, agentId, [...lost]);
+      const again = lost.size === 0 ? [] : await agentVectors(collection, agentId, [...lost]);
       const still = await unreachableAmong(collection, agentId, again);
       const readyNow = readyAmong(agentId, again.map((v) => v.document_id));
-      for (const v of again.filter((a) => still.has(a.id) && readyNow.has(a.document_id))) {
+      const found = again.filter((a) => still.has(a.id) && readyNow.has(a.document_id));
+      for (const v of found) {
         const doc = ready.get(v.document_id)!;
         unreachable.push({ collection, agent_id: agentId, document_id: doc.id, filename: doc.filename, chunk_index: v.chunk_index, id: v.id });
       }
+      // Kept, so that a search served by the index ranks them by their exact distance (lib/db/unreachable.ts);
+      // those it returns again are forgotten.
+      const key = (v: { document_id: number; chunk_index: number }) => ({ document_id: v.document_id, chunk_index: v.chunk_index });
+      markUnreachable(agentId, found.map(key));
+      clearUnreachable(mine.filter((v) => !still.has(v.id)).map(key));
     }
   }
   return { checked, unreachable };
@@ -165,6 +179,7 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
   const stuck = [...docs.values()]
     .filter((d) => d.status === "indexing" && !active.has(d.id))
     .map((d) => ({ agent_id: d.agent_id, document_id: d.id, filename: d.filename, since: d.updated_at }));
+  const uncopied = documentsWithoutVectors(1_000_000).filter((d) => !missing.some((m) => m.document_id === d.id));
   const report = {
     checked_documents: docs.size,
     checked_vectors: checked,
@@ -175,6 +190,8 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
     unreachable_chunks: unreachable.slice(0, SAMPLE).map(({ collection: _, ...c }) => c),
     unreachable_count: unreachable.length,
     stuck_documents: stuck,
+    exact_copies_missing: uncopied.slice(0, SAMPLE).map((d) => ({ agent_id: d.agent_id, document_id: d.id, filename: docs.get(d.id)?.filename ?? "" })),
+    exact_copies_missing_count: uncopied.length,
     awaiting_cleanup: cleanups.map((c) => ({
       agent_id: c.agent_id,
       document_id: c.document_id,
@@ -183,7 +200,7 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
       next_attempt_at: c.next_attempt_at,
     })),
   };
-  const ok = orphans.size === 0 && missing.length === 0 && mismatches.length === 0 && unreachable.length === 0 && stuck.length === 0;
+  const ok = orphans.size === 0 && missing.length === 0 && mismatches.length === 0 && unreachable.length === 0 && stuck.length === 0 && uncopied.length === 0;
   return { report: { ...report, ok }, unreachable };
 }
 
@@ -248,6 +265,7 @@ export async function repairIndex(options: AuditOptions = {}): Promise<RepairRep
   // Re-indexed documents have new vectors already; removed or replaced ones need none.
   const lost = unreachable.filter((c) => !broken.has(c.document_id) && readyAmong(c.agent_id, [c.document_id]).size > 0);
   const { readded, still } = await readdUnreachable(lost);
+  await copyMissingVectors();
   return {
     removed_orphans: before.orphan_vectors.map((o) => ({ agent_id: o.agent_id, document_id: o.document_id, vectors: o.vectors })),
     failed_stuck: before.stuck_documents.map((s) => s.document_id),

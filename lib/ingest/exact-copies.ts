@@ -34,7 +34,7 @@ async function pass(): Promise<void> {
   const collection = await collectionFor(model);
   for (;;) {
     const skipped = new Set(s.skipped);
-    const docs = documentsWithoutVectors(DOCUMENTS_PER_STEP + skipped.size).filter((d) => !skipped.has(d.id) && d.embedding_model === model.model);
+    const docs = documentsWithoutVectors(DOCUMENTS_PER_STEP + skipped.size, model.model).filter((d) => !skipped.has(d.id));
     if (docs.length === 0) return;
     for (const doc of docs.slice(0, DOCUMENTS_PER_STEP)) {
       const keys = chunkIndexes([doc.id]);

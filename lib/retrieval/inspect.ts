@@ -6,9 +6,10 @@ import { keywordPlace, rankByMode } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
 import { agentChunkCount, findDocument } from "../db/documents";
-import { documentChunks } from "../db/chunks";
+import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
 import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
+import { exactCheck, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
 
@@ -17,6 +18,10 @@ export interface ExpectedDiagnosis {
   filename: string;
   /** False when the document is gone or not ready: it cannot be retrieved at all. */
   indexed: boolean;
+  /**
+   * Where its best chunk stands in the vector ranking the results come from; when the index did
+   * not return that chunk, its place in the exact ranking.
+   */
   best_rank: number | null;
   best_distance: number | null;
   /**
@@ -24,6 +29,8 @@ export interface ExpectedDiagnosis {
    * for any chunk within the ranked depth; null for chunks farther down.
    */
   chunks: { chunk_index: number; rank: number | null; distance: number; chunk_text: string; unreachable: boolean }[];
+  /** Its best chunk is among `index_misses`: within top_k by exact distance, yet not returned by the vector index. */
+  index_miss: IndexMiss | null;
   /** How many of the closest chunks were ranked to place this document. */
   ranked_depth: number;
   /** Chunks of this document the index cannot return for any query (repair them on the Index health page). */
@@ -56,13 +63,24 @@ export interface Inspection {
   expected: ExpectedDiagnosis | null;
   /** The query's words with how much each counts in this agent (local embedder); null otherwise. */
   query_words: QueryWord[] | null;
+  /** The vector ranking is exact (every chunk of the agent scored), so no nearer chunk can be missing. */
+  ranked_exactly: boolean;
+  /** Not ranked exactly, and no exact ranking to check it against (its vectors not copied yet, or an index in another space). */
+  exact_unavailable: boolean;
+  /**
+   * Chunks of the exact top_k that the vector ranking's top_k (in vector mode: the results) lacks
+   * although they are nearer than one of its results: approximate-search misses, closest first.
+   */
+  index_misses: IndexMiss[];
 }
 
 /**
  * Everything the inspector shows for one query, from one embedding and one read of the ranking:
  * the top_k list is the head of the same ranking the diagnosis counts against, so the two cannot
  * disagree at the cut. The expected document's chunks get their exact distances from their stored
- * vectors, and the ranking is read only as deep as its best chunk needs (see locate). Works
+ * vectors, and the ranking is read only as deep as its best chunk needs (see locate). Where the
+ * agent is not ranked exactly, the list is checked against the exact ranking, and every chunk the
+ * vector index left out of the top_k although nearer than a result is named (index_misses). Works
  * with the agent's tool switched off, so an admin can test an agent before enabling it; logged as
  * an inspector search, not as the agent's call.
  */
@@ -80,12 +98,12 @@ export async function inspectQuery(
   const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
-  const { results, location } = await logged(
+  const { results, location, check } = await logged(
     agentId,
     "inspector",
     { query, top_k: topK },
     async () => {
-      if (agentChunkCount(agentId) === 0) return { results: [], location: null };
+      if (agentChunkCount(agentId) === 0) return { results: [], location: null, check: null };
       const { model, vectors } = await embedForAgent(agentId, [query]);
       const collection = await collectionFor(model);
       const [location] = await locate(agentId, collection, vectors, [ready ? [doc.id] : []], window);
@@ -94,17 +112,20 @@ export async function inspectQuery(
         mode === "vector"
           ? resultsWithText(agentId, location.head.slice(0, topK))
           : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
-      return { results, location };
+      const check = await exactCheck(agentId, collection, model.model, vectors[0], window, ready ? [doc.id] : []);
+      return { results, location, check };
     },
     (r) => r.results.length,
   );
 
+  const indexMisses = location && check?.exact ? withText(agentId, missesAgainst(location.head, check.exact, topK)) : [];
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
     const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
     const chunks = (location?.chunks ?? []).map((c) => ({
       chunk_index: c.chunk_index,
-      rank: c.rank,
+      // A chunk the index did not return has no place in its ranking; the exact one gives it its own.
+      rank: c.unreachable ? (check?.ranks.get(chunkKey(c.document_id, c.chunk_index)) ?? c.rank) : c.rank,
       distance: c.distance,
       chunk_text: texts.get(c.chunk_index) ?? "",
       unreachable: c.unreachable,
@@ -116,6 +137,7 @@ export async function inspectQuery(
       best_rank: chunks[0]?.rank ?? null,
       best_distance: chunks[0]?.distance ?? null,
       chunks,
+      index_miss: indexMisses.find((m) => m.document_id === expectedDocumentId && m.chunk_index === chunks[0]?.chunk_index) ?? null,
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
@@ -132,6 +154,10 @@ export async function inspectQuery(
     distances: (location?.head ?? []).slice(0, CHART_RESULTS).map((r) => r.score),
     expected,
     query_words: explained?.words ?? null,
+    // An agent with no chunks has nothing the index could miss.
+    ranked_exactly: check?.ranked_exactly ?? true,
+    exact_unavailable: check?.exact_unavailable ?? false,
+    index_misses: indexMisses,
   };
 }
 

@@ -1,0 +1,86 @@
+import "server-only";
+import type { Collection } from "chromadb";
+import { chunkKey, readyChunks } from "../db/chunks";
+import type { RankedChunk } from "../vector-store/chunks";
+import { exactPlaces, exactVectors } from "./exact";
+
+/**
+ * What the inspector checks the vector index's answer against: the exact ranking of every ready
+ * chunk (lib/retrieval/exact.ts), so that a chunk nearer than a result but not returned is named.
+ */
+
+/** A chunk the exact ranking puts ahead of a result that the vector index did not return. */
+export interface IndexMiss {
+  document_id: number;
+  chunk_index: number;
+  filename: string;
+  chunk_text: string;
+  /** Its exact distance to the query. */
+  distance: number;
+  /** Its 1-based place in the exact ranking. */
+  exact_rank: number;
+  /**
+   * The first result (1-based) it is nearer than, and that result's distance; null when the index
+   * returned fewer than top_k results and this chunk, farther than all of them, should have been one.
+   */
+  nearer_than: number | null;
+  nearer_than_distance: number | null;
+}
+
+export interface ExactCheck {
+  /** The agent's search ranks every chunk exactly: its results are the exact ranking. */
+  ranked_exactly: boolean;
+  /** Not ranked exactly, and no exact ranking to check against (vectors not copied yet, or not a cosine index). */
+  exact_unavailable: boolean;
+  /** The first n of the exact ranking; null when ranked exactly (the results are it) or unavailable. */
+  exact: RankedChunk[] | null;
+  /** Exact rank of every chunk of the looked-for documents, by chunkKey (empty when `exact` is null). */
+  ranks: Map<string, number>;
+}
+
+/** Chroma sums in float32 and the exact scan in float64: the same chunk differs in the seventh digit. */
+const FLOAT_SLACK = 1e-6;
+
+/**
+ * Ranks the agent's chunks exactly for one query vector, unless its search already does: the first
+ * n, and where the chunks of the `targets` documents stand, with no limit.
+ */
+export async function exactCheck(agentId: number, collection: Collection, model: string, vector: number[], n: number, targets: number[]): Promise<ExactCheck> {
+  const none = { exact: null, ranks: new Map<string, number>() };
+  // The exact scan measures cosine distances; any other space's results could not be compared.
+  if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
+  if (await exactVectors(agentId, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
+  const all = await exactVectors(agentId, model, { anySize: true });
+  if (!all) return { ranked_exactly: false, exact_unavailable: true, ...none };
+  const [place] = await exactPlaces(all, model, [vector], n, [targets]);
+  const ranks = new Map(place.chunks.map((c) => [chunkKey(c.document_id, c.chunk_index), c.rank]));
+  return { ranked_exactly: false, exact_unavailable: false, exact: place.head, ranks };
+}
+
+export type RankedMiss = Omit<IndexMiss, "filename" | "chunk_text">;
+
+/**
+ * Chunks of the exact top k that the served top k lacks although they are nearer than one of its
+ * results, or, when it holds fewer than k, farther than all of them.
+ */
+export function missesAgainst(served: RankedChunk[], exact: RankedChunk[], k: number): RankedMiss[] {
+  const shown = served.slice(0, k);
+  const returned = new Set(shown.map((r) => chunkKey(r.document_id, r.chunk_index)));
+  return exact.slice(0, k).flatMap((c, i): RankedMiss[] => {
+    if (returned.has(chunkKey(c.document_id, c.chunk_index))) return [];
+    const j = shown.findIndex((r) => c.score < r.score - FLOAT_SLACK);
+    // Farther than a full list's results: tied with the last one, the index returned one of equals.
+    if (j < 0 && shown.length >= k) return [];
+    const than = j < 0 ? { nearer_than: null, nearer_than_distance: null } : { nearer_than: j + 1, nearer_than_distance: shown[j].score };
+    return [{ document_id: c.document_id, chunk_index: c.chunk_index, distance: c.score, exact_rank: i + 1, ...than }];
+  });
+}
+
+/** The misses with their document's name and text; a chunk whose document stopped being ready meanwhile is left out. */
+export function withText(agentId: number, misses: RankedMiss[]): IndexMiss[] {
+  const rows = readyChunks(agentId, misses);
+  return misses.flatMap((m): IndexMiss[] => {
+    const row = rows.get(chunkKey(m.document_id, m.chunk_index));
+    return row ? [{ ...m, filename: row.filename, chunk_text: row.text }] : [];
+  });
+}
