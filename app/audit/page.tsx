@@ -3,13 +3,21 @@ import { listAgents } from "@/lib/db/agents";
 import { currentIdentity } from "@/lib/auth";
 import { AuditPanel } from "@/components/audit/audit-panel";
 import { RebuildIndex } from "@/components/audit/rebuild-index";
+import { IndexRecallTable } from "@/components/audit/index-recall-table";
+import { latestIndexRecalls } from "@/lib/db/index-recall";
+import { indexRecallView } from "@/lib/retrieval/index-recall";
+import { env } from "@/lib/env.mjs";
+import { indexBacklog } from "@/lib/retrieval/health";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Index health · KB Inspector" };
 
 export default async function AuditPage() {
   // Names for the agent column; an id missing here belongs to a deleted agent.
-  const agents = Object.fromEntries(listAgents().map((a) => [a.id, a.name]));
+  const list = listAgents();
+  const agents = Object.fromEntries(list.map((a) => [a.id, a.name]));
+  const measured = new Map(latestIndexRecalls().map((r) => [r.agent_id, r]));
+  const recall = list.map((a) => ({ name: a.name, recall: indexRecallView(a.id, measured.get(a.id) ?? null) }));
   const canRepair = (await currentIdentity())?.role === "editor";
   return (
     <div className="space-y-6">
@@ -21,6 +29,7 @@ export default async function AuditPage() {
         </p>
       </div>
       <AuditPanel agents={agents} canRepair={canRepair} />
+      <IndexRecallTable rows={recall} threshold={env().INDEX_RECALL_WARN} exact={indexBacklog().exact} />
       <RebuildIndex canRebuild={canRepair} />
     </div>
   );

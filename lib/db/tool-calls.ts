@@ -131,3 +131,18 @@ export function recentRefusals(agentId: number, limit = 10): ToolCall[] {
     )
     .all(agentId, limit) as ToolCall[];
 }
+
+/**
+ * The agent's distinct successful search queries, most recently searched first, from the agent
+ * and the inspector alike: what the index-recall monitor replays.
+ */
+export function recentSearchTexts(agentId: number, limit: number): string[] {
+  const rows = db()
+    .prepare(
+      `SELECT json_extract(input, '$.query') AS query FROM tool_calls
+       WHERE agent_id = ? AND tool = 'document_search' AND ok = 1 AND trim(COALESCE(json_extract(input, '$.query'), '')) != ''
+       GROUP BY json_extract(input, '$.query') ORDER BY MAX(id) DESC LIMIT ?`,
+    )
+    .all(agentId, limit) as { query: unknown }[];
+  return rows.map((r) => String(r.query));
+}

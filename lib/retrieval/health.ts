@@ -10,6 +10,9 @@ import { pendingCleanups } from "../ingest/cleanup";
 import { recheckState, type RecheckState } from "../ingest/after-restart";
 import { rebuildState, type RebuildState } from "../vector-store/rebuild";
 import { probeQuery } from "../vector-store/chunks";
+import { copyState } from "../ingest/exact-copies";
+import { exactBytesHeld, exactLimit } from "./exact";
+import { env } from "../env.mjs";
 
 export interface Health {
   ok: boolean;
@@ -22,7 +25,29 @@ export interface Health {
    * the check of every chunk after Chroma came back from a crash (lib/ingest/after-restart.ts)
    * and the rebuild of the index that precedes it (lib/vector-store/rebuild.ts).
    */
-  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState; rebuild: RebuildState };
+  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState; rebuild: RebuildState; exact: ExactState };
+}
+
+/** Exact ranking (lib/retrieval/exact.ts): its limits, the vectors held, and the copies still to make from Chroma. */
+export interface ExactState {
+  max_chunks: number;
+  memory_mb: number;
+  held_mb: number;
+  documents_without_copy: number;
+  copying: boolean;
+  copy_error: string | null;
+}
+
+function exactState(): ExactState {
+  const copies = copyState();
+  return {
+    max_chunks: exactLimit(),
+    memory_mb: env().EXACT_MEMORY_MB,
+    held_mb: Math.round((exactBytesHeld() / (1024 * 1024)) * 10) / 10,
+    documents_without_copy: copies.missing,
+    copying: copies.running,
+    copy_error: copies.error,
+  };
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -39,6 +64,7 @@ export function indexBacklog(): Health["index"] {
     awaiting_cleanup: pendingCleanups().length,
     recheck: recheckState(),
     rebuild: rebuildState(),
+    exact: exactState(),
   };
 }
 

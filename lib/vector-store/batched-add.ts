@@ -53,6 +53,9 @@ export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
 
 const searching = () => activity.inFlight > 0 || clock.now() - activity.lastAt < SEARCH_ACTIVE_MS;
 
+/** Whether searches are coming in: background work (the index-recall monitor) waits for a pause. */
+export const searchesActive = (): boolean => searching();
+
 /** Before an add while searches come in: a pause as long as the last add took, then the searches in flight. */
 async function giveWay(queue: Queue): Promise<void> {
   if (!searching()) return;

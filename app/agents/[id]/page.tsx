@@ -5,6 +5,9 @@ import { DocumentsTable } from "@/components/documents/documents-table";
 import { RecentRefusals } from "@/components/documents/recent-refusals";
 import { recentRefusals } from "@/lib/db/tool-calls";
 import { env } from "@/lib/env.mjs";
+import { currentIdentity } from "@/lib/auth";
+import { currentIndexRecall } from "@/lib/retrieval/index-recall";
+import { IndexRecallSummary } from "@/components/agents/index-recall-summary";
 
 export const dynamic = "force-dynamic";
 
@@ -12,8 +15,10 @@ export default async function AgentDocumentsPage({ params }: { params: Promise<{
   const agent = await agentFromParams(params);
   const documents = listDocuments(agent.id);
   const refusals = recentRefusals(agent.id, 10);
+  const canEdit = (await currentIdentity())?.role === "editor";
   return (
     <div className="space-y-6">
+      <IndexRecallSummary recall={currentIndexRecall(agent.id)} canMeasure={canEdit} />
       <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
       <section aria-labelledby="documents-heading" className="space-y-2">
         <h2 id="documents-heading" className="font-semibold">
