@@ -105,7 +105,7 @@ describe("exact ranking", () => {
     // 1 byte of memory: nothing is held, every search reads the copy from SQLite.
     useExactLimits({ memoryMb: 1 / (1024 * 1024) });
     const held = await exactVectors(a.id, embedder().model);
-    expect(held?.blocks).toBeNull();
+    expect(held?.table).toBeNull();
     const [streamed] = await retrieve(a.id, [q], { topK: 6, mode: "vector" });
     expect(streamed).toEqual(replaced);
   });

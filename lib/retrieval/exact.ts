@@ -2,32 +2,24 @@ import "server-only";
 import { env } from "../env.mjs";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
+import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
 import type { RankedChunk } from "../vector-store/chunks";
 
 /**
  * Exact ranking: every ready chunk of an agent scored against the query, from the copy of the
  * vectors in SQLite (lib/db/chunk-vectors.ts), so the nearest chunks are returned whatever
  * Chroma's approximate index reaches. Agents of up to EXACT_MAX_CHUNKS chunks are ranked this
- * way (`npm run bench:exact`: at 10,000 chunks a scan takes 16 ms against Chroma's 44, at 100,000
- * 144 against 310, while Chroma's top 10 held 65% and 27% of the exact one on a corpus of one
- * vocabulary). The vectors of recently searched agents are held in memory, unit length, up to
- * EXACT_MEMORY_MB in all; an agent past that is read from SQLite a page at a time on each search,
- * so memory stays flat however large the corpus grows.
+ * way. The vectors of recently searched agents are held in WebAssembly memory, unit length, and
+ * scored by a SIMD kernel (lib/retrieval/exact-kernel.ts), up to EXACT_MEMORY_MB in all; an agent
+ * past that is read from SQLite a page at a time on each search, so memory stays flat however
+ * large the corpus grows.
  */
 
-/** Vectors of one run of chunks, scaled to unit length: a cosine distance is 1 - their dot product. */
-interface Block {
-  document_id: number;
-  first_chunk: number;
-  count: number;
-  data: Float32Array;
-}
-
-interface AgentVectors {
+export interface AgentVectors {
   /** readySignature when loaded: the ready set it holds. */
   signature: string;
   /** null: complete but too large to hold, read from SQLite on each search. */
-  blocks: Block[] | null;
+  table: VectorTable | null;
   documents: number[];
   /** Chunks of the ready documents, all with a vector. */
   chunks: number;
@@ -62,34 +54,23 @@ export const exactBytesHeld = (): number => [...state().agents.values()].reduce(
 /** Agents found with ready documents whose vectors have no copy yet (start-up copies them, lib/ingest/exact-copies.ts). */
 export const agentsAwaitingCopies = (): number[] => [...state().incomplete];
 
-/** Rows scored between two yields to the event loop (~10 ms of work at 1,024 dimensions). */
-const ROWS_PER_TURN = 8_192;
 /** Documents read from SQLite per step while an agent's vectors are loaded or streamed. */
 const DOCUMENTS_PER_READ = 200;
+/** Room a table is made with beyond what it holds, for documents added later. */
+const SLACK = 1.25;
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
-function unitBlock(run: VectorRun): Block {
-  const { dimension: dim, vectors } = run;
-  const data = new Float32Array(vectors.length);
-  for (let r = 0; r < run.count; r++) {
-    let sq = 0;
-    for (let i = r * dim; i < (r + 1) * dim; i++) sq += vectors[i] * vectors[i];
-    const scale = sq === 0 ? 0 : 1 / Math.sqrt(sq);
-    for (let i = r * dim; i < (r + 1) * dim; i++) data[i] = vectors[i] * scale;
-  }
-  return { document_id: run.document_id, first_chunk: run.first_chunk, count: run.count, data };
-}
-
-async function* blocksOf(documents: number[], model: string): AsyncGenerator<Block[]> {
+/** The documents' stored runs, a page of documents at a time. */
+async function* runsOf(documents: number[], model: string): AsyncGenerator<VectorRun[]> {
   for (let i = 0; i < documents.length; i += DOCUMENTS_PER_READ) {
-    yield readVectorRuns(documents.slice(i, i + DOCUMENTS_PER_READ), model).map(unitBlock);
+    yield readVectorRuns(documents.slice(i, i + DOCUMENTS_PER_READ), model);
     await turn();
   }
 }
 
 function evictFor(bytes: number, keep: string): void {
   const budget = memoryBudget();
-  const held = [...state().agents.entries()].filter(([, a]) => a.blocks !== null);
+  const held = [...state().agents.entries()].filter(([, a]) => a.table !== null);
   let total = held.reduce((s, [, a]) => s + a.bytes, 0) + bytes;
   for (const [key, a] of held.sort((x, y) => x[1].usedAt - y[1].usedAt)) {
     if (total <= budget) return;
@@ -99,14 +80,39 @@ function evictFor(bytes: number, keep: string): void {
   }
 }
 
-/** The agent's ready documents as stored copies, streamed (blocks null); null while a copy is missing. */
+/** The agent's ready documents as stored copies, streamed (table null); null while a copy is missing. */
 function streamed(agentId: number, model: string, signature = readySignature(agentId, model)): AgentVectors | null {
   const coverage = readyVectorCoverage(agentId, model);
   if (coverage.some((d) => d.stored !== d.chunk_count)) return null;
   const documents = coverage.map((d) => d.document_id);
   const dimension = documents.length > 0 ? (readVectorRuns([documents[0]], model)[0]?.dimension ?? 0) : 0;
   const chunks = coverage.reduce((s, d) => s + d.chunk_count, 0);
-  return { signature, blocks: null, documents, chunks, dimension, bytes: 0, usedAt: Date.now() };
+  return { signature, table: null, documents, chunks, dimension, bytes: 0, usedAt: Date.now() };
+}
+
+/**
+ * The table for the ready set `agent` describes: the one held before with its removed documents
+ * dropped and the new ones appended, or a new one when it has no room left (or a quarter is
+ * removed rows). Null when the memory cannot be had: the agent is then streamed.
+ */
+async function tableFor(agent: AgentVectors, model: string, before: VectorTable | null): Promise<VectorTable | null> {
+  const ready = new Set(agent.documents);
+  let table = before && before.dimension === agent.dimension ? before : null;
+  if (table) for (const id of [...table.documentOf.subarray(0, table.rows)]) if (!ready.has(id) && table.hasDocument(id)) table.remove(id);
+  const added = agent.documents.filter((id) => !table?.hasDocument(id));
+  const addedRows = agent.chunks - (table?.live ?? 0);
+  try {
+    if (!table || table.rows + addedRows > table.capacity || table.dead * 4 > table.rows) {
+      const capacity = Math.ceil(agent.chunks * SLACK);
+      if (capacity * agent.dimension * 4 > memoryBudget()) return null;
+      table = table ? table.compacted(capacity) : new VectorTable(agent.dimension, capacity);
+    }
+  } catch (err) {
+    if (err instanceof RangeError) return null; // past what WebAssembly memory can hold
+    throw err;
+  }
+  for await (const page of runsOf(added, model)) for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
+  return table;
 }
 
 async function load(agentId: number, model: string, signature: string, before: AgentVectors | undefined): Promise<AgentVectors | null> {
@@ -116,16 +122,11 @@ async function load(agentId: number, model: string, signature: string, before: A
     return null;
   }
   state().incomplete.delete(agentId);
-  const bytes = agent.chunks * agent.dimension * 4;
-  if (bytes > memoryBudget()) return agent;
+  if (agent.chunks * agent.dimension * 4 > memoryBudget()) return agent;
   const key = `${agentId}|${model}`;
-  evictFor(bytes, key);
-  // Documents still ready keep their loaded vectors; only the new ones are read.
-  const kept = new Set(agent.documents);
-  const blocks = (before?.blocks ?? []).filter((b) => kept.has(b.document_id));
-  const had = new Set(blocks.map((b) => b.document_id));
-  for await (const page of blocksOf(agent.documents.filter((id) => !had.has(id)), model)) blocks.push(...page);
-  return { ...agent, blocks, bytes };
+  evictFor(Math.ceil(agent.chunks * SLACK) * agent.dimension * 4 - (before?.bytes ?? 0), key);
+  const table = await tableFor(agent, model, before?.table ?? null);
+  return table ? { ...agent, table, bytes: table.bytes } : agent;
 }
 
 /**
@@ -160,18 +161,6 @@ export async function exactVectors(agentId: number, model: string, opts: { anySi
   }
 }
 
-/** Query vectors as Chroma receives them (float32), scaled to unit length. */
-function unitQueries(vectors: number[][]): Float32Array[] {
-  return vectors.map((v) => {
-    const q = Float32Array.from(v);
-    let sq = 0;
-    for (let i = 0; i < q.length; i++) sq += q[i] * q[i];
-    const scale = sq === 0 ? 0 : 1 / Math.sqrt(sq);
-    for (let i = 0; i < q.length; i++) q[i] *= scale;
-    return q;
-  });
-}
-
 /** The n-th smallest of xs (quickselect on a copy). */
 function nthSmallest(xs: Float32Array, n: number): number {
   const a = Float32Array.from(xs);
@@ -199,46 +188,43 @@ interface Scan {
   rows: number;
   documentOf: Int32Array;
   chunkOf: Int32Array;
-  /** Per query: distances in float32, as Chroma gives its own (it also sums in float32, so the two differ in the seventh digit at most). */
+  /** Per query: distances in float32, as Chroma gives its own; +Infinity for a row of a document removed meanwhile. */
   dist: Float32Array[];
 }
 
-/** Scores every ready chunk against each query, in turns so that other requests are served during a long scan. */
+/**
+ * Scores every ready chunk against each query, a kernel call at a time with a turn of the event
+ * loop between, so that other requests are served during a long scan. A held table may gain rows
+ * or lose documents meanwhile (another search brings it up to date): rows past those it had are
+ * not read, and rows of documents removed by then are dropped.
+ */
 async function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
-  const queries = unitQueries(vectors);
-  const dim = agent.dimension;
-  const total = agent.chunks;
-  const out: Scan = { rows: 0, documentOf: new Int32Array(total), chunkOf: new Int32Array(total), dist: queries.map(() => new Float32Array(total)) };
-  let sinceTurn = 0;
-  const score = async (blocks: Block[]) => {
-    for (const b of blocks) {
-      for (let r = 0; r < b.count && out.rows < total; r++, out.rows++) {
-        const o = r * dim;
-        out.documentOf[out.rows] = b.document_id;
-        out.chunkOf[out.rows] = b.first_chunk + r;
-        for (let q = 0; q < queries.length; q++) {
-          const v = queries[q];
-          let s0 = 0, s1 = 0, s2 = 0, s3 = 0; // four sums: one alone waits on each add's latency
-          let i = 0;
-          for (; i + 3 < dim; i += 4) {
-            s0 += v[i] * b.data[o + i];
-            s1 += v[i + 1] * b.data[o + i + 1];
-            s2 += v[i + 2] * b.data[o + i + 2];
-            s3 += v[i + 3] * b.data[o + i + 3];
-          }
-          for (; i < dim; i++) s0 += v[i] * b.data[o + i];
-          out.dist[q][out.rows] = 1 - (s0 + s1 + s2 + s3);
-        }
-      }
-      sinceTurn += b.count * queries.length;
-      if (sinceTurn >= ROWS_PER_TURN) {
-        sinceTurn = 0;
-        await turn();
-      }
+  const queries = vectors.map(unitQuery);
+  const scoreTable = async (t: VectorTable, out: Scan) => {
+    const rows = t.rows;
+    for (let from = 0; from < rows; from += ROWS_PER_CALL) {
+      const n = Math.min(ROWS_PER_CALL, rows - from);
+      t.score(queries, from, n, out.dist, out.rows + from);
+      await turn();
     }
+    out.documentOf.set(t.documentOf.subarray(0, rows), out.rows);
+    out.chunkOf.set(t.chunkOf.subarray(0, rows), out.rows);
+    for (let r = 0; r < rows; r++) if (!t.alive[r]) for (const d of out.dist) d[out.rows + r] = Number.POSITIVE_INFINITY;
+    out.rows += rows;
   };
-  if (agent.blocks) await score(agent.blocks);
-  else for await (const page of blocksOf(agent.documents, model)) await score(page);
+  const size = agent.table ? agent.table.rows : agent.chunks;
+  const out: Scan = { rows: 0, documentOf: new Int32Array(size), chunkOf: new Int32Array(size), dist: queries.map(() => new Float32Array(size)) };
+  if (agent.table) {
+    await scoreTable(agent.table, out);
+    return out;
+  }
+  for await (const page of runsOf(agent.documents, model)) {
+    const rows = page.reduce((n, r) => n + r.count, 0);
+    if (rows === 0 || out.rows + rows > size) continue; // documents changed since the agent was described
+    const t = new VectorTable(agent.dimension, rows);
+    for (const r of page) t.append(r.document_id, r.first_chunk, r.count, r.vectors);
+    await scoreTable(t, out);
+  }
   return out;
 }
 
@@ -249,7 +235,7 @@ function nearestOf(s: Scan, q: number, n: number): RankedChunk[] {
   const d = s.dist[q].subarray(0, s.rows);
   const bound = n >= s.rows ? Number.POSITIVE_INFINITY : nthSmallest(d, n);
   const hits: RankedChunk[] = [];
-  for (let i = 0; i < s.rows; i++) if (d[i] <= bound) hits.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+  for (let i = 0; i < s.rows; i++) if (d[i] <= bound && d[i] !== Number.POSITIVE_INFINITY) hits.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
   return hits.sort(closestFirst).slice(0, n);
 }
 
@@ -274,7 +260,7 @@ export async function exactPlaces(
   return s.dist.map((d, q) => {
     const wanted = new Set(targets[q]);
     const found: RankedChunk[] = [];
-    for (let i = 0; i < s.rows; i++) if (wanted.has(s.documentOf[i])) found.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+    for (let i = 0; i < s.rows; i++) if (wanted.has(s.documentOf[i]) && d[i] !== Number.POSITIVE_INFINITY) found.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
     found.sort(closestFirst);
     // Chunks ahead of each looked-for one, counted in one pass: how many are nearer than each.
     const ahead = new Int32Array(found.length);

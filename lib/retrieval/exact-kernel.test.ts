@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { compileKernel } from "../../scripts/build-kernel.mjs";
+import { KERNEL_WASM } from "./exact-kernel-wasm";
+import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+
+let seed = 99;
+const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+const vectors = (rows: number, dim: number) => Float32Array.from({ length: rows * dim }, rand);
+
+/** 1 - cosine similarity, in float64 from the float32 inputs. */
+function reference(q: Float32Array, data: Float32Array, row: number, dim: number): number {
+  let dot = 0;
+  let qq = 0;
+  let vv = 0;
+  for (let i = 0; i < dim; i++) {
+    const v = data[row * dim + i];
+    dot += q[i] * v;
+    qq += q[i] * q[i];
+    vv += v * v;
+  }
+  return 1 - dot / Math.sqrt(qq * vv);
+}
+
+function scoreAll(t: VectorTable, queries: Float32Array[]): Float32Array[] {
+  const out = queries.map(() => new Float32Array(t.rows));
+  for (let from = 0; from < t.rows; from += ROWS_PER_CALL) t.score(queries, from, Math.min(ROWS_PER_CALL, t.rows - from), out, from);
+  return out;
+}
+
+describe("the exact ranking's kernel", () => {
+  it("is the compiled form of its text (npm run build:kernel)", async () => {
+    expect(Buffer.from(KERNEL_WASM, "base64").equals(await compileKernel())).toBe(true);
+  });
+
+  it.each([300, 1024, 1536])("gives every row's cosine distance to each of 1 to 7 queries at %i dimensions, past one call's rows", (dim) => {
+    const rows = dim === 300 ? ROWS_PER_CALL + 700 : 900;
+    const data = vectors(rows, dim);
+    const t = new VectorTable(dim, rows);
+    t.append(7, 0, 500, data.subarray(0, 500 * dim));
+    t.append(8, 3, rows - 500, data.subarray(500 * dim));
+    const queries = Array.from({ length: 7 }, () => Array.from({ length: dim }, rand));
+    for (const n of [1, 3, 4, 7]) {
+      const out = scoreAll(t, queries.slice(0, n).map(unitQuery));
+      for (let q = 0; q < n; q++) {
+        const qf = Float32Array.from(queries[q]);
+        let worst = 0;
+        for (let r = 0; r < rows; r++) worst = Math.max(worst, Math.abs(out[q][r] - reference(qf, data, r, dim)));
+        expect(worst, `${n} queries, query ${q}`).toBeLessThan(2e-6);
+      }
+    }
+    expect([t.documentOf[0], t.chunkOf[499], t.documentOf[500], t.chunkOf[500], t.chunkOf[rows - 1]]).toEqual([7, 499, 8, 3, rows - 500 + 2]);
+  });
+
+  it("drops a removed document's rows, keeps the others in order when compacted, and refuses rows past its capacity", () => {
+    const dim = 64;
+    const data = vectors(30, dim);
+    const t = new VectorTable(dim, 30);
+    t.append(1, 0, 10, data.subarray(0, 10 * dim));
+    t.append(2, 0, 10, data.subarray(10 * dim, 20 * dim));
+    t.append(3, 0, 10, data.subarray(20 * dim));
+    expect(() => t.append(4, 0, 1, data.subarray(0, dim))).toThrow(RangeError);
+    t.remove(2);
+    expect([t.live, t.dead, t.hasDocument(2)]).toEqual([20, 10, false]);
+    expect([...t.alive.subarray(8, 12)]).toEqual([1, 1, 0, 0]);
+
+    const q = [unitQuery(Array.from({ length: dim }, rand))];
+    const before = scoreAll(t, q)[0];
+    const c = t.compacted(25);
+    expect([c.rows, c.dead, c.capacity]).toEqual([20, 0, 25]);
+    expect([...c.documentOf.subarray(0, 20)]).toEqual([...Array(10).fill(1), ...Array(10).fill(3)]);
+    const after = scoreAll(c, q)[0];
+    expect([...after]).toEqual([...before.subarray(0, 10), ...before.subarray(20, 30)]);
+  });
+});

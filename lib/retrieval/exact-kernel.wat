@@ -1,0 +1,86 @@
+;; Cosine distances for exact ranking (lib/retrieval/exact-kernel-wasm.ts holds the compiled bytes;
+;; `npm run build:kernel` compiles this file again). Vectors are unit length, float32, each row
+;; padded with zeros to a multiple of 16 floats; sums are float32, as Chroma's are.
+(module
+  (memory (import "env" "mem") 1)
+
+  ;; out[r] = 1 - q . row r, for rows [0, rows) of `data`.
+  (func (export "scores1") (param $q i32) (param $data i32) (param $rows i32) (param $dim i32) (param $out i32)
+    (local $r i32) (local $i i32) (local $p i32) (local $rowBytes i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local.set $rowBytes (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $p (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $a0 (v128.const f32x4 0 0 0 0))
+        (local.set $a1 (v128.const f32x4 0 0 0 0))
+        (local.set $a2 (v128.const f32x4 0 0 0 0))
+        (local.set $a3 (v128.const f32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (i32.add (local.get $q) (local.get $i))) (v128.load (i32.add (local.get $p) (local.get $i))))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=16 (i32.add (local.get $q) (local.get $i))) (v128.load offset=16 (i32.add (local.get $p) (local.get $i))))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load offset=32 (i32.add (local.get $q) (local.get $i))) (v128.load offset=32 (i32.add (local.get $p) (local.get $i))))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load offset=48 (i32.add (local.get $q) (local.get $i))) (v128.load offset=48 (i32.add (local.get $p) (local.get $i))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 64)))
+            (br $step)))
+        (local.set $a0 (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3))))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.sub (f32.const 1)
+            (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+                     (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0))))))
+        (local.set $p (i32.add (local.get $p) (local.get $rowBytes)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; The same for four queries at once (q, q + dim, q + 2 dim, q + 3 dim), each row read once:
+  ;; out[k * rows + r] for query k.
+  (func (export "scores4") (param $q i32) (param $data i32) (param $rows i32) (param $dim i32) (param $out i32)
+    (local $r i32) (local $i i32) (local $p i32) (local $rowBytes i32) (local $v v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $q1 i32) (local $q2 i32) (local $q3 i32) (local $o i32) (local $outBytes i32)
+    (local.set $rowBytes (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $q1 (i32.add (local.get $q) (local.get $rowBytes)))
+    (local.set $q2 (i32.add (local.get $q1) (local.get $rowBytes)))
+    (local.set $q3 (i32.add (local.get $q2) (local.get $rowBytes)))
+    (local.set $outBytes (i32.shl (local.get $rows) (i32.const 2)))
+    (local.set $p (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $a0 (v128.const f32x4 0 0 0 0))
+        (local.set $a1 (v128.const f32x4 0 0 0 0))
+        (local.set $a2 (v128.const f32x4 0 0 0 0))
+        (local.set $a3 (v128.const f32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $v) (v128.load (i32.add (local.get $q) (local.get $i))))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $v) (v128.load (i32.add (local.get $q1) (local.get $i))))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $v) (v128.load (i32.add (local.get $q2) (local.get $i))))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $v) (v128.load (i32.add (local.get $q3) (local.get $i))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step)))
+        (local.set $o (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))))
+        (f32.store (local.get $o) (f32.sub (f32.const 1) (call $sum (local.get $a0))))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (f32.sub (f32.const 1) (call $sum (local.get $a1))))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (f32.sub (f32.const 1) (call $sum (local.get $a2))))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (f32.sub (f32.const 1) (call $sum (local.get $a3))))
+        (local.set $p (i32.add (local.get $p) (local.get $rowBytes)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
+  (func $sum (param $a v128) (result f32)
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
+             (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))
+)
