@@ -223,6 +223,51 @@ async function measureQuery(b: Bench, index: ExactIndex, rowOf: Map<string, numb
   }
 }
 
+/**
+ * The app's own exact ranking (lib/retrieval/exact.ts, the WebAssembly kernel): its table built
+ * from the agent's vectors, one query at a time as a search asks, and 32 at a time as a recall
+ * run's batch does; its top 10 checked against this script's float64 one.
+ */
+async function measureApp(b: Bench, n: number, index: ExactIndex, queries: number[][]) {
+  const { VectorTable } = await import("../../lib/retrieval/exact-kernel");
+  const { exactNearest } = await import("../../lib/retrieval/exact");
+  const t0 = performance.now();
+  const table = new VectorTable(index.dim, index.ids.length);
+  for (let i = 0; i < index.ids.length; ) {
+    const key = parseId(index.ids[i]);
+    let run = 1;
+    while (i + run < index.ids.length && parseId(index.ids[i + run]).document_id === key.document_id && parseId(index.ids[i + run]).chunk_index === key.chunk_index + run) run++;
+    table.append(key.document_id, key.chunk_index, run, index.data.subarray(i * index.dim, (i + run) * index.dim));
+    i += run;
+  }
+  out(`app_exact_table_build_ms_${n}`, performance.now() - t0);
+  out(`app_exact_table_mb_${n}`, table.bytes / MB);
+  const agent = { signature: "", table, documents: [], chunks: index.ids.length, dimension: index.dim, bytes: table.bytes, usedAt: 0 };
+  const one: number[] = [];
+  let same = 0;
+  for (const qv of queries) {
+    const [hits] = await timed(one, () => exactNearest(agent, b.embedder.model, [qv], K));
+    const q = Float32Array.from(qv);
+    const truth = exactTopK(index, q, K, b.space);
+    const qq = dotRow(q, 0, q, 0, q.length);
+    const rowOf = (id: string) => index.ids.indexOf(id);
+    same += recallAt10(hits.map((h) => `doc${h.document_id}#${h.chunk_index}`), truth, (id) => distance(index, q, qq, rowOf(id), b.space));
+  }
+  for (const p of [50, 95]) out(`app_exact_search_p${p}_ms_${n}`, pct(one, p / 100));
+  out(`app_exact_recall_at_10_${n}`, same / queries.length);
+  const batch: number[] = [];
+  for (let i = 0; i + 32 <= queries.length || (i === 0 && queries.length > 0); i += 32) {
+    const group = queries.slice(i, i + 32);
+    await timed(batch, () => exactNearest(agent, b.embedder.model, group, K));
+    batch[batch.length - 1] /= group.length;
+  }
+  out(`app_exact_ms_per_query_in_32_${n}`, pct(batch, 0.5));
+}
+const parseId = (id: string) => {
+  const m = /^doc(\d+)#(\d+)$/.exec(id)!;
+  return { document_id: Number(m[1]), chunk_index: Number(m[2]) };
+};
+
 async function measureSize(b: Bench, n: number, queryCount: number) {
   const texts = Array.from({ length: queryCount }, () => `${pick(b.testTokens)} ${pick(VOCAB)} ${pick(VOCAB)}`);
   const queries = await b.embedder.embedQueries(texts, { chunks: b.have.get(TEST_AGENT)!, df: b.df });
@@ -239,6 +284,7 @@ async function measureSize(b: Bench, n: number, queryCount: number) {
     await measureQuery(b, index, rowOf, qv, m);
     if ((i + 1) % 10 === 0) log(`size ${n}: ${i + 1}/${queries.length} queries`);
   }
+  await measureApp(b, n, index, queries);
   for (const p of [50, 95]) out(`chroma_filtered_query_p${p}_ms_${n}`, pct(m.chroma, p / 100));
   out(`chroma_filtered_query_p50_ms_${n}_depth_${DEPTHS.at(-1)}`, pct(m.chromaDeep, 0.5));
   for (const p of [50, 95]) out(`exact_search_p${p}_ms_${n}`, pct(m.exact, p / 100));
