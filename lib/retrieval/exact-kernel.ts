@@ -56,7 +56,14 @@ export class VectorTable {
 
   /** Bytes this table takes: its WebAssembly memory and the row index. */
   get bytes(): number {
-    return this.memory.buffer.byteLength + this.capacity * 9;
+    return VectorTable.bytesFor(this.dimension, this.capacity);
+  }
+
+  /** Bytes a table of this size takes, before it is made. */
+  static bytesFor(dimension: number, capacity: number): number {
+    const stride = padded(dimension);
+    const memory = Math.ceil((4 * stride * 4 + 4 * ROWS_PER_CALL * 4 + Math.max(1, capacity) * stride * 4) / PAGE) * PAGE;
+    return memory + Math.max(1, capacity) * 9;
   }
 
   get live(): number {

@@ -7,7 +7,7 @@ import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store
 import { agentVectors, cosineDistance, queryAgent } from "../vector-store/chunks";
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent, retrieve } from "./retrieve";
-import { exactVectors, useExactLimits } from "./exact";
+import { exactBytesHeld, exactVectors, useExactLimits } from "./exact";
 import { copyMissingVectors, copyState } from "../ingest/exact-copies";
 
 // This file's collection is made before any ingest with 2 neighbours per node and ef 1: a graph
@@ -127,5 +127,26 @@ describe("exact ranking", () => {
     expect(copied?.chunks).toBe(listDocuments(a.id).reduce((s, d) => s + d.chunk_count, 0));
     const [hits] = await retrieve(a.id, [`${word(2002)} invoice`], { topK: 2, mode: "vector" });
     expect(hits[0].filename).toBe("c-2.md");
+  });
+
+  it("holds no more vectors than its memory allows: agents take turns, with the same results", async () => {
+    const agents = [newAgent("budget a"), newAgent("budget b")];
+    for (const [k, a] of agents.entries()) for (let i = 0; i < 8; i++) await ingest(a.id, `b-${i}.md`, article(3000 + 10 * k + i), 2000, 0);
+    const query = (k: number) => `${word(3000 + 10 * k + 5)} refund`;
+    const roomy = await Promise.all(agents.map((a, k) => retrieve(a.id, [query(k)], { topK: 4, mode: "vector" })));
+    const one = (await exactVectors(agents[0].id, embedder().model))!.bytes;
+    // Room for one agent's vectors, not two.
+    useExactLimits({ memoryMb: (one * 1.5) / (1024 * 1024) });
+    for (let round = 0; round < 2; round++) {
+      for (const [k, a] of agents.entries()) {
+        expect(await retrieve(a.id, [query(k)], { topK: 4, mode: "vector" })).toEqual(roomy[k]);
+        expect(exactBytesHeld()).toBeLessThanOrEqual(one * 1.5);
+        expect((await exactVectors(a.id, embedder().model))?.table).not.toBeNull();
+      }
+    }
+    // A document added to a held agent is appended, and found.
+    await ingest(agents[1].id, "b-new.md", article(3999), 2000, 0);
+    const [added] = await retrieve(agents[1].id, [`${word(3999)} refund`], { topK: 1, mode: "vector" });
+    expect(added[0].filename).toBe("b-new.md");
   });
 });

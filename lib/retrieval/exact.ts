@@ -56,7 +56,7 @@ export const agentsAwaitingCopies = (): number[] => [...state().incomplete];
 
 /** Documents read from SQLite per step while an agent's vectors are loaded or streamed. */
 const DOCUMENTS_PER_READ = 200;
-/** Room a table is made with beyond what it holds, for documents added later. */
+/** Room a table that grew is made with beyond what it holds, for more documents to come; a first load has none. */
 const SLACK = 1.25;
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
@@ -103,8 +103,9 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
   const addedRows = agent.chunks - (table?.live ?? 0);
   try {
     if (!table || table.rows + addedRows > table.capacity || table.dead * 4 > table.rows) {
-      const capacity = Math.ceil(agent.chunks * SLACK);
-      if (capacity * agent.dimension * 4 > memoryBudget()) return null;
+      let capacity = table ? Math.ceil(agent.chunks * SLACK) : agent.chunks;
+      if (VectorTable.bytesFor(agent.dimension, capacity) > memoryBudget()) capacity = agent.chunks;
+      if (VectorTable.bytesFor(agent.dimension, capacity) > memoryBudget()) return null;
       table = table ? table.compacted(capacity) : new VectorTable(agent.dimension, capacity);
     }
   } catch (err) {
@@ -122,10 +123,11 @@ async function load(agentId: number, model: string, signature: string, before: A
     return null;
   }
   state().incomplete.delete(agentId);
-  if (agent.chunks * agent.dimension * 4 > memoryBudget()) return agent;
+  if (VectorTable.bytesFor(agent.dimension, agent.chunks) > memoryBudget()) return agent;
   const key = `${agentId}|${model}`;
-  evictFor(Math.ceil(agent.chunks * SLACK) * agent.dimension * 4 - (before?.bytes ?? 0), key);
+  evictFor(VectorTable.bytesFor(agent.dimension, agent.chunks) - (before?.bytes ?? 0), key);
   const table = await tableFor(agent, model, before?.table ?? null);
+  if (table) evictFor(table.bytes - (before?.bytes ?? 0), key); // a table that grew took room to spare
   return table ? { ...agent, table, bytes: table.bytes } : agent;
 }
 
