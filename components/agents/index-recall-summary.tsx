@@ -16,7 +16,8 @@ export function IndexRecallSummary({ recall, canMeasure }: { recall: IndexRecall
         {recall.measured_at && (
           <span className="text-slate-500">
             {" "}
-            Measured <time dateTime={recall.measured_at}>{new Date(recall.measured_at).toLocaleString("en-GB")}</time>.
+            {/* When nothing could be measured, the time is of a check, not of a measurement. */}
+            {recall.served_recall === null ? "Checked" : "Measured"} <time dateTime={recall.measured_at}>{new Date(recall.measured_at).toLocaleString("en-GB")}</time>.
           </span>
         )}
       </p>

@@ -36,7 +36,8 @@ const COLUMNS: Column<RecallRow>[] = [
       ),
   },
   { id: "index", header: "Chroma's index alone", className: "tabular-nums", cell: (r) => figure(r.recall.index_recall) },
-  { id: "queries", header: "Searches replayed", className: "tabular-nums", cell: (r) => r.recall.queries.toLocaleString("en") },
+  // Never measured is no figure, not 0 searches replayed.
+  { id: "queries", header: "Searches replayed", className: "tabular-nums", cell: (r) => (r.recall.measured_at ? r.recall.queries.toLocaleString("en") : "—") },
   {
     id: "when",
     header: "Measured",
@@ -65,8 +66,8 @@ export function IndexRecallTable({ rows, threshold, exact }: { rows: RecallRow[]
         {exact.max_chunks > 0 ? (
           <>
             Agents of up to {exact.max_chunks.toLocaleString("en")} chunks (<code>EXACT_MAX_CHUNKS</code>) are ranked exactly, every
-            chunk scored: {exact.held_mb.toLocaleString("en")} MB of their vectors held in memory of {exact.memory_mb.toLocaleString("en")}{" "}
-            MB (<code>EXACT_MEMORY_MB</code>).
+            chunk scored; their vectors take {exact.held_mb.toLocaleString("en")} MB of memory, of the{" "}
+            {exact.memory_mb.toLocaleString("en")} MB allowed (<code>EXACT_MEMORY_MB</code>).
           </>
         ) : (
           <>Exact ranking is off (<code>EXACT_MAX_CHUNKS=0</code>): every search is Chroma&apos;s approximate index.</>

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { requireRole } from "@/lib/auth";
-import { measureIndexRecall } from "@/lib/retrieval/index-recall";
+import { measureIndexRecall, type IndexRecall } from "@/lib/retrieval/index-recall";
 import { vectorStoreUnavailable } from "@/lib/http/errors";
 import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
 import { toFormState, type FormState } from "./form-state";
@@ -18,13 +18,15 @@ export async function measureIndexRecallAction(agentId: number, _prev: MeasureRe
   const failed = { message: "Index recall was not measured." };
   const parsed = agentIdSchema.safeParse(agentId);
   if (!parsed.success) return toFormState(parsed.error, failed);
+  let measured: IndexRecall;
   try {
-    await measureIndexRecall(parsed.data);
+    measured = await measureIndexRecall(parsed.data);
   } catch (err) {
     // Chroma down is expected now and then: said in the form, not the error page.
     return toFormState(isVectorStoreUnavailable(err) ? vectorStoreUnavailable() : err, failed);
   }
   revalidatePath(`/agents/${parsed.data}`, "layout");
   revalidatePath("/audit");
-  return { ok: true, message: "Measured just now." };
+  // The summary line says why nothing could be measured (no searches yet, no ready documents...).
+  return { ok: true, message: measured.served_recall === null ? "Checked just now: nothing could be measured." : "Measured just now." };
 }
