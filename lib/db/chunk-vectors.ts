@@ -25,7 +25,8 @@ function toBlob(vectors: number[][]): Buffer {
 }
 
 function fromBlob(blob: Buffer): Float32Array {
-  // A copy: the Buffer's memory is better-sqlite3's and may be shared with others.
+  // Each row's blob is a Buffer of its own: viewed in place when aligned for float32, else copied.
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
   const out = new Float32Array(blob.byteLength / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;
@@ -104,8 +105,17 @@ export function documentsWithoutVectorsCount(): number {
 
 /** The stored runs of some documents of one model, in document and chunk order. */
 export function readVectorRuns(documentIds: number[], model: string): VectorRun[] {
-  const read = db().prepare("SELECT document_id, first_chunk, count, dimension, vectors FROM chunk_vectors WHERE document_id = ? AND model = ? ORDER BY first_chunk");
-  return documentIds.flatMap((id) =>
-    (read.all(id, model) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]).map((r) => ({ ...r, vectors: fromBlob(r.vectors) })),
+  const out: VectorRun[] = [];
+  // One statement per page of documents (a fixed number of placeholders, so it is compiled once).
+  const PAGE = 50;
+  const read = db().prepare(
+    `SELECT document_id, first_chunk, count, dimension, vectors FROM chunk_vectors
+     WHERE model = ? AND document_id IN (${Array(PAGE).fill("?").join(", ")}) ORDER BY document_id, first_chunk`,
   );
+  for (let i = 0; i < documentIds.length; i += PAGE) {
+    const page = documentIds.slice(i, i + PAGE);
+    const ids = [...page, ...Array(PAGE - page.length).fill(-1)];
+    for (const r of read.all(model, ...ids) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]) out.push({ ...r, vectors: fromBlob(r.vectors) });
+  }
+  return out;
 }
