@@ -25,16 +25,19 @@ export async function register() {
   watchIndexRecall();
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
-  // Then loads their vectors for exact ranking, and copies from Chroma those of documents indexed
-  // before the app kept a copy.
+  // Then loads the vectors of the most recently searched and changed agents for exact ranking, and
+  // copies from Chroma those of documents indexed before the app kept a copy.
   const { warmCorpusStats } = await import("./lib/retrieval/corpus-stats");
   const { warmExactVectors } = await import("./lib/retrieval/exact");
   const { copyMissingVectors } = await import("./lib/ingest/exact-copies");
   const { agentsByLatestChange } = await import("./lib/db/documents");
+  const { agentsByLatestSearch } = await import("./lib/db/tool-calls");
   void embedder()
     .embed(["warm-up"])
     .then(() => warmCorpusStats(embedder()))
-    .then(() => warmExactVectors(embedder().model, agentsByLatestChange(embedder().model, 50)))
-    .then(() => copyMissingVectors())
     .catch(() => {});
+  // Read from SQLite alone, beside the embedder's start; a search's own load goes first.
+  void warmExactVectors(embedder().model, [...agentsByLatestSearch(50), ...agentsByLatestChange(embedder().model, 50)])
+    .catch((err) => console.error("[kb-inspector] exact ranking's vectors not loaded ahead:", err instanceof Error ? err.message : err))
+    .then(() => copyMissingVectors({ retryMs: 30_000 }));
 }

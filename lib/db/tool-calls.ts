@@ -146,3 +146,11 @@ export function recentSearchTexts(agentId: number, limit: number): string[] {
     .all(agentId, limit) as { query: unknown }[];
   return rows.map((r) => String(r.query));
 }
+
+/** Agents by their latest search, the most recent first (what to load first after a start). */
+export function agentsByLatestSearch(limit: number): number[] {
+  const rows = db()
+    .prepare("SELECT agent_id FROM tool_calls GROUP BY agent_id ORDER BY MAX(created_at) DESC LIMIT ?")
+    .all(limit) as { agent_id: number }[];
+  return rows.map((r) => r.agent_id);
+}

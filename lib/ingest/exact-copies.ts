@@ -49,8 +49,11 @@ async function pass(): Promise<void> {
   }
 }
 
-/** Starts a pass unless one is running; resolves when it ends (a failure is kept in the state, not thrown). */
-export function copyMissingVectors(): Promise<void> {
+/**
+ * Starts a pass unless one is running; resolves when it ends (a failure is kept in the state, not
+ * thrown). With `retryMs`, a pass that failed (Chroma not up yet) is tried again that much later.
+ */
+export function copyMissingVectors(opts: { retryMs?: number } = {}): Promise<void> {
   const c = current();
   c.run ??= (async () => {
     c.state.running = true;
@@ -59,6 +62,7 @@ export function copyMissingVectors(): Promise<void> {
       await pass();
     } catch (err) {
       c.state.error = err instanceof Error ? err.message : String(err);
+      if (opts.retryMs) setTimeout(() => void copyMissingVectors(opts), opts.retryMs).unref();
     } finally {
       c.state.running = false;
       c.run = null;

@@ -13,6 +13,7 @@ const kernel = () => (compiled ??= new WebAssembly.Module(Buffer.from(KERNEL_WAS
 interface Kernel {
   scores1(q: number, data: number, rows: number, dim: number, out: number): void;
   scores4(q: number, data: number, rows: number, dim: number, out: number): void;
+  normalize(data: number, rows: number, dim: number): void;
 }
 
 const PAGE = 65_536;
@@ -78,12 +79,11 @@ export class VectorTable {
   append(documentId: number, firstChunk: number, count: number, vectors: Float32Array): void {
     if (this.rows + count > this.capacity) throw new RangeError("vector table full");
     const dim = this.dimension;
+    const at = this.dataAt / 4 + this.rows * this.stride;
+    if (dim === this.stride) this.f32.set(vectors.subarray(0, count * dim), at);
+    else for (let r = 0; r < count; r++) this.f32.set(vectors.subarray(r * dim, (r + 1) * dim), at + r * this.stride);
+    this.fn.normalize(at * 4, count, this.stride);
     for (let r = 0; r < count; r++) {
-      let sq = 0;
-      for (let i = r * dim; i < (r + 1) * dim; i++) sq += vectors[i] * vectors[i];
-      const scale = sq === 0 ? 0 : 1 / Math.sqrt(sq);
-      const at = this.dataAt / 4 + (this.rows + r) * this.stride;
-      for (let i = 0; i < dim; i++) this.f32[at + i] = vectors[r * dim + i] * scale;
       this.documentOf[this.rows + r] = documentId;
       this.chunkOf[this.rows + r] = firstChunk + r;
       this.alive[this.rows + r] = 1;

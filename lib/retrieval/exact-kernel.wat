@@ -80,6 +80,40 @@
         (br $row)))
   )
 
+  ;; Scales rows [0, rows) of `data` to unit length in place (a row of zeros stays zeros).
+  (func (export "normalize") (param $data i32) (param $rows i32) (param $dim i32)
+    (local $r i32) (local $i i32) (local $p i32) (local $rowBytes i32) (local $a v128) (local $v v128) (local $n f32) (local $s v128)
+    (local.set $rowBytes (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $p (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $a (v128.const f32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $a (f32x4.add (local.get $a) (f32x4.mul (local.get $v) (local.get $v))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step)))
+        (local.set $n (call $sum (local.get $a)))
+        (if (f32.gt (local.get $n) (f32.const 0))
+          (then
+            (local.set $s (f32x4.splat (f32.div (f32.const 1) (f32.sqrt (local.get $n)))))
+            (local.set $i (i32.const 0))
+            (block $end2
+              (loop $scale
+                (br_if $end2 (i32.ge_u (local.get $i) (local.get $rowBytes)))
+                (v128.store (i32.add (local.get $p) (local.get $i))
+                  (f32x4.mul (v128.load (i32.add (local.get $p) (local.get $i))) (local.get $s)))
+                (local.set $i (i32.add (local.get $i) (i32.const 16)))
+                (br $scale)))))
+        (local.set $p (i32.add (local.get $p) (local.get $rowBytes)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
   (func $sum (param $a v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
              (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))

@@ -283,9 +283,13 @@ export async function exactPlaces(
   });
 }
 
-/** Loads the vectors of the most recently changed agents after start-up, while the memory budget lasts. */
+/**
+ * Loads the vectors of the given agents after start-up (the most recently searched first), while
+ * the memory budget lasts. A load a search started goes first: this waits for it.
+ */
 export async function warmExactVectors(model: string, agentIds: number[]): Promise<void> {
-  for (const agentId of agentIds) {
+  for (const agentId of new Set(agentIds)) {
+    while (state().loading.size > 0) await Promise.allSettled([...state().loading.values()]);
     if (exactBytesHeld() >= memoryBudget()) return;
     await exactVectors(agentId, model);
   }
