@@ -3,6 +3,7 @@ import { env } from "../env.mjs";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
 
 /**
@@ -200,7 +201,13 @@ interface Scan {
  * or lose documents meanwhile (another search brings it up to date): rows past those it had are
  * not read, and rows of documents removed by then are dropped.
  */
-async function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
+function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
+  // Counted as a search, so that uploads' adds give way to it as they do to Chroma's queries:
+  // what competes with a scan is the app's own work of sending them.
+  return asSearch(() => scanNow(agent, model, vectors));
+}
+
+async function scanNow(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
   const queries = vectors.map(unitQuery);
   const scoreTable = async (t: VectorTable, out: Scan) => {
     const rows = t.rows;

@@ -39,7 +39,7 @@ const activity = ((globalThis as unknown as { __kbSearchActivity?: { inFlight: n
   lastAt: Number.NEGATIVE_INFINITY,
 });
 
-/** Runs a Chroma query, counted so that adds give way to it. */
+/** Runs a search (a Chroma query, or an exact scan in the app), counted so that adds give way to it. */
 export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
   activity.inFlight++;
   activity.lastAt = clock.now();
