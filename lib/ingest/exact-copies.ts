@@ -3,7 +3,8 @@ import { chunkIndexes } from "../db/chunks";
 import { documentsWithoutVectors, documentsWithoutVectorsCount, replaceChunkVectors } from "../db/chunk-vectors";
 import { embedder } from "../embeddings/configured";
 import { agentVectors } from "../vector-store/chunks";
-import { chunkId, collectionFor } from "../vector-store/client";
+import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { vectorStoreUnavailable } from "../http/errors";
 
 /**
  * Copies into SQLite the vectors of ready documents that have none there (documents indexed
@@ -61,7 +62,9 @@ export function copyMissingVectors(opts: { retryMs?: number } = {}): Promise<voi
     try {
       await pass();
     } catch (err) {
-      c.state.error = err instanceof Error ? err.message : String(err);
+      // Shown on Index health: the app's own words; Chroma's or the driver's go to the server log.
+      c.state.error = isVectorStoreUnavailable(err) ? vectorStoreUnavailable().message : "Copying stopped on the server; the details are in its log.";
+      if (!isVectorStoreUnavailable(err)) console.error("[kb-inspector] copying vectors for exact ranking failed:", err);
       if (opts.retryMs) setTimeout(() => void copyMissingVectors(opts), opts.retryMs).unref();
     } finally {
       c.state.running = false;

@@ -34,10 +34,9 @@ const holder = globalThis as unknown as {
     agents: Map<string, AgentVectors>;
     loading: Map<string, Promise<AgentVectors | null>>;
     limits: { chunks?: number; memoryMb?: number };
-    incomplete: Set<number>;
   };
 };
-const state = () => (holder.__kbExact ??= { agents: new Map(), loading: new Map(), limits: {} as { chunks?: number; memoryMb?: number }, incomplete: new Set() });
+const state = () => (holder.__kbExact ??= { agents: new Map(), loading: new Map(), limits: {} as { chunks?: number; memoryMb?: number } });
 
 /** The most chunks an agent may have to be ranked exactly (0: never). */
 export const exactLimit = (): number => state().limits.chunks ?? env().EXACT_MAX_CHUNKS;
@@ -52,8 +51,6 @@ export function useExactLimits(limits: { chunks?: number; memoryMb?: number }): 
 /** Bytes of vectors held in memory, all agents (health). */
 export const exactBytesHeld = (): number => [...state().agents.values()].reduce((s, a) => s + a.bytes, 0);
 
-/** Agents found with ready documents whose vectors have no copy yet (start-up copies them, lib/ingest/exact-copies.ts). */
-export const agentsAwaitingCopies = (): number[] => [...state().incomplete];
 
 /** Documents read from SQLite per step while an agent's vectors are loaded or streamed. */
 const DOCUMENTS_PER_READ = 200;
@@ -118,12 +115,9 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
 }
 
 async function load(agentId: number, model: string, signature: string, before: AgentVectors | undefined): Promise<AgentVectors | null> {
+  // A ready document without its copy: served by Chroma until start-up or the repair copies it.
   const agent = streamed(agentId, model, signature);
-  if (!agent) {
-    state().incomplete.add(agentId);
-    return null;
-  }
-  state().incomplete.delete(agentId);
+  if (!agent) return null;
   if (VectorTable.bytesFor(agent.dimension, agent.chunks) > memoryBudget()) return agent;
   const key = `${agentId}|${model}`;
   evictFor(VectorTable.bytesFor(agent.dimension, agent.chunks) - (before?.bytes ?? 0), key);
