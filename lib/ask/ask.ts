@@ -4,6 +4,7 @@ import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../http/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
 import { chatModel, type Source } from "./chat";
+import type { RetrievalTrace } from "../retrieval/trace";
 import { extractiveAnswer } from "./extractive";
 
 /**
@@ -39,8 +40,8 @@ export interface AskResult {
 const cite = (r: SearchResult): Citation => ({ document_id: r.document_id, filename: r.filename, chunk_index: r.chunk_index, score: r.score });
 const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
 
-async function pipeline(agentId: number, question: string, topK: number): Promise<AskResult> {
-  const [retrieved] = await retrieve(agentId, [question], { topK });
+async function pipeline(agentId: number, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
+  const [retrieved] = await retrieve(agentId, [question], { topK, trace });
   const chat = chatModel();
   const base = { question, graded_by: chat ? chat.model : "the no-match cut", answer: null, answer_kind: null, citations: [] };
   if (retrieved.length === 0) return { ...base, refused: true, reason: "no_match", retrieved: [] };
@@ -70,8 +71,11 @@ export async function askAgent(agentId: number, question: string, topK: number, 
     throw forbidden(message);
   }
   try {
-    const result = await pipeline(agentId, question, topK);
+    const trace: RetrievalTrace[] = [];
+    const result = await pipeline(agentId, question, topK, trace);
     logToolCall({
+      retrieval: trace[0],
+      refused: result.refused,
       agentId,
       tool: "ask",
       source,

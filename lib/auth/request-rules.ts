@@ -114,7 +114,7 @@ export const isPublicPath = (pathname: string) =>
   pathname === "/favicon.ico";
 
 /** POSTs that only read: search, inspection and recall runs. */
-const VIEWER_POSTS = [SEARCH_ALIAS, /^\/(?:api\/)?agents\/[^/]+\/ask\/?$/, /^\/api\/agents\/[^/]+\/documents\/search\/?$/, /^\/api\/agents\/[^/]+\/inspect\/?$/, /^\/api\/agents\/[^/]+\/evals\/?$/];
+const VIEWER_POSTS = [SEARCH_ALIAS, /^\/(?:api\/)?agents\/[^/]+\/ask\/?$/, /^\/api\/agents\/[^/]+\/documents\/search\/?$/, /^\/api\/agents\/[^/]+\/inspect\/?$/, /^\/api\/agents\/[^/]+\/evals\/?$/, /^\/api\/agents\/[^/]+\/questions\/replay\/?$/];
 
 /**
  * The role a request needs. A server action (a POST with `Next-Action` to a page) answers

@@ -15,6 +15,8 @@ export interface Agent {
   max_distance_model: string | null;
   /** How its search ranks chunks: by vector distance, by keywords (bm25), or both fused. */
   retrieval_mode: RetrievalMode;
+  /** Whether its own searches and asks keep their text in the log (the Questions tab); on by default. */
+  log_questions: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -25,8 +27,8 @@ export interface AgentSummary extends Agent {
   last_activity: string | null;
 }
 
-type Row = Omit<Agent, "tools"> & { tools: string };
-const toAgent = (r: Row): Agent => ({ ...r, tools: JSON.parse(r.tools) });
+type Row = Omit<Agent, "tools" | "log_questions"> & { tools: string; log_questions: number };
+const toAgent = (r: Row): Agent => ({ ...r, tools: JSON.parse(r.tools), log_questions: r.log_questions !== 0 });
 
 export function listAgents(): AgentSummary[] {
   const rows = db()
@@ -76,14 +78,31 @@ export function createAgent(input: { name: string; tools: Tool[] }): Agent {
 /** `cut`: a new no-match cut in the given model's distances, or null to clear it; absent leaves it. */
 export function updateAgent(
   id: number,
-  input: { name?: string; tools?: Tool[]; retrieval_mode?: RetrievalMode; cut?: { maxDistance: number; model: string } | null },
+  input: {
+    name?: string;
+    tools?: Tool[];
+    retrieval_mode?: RetrievalMode;
+    log_questions?: boolean;
+    cut?: { maxDistance: number; model: string } | null;
+  },
 ): Agent {
   const agent = getAgent(id);
   if (input.name !== undefined) assertNameFree(input.name, id);
   const cut = input.cut === undefined ? { maxDistance: agent.max_distance, model: agent.max_distance_model } : input.cut ?? { maxDistance: null, model: null };
   db()
-    .prepare("UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?")
-    .run(input.name ?? agent.name, JSON.stringify(input.tools ?? agent.tools), input.retrieval_mode ?? agent.retrieval_mode, cut.maxDistance, cut.model, now(), id);
+    .prepare(
+      "UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, log_questions = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?",
+    )
+    .run(
+      input.name ?? agent.name,
+      JSON.stringify(input.tools ?? agent.tools),
+      input.retrieval_mode ?? agent.retrieval_mode,
+      (input.log_questions ?? agent.log_questions) ? 1 : 0,
+      cut.maxDistance,
+      cut.model,
+      now(),
+      id,
+    );
   return getAgent(id);
 }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import type { PairSource } from "../validations/pair";
 import { db, now } from "./client";
 import { notFound } from "../http/errors";
 import type { Summary } from "../evaluation/metrics";
@@ -36,6 +37,8 @@ export interface EvalRun {
   max_distance: number | null;
   /** How the run ranked: vector, keyword or hybrid (lib/retrieval/modes.ts). */
   retrieval_mode: RetrievalMode;
+  /** The pairs the run scored: of one source (lib/validations/pair.ts), or all (null). */
+  pair_source: PairSource | null;
   recall_at_k: Record<string, number | null> | null;
   mrr: number | null;
   created_at: string;
@@ -88,10 +91,10 @@ export function createRun(
   const { lastInsertRowid } = db()
     .prepare(
       `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance,
-         retrieval_mode, created_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         retrieval_mode, pair_source, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, s.retrieval_mode, now());
+    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, s.retrieval_mode, s.pair_source, now());
   return Number(lastInsertRowid);
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { db, now } from "./client";
 import { conflict, notFound } from "../http/errors";
+import type { PairSource, PairStatus } from "../validations/pair";
 
 export interface Pair {
   id: number;
@@ -8,13 +9,23 @@ export interface Pair {
   query: string;
   expected_filename: string;
   note: string | null;
+  /** Where it came from: typed in, imported, labeled from the agent's questions, or generated. */
+  source: PairSource;
+  /** Only accepted pairs count in runs; generated ones are proposed until a person accepts them. */
+  status: PairStatus;
   created_at: string;
   updated_at: string;
 }
 
-export function listPairs(agentId: number): Pair[] {
-  return db().prepare("SELECT * FROM pairs WHERE agent_id = ? ORDER BY id").all(agentId) as Pair[];
+/** The agent's pairs, all of them or those of one status and source. */
+export function listPairs(agentId: number, filter: { status?: PairStatus; source?: PairSource | null } = {}): Pair[] {
+  return db()
+    .prepare("SELECT * FROM pairs WHERE agent_id = ? AND (? IS NULL OR status = ?) AND (? IS NULL OR source = ?) ORDER BY id")
+    .all(agentId, filter.status ?? null, filter.status ?? null, filter.source ?? null, filter.source ?? null) as Pair[];
 }
+
+/** What a run scores: the accepted pairs, of one source or all. */
+export const pairsToRun = (agentId: number, source: PairSource | null = null) => listPairs(agentId, { status: "accepted", source });
 
 export function getPair(agentId: number, id: number): Pair {
   const row = db().prepare("SELECT * FROM pairs WHERE id = ? AND agent_id = ?").get(id, agentId) as Pair | undefined;
@@ -30,25 +41,32 @@ export function findPair(agentId: number, query: string, expectedFilename: strin
 
 const pairName = (query: string, expected: string) => (expected ? `The pair "${query}" -> ${expected}` : `The unanswerable pair "${query}"`);
 
-export function createPair(agentId: number, input: { query: string; expected_filename: string; note?: string | null }): Pair {
+export function createPair(
+  agentId: number,
+  input: { query: string; expected_filename: string; note?: string | null; source?: PairSource; status?: PairStatus },
+): Pair {
   if (findPair(agentId, input.query, input.expected_filename)) {
     throw conflict(`${pairName(input.query, input.expected_filename)} already exists.`);
   }
   const t = now();
   const { lastInsertRowid } = db()
-    .prepare("INSERT INTO pairs (agent_id, query, expected_filename, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(agentId, input.query, input.expected_filename, input.note ?? null, t, t);
+    .prepare("INSERT INTO pairs (agent_id, query, expected_filename, note, source, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    .run(agentId, input.query, input.expected_filename, input.note ?? null, input.source ?? "manual", input.status ?? "accepted", t, t);
   return getPair(agentId, Number(lastInsertRowid));
 }
 
-export function updatePair(agentId: number, id: number, input: { query?: string; expected_filename?: string; note?: string | null }): Pair {
+export function updatePair(
+  agentId: number,
+  id: number,
+  input: { query?: string; expected_filename?: string; note?: string | null; status?: PairStatus },
+): Pair {
   const pair = getPair(agentId, id);
   const next = { ...pair, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
   const other = findPair(agentId, next.query, next.expected_filename);
   if (other && other.id !== id) throw conflict(`${pairName(next.query, next.expected_filename)} already exists.`);
   db()
-    .prepare("UPDATE pairs SET query = ?, expected_filename = ?, note = ?, updated_at = ? WHERE id = ? AND agent_id = ?")
-    .run(next.query, next.expected_filename, next.note, now(), id, agentId);
+    .prepare("UPDATE pairs SET query = ?, expected_filename = ?, note = ?, status = ?, updated_at = ? WHERE id = ? AND agent_id = ?")
+    .run(next.query, next.expected_filename, next.note, next.status, now(), id, agentId);
   return getPair(agentId, id);
 }
 
@@ -58,13 +76,17 @@ export function deletePair(agentId: number, id: number): void {
 }
 
 /** Inserts many pairs in one transaction: all of them or, on any error, none. */
-export function insertPairs(agentId: number, rows: { query: string; expected_filename: string; note: string | null }[]): number {
+export function insertPairs(
+  agentId: number,
+  rows: { query: string; expected_filename: string; note: string | null }[],
+  as: { source: PairSource; status: PairStatus } = { source: "import", status: "accepted" },
+): number {
   const t = now();
   const insert = db().prepare(
-    "INSERT INTO pairs (agent_id, query, expected_filename, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO pairs (agent_id, query, expected_filename, note, source, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   db().transaction(() => {
-    for (const r of rows) insert.run(agentId, r.query, r.expected_filename, r.note, t, t);
+    for (const r of rows) insert.run(agentId, r.query, r.expected_filename, r.note, as.source, as.status, t, t);
   })();
   return rows.length;
 }

@@ -2,6 +2,9 @@ import "server-only";
 import { db, now } from "./client";
 import { env } from "../env.mjs";
 import { MAX_QUERY_LENGTH } from "../validations/search";
+import { questionKey, questionText } from "../questions/normalize";
+import type { RetrievalTrace } from "../retrieval/trace";
+import { forgetUnaskedQuestions } from "./questions";
 
 export interface ToolCall {
   id: number;
@@ -17,15 +20,34 @@ export interface ToolCall {
   source: ToolCallSource;
   /** How an ask ended: "answered" or "refused: <reason>"; null for searches. */
   outcome: string | null;
+  /** The agent's own question, normalised (lib/questions/normalize.ts); null for other calls and while the agent does not log questions. */
+  question_key: string | null;
+  /** JSON of a RetrievalTrace: what the call returned and under which settings. */
+  retrieval: string | null;
+  /** 1 when the no-match cut (or, for an ask, the pipeline) refused it. */
+  refused: number | null;
 }
 
 export type ToolCallSource = "api" | "inspector";
 
-/** The input as stored: a text field (the query, the question) keeps at most MAX_QUERY_LENGTH characters, whoever logs it. */
-function storedInput(input: unknown): string {
+/**
+ * The input as stored: a text field (the query, the question) keeps at most MAX_QUERY_LENGTH
+ * characters, whoever logs it; `withoutText` leaves the text fields out (an agent that does not
+ * log its questions).
+ */
+function storedInput(input: unknown, withoutText: boolean): string {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return JSON.stringify(input);
-  const capped = Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, MAX_QUERY_LENGTH) : v]);
+  const capped = Object.entries(input).flatMap(([k, v]) => (typeof v !== "string" ? [[k, v]] : withoutText ? [] : [[k, v.slice(0, MAX_QUERY_LENGTH)]]));
   return JSON.stringify(Object.fromEntries(capped));
+}
+
+/** The calls whose text is the customer's question: the agent's own searches and asks. */
+const isQuestion = (tool: string, source: ToolCallSource) => source === "api" && (tool === "document_search" || tool === "ask");
+
+/** Whether the agent keeps its questions' text in the log (an agent setting; on by default). */
+export function logsQuestions(agentId: number): boolean {
+  const row = db().prepare("SELECT log_questions FROM agents WHERE id = ?").get(agentId) as { log_questions: number } | undefined;
+  return row?.log_questions !== 0;
 }
 
 export function logToolCall(c: {
@@ -38,14 +60,34 @@ export function logToolCall(c: {
   resultCount: number;
   source?: ToolCallSource;
   outcome?: string;
+  retrieval?: RetrievalTrace;
+  refused?: boolean;
 }): void {
+  const source = c.source ?? "api";
+  const question = isQuestion(c.tool, source);
+  const withoutText = question && !logsQuestions(c.agentId);
+  const text = question && !withoutText ? questionText(c.input) : null;
   try {
     db()
       .prepare(
-        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source, outcome)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO tool_calls (agent_id, tool, input, ok, error, latency_ms, result_count, created_at, source, outcome, question_key, retrieval, refused)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(c.agentId, c.tool, storedInput(c.input), c.ok ? 1 : 0, c.error ?? null, c.latencyMs, c.resultCount, now(), c.source ?? "api", c.outcome ?? null);
+      .run(
+        c.agentId,
+        c.tool,
+        storedInput(c.input, withoutText),
+        c.ok ? 1 : 0,
+        c.error ?? null,
+        c.latencyMs,
+        c.resultCount,
+        now(),
+        source,
+        c.outcome ?? null,
+        text === null ? null : questionKey(text.slice(0, MAX_QUERY_LENGTH)),
+        c.retrieval ? JSON.stringify(c.retrieval) : null,
+        c.refused === undefined ? null : c.refused ? 1 : 0,
+      );
   } catch (err) {
     // The agent was deleted while its search ran: there is nothing left to log it against.
     if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") return;
@@ -95,6 +137,7 @@ export function pruneToolCalls(
         .prepare("DELETE FROM tool_calls WHERE agent_id = ? AND (created_at, id) < (?, ?)")
         .run(agentId, oldestKept.created_at, oldestKept.id).changes;
     }
+    if (removed > 0) forgetUnaskedQuestions(agentId);
     return removed;
   })();
 }

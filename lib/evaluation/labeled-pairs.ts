@@ -2,7 +2,9 @@ import "server-only";
 import { listDocuments } from "../db/documents";
 import { AppError } from "../http/errors";
 import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
-import { NO_DOCUMENT, pairSchema, type PairInput } from "../validations/pair";
+import { NO_DOCUMENT, pairSchema, type PairInput, type PairSource } from "../validations/pair";
+import { markQuestionLabeled } from "../db/questions";
+import { questionKey } from "../questions/normalize";
 import type { RawPairRow } from "./pair-files";
 
 export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row";
@@ -88,15 +90,19 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
   return { accepted: accepted.length, rejected };
 }
 
-function expectedFilename(agentId: number, expected: string): string {
+/** The filename of the agent's indexed document named by filename or id; 422 unknown_document otherwise. */
+export function expectedFilename(agentId: number, expected: string): string {
   const filename = resolve(indexedDocuments(agentId), expected);
   if (!filename) throw new AppError("unknown_document", unknownDocument(expected));
   return filename;
 }
 
-export function addPair(agentId: number, input: PairInput): Pair {
+/** A new accepted pair; the agent's logged question of the same wording, if any, is marked labeled with it. */
+export function addPair(agentId: number, input: PairInput, source: PairSource = "manual"): Pair {
   const expected_filename = input.answerable ? expectedFilename(agentId, input.expected) : NO_DOCUMENT;
-  return createPair(agentId, { query: input.query, expected_filename, note: input.note });
+  const pair = createPair(agentId, { query: input.query, expected_filename, note: input.note, source });
+  markQuestionLabeled(agentId, questionKey(pair.query), pair);
+  return pair;
 }
 
 export function editPair(agentId: number, id: number, input: Partial<PairInput>): Pair {

@@ -62,7 +62,7 @@ describe("a pair's rank from its located chunks", () => {
     rank,
     unreachable: false,
   });
-  const pair = (expected: string) => ({ id: 1, agent_id: 1, query: "q", expected_filename: expected, note: null, created_at: "", updated_at: "" });
+  const pair = (expected: string) => ({ id: 1, agent_id: 1, query: "q", expected_filename: expected, note: null, source: "manual" as const, status: "accepted" as const, created_at: "", updated_at: "" });
   const ids = new Map([
     ["seven.md", [7]],
     ["nine.md", [9]],

@@ -150,6 +150,9 @@ const csvCell = (raw: string) => {
   return /[",\r\n]|^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 };
 
+/** One CSV line of cells, quoted where needed and guarded against spreadsheet formulas. */
+export const csvLine = (cells: (string | number | null)[]) => cells.map((c) => csvCell(c === null ? "" : String(c))).join(",");
+
 export function toCsv(pairs: ExportablePair[]): string {
   const lines = pairs.map((p) => [p.query, p.expected, p.note ?? "", p.answerable ? "true" : "false"].map(csvCell).join(","));
   return ["query,expected,note,answerable", ...lines].join("\r\n") + "\r\n";

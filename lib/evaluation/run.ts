@@ -5,7 +5,8 @@ import { listDocuments, type DocumentRow } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
 import { AppError } from "../http/errors";
-import { listPairs, type Pair } from "../db/pairs";
+import { pairsToRun, type Pair } from "../db/pairs";
+import type { PairSource } from "../validations/pair";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "./metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
@@ -187,10 +188,15 @@ const runName = (runId: number, of?: string) => `Evaluation run ${runId} of this
  * settles when every pair is ranked. The settings in use are kept with the run.
  * 409 conflict while another evaluation of the agent runs.
  */
-export function startEvaluation(agentId: number, k: number, asMode?: RetrievalMode): { runId: number; done: Promise<EvalRun> } {
+export function startEvaluation(
+  agentId: number,
+  k: number,
+  asMode?: RetrievalMode,
+  source: PairSource | null = null,
+): { runId: number; done: Promise<EvalRun> } {
   const slot = claimAgent(agentId, "An evaluation of this agent");
   try {
-    const started = launch(agentId, k, asMode);
+    const started = launch(agentId, k, asMode, source);
     slot.rename(runName(started.runId));
     return { runId: started.runId, done: started.done.finally(() => slot.release()) };
   } catch (err) {
@@ -204,17 +210,17 @@ export function startEvaluation(agentId: number, k: number, asMode?: RetrievalMo
  * for the CPU, holding the agent's one evaluation throughout; answers the first run's id at once.
  * The chain stops at a failure, which is kept on that run's row.
  */
-export function startModeComparison(agentId: number, k: number): { runId: number; done: Promise<EvalRun[]> } {
+export function startModeComparison(agentId: number, k: number, source: PairSource | null = null): { runId: number; done: Promise<EvalRun[]> } {
   const slot = claimAgent(agentId, "A comparison of retrieval modes for this agent");
   const of = (i: number) => `${i + 1} of the ${RETRIEVAL_MODES.length} of a comparison of retrieval modes`;
   try {
     const [first, ...rest] = RETRIEVAL_MODES;
-    const started = launch(agentId, k, first);
+    const started = launch(agentId, k, first, source);
     slot.rename(runName(started.runId, of(0)));
     const chain = rest.reduce(
       async (previous, mode, i) => {
         const runs = await previous;
-        const next = launch(agentId, k, mode);
+        const next = launch(agentId, k, mode, source);
         slot.rename(runName(next.runId, of(i + 1)));
         return [...runs, await next.done];
       },
@@ -227,12 +233,17 @@ export function startModeComparison(agentId: number, k: number): { runId: number
   }
 }
 
-function launch(agentId: number, k: number, asMode?: RetrievalMode): { runId: number; done: Promise<EvalRun> } {
+function launch(agentId: number, k: number, asMode?: RetrievalMode, source: PairSource | null = null): { runId: number; done: Promise<EvalRun> } {
   const agent = getAgent(agentId);
   const mode = asMode ?? agent.retrieval_mode;
-  const pairs = listPairs(agentId);
+  const pairs = pairsToRun(agentId, source);
   if (pairs.length === 0) {
-    throw new AppError("no_pairs", "This agent has no labeled pairs yet: add or import some before running an evaluation.");
+    throw new AppError(
+      "no_pairs",
+      source
+        ? `This agent has no accepted labeled pairs from the source "${source}": choose another source, or accept or add some first.`
+        : "This agent has no accepted labeled pairs yet: add, import or accept some before running an evaluation.",
+    );
   }
   const docs = listDocuments(agentId).filter((d) => d.status === "ready");
   const chunkCount = docs.reduce((n, d) => n + d.chunk_count, 0);
@@ -248,6 +259,7 @@ function launch(agentId: number, k: number, asMode?: RetrievalMode): { runId: nu
     chunk_settings: chunkSettings(docs),
     max_distance: cut,
     retrieval_mode: mode,
+    pair_source: source,
   });
   activeRuns().add(runId);
   const done = execute(runId, agentId, pairs, docs, chunkCount, cut, mode).finally(() => activeRuns().delete(runId));

@@ -3,7 +3,7 @@ import type { Collection } from "chromadb";
 import { env } from "../env.mjs";
 import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
-import { listPairs, type Pair } from "../db/pairs";
+import { pairsToRun, type Pair } from "../db/pairs";
 import { failRunningSweeps, getSweep as readSweep, insertSweep, latestSweep as readLatestSweep, updateSweep } from "../db/sweeps";
 import { alternativeEmbedder, embedder } from "../embeddings/configured";
 import { newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
@@ -100,7 +100,7 @@ export function startSweep(
   const settings = normalizeModels(requested, model);
   // The agent's no-match cut counts here as in a run: a row answers for this chunking with that cut.
   const cut = noMatchCut(agent, model.model);
-  const pairs = listPairs(agentId);
+  const pairs = pairsToRun(agentId);
   const docs = sweptDocuments(agentId, model.model);
   if (pairs.length === 0) throw invalid("This agent has no labeled pairs to measure the settings with; add or import some first.");
   if (docs.length === 0) throw invalid(`This agent has no ready documents embedded with ${model.model} to re-chunk.`);

@@ -42,6 +42,7 @@ export function runView(run: EvalRun, results?: PairResult[]) {
       chunk_settings: run.chunk_settings,
       max_distance: run.max_distance,
       retrieval_mode: run.retrieval_mode,
+      pair_source: run.pair_source,
     },
     created_at: run.created_at,
     finished_at: run.finished_at,
@@ -55,6 +56,8 @@ export const pairView = (p: Pair) => ({
   expected: p.expected_filename,
   answerable: p.expected_filename !== "",
   note: p.note,
+  source: p.source,
+  status: p.status,
   created_at: p.created_at,
   updated_at: p.updated_at,
 });

@@ -56,9 +56,12 @@ export async function rankByMode(
   vectors: number[][],
   topK: number,
   cut: number | null,
+  /** Filled with each query's nearest chunk by vector distance, before the cut (the log keeps it). */
+  nearest?: (RankedChunk | null)[],
 ): Promise<RankedResult[][]> {
   const depth = listDepth(topK);
   const { kept } = await visibleOnly(agentId, queries.length, depth, (n) => servedNearest(agentId, target.collection, target.model.model, vectors, n));
+  kept.forEach((hits, q) => nearest && (nearest[q] = hits[0] ?? null));
   return Promise.all(
     queries.map(async (query, q) => {
       const head = kept[q].slice(0, depth);

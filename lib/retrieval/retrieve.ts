@@ -14,6 +14,7 @@ import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { agentVectors, closestFirst, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "chromadb";
 import { exactNearest, exactPlaces, exactVectors } from "./exact";
+import { refusedByCut, traced, type RetrievalTrace } from "./trace";
 
 export interface SearchResult {
   chunk_text: string;
@@ -145,16 +146,35 @@ export function resultsWithText(agentId: number, ranked: RankedChunk[]): SearchR
  * then drop the top_k hits past the agent's no-match cut (none left: no match). Chroma returns
  * ids and distances; the text of the hits is read from SQLite.
  */
-export async function retrieve(agentId: number, queries: string[], opts: { topK: number; mode?: RetrievalMode }): Promise<SearchResult[][]> {
-  if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
-  const { model, vectors } = await embedForAgent(agentId, queries);
+export async function retrieve(
+  agentId: number,
+  queries: string[],
+  opts: { topK: number; mode?: RetrievalMode; trace?: RetrievalTrace[] },
+): Promise<SearchResult[][]> {
   const agent = getAgent(agentId);
-  const cut = noMatchCut(agent, model.model);
+  const setting = (model: string) => ({ model, mode: opts.mode ?? agent.retrieval_mode, cut: noMatchCut(agent, model), top_k: opts.topK });
+  if (queries.length === 0 || agentChunkCount(agentId) === 0) {
+    opts.trace?.push(...queries.map(() => ({ ...setting(embedder().model), best: null, nearest: null, results: [] })));
+    return queries.map(() => []);
+  }
+  const { model, vectors } = await embedForAgent(agentId, queries);
+  const { mode, cut } = setting(model.model);
   const collection = await collectionFor(model);
-  const mode = opts.mode ?? agent.retrieval_mode;
-  if (mode !== "vector") return rankByMode(agentId, mode, { collection, model }, queries, vectors, opts.topK, cut);
-  const { kept } = await visibleOnly(agentId, queries.length, opts.topK, (n) => servedNearest(agentId, collection, model.model, vectors, n));
-  return kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK).filter((h) => !beyondCut(h.score, cut))));
+  const nearest: (RankedChunk | null)[] = queries.map(() => null);
+  let results: SearchResult[][];
+  if (mode !== "vector") {
+    results = await rankByMode(agentId, mode, { collection, model }, queries, vectors, opts.topK, cut, nearest);
+  } else {
+    const { kept } = await visibleOnly(agentId, queries.length, opts.topK, (n) => servedNearest(agentId, collection, model.model, vectors, n));
+    kept.forEach((hits, q) => (nearest[q] = hits[0] ?? null));
+    results = kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK).filter((h) => !beyondCut(h.score, cut))));
+  }
+  if (opts.trace) {
+    const named = new Map(resultsWithText(agentId, nearest.filter((n) => n !== null)).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
+    const near = (n: RankedChunk | null) => (n && named.get(chunkKey(n.document_id, n.chunk_index))) ?? null;
+    opts.trace.push(...results.map((r, q) => ({ ...setting(model.model), best: nearest[q]?.score ?? null, nearest: near(nearest[q]), results: r.map(traced) })));
+  }
+  return results;
 }
 
 /** Where one chunk of a looked-for document stands for one query. */
@@ -275,8 +295,8 @@ export async function locate(
 }
 
 /** The top_k chunks for one query: what the agent's `document_search` tool returns. */
-export async function searchAgentDocuments(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
-  return (await retrieve(agentId, [query], { topK }))[0];
+export async function searchAgentDocuments(agentId: number, query: string, topK: number, trace?: RetrievalTrace[]): Promise<SearchResult[]> {
+  return (await retrieve(agentId, [query], { topK, trace }))[0];
 }
 
 const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the document_search tool enabled.`;
@@ -298,7 +318,8 @@ export function gateDocumentSearch(agentId: number, input: { query: string; top_
 export async function documentSearchTool(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
   const input = { query, top_k: topK };
   gateDocumentSearch(agentId, input);
-  return logged(agentId, "api", input, () => searchAgentDocuments(agentId, query, topK), (r) => r.length);
+  const trace: RetrievalTrace[] = [];
+  return logged(agentId, "api", input, () => searchAgentDocuments(agentId, query, topK, trace), (r) => r.length, trace);
 }
 
 /** Runs a search and logs it as a tool call with its source, latency and result count, ok or not. */
@@ -308,11 +329,23 @@ export async function logged<T>(
   input: { query: string; top_k: number },
   run: () => Promise<T>,
   count: (result: T) => number,
+  trace?: RetrievalTrace[],
 ): Promise<T> {
   const started = performance.now();
   try {
     const result = await run();
-    logToolCall({ agentId, tool: "document_search", source, input, ok: true, latencyMs: performance.now() - started, resultCount: count(result) });
+    const retrieval = trace?.[0];
+    logToolCall({
+      agentId,
+      tool: "document_search",
+      source,
+      input,
+      ok: true,
+      latencyMs: performance.now() - started,
+      resultCount: count(result),
+      retrieval,
+      refused: retrieval && refusedByCut(retrieval),
+    });
     return result;
   } catch (err) {
     logToolCall({ agentId, tool: "document_search", source, input, ok: false, error: failureMessage(err, "search"), latencyMs: performance.now() - started, resultCount: 0 });

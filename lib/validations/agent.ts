@@ -21,6 +21,8 @@ export const agentUpdateSchema = agentSchema.partial().extend({
     .max(MAX_COSINE_DISTANCE, `max_distance must be at most ${MAX_COSINE_DISTANCE} (the largest cosine distance).`)
     .nullable()
     .optional(),
+  /** false: the agent's own searches and asks are logged without their text (no Questions tab). */
+  log_questions: z.boolean({ error: "log_questions must be true or false." }).optional(),
 });
 
 export type AgentInput = z.input<typeof agentSchema>;

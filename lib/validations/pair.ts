@@ -14,6 +14,13 @@ export const importTooLarge = (bytes: number) =>
 /** `expected` names the document by filename or by document id; ids are resolved to the filename. */
 const expected = z.union([z.string(), z.number().int().positive()]).transform((v) => String(v).trim());
 
+/** Where a pair came from: typed in, imported from a file, labeled from the agent's logged questions, or generated from a document. */
+export const PAIR_SOURCES = ["manual", "import", "log", "generated"] as const;
+export type PairSource = (typeof PAIR_SOURCES)[number];
+export const PAIR_STATUSES = ["accepted", "proposed"] as const;
+export type PairStatus = (typeof PAIR_STATUSES)[number];
+export const pairSourceSchema = z.enum(PAIR_SOURCES, { error: `source must be one of: ${PAIR_SOURCES.join(", ")}.` });
+
 /** An unanswerable pair is stored with this as its expected document. */
 export const NO_DOCUMENT = "";
 
@@ -68,6 +75,8 @@ export const evalRequestSchema = z.object({
     .default(3),
   /** The mode to rank in (default: the agent's); one run per mode compares them. */
   mode: z.enum(RETRIEVAL_MODES, { error: `mode must be one of: ${RETRIEVAL_MODES.join(", ")}.` }).optional(),
+  /** Score only the accepted pairs of this source (default: all accepted pairs). */
+  source: pairSourceSchema.optional(),
   /** false: start the run and answer 202 with its id at once; the caller polls the run. */
   wait: z.boolean({ error: "wait must be true or false." }).default(true),
 });

@@ -3,16 +3,19 @@ import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { startEvaluation } from "@/lib/evaluation/run";
 import { listRuns, runResults } from "@/lib/db/eval-runs";
 import { runView } from "@/lib/evaluation/views";
-import { evalRequestSchema } from "@/lib/validations/pair";
+import { evalRequestSchema, pairSourceSchema } from "@/lib/validations/pair";
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ agent }) =>
-  NextResponse.json({ runs: listRuns(agent.id).map((r) => runView(r)) }),
-);
+/** The agent's runs, oldest first; `?source=log` keeps the runs that scored that source's pairs only. */
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ req, agent }) => {
+  const raw = new URL(req.url).searchParams.get("source");
+  const source = raw === null ? null : pairSourceSchema.parse(raw);
+  return NextResponse.json({ runs: listRuns(agent.id).filter((r) => source === null || r.pair_source === source).map((r) => runView(r)) });
+});
 
 /** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead. */
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ req, agent }) => {
-  const { k, wait, mode } = evalRequestSchema.parse(await readJson(req));
-  const { runId, done } = startEvaluation(agent.id, k, mode);
+  const { k, wait, mode, source } = evalRequestSchema.parse(await readJson(req));
+  const { runId, done } = startEvaluation(agent.id, k, mode, source ?? null);
   if (!wait) {
     done.catch(() => {}); // the failure is kept on the run, where the caller reads it
     return NextResponse.json({ run_id: runId, status: "running" }, { status: 202, headers: { location: `/api/agents/${agent.id}/evals/${runId}` } });

@@ -5,6 +5,7 @@ import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
 import { pairView } from "@/lib/evaluation/views";
 import { listPairs } from "@/lib/db/pairs";
+import { slug } from "@/lib/format/slug";
 import { importBodySchema, MAX_IMPORT_ROWS } from "@/lib/validations/pair";
 
 const FORMATS = {
@@ -18,9 +19,8 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, a
   if (!format || format === "json") return NextResponse.json({ pairs });
   if (!(format in FORMATS)) throw invalid('format must be "json", "csv" or "jsonl".');
   const { type, render } = FORMATS[format as keyof typeof FORMATS];
-  const slug = agent.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `agent-${agent.id}`;
   return new Response(render(pairs), {
-    headers: { "content-type": type, "content-disposition": `attachment; filename="${slug}-pairs.${format}"` },
+    headers: { "content-type": type, "content-disposition": `attachment; filename="${slug(agent)}-pairs.${format}"` },
   });
 });
 

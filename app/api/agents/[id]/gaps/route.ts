@@ -1,0 +1,15 @@
+import { NextResponse } from "next/server";
+import { withAgent, type RouteCtx } from "@/lib/http/route";
+import { gapsCsv, listGaps } from "@/lib/questions/gaps";
+import { gapsQuerySchema } from "@/lib/validations/questions";
+import { slug } from "@/lib/format/slug";
+
+/** The questions no article answers yet, the most asked first: `?beyond=0.6` (default: the cut), `?format=csv`. */
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/gaps">>(async ({ req, agent }) => {
+  const { beyond, format } = gapsQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
+  const list = await listGaps(agent.id, beyond ?? null);
+  if (format !== "csv") return NextResponse.json(list);
+  return new Response(gapsCsv(list), {
+    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${slug(agent)}-gaps.csv"` },
+  });
+});

@@ -1,0 +1,10 @@
+import { NextResponse } from "next/server";
+import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
+import { replayQuestions } from "@/lib/questions/replay";
+import { replaySchema } from "@/lib/validations/questions";
+
+/** Re-runs logged questions now and compares: `{"since": "...", "limit": 100}` or `{"groups": [ids]}`. */
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/questions/replay">>(async ({ req, agent }) => {
+  const input = replaySchema.parse(await readJson(req));
+  return NextResponse.json(await replayQuestions(agent.id, { since: input.since, groupIds: input.groups, limit: input.limit }));
+});

@@ -1,0 +1,238 @@
+import "server-only";
+import { db, now } from "./client";
+import { notFound } from "../http/errors";
+
+/**
+ * The agent's questions from the tool-call log (lib/questions/): each logged search or ask of the
+ * agent carries its normalised text (`question_key`); keys are grouped into questions, and a
+ * group carries its triage. A group's first key stands for it (its text, its vector).
+ */
+
+export const QUESTION_STATUSES = ["open", "labeled", "unanswerable", "gap", "ignored"] as const;
+export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+
+export interface QuestionGroupRow {
+  id: number;
+  agent_id: number;
+  key: string;
+  status: QuestionStatus;
+  expected_filename: string | null;
+  pair_id: number | null;
+  created_at: string;
+  triaged_at: string | null;
+}
+
+/** Keys in the log that no group holds yet, oldest first, with the text they were first asked in. */
+export function ungroupedKeys(agentId: number): { key: string; text: string }[] {
+  return db()
+    .prepare(
+      `SELECT question_key AS key, COALESCE(json_extract(input, '$.query'), json_extract(input, '$.question')) AS text, MIN(id) AS first
+       FROM tool_calls t
+       WHERE agent_id = ? AND question_key IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.agent_id = t.agent_id AND k.key = t.question_key)
+       GROUP BY question_key ORDER BY first`,
+    )
+    .all(agentId) as { key: string; text: string }[];
+}
+
+export interface Representative {
+  group_id: number;
+  key: string;
+  text: string;
+  model: string | null;
+  vector: Buffer | null;
+}
+
+export function representatives(agentId: number): Representative[] {
+  return db()
+    .prepare(
+      `SELECT g.id AS group_id, g.key, k.text, k.model, k.vector FROM question_groups g
+       JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key
+       WHERE g.agent_id = ? ORDER BY g.id`,
+    )
+    .all(agentId) as Representative[];
+}
+
+export function setRepresentativeVector(agentId: number, key: string, model: string, vector: Float32Array): void {
+  db()
+    .prepare("UPDATE question_keys SET model = ?, vector = ? WHERE agent_id = ? AND key = ?")
+    .run(model, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), agentId, key);
+}
+
+/** A new group standing for `key`, which it holds with its vector. */
+export function insertGroup(agentId: number, key: string, text: string, model: string, vector: Float32Array): number {
+  const { lastInsertRowid } = db()
+    .prepare("INSERT INTO question_groups (agent_id, key, created_at) VALUES (?, ?, ?)")
+    .run(agentId, key, now());
+  const groupId = Number(lastInsertRowid);
+  db()
+    .prepare("INSERT INTO question_keys (agent_id, key, group_id, text, model, vector) VALUES (?, ?, ?, ?, ?, ?)")
+    .run(agentId, key, groupId, text, model, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  return groupId;
+}
+
+export function insertKey(agentId: number, key: string, text: string, groupId: number): void {
+  db().prepare("INSERT INTO question_keys (agent_id, key, group_id, text) VALUES (?, ?, ?, ?)").run(agentId, key, groupId, text);
+}
+
+export function getGroup(agentId: number, groupId: number): QuestionGroupRow {
+  const row = db().prepare("SELECT * FROM question_groups WHERE id = ? AND agent_id = ?").get(groupId, agentId) as QuestionGroupRow | undefined;
+  if (!row) throw notFound(`Question ${groupId} of agent ${agentId}`);
+  return row;
+}
+
+/** The group that holds this key (the same question, normalised), if any. */
+export function groupOfKey(agentId: number, key: string): QuestionGroupRow | undefined {
+  return db()
+    .prepare("SELECT g.* FROM question_groups g JOIN question_keys k ON k.group_id = g.id WHERE k.agent_id = ? AND k.key = ?")
+    .get(agentId, key) as QuestionGroupRow | undefined;
+}
+
+export function setGroupStatus(agentId: number, groupId: number, status: QuestionStatus, pair: { id: number; expected: string } | null = null): void {
+  db()
+    .prepare("UPDATE question_groups SET status = ?, pair_id = ?, expected_filename = ?, triaged_at = ? WHERE id = ? AND agent_id = ?")
+    .run(status, pair?.id ?? null, pair?.expected ?? null, status === "open" ? null : now(), groupId, agentId);
+}
+
+export interface QuestionFilter {
+  since?: string | null;
+  status?: QuestionStatus | null;
+  /** Normalised words the question (any of its wordings) contains. */
+  text?: string | null;
+  groupIds?: number[] | null;
+  limit: number;
+}
+
+export interface QuestionStatsRow extends QuestionGroupRow {
+  text: string;
+  asked: number;
+  variants: number;
+  first_asked: string;
+  last_asked: string;
+  best_distance: number | null;
+  refused: number;
+  latest_call: number;
+}
+
+/** Groups with their calls in the log (since `since`), the most asked first. */
+export function questionStats(agentId: number, f: QuestionFilter): QuestionStatsRow[] {
+  const ids = f.groupIds ? JSON.stringify(f.groupIds) : null;
+  return db()
+    .prepare(
+      `SELECT g.*, rk.text AS text, COUNT(t.id) AS asked, COUNT(DISTINCT t.question_key) AS variants,
+         MIN(t.created_at) AS first_asked, MAX(t.created_at) AS last_asked,
+         MIN(json_extract(t.retrieval, '$.best')) AS best_distance, SUM(COALESCE(t.refused, 0)) AS refused, MAX(t.id) AS latest_call
+       FROM question_groups g
+       JOIN question_keys rk ON rk.agent_id = g.agent_id AND rk.key = g.key
+       JOIN question_keys k ON k.group_id = g.id
+       JOIN tool_calls t ON t.agent_id = g.agent_id AND t.question_key = k.key
+       WHERE g.agent_id = @agent AND (@since IS NULL OR t.created_at >= @since) AND (@status IS NULL OR g.status = @status)
+         AND (@text IS NULL OR EXISTS (SELECT 1 FROM question_keys k2 WHERE k2.group_id = g.id AND instr(k2.key, @text) > 0))
+         AND (@ids IS NULL OR g.id IN (SELECT value FROM json_each(@ids)))
+       GROUP BY g.id ORDER BY asked DESC, last_asked DESC, g.id LIMIT @limit`,
+    )
+    .all({ agent: agentId, since: f.since ?? null, status: f.status ?? null, text: f.text || null, ids, limit: f.limit }) as QuestionStatsRow[];
+}
+
+/** What the given calls returned and how they ended, by call id. */
+export function callOutcomes(ids: number[]): Map<number, { tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }> {
+  if (ids.length === 0) return new Map();
+  const rows = db()
+    .prepare("SELECT id, tool, retrieval, outcome, ok, created_at FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: number; tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * After calls were pruned: keys no call holds go, groups no key holds go, and a group whose first
+ * key went is stood for by another of its keys (its vector is made again at the next grouping).
+ * A group's question text lives no longer than the calls that asked it; a pair made from it stays.
+ */
+export function forgetUnaskedQuestions(agentId: number): void {
+  const d = db();
+  d.prepare(
+    `DELETE FROM question_keys WHERE agent_id = ?
+       AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.agent_id = question_keys.agent_id AND t.question_key = question_keys.key)`,
+  ).run(agentId);
+  d.prepare("DELETE FROM question_groups WHERE agent_id = ? AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.group_id = question_groups.id)").run(agentId);
+  d.prepare(
+    `UPDATE question_groups SET key = (SELECT MIN(k.key) FROM question_keys k WHERE k.group_id = question_groups.id)
+     WHERE agent_id = ? AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.agent_id = question_groups.agent_id AND k.key = question_groups.key)`,
+  ).run(agentId);
+}
+
+/** The agent's logged calls that still hold their question text (how the tab knows why it is empty). */
+export function loggedQuestionCount(agentId: number): number {
+  return (db().prepare("SELECT COUNT(*) AS n FROM tool_calls WHERE agent_id = ? AND question_key IS NOT NULL").get(agentId) as { n: number }).n;
+}
+
+/**
+ * A pair was made from a question (from the Questions tab or the inspector): the group holding
+ * that wording, still open or a gap, is marked labeled (or unanswerable) with it.
+ */
+export function markQuestionLabeled(agentId: number, key: string, pair: { id: number; expected_filename: string }): void {
+  const group = groupOfKey(agentId, key);
+  if (!group || !(group.status === "open" || group.status === "gap")) return;
+  setGroupStatus(agentId, group.id, pair.expected_filename ? "labeled" : "unanswerable", { id: pair.id, expected: pair.expected_filename });
+}
+
+/** Groups that may be gaps: marked `gap`, or open and never answered (refused each time), or never nearer than `beyond`. */
+export function gapCandidates(agentId: number, beyond: number | null, limit: number): QuestionStatsRow[] {
+  return db()
+    .prepare(
+      `SELECT * FROM (
+         SELECT g.*, rk.text AS text, COUNT(t.id) AS asked, COUNT(DISTINCT t.question_key) AS variants,
+           MIN(t.created_at) AS first_asked, MAX(t.created_at) AS last_asked,
+           MIN(json_extract(t.retrieval, '$.best')) AS best_distance, SUM(COALESCE(t.refused, 0)) AS refused, MAX(t.id) AS latest_call,
+           SUM(t.ok = 1 AND COALESCE(t.refused, 0) = 0 AND t.result_count > 0) AS answered
+         FROM question_groups g
+         JOIN question_keys rk ON rk.agent_id = g.agent_id AND rk.key = g.key
+         JOIN question_keys k ON k.group_id = g.id
+         JOIN tool_calls t ON t.agent_id = g.agent_id AND t.question_key = k.key
+         WHERE g.agent_id = @agent AND g.status IN ('gap', 'open')
+         GROUP BY g.id)
+       WHERE status = 'gap' OR (refused > 0 AND answered = 0) OR (@beyond IS NOT NULL AND best_distance > @beyond)
+       ORDER BY asked DESC, last_asked DESC, id LIMIT @limit`,
+    )
+    .all({ agent: agentId, beyond, limit }) as QuestionStatsRow[];
+}
+
+/** When each of these documents of the agent was added, and its filename, if it is still ready. */
+export function readyDocumentDates(agentId: number, ids: number[]): Map<number, { filename: string; created_at: string }> {
+  const rows = db()
+    .prepare("SELECT id, filename, created_at FROM documents WHERE agent_id = ? AND status = 'ready' AND id IN (SELECT value FROM json_each(?))")
+    .all(agentId, JSON.stringify(ids)) as { id: number; filename: string; created_at: string }[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export interface LoggedQuestionCall {
+  id: number;
+  text: string;
+  group_id: number | null;
+  created_at: string;
+  retrieval: string;
+}
+
+/**
+ * The agent's logged questions that kept what they returned, newest first: the calls since
+ * `since`, or the latest call of each of `groupIds`.
+ */
+export function loggedQuestionCalls(agentId: number, f: { since?: string | null; groupIds?: number[] | null; limit: number }): LoggedQuestionCall[] {
+  const base = `SELECT t.id, COALESCE(json_extract(t.input, '$.query'), json_extract(t.input, '$.question')) AS text, k.group_id, t.created_at, t.retrieval
+     FROM tool_calls t LEFT JOIN question_keys k ON k.agent_id = t.agent_id AND k.key = t.question_key
+     WHERE t.agent_id = @agent AND t.question_key IS NOT NULL AND t.ok = 1 AND t.retrieval IS NOT NULL`;
+  if (f.groupIds) {
+    return db()
+      .prepare(
+        `${base} AND t.id IN (
+           SELECT MAX(t2.id) FROM tool_calls t2 JOIN question_keys k2 ON k2.agent_id = t2.agent_id AND k2.key = t2.question_key
+           WHERE t2.agent_id = @agent AND t2.ok = 1 AND t2.retrieval IS NOT NULL AND k2.group_id IN (SELECT value FROM json_each(@ids))
+           GROUP BY k2.group_id)
+         ORDER BY t.id DESC LIMIT @limit`,
+      )
+      .all({ agent: agentId, ids: JSON.stringify(f.groupIds), limit: f.limit }) as LoggedQuestionCall[];
+  }
+  return db()
+    .prepare(`${base} AND (@since IS NULL OR t.created_at >= @since) ORDER BY t.id DESC LIMIT @limit`)
+    .all({ agent: agentId, since: f.since ?? null, limit: f.limit }) as LoggedQuestionCall[];
+}

@@ -1,0 +1,31 @@
+import type { RetrievalMode } from "../validations/agent";
+
+/** One result as the log keeps it: enough to compare with a later run, without the text. */
+export interface TracedResult {
+  document_id: number;
+  chunk_index: number;
+  filename: string;
+  score: number;
+}
+
+/**
+ * What one query returned and under which settings: kept with the agent's logged calls, so a
+ * question can be replayed later and compared (lib/questions/replay.ts).
+ */
+export interface RetrievalTrace {
+  model: string;
+  mode: RetrievalMode;
+  /** The no-match cut that applied (null: none). */
+  cut: number | null;
+  top_k: number;
+  /** Distance of the nearest ready chunk before the cut (null: the agent had none). */
+  best: number | null;
+  /** The nearest ready chunk before the cut: the closest article even when the cut refused the query. */
+  nearest: TracedResult | null;
+  results: TracedResult[];
+}
+
+export const traced = (r: TracedResult): TracedResult => ({ document_id: r.document_id, chunk_index: r.chunk_index, filename: r.filename, score: r.score });
+
+/** True when the cut refused the query: a nearest chunk exists, but nothing was within the cut. */
+export const refusedByCut = (t: RetrievalTrace) => t.results.length === 0 && t.best !== null && t.cut !== null && t.best > t.cut;
