@@ -65,6 +65,8 @@ const schema = z
     EXACT_MEMORY_MB: z.coerce.number().positive().default(512),
     /** The index-recall monitor warns when an agent's served recall@10 falls below this. */
     INDEX_RECALL_WARN: z.coerce.number().min(0).max(1).default(0.95),
+    /** Wordings of the agent's questions within this cosine distance of a question's first wording join it (default: lib/questions/group-threshold.ts). */
+    QUESTION_GROUP_DISTANCE: z.coerce.number().min(0).max(2).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === "openai" && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {

@@ -49,7 +49,7 @@ export async function listGaps(agentId: number, beyond: number | null = null): P
     const added = first ? dates.get(first.document_id) : undefined;
     const within = first !== null && (limit === null || first.score <= limit);
     const answered = first && added && within && added.created_at > since ? { document_id: first.document_id, filename: added.filename, score: first.score } : null;
-    const why = row.status === "gap" ? "marked" : row.refused > 0 && (limit === null || (row.best_distance ?? 0) <= limit) ? "refused" : "far";
+    const why = row.status === "gap" ? "marked" : row.refused > 0 ? "refused" : "far";
     return { ...v, why, answered_by: answered };
   });
   return { gaps, limit };

@@ -4,15 +4,11 @@ import { insertGroup, insertKey, representatives, setRepresentativeVector, ungro
 import { embedder } from "../embeddings/configured";
 import { ROWS_PER_CALL, unitQuery, VectorTable } from "../retrieval/exact-kernel";
 import { withKeys } from "../ingest/keyed-lock";
+import { env } from "../env.mjs";
+import { QUESTION_GROUP_DISTANCE } from "./group-threshold";
 
-/**
- * Near-duplicate questions share a group when the cosine distance between a new wording and the
- * group's first wording is at most this. Measured by `npm run bench:questions` on 120 labeled
- * wording pairs over the demo's subjects (see the README, "Questions"): with the local embedder
- * 0.35 grouped 83% of the paraphrases and 1.7% of the different questions on the same subjects.
- * Other models place distances differently; QUESTION_GROUP_DISTANCE sets another value.
- */
-export const QUESTION_GROUP_DISTANCE = 0.35;
+/** The grouping threshold in use: the environment's, or the measured default. */
+export const groupDistance = () => env().QUESTION_GROUP_DISTANCE ?? QUESTION_GROUP_DISTANCE;
 
 const EMBED_BATCH = 64;
 
@@ -33,7 +29,7 @@ async function embedUnit(texts: string[]): Promise<Float32Array[]> {
  * change); a group's vector from another model is made again first. One grouping per agent runs
  * at a time. Returns how many keys were grouped.
  */
-export async function groupQuestions(agentId: number, threshold = QUESTION_GROUP_DISTANCE): Promise<number> {
+export async function groupQuestions(agentId: number, threshold = groupDistance()): Promise<number> {
   return withKeys([`questions:${agentId}`], async () => {
     const pending = ungroupedKeys(agentId);
     if (pending.length === 0) return 0;
