@@ -131,6 +131,34 @@ describe("the keyword index migrations", () => {
   });
 });
 
+describe("the questions migration", () => {
+  it("gives the agent's own searches and asks logged before it their question key, and pairs a source", async () => {
+    const { MIGRATIONS, migrate } = await import("./client");
+    const at = MIGRATIONS.findIndex((sql) => sql.includes("CREATE TABLE question_groups"));
+    const old = new Database(path.join(process.env.DATA_DIR!, `q${at}.sqlite`));
+    for (const sql of MIGRATIONS.slice(0, at)) old.exec(sql);
+    old.pragma(`user_version = ${at}`);
+    const t = new Date().toISOString();
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (7, 'Seven', ?, ?)").run(t, t);
+    const call = old.prepare("INSERT INTO tool_calls (id, agent_id, tool, input, ok, latency_ms, created_at, source) VALUES (?, 7, ?, ?, 1, 1, ?, ?)");
+    call.run(1, "document_search", JSON.stringify({ query: "Forgot my PASSWORD?", top_k: 3 }), t, "api");
+    call.run(2, "ask", JSON.stringify({ question: "refund  to my card", top_k: 3 }), t, "api");
+    call.run(3, "document_search", JSON.stringify({ query: "tried in the inspector", top_k: 3 }), t, "inspector");
+    call.run(4, "document_search", JSON.stringify({ query: "?!", top_k: 3 }), t, "api");
+    old.prepare("INSERT INTO pairs (agent_id, query, expected_filename, created_at, updated_at) VALUES (7, 'q', 'a.md', ?, ?)").run(t, t);
+    migrate(old);
+    expect(old.prepare("SELECT id, question_key FROM tool_calls ORDER BY id").all()).toEqual([
+      { id: 1, question_key: "forgot my password" },
+      { id: 2, question_key: "refund to my card" },
+      { id: 3, question_key: null },
+      { id: 4, question_key: null },
+    ]);
+    expect(old.prepare("SELECT source, status FROM pairs").all()).toEqual([{ source: "manual", status: "accepted" }]);
+    expect(old.prepare("SELECT log_questions FROM agents").all()).toEqual([{ log_questions: 1 }]);
+    old.close();
+  });
+});
+
 describe("prepared statements", () => {
   it("are compiled once per SQL string and keep answering after the schema changes", async () => {
     const { reusePrepared } = await import("./client");
