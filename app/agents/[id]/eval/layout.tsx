@@ -1,5 +1,5 @@
 import { agentFromParams } from "@/lib/http/agent-param";
-import { listPairs } from "@/lib/db/pairs";
+import { pairsToRun } from "@/lib/db/pairs";
 import { EvalNav } from "@/components/eval/eval-nav";
 
 export default async function EvalLayout({ params, children }: { params: Promise<{ id: string }>; children: React.ReactNode }) {
@@ -11,7 +11,7 @@ export default async function EvalLayout({ params, children }: { params: Promise
           How often does a question find the article it should? Each labeled pair is a query and the document it should retrieve; an
           evaluation ranks that document for every pair.
         </p>
-        <EvalNav agentId={agent.id} pairCount={listPairs(agent.id).length} />
+        <EvalNav agentId={agent.id} pairCount={pairsToRun(agent.id).length} />
       </div>
       {children}
     </div>

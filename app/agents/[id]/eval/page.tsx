@@ -9,7 +9,7 @@ import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/evaluation/metrics";
 import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
 import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
-import { listPairs } from "@/lib/db/pairs";
+import { pairsToRun } from "@/lib/db/pairs";
 import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
 import { plural } from "@/lib/format/plural";
@@ -39,7 +39,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const run = pick(finished, sp.run) ?? finished.at(-1);
   const askedK = Number(sp.k);
   const k = Number.isInteger(askedK) && askedK >= 1 && askedK <= MAX_K ? askedK : (run?.k ?? 3);
-  const pairs = listPairs(agent.id);
+  const pairs = pairsToRun(agent.id);
   const pairCount = pairs.length;
   const canEdit = (await currentIdentity())?.role === "editor";
   const documentIds = documentIdsByFilename(agent.id);
