@@ -48,6 +48,14 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
     .poll(async () => (await (await page.request.get(`/api/agents/${agent.id}/sweeps/${sweepId}`)).json()).status, { timeout: 60_000 })
     .toBe("done");
 
+  // The agent's own questions, for the Questions tab: one asked in two wordings, one marked a gap.
+  for (const query of ["support SLA first response", "what is the support SLA first response", "lunch menu in the canteen"]) {
+    expect((await page.request.post(`/api/agents/${agent.id}/documents/search`, { data: { query, top_k: 3 } })).status()).toBe(200);
+  }
+  const asked = (await (await page.request.get(`/api/agents/${agent.id}/questions`)).json()).questions as { id: number; text: string }[];
+  const lunch = asked.find((q) => q.text === "lunch menu in the canteen")!;
+  expect((await page.request.post(`/api/agents/${agent.id}/questions/${lunch.id}`, { data: { action: "gap" } })).status()).toBe(200);
+
   const base = `/agents/${agent.id}`;
   const heading = (name: string | RegExp, level?: number) => async (p: Page) => {
     await expect(p.getByRole("heading", { name, level })).toBeVisible();
@@ -83,6 +91,14 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
         await expect(p.getByRole("heading", { name: /^Run #\d+$/ })).toBeVisible();
         await expect(p.getByRole("img", { name: /Run history trend/ })).toBeVisible();
         await expect(p.getByRole("img", { name: "Recall@3 by chunk setting" })).toBeVisible();
+      },
+    },
+    {
+      name: "questions",
+      path: `${base}/questions`,
+      ready: async (p) => {
+        await expect(p.getByRole("table", { name: "The agent's questions" })).toBeVisible();
+        await expect(p.getByRole("table", { name: "Gaps" })).toBeVisible();
       },
     },
     { name: "pairs", path: `${base}/eval/pairs`, ready: heading("5 labeled pairs") },

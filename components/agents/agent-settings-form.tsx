@@ -13,7 +13,9 @@ const MODE_NOTE: Record<RetrievalMode, string> = {
   hybrid: "Both: the vector and keyword rankings fused by reciprocal rank (k = 60).",
 };
 
-export function AgentSettingsForm({ agentId, name, tools, retrievalMode }: { agentId: number; name: string; tools: Tool[]; retrievalMode: RetrievalMode }) {
+/** `logQuestions`: the agent's setting; without it the form leaves the setting out (and unchanged). */
+export function AgentSettingsForm(props: { agentId: number; name: string; tools: Tool[]; retrievalMode: RetrievalMode; logQuestions?: boolean }) {
+  const { agentId, name, tools, retrievalMode, logQuestions } = props;
   const [state, action] = useActionState<AgentSettingsFormState, FormData>(updateAgentAction.bind(null, agentId), {});
   const [mode, setMode] = useState<RetrievalMode>(retrievalMode);
   const client = useQueryClient();
@@ -48,6 +50,25 @@ export function AgentSettingsForm({ agentId, name, tools, retrievalMode }: { age
           document_search: lets this agent (and the inspector) search its documents
         </label>
       </fieldset>
+      {logQuestions !== undefined && (
+        <div className="space-y-1 text-sm">
+          <input type="hidden" name="log_questions_shown" value="1" />
+          {/* Keyed by the value shown: a checkbox reads its default only when mounted. */}
+          <label className="flex items-center gap-2 font-medium">
+            <input
+              key={String(values?.log_questions ?? logQuestions)}
+              type="checkbox"
+              name="log_questions"
+              defaultChecked={values?.log_questions ?? logQuestions}
+              aria-describedby="log-questions-note"
+            />
+            Log the agent&apos;s questions
+          </label>
+          <p id="log-questions-note" className="text-slate-600">
+            Keeps the text of the agent&apos;s own searches and asks for the Questions tab (labeled pairs, gaps, replay); off, its calls are still logged, without their text.
+          </p>
+        </div>
+      )}
       <div className="flex flex-col gap-1 text-sm">
         <label htmlFor="retrieval-mode" className="font-medium">
           Retrieval mode

@@ -8,6 +8,7 @@ export function AgentTabs({ agentId }: { agentId: number }) {
       tabs={[
         { href: base, label: "Documents", exact: true, activeUnder: [`${base}/documents`] },
         { href: `${base}/search`, label: "Search inspector" },
+        { href: `${base}/questions`, label: "Questions" },
         { href: `${base}/eval`, label: "Recall" },
         { href: `${base}/settings`, label: "Settings" },
       ]}

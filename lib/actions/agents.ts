@@ -31,17 +31,20 @@ export async function createAgentAction(_prev: AgentFormState, form: FormData): 
   redirect(`/agents/${id}`);
 }
 
-export type AgentSettingsFormState = FormState<{ name: string; tools: string[]; retrieval_mode: string }>;
+export type AgentSettingsFormState = FormState<{ name: string; tools: string[]; retrieval_mode: string; log_questions?: boolean }>;
+
+/** The checkbox's state when the form has it (an unchecked box sends nothing, so the form marks that it shows one). */
+const logQuestions = (form: FormData) => (form.has("log_questions_shown") ? form.get("log_questions") === "on" : undefined);
 
 export async function updateAgentAction(agentId: number, _prev: AgentSettingsFormState, form: FormData): Promise<AgentSettingsFormState> {
   await requireRole("editor");
-  const values = { ...submitted(form), retrieval_mode: formText(form, "retrieval_mode") };
+  const values = { ...submitted(form), retrieval_mode: formText(form, "retrieval_mode"), log_questions: logQuestions(form) };
   const failed = { message: "Nothing was saved.", fields, values };
-  // A form without the field keeps the agent's mode.
+  // A form without the field keeps the agent's mode (and without the box, its logging).
   const parsed = agentUpdateSchema.safeParse({ ...values, retrieval_mode: values.retrieval_mode || undefined });
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
-    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools, retrieval_mode: parsed.data.retrieval_mode });
+    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools, retrieval_mode: parsed.data.retrieval_mode, log_questions: parsed.data.log_questions });
   } catch (err) {
     return toFormState(err, failed);
   }

@@ -52,7 +52,7 @@ describe("gaps", () => {
     expect(list.gaps.every((g) => g.answered_by === null)).toBe(true);
 
     const csv = gapsCsv(list).split("\r\n");
-    expect(csv[0]).toBe("question,asked,last_asked,why,best_distance,closest_document,closest_distance,answered_by,answered_distance");
+    expect(csv[0]).toBe("question,asked,last_asked,why,best_distance,closest_document,closest_distance,answered_by,answered_distance,nearer_now");
     expect(csv[1].startsWith(`${SLACK},2,`)).toBe(true);
   });
 
@@ -64,6 +64,21 @@ describe("gaps", () => {
     const slack = await ingest(agent.id, "slack.md", SLACK_ARTICLE);
     const [gap] = (await listGaps(agent.id)).gaps;
     expect(gap.answered_by).toMatchObject({ document_id: slack.document_id, filename: "slack.md" });
+  });
+
+  it("with no cut and no limit calls nothing answered: a new document that ranks first nearer is only nearer now", async () => {
+    const agent = await agentWithArticles();
+    await documentSearchTool(agent.id, "do you sell gift cards", 3);
+    const [q] = (await listQuestions(agent.id, {})).questions;
+    triageQuestion(agent.id, q.id, { action: "gap" });
+    const cards = await ingest(agent.id, "business-cards.md", "Business cards. Staff order business cards from the print shop; allow five days for printing.");
+    const [gap] = (await listGaps(agent.id)).gaps;
+    expect(gap.answered_by).toBeNull();
+    expect(gap.nearer_now).toMatchObject({ document_id: cards.document_id, filename: "business-cards.md" });
+    expect(gap.nearer_now!.score).toBeLessThan(q.best_distance!);
+    // With a limit, the same document answers it only when it is within it.
+    expect((await listGaps(agent.id, gap.nearer_now!.score + 0.001)).gaps[0].answered_by?.filename).toBe("business-cards.md");
+    expect((await listGaps(agent.id, gap.nearer_now!.score - 0.001)).gaps[0].answered_by).toBeNull();
   });
 
   it("takes a distance limit when the agent has no cut", async () => {

@@ -17,6 +17,11 @@ export interface GapView extends QuestionView {
   why: "marked" | "refused" | "far";
   /** The document that answers it now (ranks first within the limit and came after the question), or null. */
   answered_by: { document_id: number; filename: string; score: number } | null;
+  /**
+   * Without a limit (no cut, no `beyond`) nothing can be judged answered: a document added after
+   * the question that now ranks first nearer than anything it got then is only "nearer now".
+   */
+  nearer_now: { document_id: number; filename: string; score: number } | null;
 }
 
 export interface GapList {
@@ -29,7 +34,8 @@ export interface GapList {
  * The support lead's list of articles to write: questions marked `gap`, plus open ones the no-match
  * cut refused every time or whose nearest chunk never came within `beyond` (default: the cut), the
  * most asked first, each with the closest article it got. Each is asked again now: when a document
- * added after it ranks first within the limit, the gap shows as answered by that document.
+ * added after it ranks first within the limit, the gap shows as answered by that document (with no
+ * limit at all, only as nearer now: nothing says how near answers).
  */
 export async function listGaps(agentId: number, beyond: number | null = null): Promise<GapList> {
   const agent = getAgent(agentId);
@@ -47,16 +53,17 @@ export async function listGaps(agentId: number, beyond: number | null = null): P
     const first = firsts[i];
     const since = row.status === "gap" && row.triaged_at ? row.triaged_at : row.first_asked;
     const added = first ? dates.get(first.document_id) : undefined;
-    const within = first !== null && (limit === null || first.score <= limit);
-    const answered = first && added && within && added.created_at > since ? { document_id: first.document_id, filename: added.filename, score: first.score } : null;
+    const newer = first && added && added.created_at >= since ? { document_id: first.document_id, filename: added.filename, score: first.score } : null;
+    const answered = newer && limit !== null && newer.score <= limit ? newer : null;
+    const nearer = newer && limit === null && (row.best_distance === null || newer.score < row.best_distance) ? newer : null;
     const why = row.status === "gap" ? "marked" : row.refused > 0 ? "refused" : "far";
-    return { ...v, why, answered_by: answered };
+    return { ...v, why, answered_by: answered, nearer_now: nearer };
   });
   return { gaps, limit };
 }
 
 export function gapsCsv(list: GapList): string {
-  const header = ["question", "asked", "last_asked", "why", "best_distance", "closest_document", "closest_distance", "answered_by", "answered_distance"];
+  const header = ["question", "asked", "last_asked", "why", "best_distance", "closest_document", "closest_distance", "answered_by", "answered_distance", "nearer_now"];
   const lines = list.gaps.map((g) =>
     csvLine([
       g.text,
@@ -68,6 +75,7 @@ export function gapsCsv(list: GapList): string {
       g.closest?.score ?? null,
       g.answered_by?.filename ?? null,
       g.answered_by?.score ?? null,
+      g.nearer_now?.filename ?? null,
     ]),
   );
   return [header.join(","), ...lines].join("\r\n") + "\r\n";

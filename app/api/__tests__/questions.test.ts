@@ -3,6 +3,7 @@ import * as questions from "../agents/[id]/questions/route";
 import * as triage from "../agents/[id]/questions/[groupId]/route";
 import * as replay from "../agents/[id]/questions/replay/route";
 import * as gaps from "../agents/[id]/gaps/route";
+import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
@@ -33,6 +34,11 @@ describe("questions API", () => {
     const filtered = await call(questions.GET, { method: "GET", params: { id }, url: "?status=gap" });
     expect(filtered.body.questions.map((q: { id: number }) => q.id)).toEqual([refund.id]);
     expect(listPairs(agent.id).map((p) => p.query)).toEqual(["Forgot my password?"]);
+
+    // The log shows what each call returned, as an object.
+    const [latest] = (await call(toolCalls.GET, { method: "GET", params: { id }, url: "?limit=1" })).body.tool_calls;
+    expect(latest).toMatchObject({ question_key: "refund to my card", refused: 0, retrieval: { top_k: 3, mode: "vector", cut: null } });
+    expect(latest.retrieval.results[0]).toMatchObject({ filename: "refunds.md", chunk_index: 0 });
   });
 
   it("answers 422 for a bad action, status, date or document and 404 for another agent's question, changing nothing", async () => {

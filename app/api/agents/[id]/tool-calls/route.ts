@@ -7,5 +7,6 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/tool-calls">>(async ({ r
   const limit = Math.min(Math.max(Number(search.get("limit")) || 20, 1), 200);
   // ?distinct=query: the latest call of each query (the inspector's "Recent queries").
   const calls = search.get("distinct") === "query" ? recentQueries(agent.id, limit) : recentToolCalls(agent.id, limit);
-  return NextResponse.json({ tool_calls: calls });
+  // What a call returned is stored as JSON text; the API gives it as an object.
+  return NextResponse.json({ tool_calls: calls.map((c) => ({ ...c, retrieval: c.retrieval ? JSON.parse(c.retrieval) : null })) });
 });
