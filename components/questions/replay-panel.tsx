@@ -48,7 +48,7 @@ const COLUMNS: Column<ReplayedQuestion>[] = [
 ];
 
 /** "Replay the last N questions": each asked again now, with the agent's current documents, mode and cut. */
-export function ReplayPanel({ agentId }: { agentId: number }) {
+export function ReplayPanel({ agentId, changed }: { agentId: number; changed: { at: string; what: "documents" | "settings" } | null }) {
   const [state, action] = useActionState<ReplayState, FormData>(replayQuestionsAction.bind(null, agentId), {});
   const result = state.ok ? state.result : undefined;
   return (
@@ -60,6 +60,12 @@ export function ReplayPanel({ agentId }: { agentId: number }) {
         Did a change help the questions users actually asked? Replaying asks the agent&apos;s latest questions again now, each with the top_k it
         was asked with, in the agent&apos;s current mode and cut, and compares what comes back with what it returned then. Nothing is logged.
       </p>
+      {changed && !result && (
+        <p role="note" className="max-w-3xl rounded border border-blue-200 bg-blue-50 px-3 py-2 text-sm text-blue-900">
+          The agent&apos;s {changed.what === "documents" ? "documents" : "settings (mode, cut or tools)"} changed after its latest question ({changed.at.slice(0, 16).replace("T", " ")} UTC):
+          replay to see whether the change helped.
+        </p>
+      )}
       <form action={action} className="flex flex-wrap items-center gap-3" aria-describedby="replay-status">
         <label className="flex items-center gap-2 text-sm font-medium">
           Replay the last{" "}

@@ -241,3 +241,22 @@ export function loggedQuestionCalls(agentId: number, f: { since?: string | null;
     .prepare(`${base} AND (@since IS NULL OR t.created_at >= @since) ORDER BY t.id DESC LIMIT @limit`)
     .all({ agent: agentId, since: f.since ?? null, limit: f.limit }) as LoggedQuestionCall[];
 }
+
+/**
+ * What changed the agent's answers since its latest logged question: its documents (an upload,
+ * a replace, a re-index, a delete) or its settings (mode, cut); null when nothing did.
+ */
+export function changedSinceLastQuestion(agentId: number): { at: string; what: "documents" | "settings" } | null {
+  const row = db()
+    .prepare(
+      `SELECT (SELECT MAX(created_at) FROM tool_calls WHERE agent_id = @a AND question_key IS NOT NULL) AS asked,
+         (SELECT MAX(updated_at) FROM documents WHERE agent_id = @a) AS documents,
+         (SELECT updated_at FROM agents WHERE id = @a) AS settings`,
+    )
+    .get({ a: agentId }) as { asked: string | null; documents: string | null; settings: string };
+  if (!row.asked) return null;
+  const documents = row.documents && row.documents > row.asked ? row.documents : null;
+  const settings = row.settings > row.asked ? row.settings : null;
+  if (!documents && !settings) return null;
+  return documents && (!settings || documents >= settings) ? { at: documents, what: "documents" } : { at: settings!, what: "settings" };
+}

@@ -14,6 +14,8 @@ import { listQuestions } from "./list";
 import { triageQuestion } from "./triage";
 import { groupQuestions } from "./group";
 import { questionKey } from "./normalize";
+import { changedSinceLastQuestion } from "@/lib/db/questions";
+import { db } from "@/lib/db/client";
 
 async function agentWithArticles(name = "Questions") {
   const agent = newAgent(name);
@@ -149,6 +151,20 @@ describe("the agent's questions", () => {
     const list = await listQuestions(agent.id, {});
     expect(list).toMatchObject({ questions: [], logging: false });
     expect(list.empty_reason).toMatch(/does not log its questions/);
+  });
+
+  it("says when the agent's documents or settings changed after its latest question (what a replay would show)", async () => {
+    const agent = await agentWithArticles();
+    expect(changedSinceLastQuestion(agent.id)).toBeNull(); // nothing asked yet
+    await documentSearchTool(agent.id, "forgot my password", 3);
+    const at = (day: number) => `2030-01-0${day}T00:00:00.000Z`;
+    db().prepare("UPDATE tool_calls SET created_at = ? WHERE agent_id = ?").run(at(2), agent.id);
+    db().prepare("UPDATE agents SET updated_at = ? WHERE id = ?").run(at(1), agent.id);
+    expect(changedSinceLastQuestion(agent.id)).toBeNull();
+    db().prepare("UPDATE documents SET updated_at = ? WHERE id = (SELECT MIN(id) FROM documents WHERE agent_id = ?)").run(at(3), agent.id);
+    expect(changedSinceLastQuestion(agent.id)).toEqual({ at: at(3), what: "documents" });
+    db().prepare("UPDATE agents SET updated_at = ? WHERE id = ?").run(at(4), agent.id);
+    expect(changedSinceLastQuestion(agent.id)).toEqual({ at: at(4), what: "settings" });
   });
 
   it("follows the tool-call retention: a question whose calls are gone goes, a pair made from it stays", async () => {

@@ -3,6 +3,7 @@ import { currentIdentity } from "@/lib/auth";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { listGaps, type GapList } from "@/lib/questions/gaps";
 import { listQuestions, MAX_QUESTIONS_LISTED } from "@/lib/questions/list";
+import { changedSinceLastQuestion } from "@/lib/db/questions";
 import { questionListSchema } from "@/lib/validations/questions";
 import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
 import { vectorStoreUnavailable } from "@/lib/http/errors";
@@ -82,7 +83,7 @@ export default async function QuestionsPage({ params, searchParams }: Props) {
         )}
       </section>
       <GapsSection agentId={agent.id} list={gaps.list} error={gaps.error} />
-      <ReplayPanel agentId={agent.id} />
+      <ReplayPanel agentId={agent.id} changed={changedSinceLastQuestion(agent.id)} />
     </div>
   );
 }
