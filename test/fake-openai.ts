@@ -135,10 +135,30 @@ export class FakeOpenAIServer {
     return passages.map((p) => [...words(p)].some((w) => q.has(w)));
   };
 
-  /** A chat completion: a relevance grading (json_schema "relevance") or an answer citing every source label. */
+  /**
+   * How the fake writes questions for a document (json_schema "questions"): one per sentence of
+   * the text, in order, asking about its first five words and naming the document.
+   */
+  questions = (filename: string, n: number, text: string) =>
+    text
+      .split(/(?<=[.!?])\s+/)
+      .map((s) => s.match(/[A-Za-z0-9]+/g)?.slice(0, 5).join(" ") ?? "")
+      .filter(Boolean)
+      .slice(0, n)
+      .map((words) => `What does ${filename} say about ${words}?`);
+
+  /** A chat completion: a relevance grading (json_schema "relevance"), questions (json_schema "questions") or an answer citing every source label. */
   chatBody(rec: RecordedRequest) {
     const messages = (rec.body.messages ?? []) as { role: string; content: string }[];
     const user = messages.find((m) => m.role === "user")?.content ?? "";
+    const schemaName = (rec.body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
+    if (schemaName === "questions") {
+      const filename = /^Document: (.*)$/m.exec(user)?.[1] ?? "";
+      const n = Number(/^Write (\d+) questions/m.exec(user)?.[1] ?? 0);
+      const text = user.slice(user.indexOf("\nText:\n") + "\nText:\n".length);
+      const content = JSON.stringify({ questions: this.questions(filename, n, text) });
+      return { id: "chatcmpl-test", object: "chat.completion", model: rec.body.model, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] };
+    }
     const question = /^Question: (.*)$/m.exec(user)?.[1] ?? "";
     const listed = user.slice(user.search(/\n(?:Passages|Sources):\n/) + 1).replace(/^(?:Passages|Sources):\n/, "");
     const blocks = listed

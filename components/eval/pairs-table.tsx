@@ -8,6 +8,7 @@ import { ConfirmButton } from "@/components/ui/confirm-button";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { FileName } from "@/components/ui/file-name";
 import { inspectorHref } from "./inspector-link";
+import type { PairSource } from "@/lib/validations/pair";
 
 export interface PairRowData {
   id: number;
@@ -18,7 +19,10 @@ export interface PairRowData {
   answerable: boolean;
   /** Null when no indexed document has the expected filename any more. */
   documentId: number | null;
+  source: PairSource;
 }
+
+const SOURCE_LABEL: Record<PairSource, string> = { manual: "typed in", import: "imported", log: "from the log", generated: "generated" };
 
 const input = "w-full rounded border border-slate-300 px-2 py-1 text-sm";
 
@@ -98,6 +102,7 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
           className={input}
         />
       </td>
+      <td className="px-3 py-2 text-xs text-slate-700">{SOURCE_LABEL[pair.source]}</td>
       <td className="px-3 py-2">
         <form id={formId} action={action} className="flex gap-2" aria-describedby={status}>
           <SubmitButton pendingText="Saving…">Save</SubmitButton>
@@ -132,6 +137,12 @@ function columns(agentId: number, edit: (pairId: number) => void): Column<PairRo
         ),
     },
     { id: "note", header: "Note", className: "min-w-[8rem] text-slate-600", cell: (p) => p.note },
+    {
+      id: "source",
+      header: "Source",
+      className: "whitespace-nowrap",
+      cell: (p) => <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{SOURCE_LABEL[p.source]}</span>,
+    },
     {
       id: "actions",
       header: <span className="sr-only">Actions</span>,

@@ -45,6 +45,8 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
         <>
           {r.n_pairs}
           {r.n_missing > 0 && <span className="text-amber-800"> ({r.n_missing} not indexed)</span>}
+          {/* Recall on generated questions and on real ones are different figures: say which pairs a run scored. */}
+          <span className="block text-xs text-slate-600">{r.pair_source ? `${r.pair_source} only` : "all sources"}</span>
         </>
       ),
     },

@@ -10,6 +10,15 @@ import { queryKeys } from "@/lib/http/query-keys";
 import { plural } from "@/lib/format/plural";
 import type { runView } from "@/lib/evaluation/views";
 import { RETRIEVAL_MODES, type RetrievalMode } from "@/lib/validations/agent";
+import { PAIR_SOURCES, type PairSource } from "@/lib/validations/pair";
+
+/** How the "Pairs" select names each source. */
+export const SOURCE_NAMES: Record<PairSource, string> = {
+  manual: "typed in (manual)",
+  import: "imported (import)",
+  log: "from the agent's questions (log)",
+  generated: "generated (accepted)",
+};
 
 /** What GET /api/agents/:id/evals/:runId answers. */
 type RunView = ReturnType<typeof runView>;
@@ -55,8 +64,17 @@ const stepText = (mode: RetrievalMode, run?: RunView) =>
  * Starts a run (or one per mode) in the background and follows it by polling, so the page can be left
  * and reopened: a run still going when the page loads is picked up from `runningId`.
  */
-export function RunLauncher(props: { agentId: number; agentMode: RetrievalMode; pairCount: number; chunkCount: number; defaultK: number; runningId?: number }) {
-  const { agentId, agentMode, pairCount, chunkCount, defaultK, runningId } = props;
+export function RunLauncher(props: {
+  agentId: number;
+  agentMode: RetrievalMode;
+  pairCount: number;
+  chunkCount: number;
+  defaultK: number;
+  runningId?: number;
+  /** Accepted pairs per source, shown beside each choice of the "Pairs" select when given. */
+  sourceCounts?: Partial<Record<PairSource, number>>;
+}) {
+  const { agentId, agentMode, pairCount, chunkCount, defaultK, runningId, sourceCounts } = props;
   const [state, action] = useActionState<StartEvalState, FormData>(startEvalAction.bind(null, agentId), {});
   const firstId = state.compare ? (state.runId ?? null) : null;
   const runId = firstId === null ? (state.runId ?? runningId ?? null) : null;
@@ -111,7 +129,8 @@ export function RunLauncher(props: { agentId: number; agentMode: RetrievalMode; 
         Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the expected
         document&apos;s best chunk is ranked among all {plural(chunkCount, "chunk")} of this agent. Recall is computed for every k from 1 to 20; the k you pick is
         the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs the pairs once per mode, one run after
-        another. You can leave this page while it runs.
+        another. &ldquo;Pairs&rdquo; picks which accepted pairs are scored: the agent&apos;s real questions (log) and generated ones give separate
+        figures; proposed questions never count. You can leave this page while it runs.
       </p>
       <form action={action} className="flex flex-wrap items-end gap-4" aria-describedby="run-status">
         <div className="flex flex-col gap-1">
@@ -131,11 +150,34 @@ export function RunLauncher(props: { agentId: number; agentMode: RetrievalMode; 
             className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm"
           />
         </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor="run-source" className="text-sm font-medium">
+            Pairs
+          </label>
+          <select
+            // A select takes its defaultValue only when it mounts: the key remounts it for each value submitted.
+            key={state.values?.source ?? ""}
+            id="run-source"
+            name="source"
+            defaultValue={state.values?.source ?? ""}
+            aria-invalid={state.errors?.source ? true : undefined}
+            aria-describedby="run-status"
+            className="rounded border border-slate-300 px-2 py-1.5 text-sm"
+          >
+            <option value="">all accepted pairs</option>
+            {PAIR_SOURCES.map((s) => (
+              <option key={s} value={s}>
+                {SOURCE_NAMES[s]}
+                {sourceCounts ? ` · ${sourceCounts[s] ?? 0}` : ""}
+              </option>
+            ))}
+          </select>
+        </div>
         <LaunchButtons busy={busy} disabled={pairCount === 0} />
         {pairCount === 0 && <p className="text-sm text-slate-600">Add labeled pairs first.</p>}
       </form>
       <div id="run-status" aria-live="polite" className="text-sm">
-        {state.message && <p className="text-red-700">{state.errors?.k?.[0] ?? state.message}</p>}
+        {state.message && <p className="text-red-700">{state.errors?.k?.[0] ?? state.errors?.source?.[0] ?? state.message}</p>}
         {runId !== null && busy && (
           <div className="space-y-1">
             <p>

@@ -6,7 +6,7 @@ import { startEvaluation, startModeComparison } from "@/lib/evaluation/run";
 import { evalRequestSchema } from "@/lib/validations/pair";
 import { formText, toFormState, type FormState } from "./form-state";
 
-export interface StartEvalState extends FormState<{ k: string }> {
+export interface StartEvalState extends FormState<{ k: string; source: string }> {
   /** The run started, or the first of a comparison's runs. */
   runId?: number;
   k?: number;
@@ -20,15 +20,17 @@ export interface StartEvalState extends FormState<{ k: string }> {
  */
 export async function startEvalAction(agentId: number, _prev: StartEvalState, form: FormData): Promise<StartEvalState> {
   await requireRole("viewer");
-  const values = { k: formText(form, "k") };
+  const values = { k: formText(form, "k"), source: formText(form, "source") };
   const compare = form.get("intent") === "compare";
   const failed = { message: compare ? "The comparison was not started." : "The evaluation was not started.", values };
-  const parsed = evalRequestSchema.pick({ k: true }).safeParse({ k: Number(values.k) });
+  // "" is every accepted pair; a source keeps the pairs of that source only ("recall on generated questions").
+  const parsed = evalRequestSchema.pick({ k: true, source: true }).safeParse({ k: Number(values.k), source: values.source || undefined });
   if (!parsed.success) return toFormState(parsed.error, failed);
+  const source = parsed.data.source ?? null;
   let runId: number;
   try {
     // One evaluation per agent at a time: a comparison's runs go one after the other and hold it throughout.
-    const started = compare ? startModeComparison(agentId, parsed.data.k) : startEvaluation(agentId, parsed.data.k);
+    const started = compare ? startModeComparison(agentId, parsed.data.k, source) : startEvaluation(agentId, parsed.data.k, undefined, source);
     // The outcome, failure included, is kept on the run rows that the page polls.
     started.done.catch(() => {});
     runId = started.runId;
@@ -36,5 +38,6 @@ export async function startEvalAction(agentId: number, _prev: StartEvalState, fo
     return toFormState(err, failed);
   }
   revalidatePath(`/agents/${agentId}/eval`);
-  return { runId, k: parsed.data.k, compare };
+  // The values stay with the form, so the next run uses the same pairs unless changed.
+  return { runId, k: parsed.data.k, compare, values };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { listDocuments } from "../db/documents";
 import { AppError } from "../http/errors";
 import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
-import { NO_DOCUMENT, pairSchema, type PairInput, type PairSource } from "../validations/pair";
+import { NO_DOCUMENT, pairSchema, type PairInput, type PairSource, type PairStatus } from "../validations/pair";
 import { markQuestionLabeled } from "../db/questions";
 import { questionKey } from "../questions/normalize";
 import type { RawPairRow } from "./pair-files";
@@ -105,8 +105,9 @@ export function addPair(agentId: number, input: PairInput, source: PairSource = 
   return pair;
 }
 
-export function editPair(agentId: number, id: number, input: Partial<PairInput>): Pair {
+/** Edits a pair; `status` accepts a proposed one (or sets one back to proposed). */
+export function editPair(agentId: number, id: number, input: Partial<PairInput> & { status?: PairStatus }): Pair {
   const expected_filename =
     input.answerable === false ? NO_DOCUMENT : input.expected === undefined || input.expected === "" ? undefined : expectedFilename(agentId, input.expected);
-  return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note });
+  return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note, status: input.status });
 }

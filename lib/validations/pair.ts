@@ -50,8 +50,17 @@ const expectedMatchesAnswerable = (p: { expected?: string; answerable?: boolean 
 };
 
 export const pairSchema = pairFields.superRefine(expectedMatchesAnswerable);
-/** An edit: `answerable: false` clears the expected document; an expected document makes it answerable. */
-export const pairUpdateSchema = pairFields.partial().extend({ answerable: z.boolean({ error: "answerable must be true or false." }).optional() }).superRefine(expectedMatchesAnswerable);
+/**
+ * An edit: `answerable: false` clears the expected document; an expected document makes it
+ * answerable; `status: "accepted"` accepts a proposed pair (with the edits sent beside it).
+ */
+export const pairUpdateSchema = pairFields
+  .partial()
+  .extend({
+    answerable: z.boolean({ error: "answerable must be true or false." }).optional(),
+    status: z.enum(PAIR_STATUSES, { error: `status must be one of: ${PAIR_STATUSES.join(", ")}.` }).optional(),
+  })
+  .superRefine(expectedMatchesAnswerable);
 export type PairInput = z.output<typeof pairSchema>;
 
 /** One row of an import as sent: checked row by row, so one bad row never rejects the others. */

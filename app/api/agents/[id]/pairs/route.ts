@@ -4,7 +4,7 @@ import { invalid } from "@/lib/http/errors";
 import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
 import { pairView } from "@/lib/evaluation/views";
-import { listPairs } from "@/lib/db/pairs";
+import { listPairs, pairsToRun } from "@/lib/db/pairs";
 import { slug } from "@/lib/format/slug";
 import { importBodySchema, MAX_IMPORT_ROWS } from "@/lib/validations/pair";
 
@@ -14,9 +14,10 @@ const FORMATS = {
 };
 
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, agent }) => {
-  const pairs = listPairs(agent.id).map(pairView);
   const format = new URL(req.url).searchParams.get("format");
-  if (!format || format === "json") return NextResponse.json({ pairs });
+  if (!format || format === "json") return NextResponse.json({ pairs: listPairs(agent.id).map(pairView) });
+  // A file holds the pairs that count: proposals awaiting review stay out of it.
+  const pairs = pairsToRun(agent.id).map(pairView);
   if (!(format in FORMATS)) throw invalid('format must be "json", "csv" or "jsonl".');
   const { type, render } = FORMATS[format as keyof typeof FORMATS];
   return new Response(render(pairs), {
