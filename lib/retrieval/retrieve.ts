@@ -170,9 +170,12 @@ export async function retrieve(
     results = kept.map((hits) => resultsWithText(agentId, hits.slice(0, opts.topK).filter((h) => !beyondCut(h.score, cut))));
   }
   if (opts.trace) {
-    const named = new Map(resultsWithText(agentId, nearest.filter((n) => n !== null)).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
-    const near = (n: RankedChunk | null) => (n && named.get(chunkKey(n.document_id, n.chunk_index))) ?? null;
-    opts.trace.push(...results.map((r, q) => ({ ...setting(model.model), best: nearest[q]?.score ?? null, nearest: near(nearest[q]), results: r.map(traced) })));
+    // The nearest chunk is the first result unless the cut dropped it (or another mode put another first): only those are read.
+    const same = (q: number) => results[q][0] && nearest[q] && chunkKey(results[q][0].document_id, results[q][0].chunk_index) === chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index);
+    const unread = nearest.filter((n, q) => n !== null && !same(q)) as RankedChunk[];
+    const named = new Map(resultsWithText(agentId, unread).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
+    const near = (q: number) => (same(q) ? traced(results[q][0]) : nearest[q] && named.get(chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index))) ?? null;
+    opts.trace.push(...results.map((r, q) => ({ ...setting(model.model), best: nearest[q]?.score ?? null, nearest: near(q), results: r.map(traced) })));
   }
   return results;
 }
