@@ -55,7 +55,13 @@ export function Headline({ run, k, hits, refused, currentPairs }: { run: EvalRun
         <Figure
           label="Pairs"
           value={String(run.n_pairs)}
-          detail={currentPairs !== run.n_pairs ? `The agent has ${currentPairs} pairs now; run again to include changes.` : "Every labeled pair of this agent."}
+          detail={
+            currentPairs !== run.n_pairs
+              ? `The agent has ${currentPairs} ${run.pair_source ? `${run.pair_source} ` : ""}pairs now; run again to include changes.`
+              : run.pair_source
+                ? `Every accepted pair from the source “${run.pair_source}”.`
+                : "Every labeled pair of this agent."
+          }
         />
       </div>
       {run.n_missing > 0 && (

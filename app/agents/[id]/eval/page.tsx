@@ -11,7 +11,7 @@ import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-c
 import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
 import { pairsToRun } from "@/lib/db/pairs";
 import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
-import { MAX_K } from "@/lib/validations/pair";
+import { MAX_K, PAIR_SOURCES } from "@/lib/validations/pair";
 import { plural } from "@/lib/format/plural";
 import { ChunkSweep } from "@/components/eval/chunk-sweep";
 import { ComparisonView } from "@/components/eval/comparison-view";
@@ -64,7 +64,15 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
 
   return (
     <div className="space-y-8">
-      <RunLauncher agentId={agent.id} agentMode={agent.retrieval_mode} pairCount={pairCount} chunkCount={agentChunkCount(agent.id)} defaultK={run?.k ?? 3} runningId={running?.id} />
+      <RunLauncher
+        agentId={agent.id}
+        agentMode={agent.retrieval_mode}
+        pairCount={pairCount}
+        sourceCounts={Object.fromEntries(PAIR_SOURCES.map((s) => [s, pairs.filter((p) => p.source === s).length]))}
+        chunkCount={agentChunkCount(agent.id)}
+        defaultK={run?.k ?? 3}
+        runningId={running?.id}
+      />
       <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} model={model} alternativeModel={alternativeEmbedder()?.model ?? null} />
       {!run ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
@@ -88,7 +96,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             k={k}
             hits={results.filter((r) => isHit(r, k)).length}
             refused={results.filter((r) => refusedOf(r)).length}
-            currentPairs={pairCount}
+            currentPairs={run.pair_source ? pairs.filter((p) => p.source === run.pair_source).length : pairCount}
           />
           <section aria-labelledby="curve-heading" className="space-y-2 rounded border border-slate-200 bg-white p-4">
             <h2 id="curve-heading" className="font-semibold">
