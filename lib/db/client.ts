@@ -321,6 +321,15 @@ export const MIGRATIONS = [
    ALTER TABLE pairs ADD COLUMN source TEXT NOT NULL DEFAULT 'manual';
    ALTER TABLE pairs ADD COLUMN status TEXT NOT NULL DEFAULT 'accepted';
    ALTER TABLE eval_runs ADD COLUMN pair_source TEXT;`,
+  // Generated questions a person rejected, or reworded before accepting (lib/evaluation/generate/):
+  // the next generation does not propose them again.
+  `CREATE TABLE dismissed_questions (
+     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     expected_filename TEXT NOT NULL,
+     dismissed_at TEXT NOT NULL,
+     PRIMARY KEY (agent_id, key, expected_filename)
+   ) WITHOUT ROWID;`,
 ];
 
 /**

@@ -2,6 +2,7 @@ import "server-only";
 import { db, now } from "./client";
 import { conflict, notFound } from "../http/errors";
 import type { PairSource, PairStatus } from "../validations/pair";
+import { questionKey } from "../questions/normalize";
 
 export interface Pair {
   id: number;
@@ -64,16 +65,27 @@ export function updatePair(
   const next = { ...pair, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
   const other = findPair(agentId, next.query, next.expected_filename);
   if (other && other.id !== id) throw conflict(`${pairName(next.query, next.expected_filename)} already exists.`);
-  db()
-    .prepare("UPDATE pairs SET query = ?, expected_filename = ?, note = ?, status = ?, updated_at = ? WHERE id = ? AND agent_id = ?")
-    .run(next.query, next.expected_filename, next.note, next.status, now(), id, agentId);
+  db().transaction(() => {
+    // A proposal reworded (or pointed at another document) is not proposed again as it was.
+    const reworded = questionKey(next.query) !== questionKey(pair.query) || next.expected_filename !== pair.expected_filename;
+    if (isProposal(pair) && reworded) dismissQuestion(agentId, questionKey(pair.query), pair.expected_filename);
+    db()
+      .prepare("UPDATE pairs SET query = ?, expected_filename = ?, note = ?, status = ?, updated_at = ? WHERE id = ? AND agent_id = ?")
+      .run(next.query, next.expected_filename, next.note, next.status, now(), id, agentId);
+  })();
   return getPair(agentId, id);
 }
 
+/** Deletes a pair; a generated proposal deleted is a rejection, remembered (dismissQuestion). */
 export function deletePair(agentId: number, id: number): void {
-  getPair(agentId, id);
-  db().prepare("DELETE FROM pairs WHERE id = ? AND agent_id = ?").run(id, agentId);
+  const pair = getPair(agentId, id);
+  db().transaction(() => {
+    if (isProposal(pair)) dismissQuestion(agentId, questionKey(pair.query), pair.expected_filename);
+    db().prepare("DELETE FROM pairs WHERE id = ? AND agent_id = ?").run(id, agentId);
+  })();
 }
+
+const isProposal = (p: Pair) => p.source === "generated" && p.status === "proposed";
 
 /** Inserts many pairs in one transaction: all of them or, on any error, none. */
 export function insertPairs(
@@ -89,4 +101,17 @@ export function insertPairs(
     for (const r of rows) insert.run(agentId, r.query, r.expected_filename, r.note, as.source, as.status, t, t);
   })();
   return rows.length;
+}
+
+/** Remembers a generated question a person rejected or reworded, so generation does not propose it again. */
+export function dismissQuestion(agentId: number, key: string, expectedFilename: string): void {
+  db()
+    .prepare("INSERT OR IGNORE INTO dismissed_questions (agent_id, key, expected_filename, dismissed_at) VALUES (?, ?, ?, ?)")
+    .run(agentId, key, expectedFilename, now());
+}
+
+/** The dismissed questions of the agent, as `key\u0000filename`. */
+export function dismissedQuestions(agentId: number): Set<string> {
+  const rows = db().prepare("SELECT key, expected_filename FROM dismissed_questions WHERE agent_id = ?").all(agentId) as { key: string; expected_filename: string }[];
+  return new Set(rows.map((r) => `${r.key}\u0000${r.expected_filename}`));
 }

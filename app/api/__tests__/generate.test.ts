@@ -67,6 +67,21 @@ describe("POST /api/agents/{id}/pairs/generate without a chat model", () => {
     expect((await list(a.id)).length).toBe(10);
   });
 
+  it("does not propose again a question rejected, or reworded before it was accepted", async () => {
+    const b = await agentWithDemo("generate dismissed");
+    const first = await post(b.id, { documents: [b.ids["support-sla.md"]], per_document: 3 });
+    expect(first.body.proposed).toBe(3);
+    const [rejected, reworded, kept] = await list(b.id);
+    expect((await call(pair.DELETE, { method: "DELETE", params: { id: b.id, pairId: String(rejected.id) } })).status).toBe(204);
+    expect((await call(pair.PATCH, { method: "PATCH", params: { id: b.id, pairId: String(reworded.id) }, json: { query: "How fast do you answer?", status: "accepted" } })).status).toBe(200);
+    const again = await post(b.id, { documents: [b.ids["support-sla.md"]], per_document: 3 });
+    expect(again.body).toMatchObject({ proposed: 0, skipped: 3 });
+    expect((await list(b.id)).map((p) => [p.query, p.status])).toEqual([
+      ["How fast do you answer?", "accepted"],
+      [kept.query, "proposed"],
+    ]);
+  });
+
   it("answers 422 for bad input and changes nothing", async () => {
     const other = newAgent("generate other");
     const foreign = (await ingest(other.id, "refund-policy.md", demo("refund-policy.md"))).document_id!;

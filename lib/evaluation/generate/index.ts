@@ -1,7 +1,7 @@
 import "server-only";
 import { getDocument, listDocuments, type DocumentRow } from "../../db/documents";
 import { documentChunks, readyAmong } from "../../db/chunks";
-import { insertPairs, listPairs } from "../../db/pairs";
+import { dismissedQuestions, insertPairs, listPairs } from "../../db/pairs";
 import { AppError } from "../../http/errors";
 import { claim } from "../../http/one-at-a-time";
 import { questionKey } from "../../questions/normalize";
@@ -19,7 +19,7 @@ export interface GenerateReport {
   /** "offline", or the chat model that wrote the questions. */
   generator: string;
   proposed: number;
-  /** Questions that exist already as a pair of the agent with the same document. */
+  /** Questions that exist already as a pair of the agent with the same document, or that a person rejected or reworded. */
   skipped: number;
   per_document: { document_id: number; filename: string; proposed: number }[];
 }
@@ -82,7 +82,8 @@ export async function generatePairs(agentId: number, input: GenerateInput): Prom
       : docs.map((d) => offlineQuestions(getDocument(agentId, d.id).text, n).map((q) => q.query));
     // A document removed while the questions were written gets none.
     const still = readyAmong(agentId, docs.map((d) => d.id));
-    const seen = new Set(listPairs(agentId).map((p) => pairKey(p.query, p.expected_filename)));
+    // What exists already, and what a person rejected or reworded before, is not proposed again.
+    const seen = new Set([...listPairs(agentId).map((p) => pairKey(p.query, p.expected_filename)), ...dismissedQuestions(agentId)]);
     const rows: { query: string; expected_filename: string; note: string | null }[] = [];
     let skipped = 0;
     const perDocument = docs.map((d, i) => {
