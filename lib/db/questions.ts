@@ -81,6 +81,14 @@ export function getGroup(agentId: number, groupId: number): QuestionGroupRow {
   return row;
 }
 
+/** The wording that stands for a group (its first), or undefined when the group is not the agent's. */
+export function groupText(agentId: number, groupId: number): string | undefined {
+  const row = db()
+    .prepare("SELECT k.text FROM question_groups g JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key WHERE g.id = ? AND g.agent_id = ?")
+    .get(groupId, agentId) as { text: string } | undefined;
+  return row?.text;
+}
+
 /** The group that holds this key (the same question, normalised), if any. */
 export function groupOfKey(agentId: number, key: string): QuestionGroupRow | undefined {
   return db()
@@ -99,7 +107,6 @@ export interface QuestionFilter {
   status?: QuestionStatus | null;
   /** Normalised words the question (any of its wordings) contains. */
   text?: string | null;
-  groupIds?: number[] | null;
   limit: number;
 }
 
@@ -137,16 +144,14 @@ const GROUP_STATS = `
 
 /** Groups with their calls in the log (since `since`), the most asked first. */
 export function questionStats(agentId: number, f: QuestionFilter): QuestionStatsRow[] {
-  const ids = f.groupIds ? JSON.stringify(f.groupIds) : null;
   return db()
     .prepare(
       `SELECT * FROM (${GROUP_STATS})
        WHERE (@status IS NULL OR status = @status)
          AND (@text IS NULL OR EXISTS (SELECT 1 FROM question_keys k2 WHERE k2.group_id = id AND instr(k2.key, @text) > 0))
-         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
        ORDER BY asked DESC, last_asked DESC, id LIMIT @limit`,
     )
-    .all({ agent: agentId, since: f.since ?? null, status: f.status ?? null, text: f.text || null, ids, limit: f.limit }) as QuestionStatsRow[];
+    .all({ agent: agentId, since: f.since ?? null, status: f.status ?? null, text: f.text || null, limit: f.limit }) as QuestionStatsRow[];
 }
 
 /** What the given calls returned and how they ended, by call id. */
@@ -244,7 +249,8 @@ export function loggedQuestionCalls(agentId: number, f: { since?: string | null;
 
 /**
  * What changed the agent's answers since its latest logged question: its documents (an upload,
- * a replace, a re-index, a delete) or its settings (mode, cut); null when nothing did.
+ * a replace, a re-index; a deleted document leaves no row to tell) or its settings (mode, cut);
+ * null when nothing did.
  */
 export function changedSinceLastQuestion(agentId: number): { at: string; what: "documents" | "settings" } | null {
   const row = db()

@@ -1,9 +1,9 @@
 import "server-only";
-import { callOutcomes, loggedQuestionCount, questionStats, type QuestionFilter, type QuestionStatsRow } from "../db/questions";
+import { callOutcomes, loggedQuestionCount, questionStats, type QuestionFilter, type QuestionStatsRow, type QuestionStatus } from "../db/questions";
 import { getAgent } from "../db/agents";
 import { groupQuestions } from "./group";
 import { questionKey } from "./normalize";
-import type { RetrievalTrace } from "../retrieval/trace";
+import { searchEnding, type RetrievalTrace } from "../retrieval/trace";
 
 /** At most this many questions in one listing; the most asked come first. */
 export const MAX_QUESTIONS_LISTED = 500;
@@ -13,7 +13,7 @@ const TOP_DOCUMENTS = 3;
 export interface QuestionView {
   id: number;
   text: string;
-  status: QuestionStatusView;
+  status: QuestionStatus;
   expected: string | null;
   pair_id: number | null;
   /** How many times it was asked (in the window listed), in how many wordings. */
@@ -32,14 +32,11 @@ export interface QuestionView {
   /** How the latest call ended: `answered`, `refused`, `no results`, `failed`. */
   latest: { tool: string; at: string; outcome: string };
 }
-type QuestionStatusView = QuestionStatsRow["status"];
 
 export function latestOutcome(call: { tool: string; ok: number; outcome: string | null; retrieval: string | null }): string {
   if (!call.ok) return "failed";
   if (call.tool === "ask") return call.outcome?.startsWith("refused") ? "refused" : "answered";
-  const trace = call.retrieval ? (JSON.parse(call.retrieval) as RetrievalTrace) : null;
-  if (!trace || trace.results.length > 0) return trace ? "answered" : "unknown";
-  return trace.best !== null && trace.cut !== null && trace.best > trace.cut ? "refused" : "no results";
+  return call.retrieval ? searchEnding(JSON.parse(call.retrieval) as RetrievalTrace) : "unknown";
 }
 
 function topDocuments(retrieval: string | null): QuestionView["top_documents"] {

@@ -2,16 +2,13 @@ import "server-only";
 import { loggedQuestionCalls } from "../db/questions";
 import { oneAtATime } from "../http/one-at-a-time";
 import { retrieve } from "../retrieval/retrieve";
-import type { RetrievalTrace, TracedResult } from "../retrieval/trace";
-import { refusedByCut } from "../retrieval/trace";
+import { searchEnding as ending, type RetrievalTrace, type SearchEnding as Ending, type TracedResult } from "../retrieval/trace";
 
 /** The most logged questions one replay re-runs. */
 export const MAX_REPLAY = 1_000;
 /** Questions re-run per retrieval call. */
 const REPLAY_BATCH = 32;
 
-type Ending = "answered" | "refused" | "no results";
-const ending = (t: RetrievalTrace): Ending => (t.results.length > 0 ? "answered" : refusedByCut(t) ? "refused" : "no results");
 
 /** Distinct documents of a result list, by filename (a document's identity across re-uploads), in rank order. */
 function documents(results: TracedResult[]): { filename: string; score: number }[] {

@@ -1,6 +1,6 @@
 import "server-only";
 import { findPair, type Pair } from "../db/pairs";
-import { getGroup, representatives, setGroupStatus, type QuestionGroupRow } from "../db/questions";
+import { getGroup, groupText, setGroupStatus, type QuestionGroupRow } from "../db/questions";
 import { addPair, expectedFilename } from "../evaluation/labeled-pairs";
 import { AppError } from "../http/errors";
 import { NO_DOCUMENT } from "../validations/pair";
@@ -19,7 +19,7 @@ export function triageQuestion(agentId: number, groupId: number, input: TriageIn
     setGroupStatus(agentId, groupId, status);
     return { group: getGroup(agentId, groupId), pair: null };
   }
-  const text = input.query ?? representatives(agentId).find((r) => r.group_id === groupId)?.text;
+  const text = input.query ?? groupText(agentId, groupId);
   if (!text) throw new AppError("not_found", `Question ${groupId} has no wording left in the log.`);
   const answerable = input.action === "label";
   const expected = input.action === "label" ? input.expected : NO_DOCUMENT;

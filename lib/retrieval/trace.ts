@@ -29,3 +29,7 @@ export const traced = (r: TracedResult): TracedResult => ({ document_id: r.docum
 
 /** True when the cut refused the query: a nearest chunk exists, but nothing was within the cut. */
 export const refusedByCut = (t: RetrievalTrace) => t.results.length === 0 && t.best !== null && t.cut !== null && t.best > t.cut;
+
+export type SearchEnding = "answered" | "refused" | "no results";
+/** How a search ended: results, refused by the cut, or nothing to return. */
+export const searchEnding = (t: RetrievalTrace): SearchEnding => (t.results.length > 0 ? "answered" : refusedByCut(t) ? "refused" : "no results");
