@@ -98,9 +98,12 @@ export function parseId(raw: string, what = "id"): number {
   return n;
 }
 
-export async function readJson(req: Request): Promise<unknown> {
+/** The request's JSON body; with `optional`, an empty body reads as `{}`. */
+export async function readJson(req: Request, { optional = false } = {}): Promise<unknown> {
   try {
-    return await req.json();
+    if (!optional) return await req.json();
+    const text = await req.text();
+    return text.trim() ? JSON.parse(text) : {};
   } catch {
     throw new AppError("invalid_json", "The request body must be valid JSON.");
   }

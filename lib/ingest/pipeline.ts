@@ -14,7 +14,7 @@ import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { groupedWrite } from "../db/client";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
-import { sanitizeFilename } from "../validations/filename";
+import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
 import { writeChunks, type IngestProgress } from "./write-chunks";
 
@@ -41,12 +41,13 @@ export interface IngestResult {
  */
 export async function ingestFile(
   agentId: number,
-  file: { filename: string; bytes: Uint8Array },
+  file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
   getAgent(agentId);
-  const filename = sanitizeFilename(file.filename);
+  // Callers pass a name already cleaned (a basename, or a path they chose to keep); this is a second pass.
+  const filename = sanitizeDocumentPath(file.filename);
   const base = { filename, document_id: null, chunk_count: 0 };
 
   const sha256 = createHash("sha256").update(file.bytes).digest("hex");
@@ -75,7 +76,7 @@ export async function ingestFile(
     }
     return indexDocument(
       agentId,
-      { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text },
+      { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text, source_url: file.sourceUrl ?? null },
       settings,
       onProgress,
     );
@@ -119,7 +120,7 @@ function failure(err: unknown): { code: string; message: string; keepRow: boolea
 
 async function indexDocument(
   agentId: number,
-  source: { filename: string; type: string; sha256: string; bytes: number; text: string },
+  source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
   settings: ChunkSettings,
   onProgress: IngestProgress,
 ): Promise<IngestResult> {
@@ -149,6 +150,7 @@ async function indexDocument(
         chunk_strategy: strategy,
         text: source.text,
         embedding_model: model.model,
+        source_url: source.source_url,
       },
       chunks,
     );

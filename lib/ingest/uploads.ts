@@ -5,7 +5,7 @@ import { env } from "../env.mjs";
 import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
 import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
-import { sanitizeFilename } from "../validations/filename";
+import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "./chunking";
 import { isActiveFile } from "./upload-progress";
@@ -24,12 +24,19 @@ export function expectedFilesField(form: FormData, received: number): number {
   return n;
 }
 
-/** Reads the `files` of a request that adds files to an upload job (the job has the chunk settings). */
+/**
+ * Reads the `files` of a request that adds files to an upload job (the job has the chunk
+ * settings). A file's name is its last path segment, unless the field `paths` is `keep`: then
+ * its folders stay in the document's name (`guides/setup.md`), as a folder sync sends them.
+ */
 export async function readUploadFiles(form: FormData): Promise<UploadFile[]> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
   checkFileCount(form);
-  return Promise.all(files.map(async (f) => ({ filename: sanitizeFilename(f.name), bytes: new Uint8Array(await f.arrayBuffer()) })));
+  const paths = form.get("paths");
+  if (paths !== null && paths !== "keep") throw invalid(`paths must be "keep" (or left out), not "${String(paths)}".`);
+  const name = paths === "keep" ? sanitizeDocumentPath : sanitizeFilename;
+  return Promise.all(files.map(async (f) => ({ filename: name(f.name), bytes: new Uint8Array(await f.arrayBuffer()) })));
 }
 
 /** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sanitizeFilename } from "./filename";
+import { sanitizeDocumentPath, sanitizeFilename } from "./filename";
 
 const bytes = (s: string) => new TextEncoder().encode(s).byteLength;
 
@@ -61,5 +61,34 @@ describe("sanitizeFilename", () => {
     expect(sanitizeFilename("dir/")).toBe("untitled");
     expect(sanitizeFilename("..")).toBe("untitled");
     expect(sanitizeFilename("\u202e\u0000.md")).toBe("untitled.md");
+  });
+});
+
+describe("sanitizeDocumentPath", () => {
+  it("keeps the folders of a relative path, with / between them", () => {
+    expect(sanitizeDocumentPath("guides/setup.md")).toBe("guides/setup.md");
+    expect(sanitizeDocumentPath("guides\\billing\\invoices.txt")).toBe("guides/billing/invoices.txt");
+    expect(sanitizeDocumentPath("help.example.com/articles/refunds.html")).toBe("help.example.com/articles/refunds.html");
+  });
+
+  it("drops empty, . and .. segments, so a path cannot climb out or start at the root", () => {
+    expect(sanitizeDocumentPath("../../etc/passwd.md")).toBe("etc/passwd.md");
+    expect(sanitizeDocumentPath("/abs//./guides/../setup.md")).toBe("abs/guides/setup.md");
+    expect(sanitizeDocumentPath("")).toBe("untitled");
+  });
+
+  it("cleans every segment as a filename and is the filename itself without folders", () => {
+    expect(sanitizeDocumentPath("gu\u202eides/  set\tup.md ")).toBe("guides/set up.md");
+    for (const name of ["Support SLA (v2).md", "invoice\u202etxt.exe.md", `${"x".repeat(5000)}.md`]) {
+      expect(sanitizeDocumentPath(name)).toBe(sanitizeFilename(name));
+    }
+  });
+
+  it("keeps at most 1,024 bytes, the file and its innermost folders", () => {
+    const deep = `${Array.from({ length: 40 }, (_, i) => `folder-${String(i).padStart(2, "0")}-${"y".repeat(30)}`).join("/")}/file.md`;
+    const kept = sanitizeDocumentPath(deep);
+    expect(bytes(kept)).toBeLessThanOrEqual(1024);
+    expect(kept.endsWith("folder-39-" + "y".repeat(30) + "/file.md")).toBe(true);
+    expect(kept.startsWith("folder-")).toBe(true);
   });
 });

@@ -38,14 +38,9 @@ function truncateBytes(text: string, max: number): string {
   return out;
 }
 
-/**
- * The displayable, storable form of an uploaded file's name: last path segment, NFC, no
- * control, zero-width or bidi characters, single spaces, at most 255 UTF-8 bytes with the
- * extension kept, and "untitled" (plus the extension) when nothing else is left.
- */
-export function sanitizeFilename(name: string): string {
-  const segment = name.split(/[\\/]/).pop() ?? "";
-  let clean = segment
+/** One path segment made displayable and storable; "" when nothing is left of it. */
+function cleanSegment(segment: string): string {
+  const clean = segment
     .replace(LONE_SURROGATES, "\uFFFD")
     .replace(INVISIBLE, "")
     .replace(SPACING_CONTROLS, " ")
@@ -53,10 +48,43 @@ export function sanitizeFilename(name: string): string {
     .replace(/\s+/g, " ")
     .normalize("NFC")
     .trim();
-  if (clean === "." || clean === "..") clean = "";
+  return clean === "." || clean === ".." ? "" : clean;
+}
 
+/** A cleaned segment capped at 255 UTF-8 bytes with its extension kept, or "untitled" (plus the extension). */
+function capSegment(clean: string): string {
   const [rawStem, ext] = splitExtension(clean);
   let stem = rawStem.trim() ? rawStem : "untitled";
   if (byteLength(stem) + byteLength(ext) > MAX_BYTES) stem = truncateBytes(stem, MAX_BYTES - byteLength(ext)).trimEnd();
   return stem + ext;
+}
+
+/**
+ * The displayable, storable form of an uploaded file's name: last path segment, NFC, no
+ * control, zero-width or bidi characters, single spaces, at most 255 UTF-8 bytes with the
+ * extension kept, and "untitled" (plus the extension) when nothing else is left.
+ */
+export function sanitizeFilename(name: string): string {
+  return capSegment(cleanSegment(name.split(/[\\/]/).pop() ?? ""));
+}
+
+const MAX_PATH_BYTES = 1024;
+
+/**
+ * A document name that keeps its folders (a synced folder's relative path, a page's URL
+ * path): each segment cleaned as a filename, empty, "." and ".." segments dropped, joined
+ * with "/", at most 1,024 UTF-8 bytes (the innermost folders kept). A name without folders
+ * comes out as sanitizeFilename gives it.
+ */
+export function sanitizeDocumentPath(name: string): string {
+  const segments = name.split(/[\\/]/).map(cleanSegment).filter(Boolean);
+  const file = capSegment(segments.pop() ?? "");
+  const kept = [file];
+  let used = byteLength(file);
+  for (const dir of segments.reverse().map(capSegment)) {
+    if (used + byteLength(dir) + 1 > MAX_PATH_BYTES) break;
+    kept.unshift(dir);
+    used += byteLength(dir) + 1;
+  }
+  return kept.join("/");
 }
