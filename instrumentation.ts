@@ -20,6 +20,9 @@ export async function register() {
   void recoverSweeps()
     .then((n) => n > 0 && console.log(`[kb-inspector] ${n} sweep(s) cut off by the stop marked failed`))
     .catch((err) => console.error("[kb-inspector] temporary sweep collections not removed yet:", err instanceof Error ? err.message : err));
+  // Syncs of sources cut off by the stop are failed; sources with an interval sync on schedule.
+  const { watchSources } = await import("./lib/sources/schedule");
+  watchSources();
   // Replays each agent's recent searches in the background, hourly, and keeps its index recall.
   const { watchIndexRecall } = await import("./lib/retrieval/index-recall-watch");
   watchIndexRecall();

@@ -67,6 +67,19 @@ const schema = z
     INDEX_RECALL_WARN: z.coerce.number().min(0).max(1).default(0.95),
     /** Wordings of the agent's questions within this cosine distance of a question's first wording join it (default: lib/questions/group-threshold.ts). */
     QUESTION_GROUP_DISTANCE: z.coerce.number().min(0).max(2).optional(),
+    // Syncing pages from user-entered URLs (lib/fetch/guarded.ts): every request stays within these.
+    /** Comma-separated hosts (`name` or `name:port`) fetched even though they resolve to a private, loopback or link-local address. */
+    FETCH_ALLOW_HOSTS: z.string().default(""),
+    FETCH_MAX_PAGE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    /** Bounds one page's whole fetch: every redirect and the body. */
+    FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+    FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).default(5),
+    /** Most pages one sync reads. */
+    FETCH_MAX_PAGES: z.coerce.number().int().positive().default(5_000),
+    /** Pages fetched at once per sync. */
+    FETCH_CONCURRENCY: z.coerce.number().int().positive().default(4),
+    /** Most page requests per second per sync; 0: no limit. */
+    FETCH_RATE_PER_S: z.coerce.number().min(0).default(10),
   })
   .superRefine((env, ctx) => {
     if (env.EMBEDDING_PROVIDER === "openai" && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {

@@ -23,6 +23,9 @@ export interface DocumentRow {
   status: DocumentStatus;
   error: string | null;
   embedding_model: string;
+  /** The page it was fetched from (lib/sources/), and when that page was last fetched; null for uploads. */
+  source_url: string | null;
+  fetched_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -30,7 +33,7 @@ export interface DocumentRow {
 export type DocumentWithText = DocumentRow & { text: string };
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
-  status, error, embedding_model, created_at, updated_at`;
+  status, error, embedding_model, source_url, fetched_at, created_at, updated_at`;
 
 export function listDocuments(agentId: number): DocumentRow[] {
   return db()
@@ -79,6 +82,7 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
 export const insertDocument = (
   d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"> & {
     chunk_strategy?: ChunkStrategy;
+    source_url?: string | null;
   },
   chunks: Chunk[],
 ): number =>
@@ -87,11 +91,11 @@ export const insertDocument = (
     const { lastInsertRowid } = db()
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
-           text, embedding_model, created_at, updated_at)
+           text, embedding_model, source_url, fetched_at, created_at, updated_at)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
-           @text, @embedding_model, @t, @t)`,
+           @text, @embedding_model, @source_url, @fetched_at, @t, @t)`,
       )
-      .run({ chunk_strategy: DEFAULT_CHUNK_STRATEGY, ...d, chunk_count: chunks.length, t });
+      .run({ chunk_strategy: DEFAULT_CHUNK_STRATEGY, ...d, source_url: d.source_url ?? null, fetched_at: d.source_url ? t : null, chunk_count: chunks.length, t });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
     return id;
@@ -272,4 +276,13 @@ export function readySignature(agentId: number, model: string): string {
     .prepare("SELECT COUNT(*) AS n, TOTAL(id) AS s FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
     .get(agentId, model) as { n: number; s: number };
   return `${row.n}:${row.s}`;
+}
+
+/** The pages these documents of the agent were fetched from (document id → URL); uploads are left out. */
+export function sourceUrlsOf(agentId: number, ids: number[]): Record<number, string> {
+  if (ids.length === 0) return {};
+  const rows = db()
+    .prepare("SELECT id, source_url FROM documents WHERE agent_id = ? AND source_url IS NOT NULL AND id IN (SELECT value FROM json_each(?))")
+    .all(agentId, JSON.stringify([...new Set(ids)])) as { id: number; source_url: string }[];
+  return Object.fromEntries(rows.map((r) => [r.id, r.source_url]));
 }

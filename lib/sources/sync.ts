@@ -1,0 +1,233 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { env } from "../env.mjs";
+import { conflict } from "../http/errors";
+import { ingestFile } from "../ingest/pipeline";
+import { removeDocument } from "../ingest/remove";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../ingest/chunking";
+import { now } from "../db/client";
+import {
+  deletePage,
+  finishSync,
+  getSource,
+  pageDocument,
+  saveSyncProgress,
+  sourcePages,
+  startSync,
+  touchFetched,
+  upsertPage,
+  type Source,
+  type SourcePage,
+  type SyncCounts,
+  type SyncRecord,
+} from "../db/sources";
+import { FetchFailed, FetchRefused, guardedFetch, type FetchedPage } from "../fetch/guarded";
+import { pageFilename } from "./page-name";
+import { parseSitemap } from "./sitemap";
+
+export type Fetcher = (url: string, opts?: { headers?: Record<string, string> }) => Promise<FetchedPage>;
+
+export interface SyncOptions {
+  trigger?: SyncRecord["trigger"];
+  fetcher?: Fetcher;
+  /** Pages fetched at once, pages per second (0: no limit) and most pages read; the FETCH_* settings by default. */
+  concurrency?: number;
+  ratePerSecond?: number;
+  maxPages?: number;
+}
+
+/** Sitemaps within a sitemap index are read this deep, no deeper. */
+const INDEX_DEPTH = 2;
+const PROGRESS_EVERY = 25;
+const MAX_FAILURES_KEPT = 500;
+
+const problem = (err: unknown) => (err instanceof FetchRefused || err instanceof FetchFailed ? err.message : null);
+
+/** The page URLs a source lists now: its own list, or its sitemap's (sitemap indexes followed). */
+async function pageList(source: Source, fetcher: Fetcher): Promise<string[]> {
+  if (source.urls) return source.urls;
+  const seen = new Set<string>();
+  const pages: string[] = [];
+  const read = async (url: string, depth: number) => {
+    const res = await fetcher(url);
+    if (res.status < 200 || res.status > 299) throw new FetchFailed(url, `${url} answered HTTP ${res.status}.`);
+    let parsed;
+    try {
+      parsed = parseSitemap(res.body.toString("utf8"));
+    } catch (err) {
+      throw new FetchFailed(url, `${url}: ${err instanceof Error ? err.message : "unreadable"}.`);
+    }
+    for (const loc of parsed.locations) {
+      if (!/^https?:\/\//i.test(loc) || seen.has(loc)) continue;
+      seen.add(loc);
+      if (parsed.index) {
+        if (depth < INDEX_DEPTH) await read(loc, depth + 1);
+      } else pages.push(loc);
+    }
+  };
+  await read(source.sitemap!, 0);
+  return pages;
+}
+
+/** Spaces request starts at most `perSecond` a second; 0 leaves them unspaced. */
+function pacer(perSecond: number) {
+  let next = 0;
+  return async () => {
+    if (perSecond <= 0) return;
+    const t = Date.now();
+    const wait = Math.max(0, next - t);
+    next = Math.max(t, next) + 1000 / perSecond;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  };
+}
+
+type PageOutcome = { kind: "added" | "changed" | "unchanged" } | { kind: "failed"; reason: string } | { kind: "gone"; reason: string };
+
+/** Fetches one page and brings its document in step: unchanged, (re)indexed, gone, or failed with the document kept. */
+async function syncPage(agentId: number, sourceId: number, url: string, known: SourcePage | undefined, fetcher: Fetcher): Promise<PageOutcome> {
+  const doc = known && pageDocument(agentId, known.filename, url);
+  // A conditional fetch only while the document the validators describe is still there.
+  const headers: Record<string, string> = {};
+  if (doc && doc.sha256 === known.sha256) {
+    if (known.etag) headers["if-none-match"] = known.etag;
+    if (known.last_modified) headers["if-modified-since"] = known.last_modified;
+  }
+  let res: FetchedPage;
+  try {
+    res = await fetcher(url, { headers });
+  } catch (err) {
+    const reason = problem(err);
+    if (reason === null) throw err;
+    if (known) upsertPage({ ...known, error: reason });
+    return { kind: "failed", reason };
+  }
+  const at = now();
+  if (res.status === 404 || res.status === 410) return { kind: "gone", reason: `answered HTTP ${res.status}` };
+  if (res.status === 304 && doc) {
+    touchFetched(doc.id, at);
+    upsertPage({ ...known!, fetched_at: at, state: "active", error: null });
+    return { kind: "unchanged" };
+  }
+  if (res.status < 200 || res.status > 299) {
+    const reason = `answered HTTP ${res.status}`;
+    if (known) upsertPage({ ...known, error: reason });
+    return { kind: "failed", reason };
+  }
+  const sha256 = createHash("sha256").update(res.body).digest("hex");
+  const filename = known?.filename ?? pageFilename(url, res.headers["content-type"]);
+  const page: SourcePage = {
+    source_id: sourceId,
+    url,
+    filename,
+    sha256,
+    etag: res.headers["etag"] ?? null,
+    last_modified: res.headers["last-modified"] ?? null,
+    fetched_at: at,
+    state: "active",
+    error: null,
+  };
+  if (doc && doc.sha256 === sha256) {
+    touchFetched(doc.id, at);
+    upsertPage(page);
+    return { kind: "unchanged" };
+  }
+  const result = await ingestFile(agentId, { filename, bytes: new Uint8Array(res.body), sourceUrl: url }, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
+  if (result.status !== "ready") {
+    if (known) upsertPage({ ...known, error: result.message });
+    return { kind: "failed", reason: result.message };
+  }
+  upsertPage(page);
+  // The same text as a document of another name: the page is in step, and makes none of its own.
+  if (result.outcome === "duplicate") return { kind: "unchanged" };
+  return { kind: doc || result.outcome === "replaced" ? "changed" : "added" };
+}
+
+/** A page gone from its source: its document is removed, or the removal proposed, as the source says. */
+async function pageGone(agentId: number, source: Source, page: SourcePage): Promise<"removed" | "proposed"> {
+  if (source.on_removed === "propose") {
+    upsertPage({ ...page, state: "removal_proposed" });
+    return "proposed";
+  }
+  await removePageDocument(agentId, page);
+  return "removed";
+}
+
+/** Removes the document a page made (never one uploaded by hand or made by another page) and forgets the page. */
+export async function removePageDocument(agentId: number, page: SourcePage): Promise<void> {
+  const doc = pageDocument(agentId, page.filename, page.url);
+  if (doc) await removeDocument(agentId, doc.id);
+  deletePage(page.source_id, page.url);
+}
+
+/**
+ * Syncs one source: reads its page list, fetches each page (a bounded number at once, paced),
+ * re-indexes what changed, adds what is new, and handles pages that left the list or answer
+ * 404/410 as the source says. A page that fails is counted with its reason and keeps its
+ * document; a list that cannot be read fails the sync and removes nothing.
+ */
+export async function syncSource(agentId: number, sourceId: number, opts: SyncOptions = {}): Promise<SyncRecord> {
+  const source = getSource(agentId, sourceId);
+  const record = startSync(sourceId, opts.trigger ?? "manual");
+  if (!record) throw conflict("A sync of this source is running already; wait for it to finish.");
+  return runSync(agentId, source, record, opts);
+}
+
+/** Starts a sync and answers at once with its record; the sync goes on in the background. */
+export function startSourceSync(agentId: number, sourceId: number, opts: SyncOptions = {}): { record: SyncRecord; done: Promise<SyncRecord> } {
+  const source = getSource(agentId, sourceId);
+  const record = startSync(sourceId, opts.trigger ?? "manual");
+  if (!record) throw conflict("A sync of this source is running already; wait for it to finish.");
+  return { record, done: runSync(agentId, source, record, opts) };
+}
+
+async function runSync(agentId: number, source: Source, record: SyncRecord, opts: SyncOptions): Promise<SyncRecord> {
+  const e = env();
+  const fetcher = opts.fetcher ?? guardedFetch;
+  const counts: SyncCounts = { seen: 0, added: 0, changed: 0, removed: 0, proposed: 0, unchanged: 0, failed: 0 };
+  const failures: SyncRecord["failures"] = [];
+  const fail = (url: string, reason: string) => {
+    counts.failed++;
+    if (failures.length < MAX_FAILURES_KEPT) failures.push({ url, reason });
+  };
+  try {
+    let listed: string[];
+    try {
+      listed = await pageList(source, fetcher);
+    } catch (err) {
+      const reason = problem(err);
+      if (reason === null) throw err;
+      return finishSync(record.id, counts, failures, `The sitemap could not be read, so nothing was changed: ${reason}`);
+    }
+    const maxPages = opts.maxPages ?? e.FETCH_MAX_PAGES;
+    const pages = listed.slice(0, maxPages);
+    if (listed.length > maxPages) failures.push({ url: source.sitemap ?? "", reason: `The source lists ${listed.length} pages; this sync read the first ${maxPages} (FETCH_MAX_PAGES).` });
+    const known = new Map(sourcePages(source.id).map((p) => [p.url, p]));
+    const pace = pacer(opts.ratePerSecond ?? e.FETCH_RATE_PER_S);
+    let next = 0;
+    const worker = async () => {
+      while (next < pages.length) {
+        const url = pages[next++]!;
+        await pace();
+        const outcome = await syncPage(agentId, source.id, url, known.get(url), fetcher);
+        counts.seen++;
+        if (outcome.kind === "failed") fail(url, outcome.reason);
+        else if (outcome.kind === "gone") {
+          const page = known.get(url);
+          if (page) counts[await pageGone(agentId, source, page)]++;
+          else fail(url, outcome.reason);
+        } else counts[outcome.kind]++;
+        if (counts.seen % PROGRESS_EVERY === 0) saveSyncProgress(record.id, counts, failures);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? e.FETCH_CONCURRENCY) }, worker));
+    // Pages the list no longer names (those past FETCH_MAX_PAGES are still listed, so they stay).
+    const stillListed = new Set(listed);
+    for (const page of known.values()) {
+      if (!stillListed.has(page.url)) counts[await pageGone(agentId, source, page)]++;
+    }
+    return finishSync(record.id, counts, failures, null);
+  } catch (err) {
+    console.error(`[kb-inspector] sync of source ${source.id} failed:`, err);
+    return finishSync(record.id, counts, failures, "The sync stopped on a server error; the details are in its log. The next sync finishes it.");
+  }
+}
