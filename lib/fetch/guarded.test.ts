@@ -172,7 +172,9 @@ describe("isPublicAddress", () => {
     ["::ffff:8.8.8.8", true],
     ["2606:4700:4700::1111", true],
     ["2001:4860:4860::8888", true],
-    ["fec0::1", true],
+    ["fec0::1", false],
+    ["::7f00:1", false],
+    ["2002:7f00:1::1", false],
     ["", false],
     ["localhost", false],
     ["example.com", false],
@@ -428,35 +430,35 @@ describe("the connection goes to the address that was checked", () => {
 
   it("builds request options pinned to the checked addresses, TLS verifying the URL's name", () => {
     const checked = [
-      { address: "93.184.215.14", family: 4 as const },
-      { address: "2606:2800:21f:cb07:6820:80da:af6b:8b2c", family: 6 as const },
+      { address: "192.0.2.10", family: 4 as const },
+      { address: "2001:db8::10", family: 6 as const },
     ];
-    const options = pinnedRequestOptions({ url: new URL("https://docs.example.org:8443/a/b?c=1"), addresses: checked }, { "user-agent": "KB-Inspector-sync/1" });
+    const options = pinnedRequestOptions({ url: new URL("https://docs.example.test:8443/a/b?c=1"), addresses: checked }, { "user-agent": "KB-Inspector-sync/1" });
     expect(options).toMatchObject({
       protocol: "https:",
-      hostname: "docs.example.org",
+      hostname: "docs.example.test",
       port: "8443",
       path: "/a/b?c=1",
       method: "GET",
       agent: false,
-      servername: "docs.example.org",
-      headers: { "user-agent": "KB-Inspector-sync/1", host: "docs.example.org:8443" },
+      servername: "docs.example.test",
+      headers: { "user-agent": "KB-Inspector-sync/1", host: "docs.example.test:8443" },
     });
 
     // Called the two ways node's net module calls a lookup; it answers without DNS.
     const all = vi.fn();
-    options.lookup!("docs.example.org", { all: true }, all);
+    options.lookup!("docs.example.test", { all: true }, all);
     expect(all).toHaveBeenCalledWith(null, checked);
     const one = vi.fn();
-    options.lookup!("docs.example.org", {}, one);
-    expect(one).toHaveBeenCalledWith(null, "93.184.215.14", 4);
+    options.lookup!("docs.example.test", {}, one);
+    expect(one).toHaveBeenCalledWith(null, "192.0.2.10", 4);
   });
 
   it("connects an IP literal as it is: no lookup, no SNI", () => {
-    const options = pinnedRequestOptions({ url: new URL("https://[2606:4700::1111]/x"), addresses: null }, {});
+    const options = pinnedRequestOptions({ url: new URL("https://[2001:db8::1111]/x"), addresses: null }, {});
     expect(options.lookup).toBeUndefined();
     expect(options.servername).toBeUndefined();
-    expect(options).toMatchObject({ hostname: "2606:4700::1111", port: 443, headers: { host: "[2606:4700::1111]" } });
+    expect(options).toMatchObject({ hostname: "2001:db8::1111", port: 443, headers: { host: "[2001:db8::1111]" } });
   });
 
   it("pinnedLookup ignores the name it is asked for", () => {

@@ -89,6 +89,10 @@ for (const [net, prefix] of [
   ["ff00::", 8],
   ["2001:db8::", 32],
   ["64:ff9b::", 96],
+  // Deprecated forms that can carry a private IPv4 address or site: IPv4-compatible, 6to4, site-local.
+  ["::", 96],
+  ["2002::", 16],
+  ["fec0::", 10],
 ] as const) {
   notPublic.addSubnet(net, prefix, "ipv6");
 }
