@@ -4,6 +4,7 @@ import { env } from "../env.mjs";
 import { conflict } from "../http/errors";
 import { ingestFile } from "../ingest/pipeline";
 import { removeDocument } from "../ingest/remove";
+import { FILES_IN_PARALLEL } from "../ingest/uploads";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../ingest/chunking";
 import { now } from "../db/client";
 import {
@@ -39,6 +40,8 @@ export interface SyncOptions {
 /** Sitemaps within a sitemap index are read this deep, no deeper. */
 const INDEX_DEPTH = 2;
 const PROGRESS_EVERY = 25;
+/** Pages indexed at once, as many as an upload's files (their Chroma writes are shared). */
+const INGESTS_AT_ONCE = FILES_IN_PARALLEL;
 const MAX_FAILURES_KEPT = 500;
 
 const problem = (err: unknown) => (err instanceof FetchRefused || err instanceof FetchFailed ? err.message : null);
@@ -83,8 +86,12 @@ function pacer(perSecond: number) {
 
 type PageOutcome = { kind: "added" | "changed" | "unchanged" } | { kind: "failed"; reason: string } | { kind: "gone"; reason: string };
 
-/** Fetches one page and brings its document in step: unchanged, (re)indexed, gone, or failed with the document kept. */
-async function syncPage(agentId: number, sourceId: number, url: string, known: SourcePage | undefined, fetcher: Fetcher): Promise<PageOutcome> {
+/**
+ * Fetches one page and says how it stands: unchanged, gone, or failed with the document kept;
+ * or, when its text is new, the ingest that brings its document in step, to run apart from the
+ * fetches (a few pages are fetched at once, many more can be indexed at once).
+ */
+async function fetchPage(agentId: number, sourceId: number, url: string, known: SourcePage | undefined, fetcher: Fetcher): Promise<PageOutcome | { ingest: () => Promise<PageOutcome> }> {
   const doc = known && pageDocument(agentId, known.filename, url);
   // A conditional fetch only while the document the validators describe is still there.
   const headers: Record<string, string> = {};
@@ -131,15 +138,19 @@ async function syncPage(agentId: number, sourceId: number, url: string, known: S
     upsertPage(page);
     return { kind: "unchanged" };
   }
-  const result = await ingestFile(agentId, { filename, bytes: new Uint8Array(res.body), sourceUrl: url }, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
-  if (result.status !== "ready") {
-    if (known) upsertPage({ ...known, error: result.message });
-    return { kind: "failed", reason: result.message };
-  }
-  upsertPage(page);
-  // The same text as a document of another name: the page is in step, and makes none of its own.
-  if (result.outcome === "duplicate") return { kind: "unchanged" };
-  return { kind: doc || result.outcome === "replaced" ? "changed" : "added" };
+  return {
+    ingest: async () => {
+      const result = await ingestFile(agentId, { filename, bytes: new Uint8Array(res.body), sourceUrl: url }, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
+      if (result.status !== "ready") {
+        if (known) upsertPage({ ...known, error: result.message });
+        return { kind: "failed", reason: result.message };
+      }
+      upsertPage(page);
+      // The same text as a document of another name: the page is in step, and makes none of its own.
+      if (result.outcome === "duplicate") return { kind: "unchanged" };
+      return { kind: doc || result.outcome === "replaced" ? "changed" : "added" };
+    },
+  };
 }
 
 /** A page gone from its source: its document is removed, or the removal proposed, as the source says. */
@@ -203,23 +214,37 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
     if (listed.length > maxPages) failures.push({ url: source.sitemap ?? "", reason: `The source lists ${listed.length} pages; this sync read the first ${maxPages} (FETCH_MAX_PAGES).` });
     const known = new Map(sourcePages(source.id).map((p) => [p.url, p]));
     const pace = pacer(opts.ratePerSecond ?? e.FETCH_RATE_PER_S);
+    const count = async (url: string, outcome: PageOutcome) => {
+      counts.seen++;
+      if (outcome.kind === "failed") fail(url, outcome.reason);
+      else if (outcome.kind === "gone") {
+        const page = known.get(url);
+        if (page) counts[await pageGone(agentId, source, page)]++;
+        else fail(url, outcome.reason);
+      } else counts[outcome.kind]++;
+      if (counts.seen % PROGRESS_EVERY === 0) saveSyncProgress(record.id, counts, failures);
+    };
+    const indexing = new Set<Promise<void>>();
     let next = 0;
     const worker = async () => {
       while (next < pages.length) {
         const url = pages[next++]!;
         await pace();
-        const outcome = await syncPage(agentId, source.id, url, known.get(url), fetcher);
-        counts.seen++;
-        if (outcome.kind === "failed") fail(url, outcome.reason);
-        else if (outcome.kind === "gone") {
-          const page = known.get(url);
-          if (page) counts[await pageGone(agentId, source, page)]++;
-          else fail(url, outcome.reason);
-        } else counts[outcome.kind]++;
-        if (counts.seen % PROGRESS_EVERY === 0) saveSyncProgress(record.id, counts, failures);
+        const step = await fetchPage(agentId, source.id, url, known.get(url), fetcher);
+        if (!("ingest" in step)) {
+          await count(url, step);
+          continue;
+        }
+        while (indexing.size >= INGESTS_AT_ONCE) await Promise.race(indexing);
+        const running: Promise<void> = step
+          .ingest()
+          .then((outcome) => count(url, outcome))
+          .finally(() => indexing.delete(running));
+        indexing.add(running);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? e.FETCH_CONCURRENCY) }, worker));
+    await Promise.all(indexing);
     // Pages the list no longer names (those past FETCH_MAX_PAGES are still listed, so they stay).
     const stillListed = new Set(listed);
     for (const page of known.values()) {
