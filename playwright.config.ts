@@ -48,6 +48,9 @@ export default defineConfig({
       DATA_DIR: process.env.E2E_DATA_DIR,
       NEXT_TELEMETRY_DISABLED: "1",
       KB_DEMO: "1",
+      // The sources spec syncs a help-centre site it serves on 127.0.0.1, without pacing.
+      FETCH_ALLOW_HOSTS: "127.0.0.1",
+      FETCH_RATE_PER_S: "0",
     },
   },
 });

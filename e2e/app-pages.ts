@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, uploadThroughApi, type AgentFixture } from "./fixtures";
@@ -15,8 +17,37 @@ const DEMO = ["support-sla.md", "refund-policy.md", "billing-invoices.md", "data
 const LONG_NAME = "password-reset-and-account-recovery-checklist.txt";
 
 /**
+ * A source of three help pages served on 127.0.0.1 for the time of two syncs: one page fails both times,
+ * one is gone (404) at the second, so the Sources section shows its failures, a proposed removal and its syncs.
+ */
+async function seedSource(page: Page, agent: AgentFixture) {
+  let second = false;
+  const server = http.createServer((req, res) => {
+    const at = (req.url ?? "/").split("?")[0];
+    const status = at === "/help/broken.html" ? 500 : at === "/help/moved.html" && second ? 404 : 200;
+    res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>${at}</title><p>Help page ${at}: where to find your invoices.</p>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const urls = ["/help/invoices.html", "/help/moved.html", "/help/broken.html"].map((p) => origin + p);
+    const created = await page.request.post(`/api/agents/${agent.id}/sources`, { data: { urls, on_removed: "propose" } });
+    expect(created.status()).toBe(201);
+    const sourceId = (await created.json()).source.id as number;
+    for (const expected of [{ added: 2, failed: 1 }, { proposed: 1, failed: 1 }]) {
+      const synced = await page.request.post(`/api/agents/${agent.id}/sources/${sourceId}/sync`, { data: { wait: true } });
+      expect((await synced.json()).sync).toMatchObject({ status: "done", ...expected });
+      second = true;
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/**
  * Gives the agent documents, labeled pairs (one deliberately wrong, one unanswerable), two finished runs in
- * two modes and a sweep, so the dashboard shows its curve, mode comparison, calibration, sweep, history and comparison;
+ * two modes, a sweep and a synced source, so the dashboard shows its curve, mode comparison, calibration, sweep, history and comparison;
  * returns every page of the app with what to wait for on it.
  */
 export async function seedAppPages(page: Page, agent: AgentFixture): Promise<AppPage[]> {
@@ -55,6 +86,8 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
   const asked = (await (await page.request.get(`/api/agents/${agent.id}/questions`)).json()).questions as { id: number; text: string }[];
   const lunch = asked.find((q) => q.text === "lunch menu in the canteen")!;
   expect((await page.request.post(`/api/agents/${agent.id}/questions/${lunch.id}`, { data: { action: "gap" } })).status()).toBe(200);
+  // Last, so the pages of its source are in none of the runs, sweeps or questions above.
+  await seedSource(page, agent);
 
   const base = `/agents/${agent.id}`;
   const heading = (name: string | RegExp, level?: number) => async (p: Page) => {
@@ -73,6 +106,7 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
       path: base,
       ready: async (p) => {
         await expect(p.getByRole("table", { name: "Documents" }).getByRole("link", { name: LONG_NAME })).toBeVisible();
+        await expect(p.getByRole("article", { name: "3 page URLs" }).getByRole("table", { name: "Proposed removals" })).toBeVisible();
       },
     },
     { name: "document", path: `${base}/documents/${idOf(LONG_NAME)}`, ready: heading(LONG_NAME, 2) },

@@ -196,6 +196,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             space={space}
             stale={inspection.isPlaceholderData}
             cut={inspection.data.cut}
+            sourceUrls={inspection.data.source_urls}
           />
         )}
         {q && (

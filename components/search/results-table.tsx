@@ -36,7 +36,10 @@ function Breakdown({ r, mode }: { r: Ranked; mode: RetrievalMode }) {
   );
 }
 
-function columns(agentId: number, query: string, mode: RetrievalMode): Column<Ranked>[] {
+/** Only a web page is linked: a stored URL that is anything else is not followed. */
+const webPage = (url: string | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
+
+function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls: Record<number, string>): Column<Ranked>[] {
   return [
     { id: "rank", header: "Rank", cell: (r) => r.rank },
     {
@@ -54,11 +57,24 @@ function columns(agentId: number, query: string, mode: RetrievalMode): Column<Ra
     {
       id: "document",
       header: "Document",
-      cell: (r) => (
-        <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
-          <FileName name={r.filename} />
-        </Link>
-      ),
+      cell: (r) => {
+        const source = webPage(sourceUrls[r.document_id]);
+        return (
+          <>
+            <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
+              <FileName name={r.filename} />
+            </Link>
+            {source && (
+              <>
+                {" "}
+                <a href={source} className="whitespace-nowrap text-xs text-blue-700 underline">
+                  source<span className="sr-only"> page {source}</span>
+                </a>
+              </>
+            )}
+          </>
+        );
+      },
     },
     { id: "chunk", header: "Chunk", cell: (r) => r.chunk_index },
     // Never narrower than a readable line, however many columns stand beside it.
@@ -87,6 +103,8 @@ export function ResultsTable(props: {
   space: string;
   stale: boolean;
   cut?: number | null;
+  /** Document id → the page it was fetched from, for documents synced from a source. */
+  sourceUrls?: Record<number, string>;
 }) {
   if (props.results.length === 0) {
     return (
@@ -107,7 +125,7 @@ export function ResultsTable(props: {
         label="Search results"
         caption={`${props.results.length} result${props.results.length === 1 ? "" : "s"} · score is the ${props.space}${ranking}`}
         captionClassName="p-2 text-left text-xs text-slate-600"
-        columns={columns(props.agentId, props.query, props.mode)}
+        columns={columns(props.agentId, props.query, props.mode, props.sourceUrls ?? {})}
         rows={rows}
         rowKey={(r) => `${r.document_id}-${r.chunk_index}`}
         rowClassName={(r) => `${r.document_id === props.expected ? "bg-amber-50" : r.dropped ? "bg-slate-50" : ""} ${r.dropped ? "text-slate-500 [&_a]:text-slate-500" : ""}`}

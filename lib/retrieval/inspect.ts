@@ -5,7 +5,7 @@ import { beyondCut, noMatchCut } from "./cut";
 import { keywordPlace, rankByMode } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
-import { agentChunkCount, findDocument } from "../db/documents";
+import { agentChunkCount, findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
 import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
@@ -53,6 +53,8 @@ export interface Inspection {
    * and k, except that the search drops those farther than `cut`.
    */
   results: SearchResult[];
+  /** The page each result's document was fetched from (document id → URL), for those synced from a source. */
+  source_urls: Record<number, string>;
   /** The agent's no-match cut in effect (null: none); results past it are marked in the page. */
   cut: number | null;
   /** The cut the agent has but that does not apply, set for another embedding model than the configured one. */
@@ -148,6 +150,7 @@ export async function inspectQuery(
   return {
     mode,
     results,
+    source_urls: sourceUrlsOf(agentId, results.map((r) => r.document_id)),
     cut,
     stale_cut: cut === null && agent.max_distance !== null ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" } : null,
     total_chunks: agentChunkCount(agentId),

@@ -8,6 +8,9 @@ import { env } from "@/lib/env.mjs";
 import { currentIdentity } from "@/lib/auth";
 import { currentIndexRecall } from "@/lib/retrieval/index-recall";
 import { IndexRecallSummary } from "@/components/agents/index-recall-summary";
+import { SourcesSection } from "@/components/sources/sources-section";
+import { listSources } from "@/lib/db/sources";
+import { sourceDetail } from "@/lib/sources/views";
 
 export const dynamic = "force-dynamic";
 
@@ -16,10 +19,12 @@ export default async function AgentDocumentsPage({ params }: { params: Promise<{
   const documents = listDocuments(agent.id);
   const refusals = recentRefusals(agent.id, 10);
   const canEdit = (await currentIdentity())?.role === "editor";
+  const sources = listSources(agent.id).map((s) => sourceDetail(agent.id, s.id));
   return (
     <div className="space-y-6">
       <IndexRecallSummary recall={currentIndexRecall(agent.id)} canMeasure={canEdit} />
       <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
+      <SourcesSection agentId={agent.id} sources={sources} canEdit={canEdit} />
       <section aria-labelledby="documents-heading" className="space-y-2">
         <h2 id="documents-heading" className="font-semibold">
           Documents ({documents.length})

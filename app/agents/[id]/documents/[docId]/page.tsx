@@ -34,6 +34,20 @@ export default async function DocumentPage({ params }: Props) {
             {doc.chunk_size} with {doc.chunk_overlap} overlap, split {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
             {doc.error ? `: ${doc.error}` : ""} · embedded with {doc.embedding_model}
           </p>
+          {doc.source_url && /^https?:\/\//i.test(doc.source_url) && (
+            <p className="text-sm text-slate-600 [overflow-wrap:anywhere]">
+              Fetched from{" "}
+              <a href={doc.source_url} className="text-blue-700 underline">
+                {doc.source_url}
+              </a>
+              {doc.fetched_at && (
+                <>
+                  , last fetched <time dateTime={doc.fetched_at}>{new Date(doc.fetched_at).toLocaleString("en-GB")}</time>
+                </>
+              )}
+              .
+            </p>
+          )}
         </div>
         <div className="flex items-center gap-3">
           <Link href={`/agents/${agent.id}`} className="text-sm text-blue-700 underline">
