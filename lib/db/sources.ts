@@ -1,6 +1,6 @@
 import "server-only";
 import { db, now } from "./client";
-import { notFound } from "../http/errors";
+import { conflict, notFound } from "../http/errors";
 
 export type SourceKind = "sitemap" | "urls";
 export type OnRemoved = "propose" | "remove";
@@ -84,10 +84,15 @@ export function updateSource(agentId: number, id: number, patch: { on_removed?: 
   return getSource(agentId, id);
 }
 
-/** Deletes the source with its pages and syncs; the documents it made stay. */
+/** Deletes the source with its pages and syncs; the documents it made stay. Not while it syncs. */
 export function deleteSource(agentId: number, id: number): void {
   getSource(agentId, id);
-  db().prepare("DELETE FROM sources WHERE id = ? AND agent_id = ?").run(id, agentId);
+  db().transaction(() => {
+    if (db().prepare("SELECT 1 FROM source_syncs WHERE source_id = ? AND status = 'running'").get(id)) {
+      throw conflict("A sync of this source is running; delete the source once it has finished.");
+    }
+    db().prepare("DELETE FROM sources WHERE id = ? AND agent_id = ?").run(id, agentId);
+  })();
 }
 
 export function sourcePages(sourceId: number): SourcePage[] {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingest, newAgent } from "@/test/helpers";
 import { startFixtureSite, type FixtureSite } from "@/test/fixture-site";
 import { listDocuments } from "@/lib/db/documents";
-import { createSource, dueSources, failInterruptedSyncs, getSource, recentSyncs, sourcePages, startSync } from "@/lib/db/sources";
+import { createSource, deleteSource, dueSources, failInterruptedSyncs, getSource, recentSyncs, sourcePages, startSync } from "@/lib/db/sources";
 import { retrieve } from "@/lib/retrieval/retrieve";
 import { guardedFetch } from "@/lib/fetch/guarded";
 import { sourceCreateSchema } from "@/lib/validations/source";
@@ -197,6 +197,7 @@ describe("syncing a sitemap source", () => {
     const source = sitemapSource(agent.id, sitemap);
     const { done } = startSourceSync(agent.id, source.id, { fetcher, ratePerSecond: 0 });
     await expect(syncSource(agent.id, source.id, { fetcher })).rejects.toThrow(/running already/);
+    expect(() => deleteSource(agent.id, source.id)).toThrow(/running; delete the source once it has finished/);
     await done;
 
     // A record left running, as after a kill: failed at the next start, and a new sync goes ahead.
