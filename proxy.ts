@@ -19,12 +19,12 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // Static build output and the app icons need no checks. The upload routes are left out because Next
+  // Static build output and the app icons need no checks. The upload routes (and an agent's import) are left out because Next
   // reads a whole request body into memory before a proxy answers; they run the same gate
   // themselves before reading a byte of it (see gatedRoute in lib/http/route.ts). The agent's
   // search (and its alias without /api) runs the gate itself too: a pass through the proxy
   // costs every call a few milliseconds, which is most of what the app adds to Chroma's time.
   matcher: [
-    "/((?!_next/static/|_next/image|favicon.ico|icon.svg$|api/agents/[^/]+/documents$|api/agents/[^/]+/documents/preview$|api/agents/[^/]+/uploads(?:/[^/]+)?$|(?:api/)?agents/[^/]+/documents/search$).*)",
+    "/((?!_next/static/|_next/image|favicon.ico|icon.svg$|api/agents/[^/]+/documents$|api/agents/[^/]+/documents/preview$|api/agents/[^/]+/uploads(?:/[^/]+)?$|api/agents/import$|(?:api/)?agents/[^/]+/documents/search$).*)",
   ],
 };

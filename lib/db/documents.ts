@@ -286,3 +286,13 @@ export function sourceUrlsOf(agentId: number, ids: number[]): Record<number, str
     .all(agentId, JSON.stringify([...new Set(ids)])) as { id: number; source_url: string }[];
   return Object.fromEntries(rows.map((r) => [r.id, r.source_url]));
 }
+
+/** The agent's ready documents in id order (the order an agent file lists them in), without text. */
+export function readyDocumentIds(agentId: number): { id: number; chunk_count: number }[] {
+  return db().prepare("SELECT id, chunk_count FROM documents WHERE agent_id = ? AND status = 'ready' ORDER BY id").all(agentId) as never;
+}
+
+/** An imported document keeps the date it was first added on the other instance (lib/transfer/import.ts). */
+export function setDocumentCreatedAt(agentId: number, id: number, createdAt: string): void {
+  db().prepare("UPDATE documents SET created_at = ? WHERE id = ? AND agent_id = ?").run(createdAt, id, agentId);
+}

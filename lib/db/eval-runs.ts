@@ -169,3 +169,33 @@ export function runResults(runId: number): PairResult[] {
   return rows.map((r) => ({ ...r, missing: r.missing === 1, beyond_cut: r.beyond_cut === 1, answerable: r.answerable === 1 }));
 }
 
+
+/** A finished run of another instance with its per-pair rows, as history (lib/transfer/import.ts), in one transaction. */
+export function insertFinishedRun(
+  agentId: number,
+  run: Omit<EvalRun, "id" | "agent_id" | "n_missing" | "n_unanswerable">,
+  results: PairResult[],
+): number {
+  return db().transaction(() => {
+    const { lastInsertRowid } = db()
+      .prepare(
+        `INSERT INTO eval_runs (agent_id, k, status, error, done_pairs, n_pairs, embedding_model, query_weighting, document_count, chunk_count,
+           chunk_settings, max_distance, retrieval_mode, pair_source, recall_at_k, mrr, created_at, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        agentId, run.k, run.status, run.error, run.done_pairs, run.n_pairs, run.embedding_model, run.query_weighting, run.document_count,
+        run.chunk_count, JSON.stringify(run.chunk_settings), run.max_distance, run.retrieval_mode, run.pair_source,
+        run.recall_at_k ? JSON.stringify(run.recall_at_k) : null, run.mrr, run.created_at, run.finished_at,
+      );
+    const runId = Number(lastInsertRowid);
+    const insert = db().prepare(
+      `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const r of results) {
+      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0, r.answerable ? 1 : 0);
+    }
+    return runId;
+  })();
+}

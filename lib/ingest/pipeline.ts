@@ -93,9 +93,22 @@ export async function rechunkDocument(
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
-  const doc = getDocument(agentId, documentId);
-  return withKeys([`${agentId}:name:${doc.filename}`, `${agentId}:sha:${doc.sha256}`], () =>
-    indexDocument(agentId, doc, settings, onProgress),
+  return indexExtractedText(agentId, getDocument(agentId, documentId), settings, onProgress);
+}
+
+/**
+ * Indexes text extracted elsewhere (a document of an imported agent, lib/transfer/import.ts) as a
+ * new document with its own chunk settings, by the same path as a re-chunk: the configured
+ * model embeds it.
+ */
+export async function indexExtractedText(
+  agentId: number,
+  source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
+  settings: ChunkSettings,
+  onProgress: IngestProgress = () => {},
+): Promise<IngestResult> {
+  return withKeys([`${agentId}:name:${source.filename}`, `${agentId}:sha:${source.sha256}`], () =>
+    indexDocument(agentId, source, settings, onProgress),
   );
 }
 

@@ -1,0 +1,10 @@
+import { withAgent, type RouteCtx } from "@/lib/http/route";
+import { agentFileName, exportAgentLines, linesStream } from "@/lib/transfer/export";
+import { AGENT_FILE_TYPE } from "@/lib/transfer/format";
+
+/** The agent as an NDJSON file, streamed one document at a time (lib/transfer/format.ts). */
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/export">>(async ({ agent }) =>
+  new Response(linesStream(exportAgentLines(agent.id)), {
+    headers: { "content-type": AGENT_FILE_TYPE, "content-disposition": `attachment; filename="${agentFileName(agent)}"`, "cache-control": "no-store" },
+  }),
+);

@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
+import { PAIR_SOURCES, PAIR_STATUSES } from "../validations/pair";
+import { CHUNK_STRATEGIES } from "../ingest/chunking";
+
+/**
+ * An agent file (GET /api/agents/{id}/export, POST /api/agents/import): NDJSON, one object per
+ * line, in this order: the agent line; per ready document its document line, then (when it
+ * carries vectors) vectors lines covering its chunks in order; the pair lines; the run lines;
+ * the end line, whose sha256 covers the bytes of every line before it, newlines included.
+ */
+export const AGENT_FILE_FORMAT = "kb-inspector-agent";
+export const AGENT_FILE_VERSION = 1;
+export const AGENT_FILE_TYPE = "application/x-ndjson";
+/** The longest line an import reads; one vectors line holds at most VECTORS_PER_LINE chunks (about 1 MB at 3,072 dimensions). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+export const VECTORS_PER_LINE = 64;
+
+const count = z.number().int().min(0);
+const timestamp = z.string().min(1);
+const countsSchema = z.object({ documents: count, chunks: count, pairs: count, runs: count });
+export type TransferCounts = z.infer<typeof countsSchema>;
+
+export const agentLineSchema = z.object({
+  type: z.literal("agent"),
+  format: z.string(),
+  version: z.number(),
+  exported_at: timestamp,
+  agent: z.object({
+    name: z.string().trim().min(1).max(80),
+    tools: z.array(z.enum(TOOLS)),
+    retrieval_mode: z.enum(RETRIEVAL_MODES),
+    max_distance: z.number().positive().nullable(),
+    max_distance_model: z.string().nullable(),
+    log_questions: z.boolean(),
+    created_at: timestamp,
+  }),
+  /** The exporting instance's model: vectors are used as they are only by an instance of the same model and dimension. */
+  embedding_model: z.string().min(1),
+  dimension: z.number().int().positive(),
+  /** What the export set out to write; the end line counts what it wrote. */
+  counts: countsSchema,
+});
+
+export const documentLineSchema = z.object({
+  type: z.literal("document"),
+  document: z.object({
+    filename: z.string().min(1),
+    type: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: count,
+    chunk_size: z.number().int().positive(),
+    chunk_overlap: count,
+    chunk_strategy: z.enum(CHUNK_STRATEGIES),
+    embedding_model: z.string().min(1),
+    source_url: z.string().nullable(),
+    created_at: timestamp,
+    text: z.string(),
+  }),
+  /** Character offsets into the text, end exclusive; a chunk's text is text.slice(start, end). */
+  chunks: z.array(z.object({ index: count, start: count, end: count })),
+  /** True: vectors lines covering every chunk in order follow this line. */
+  vectors: z.boolean(),
+});
+
+export const vectorsLineSchema = z.object({
+  type: z.literal("vectors"),
+  first_chunk: count,
+  count: z.number().int().positive(),
+  dimension: z.number().int().positive(),
+  /** Base64 of count × dimension little-endian float32 values, as chunk_vectors stores them. */
+  data: z.string(),
+});
+
+export const pairLineSchema = z.object({
+  type: z.literal("pair"),
+  query: z.string().min(1),
+  expected_filename: z.string(),
+  note: z.string().nullable(),
+  source: z.enum(PAIR_SOURCES),
+  status: z.enum(PAIR_STATUSES),
+  created_at: timestamp,
+});
+
+const nullableNumber = z.number().nullable();
+export const runLineSchema = z.object({
+  type: z.literal("run"),
+  k: z.number().int().positive(),
+  status: z.enum(["done", "failed"]),
+  error: z.string().nullable(),
+  done_pairs: count,
+  n_pairs: count,
+  embedding_model: z.string(),
+  query_weighting: z.string().nullable(),
+  document_count: count,
+  chunk_count: count,
+  chunk_settings: z.array(
+    z.object({ chunk_size: z.number().int(), chunk_overlap: z.number().int(), chunk_strategy: z.enum(CHUNK_STRATEGIES).optional(), documents: count }),
+  ),
+  max_distance: nullableNumber,
+  retrieval_mode: z.enum(RETRIEVAL_MODES),
+  pair_source: z.enum(PAIR_SOURCES).nullable(),
+  recall_at_k: z.record(z.string(), nullableNumber).nullable(),
+  mrr: nullableNumber,
+  created_at: timestamp,
+  finished_at: z.string().nullable(),
+  /** Per pair, by query and expected filename: ids of the other instance mean nothing here. */
+  results: z.array(
+    z.object({
+      query: z.string(),
+      expected: z.string(),
+      rank: z.number().int().nullable(),
+      best_distance: nullableNumber,
+      top_distance: nullableNumber,
+      missing: z.boolean(),
+      beyond_cut: z.boolean(),
+      answerable: z.boolean(),
+    }),
+  ),
+});
+
+export const endLineSchema = z.object({
+  type: z.literal("end"),
+  counts: countsSchema,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export type AgentLine = z.infer<typeof agentLineSchema>;
+export type DocumentLine = z.infer<typeof documentLineSchema>;
+export type VectorsLine = z.infer<typeof vectorsLineSchema>;
+export type PairLine = z.infer<typeof pairLineSchema>;
+export type RunLine = z.infer<typeof runLineSchema>;
+export type EndLine = z.infer<typeof endLineSchema>;
+
+/** The lines that may follow a document's vectors, in file order. */
+export const SECTION_ORDER = ["document", "pair", "run", "end"] as const;
