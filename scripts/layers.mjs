@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// `node scripts/layers.mjs [--check]`: the code's layers read from its own imports. Prints the
+// folders under lib/ and which import which, the cycles between folders and between modules,
+// the imports of `chromadb` outside lib/vector-store and of `better-sqlite3` outside lib/db,
+// and the process-wide `globalThis.__kb*` values. With --check it exits 1 when there is any
+// cycle or such an import. Tests (*.test.ts) are left out: a test may reach any layer.
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const SOURCES = ["lib", "app", "components", "pages", "proxy.ts", "instrumentation.ts"];
+const OWNERS = { chromadb: "lib/vector-store", "better-sqlite3": "lib/db" };
+const EXT = [".ts", ".tsx", ".mjs", ".js"];
+
+function files(p) {
+  const abs = path.join(root, p);
+  if (!fs.existsSync(abs)) return [];
+  if (fs.statSync(abs).isFile()) return [p];
+  return fs.readdirSync(abs).flatMap((e) => (e === "node_modules" ? [] : files(path.join(p, e))));
+}
+const isSource = (f) => EXT.includes(path.extname(f)) && !/\.(test|spec)\.[tj]sx?$/.test(f) && !f.endsWith(".d.ts");
+
+function resolve(from, spec) {
+  let base;
+  if (spec.startsWith("@/")) base = spec.slice(2);
+  else if (spec.startsWith(".")) base = path.join(path.dirname(from), spec);
+  else return null;
+  for (const c of [base, ...EXT.map((e) => base + e), ...EXT.map((e) => path.join(base, `index${e}`))]) {
+    if (fs.existsSync(path.join(root, c)) && fs.statSync(path.join(root, c)).isFile()) return path.normalize(c);
+  }
+  return null;
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?:type\s)?[^'"`;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+/** A module's folder: its first two path segments under lib/ (lib/db), else its top folder. */
+const folderOf = (f) => (f.startsWith(`lib${path.sep}`) && f.split(path.sep).length > 2 ? f.split(path.sep).slice(0, 2).join("/") : f.split(path.sep)[0]);
+
+const modules = SOURCES.flatMap(files).filter(isSource);
+const edges = new Map(modules.map((m) => [m, new Set()]));
+const owned = [];
+const singletons = new Map();
+for (const m of modules) {
+  const text = fs.readFileSync(path.join(root, m), "utf8");
+  for (const match of text.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2] ?? match[3];
+    const pkg = Object.keys(OWNERS).find((p) => spec === p || spec.startsWith(`${p}/`));
+    if (pkg && !m.split(path.sep).join("/").startsWith(`${OWNERS[pkg]}/`)) owned.push(`${m}: imports ${pkg} (belongs in ${OWNERS[pkg]})`);
+    const target = resolve(m, spec);
+    if (target && edges.has(target) && target !== m) edges.get(m).add(target);
+  }
+  for (const [name] of text.matchAll(/__kb[A-Za-z]+/g)) singletons.set(name, [...(singletons.get(name) ?? []), m]);
+}
+
+/** Strongly connected components with more than one member (Tarjan). */
+function cycles(graph) {
+  let index = 0;
+  const idx = new Map(), low = new Map(), stack = [], on = new Set(), out = [];
+  const visit = (v) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc = [];
+      let w;
+      do {
+        w = stack.pop();
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+const folders = new Map();
+for (const [m, targets] of edges) {
+  const from = folderOf(m);
+  if (!from.startsWith("lib/")) continue;
+  if (!folders.has(from)) folders.set(from, new Set());
+  for (const t of targets) if (folderOf(t).startsWith("lib/") && folderOf(t) !== from) folders.get(from).add(folderOf(t));
+}
+const folderCycles = cycles(folders);
+const moduleCycles = cycles(edges);
+const importCount = [...edges.values()].reduce((n, s) => n + s.size, 0);
+
+console.log(`${modules.length} modules (tests left out), ${importCount} imports between them; ${folders.size} folders under lib/`);
+for (const [f, to] of [...folders].sort()) console.log(`  ${f} -> ${[...to].sort().join(", ") || "(nothing)"}`);
+console.log(`\nfolder-level cycles under lib/: ${folderCycles.length}${folderCycles.length ? ` (folders in them: ${folderCycles.reduce((n, c) => n + c.length, 0)})` : ""}`);
+for (const c of folderCycles) console.log(`  ${c.join(" <-> ")}`);
+console.log(`module-level cycles: ${moduleCycles.length}`);
+for (const c of moduleCycles) console.log(`  ${c.join(" <-> ")}`);
+console.log(`imports of chromadb or better-sqlite3 outside their folders: ${owned.length}`);
+for (const o of owned) console.log(`  ${o}`);
+console.log(`process-wide globalThis.__kb* values: ${singletons.size} in ${new Set([...singletons.values()].flat()).size} modules`);
+
+if (process.argv.includes("--check") && (folderCycles.length || moduleCycles.length || owned.length)) process.exitCode = 1;
