@@ -119,3 +119,30 @@ export function readVectorRuns(documentIds: number[], model: string): VectorRun[
   }
   return out;
 }
+
+/** A document whose vectors a rebuild of `model`'s index copies: ready or indexing, with a copy here or of that model. */
+export interface RebuildDocument {
+  id: number;
+  agent_id: number;
+  chunk_count: number;
+  status: "ready" | "indexing";
+  embedding_model: string;
+}
+
+const REBUILT = `FROM documents d WHERE d.status IN ('ready', 'indexing')
+  AND (d.embedding_model = @model OR EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = @model))`;
+
+/** The documents a rebuild copies, in id order after `afterId` (keyset paging: stable while documents come and go). */
+export function documentsToRebuild(model: string, afterId: number, limit: number): RebuildDocument[] {
+  return db().prepare(`SELECT d.id, d.agent_id, d.chunk_count, d.status, d.embedding_model ${REBUILT} AND d.id > @after ORDER BY d.id LIMIT @limit`).all({ model, after: afterId, limit }) as RebuildDocument[];
+}
+
+/** About how many vectors a rebuild of `model`'s index copies (its progress bar's total). */
+export function vectorsToRebuild(model: string): number {
+  return (db().prepare(`SELECT COALESCE(SUM(d.chunk_count), 0) AS n ${REBUILT}`).get({ model }) as { n: number }).n;
+}
+
+/** Whether a document is still ready or indexing (not deleted, replaced or failed). */
+export function documentStillIndexed(id: number): boolean {
+  return db().prepare("SELECT 1 FROM documents WHERE id = ? AND status IN ('ready', 'indexing')").get(id) !== undefined;
+}

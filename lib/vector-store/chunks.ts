@@ -47,7 +47,7 @@ export async function addChunks(
 }
 
 export async function deleteDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<void> {
-  await vectorWrite(() => live(collection).delete({ where: byDocument(agentId, documentId) }));
+  await vectorWrite(live(collection), (c) => c.delete({ where: byDocument(agentId, documentId) }));
 }
 
 /** How many vectors of a document the collection holds (ids only; a clean-up's check). */
@@ -56,7 +56,7 @@ export async function countDocumentVectors(collection: Collection, agentId: numb
 }
 
 export async function deleteAgentVectors(collection: Collection, agentId: number): Promise<void> {
-  await vectorWrite(() => live(collection).delete({ where: byAgent(agentId) }));
+  await vectorWrite(live(collection), (c) => c.delete({ where: byAgent(agentId) }));
 }
 
 export interface RankedChunk {
@@ -250,8 +250,7 @@ export async function nearestIds(
 export async function readdVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
   const found = await agentVectors(collection, agentId, ids);
   if (found.length === 0) return [];
-  await vectorWrite(async () => {
-    const c = live(collection);
+  await vectorWrite(live(collection), async (c) => {
     await c.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
     await c.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });
   });

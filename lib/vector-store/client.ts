@@ -88,7 +88,7 @@ export function chroma(): ChromaClient {
 }
 
 /** The REST address of a collection operation, on the same origin the client talks to (it ignores any path in CHROMA_URL). */
-function recordsUrl(collection: Collection, op: "add" | "query"): URL {
+function recordsUrl(collection: Collection, op: "add" | "upsert" | "query"): URL {
   const c = live(collection);
   const path = [c.tenant, c.database, c.id].map(encodeURIComponent);
   return new URL(`/api/v2/tenants/${path[0]}/databases/${path[1]}/collections/${path[2]}/${op}`, new URL(chromaUrl()).origin);
@@ -131,13 +131,16 @@ export function packVector(v: ArrayLike<number>): string {
  * Buffer does it. Servers without base64 support get plain float lists, as from the client.
  */
 export async function addRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
-  await vectorWrite(() => addRecordsNow(collection, records));
+  await vectorWrite(live(collection), (c) => writeRecords(c, records, "add"));
 }
 
-/** addRecords past the write gate: for the rebuild, which holds it closed while it copies. */
-export async function addRecordsNow(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
+/**
+ * Writes records to one collection as they are, not mirrored: `upsert` for a rebuild's copy,
+ * where a change mirrored meanwhile may have written the same record already.
+ */
+export async function writeRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }, op: "add" | "upsert"): Promise<void> {
   const base64 = await chroma().supportsBase64Encoding();
-  await postJson(recordsUrl(collection, "add"), {
+  await postJson(recordsUrl(collection, op), {
     ids: records.ids,
     embeddings: base64 ? records.embeddings.map(packVector) : records.embeddings,
     metadatas: records.metadatas,

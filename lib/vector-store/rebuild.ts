@@ -2,21 +2,30 @@ import "server-only";
 import type { Collection, Metadata } from "chromadb";
 import type { Embedder } from "../embeddings";
 import { AppError } from "../http/errors";
-import { addRecordsNow, chroma, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX } from "./client";
-import { pauseVectorWrites } from "./write-gate";
+import { documentStillIndexed, documentsToRebuild, readVectorRuns, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
+import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, writeRecords, type ChunkMetadata } from "./client";
+import { agentVectors, deleteDocumentVectors } from "./chunks";
+import { mirrorWrites } from "./write-gate";
 
 /**
- * Rebuilding the index: every vector of the app's collection is copied into a new collection,
- * which then takes the old one's name and place. Chroma's HNSW graph only ever grows: a deleted
- * vector stays a node in it, and a Chroma killed while it saves its index can come back with a
- * graph that no longer leads to some chunks, or leads to them badly, and builds every later
- * chunk onto that graph (lib/ingest/after-restart.ts). A copy is a new graph built from the
- * stored vectors alone. While it runs, searches go on against the old collection and changes to
- * vectors (uploads' writes, removals) wait; they resume against the new collection.
+ * Rebuilding the index: a new collection is built from the stored vectors and then takes the
+ * old one's name and place. Chroma's HNSW graph only ever grows: a deleted vector stays a node
+ * in it, and a Chroma killed while it saves its index can come back with a graph that no longer
+ * leads to some chunks, or leads to them badly, and builds every later chunk onto that graph
+ * (lib/ingest/after-restart.ts). A copy is a new graph built from the vectors alone.
+ *
+ * Nothing waits for it. The copy is written from the app's own copy of every vector (SQLite's
+ * chunk_vectors, read by document id, so documents that come and go meanwhile cannot shift the
+ * pages), from Chroma only for a document without one. From the moment the copy exists, every
+ * change to the collection's vectors (uploads' writes, removals) is made to the copy as well
+ * (lib/vector-store/write-gate.ts), so what the copy holds at the swap is what the collection
+ * holds, less the vectors no document owns. Searches go on against the old collection until the
+ * swap, then against the copy.
  */
 
-/** Vectors read and written per step. */
-const PAGE = 1_000;
+/** Documents read per step; their vectors are written to the copy 1,000 at a time. */
+const DOCUMENTS_PER_STEP = 50;
+const WRITE_BATCH = 1_000;
 /** How long the replaced collection is kept for requests that were already on their way to it. */
 const RETIRE_AFTER_MS = 20_000;
 
@@ -35,6 +44,8 @@ export interface RebuildState {
 
 const holder = globalThis as unknown as {
   __kbRebuild?: { s: RebuildState; running: Promise<RebuildState> | null; retire: NodeJS.Timeout | null };
+  /** Tests: awaited after each step of the copy, so a test can act while a rebuild is half-way. */
+  __kbRebuildStep?: (copied: number) => Promise<void>;
   __kbRebuilding?: boolean;
 };
 const current = () =>
@@ -60,12 +71,32 @@ export function rebuildIndex(model: Embedder, reason: string): Promise<RebuildSt
   return c.running;
 }
 
+/** The vectors of one document as the copy must hold them: the app's copy, or Chroma's for a document without a full one. */
+async function vectorsOf(old: Collection, model: string, doc: RebuildDocument): Promise<{ ids: string[]; embeddings: number[][]; metadatas: Metadata[] }> {
+  const runs = readVectorRuns([doc.id], model);
+  const stored = runs.reduce((n, r) => n + r.count, 0);
+  const records = { ids: [] as string[], embeddings: [] as number[][], metadatas: [] as Metadata[] };
+  const push = (chunkIndex: number, embedding: number[]) => {
+    records.ids.push(chunkId(doc.id, chunkIndex));
+    records.embeddings.push(embedding);
+    records.metadatas.push({ agent_id: doc.agent_id, document_id: doc.id, chunk_index: chunkIndex } satisfies ChunkMetadata as unknown as Metadata);
+  };
+  // An indexing document's copy may be ahead of Chroma by the slice being added, never behind it.
+  if (stored >= doc.chunk_count || doc.status === "indexing" || doc.embedding_model !== model) {
+    for (const r of runs) for (let i = 0; i < r.count; i++) push(r.first_chunk + i, Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
+    return records;
+  }
+  const ids = Array.from({ length: doc.chunk_count }, (_, k) => chunkId(doc.id, k));
+  for (const v of await agentVectors(old, doc.agent_id, ids)) push(v.chunk_index, v.embedding);
+  return records;
+}
+
 async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
   const c = current();
   const started = performance.now();
   c.s = { ...c.s, state: "running", reason, copied: 0, total: 0, started_at: new Date().toISOString(), last_error: null };
   holder.__kbRebuilding = true;
-  let resume: (() => void) | null = null;
+  let mirror: ReturnType<typeof mirrorWrites> | null = null;
   let copy: Collection | null = null;
   try {
     const old = live(await collectionFor(model));
@@ -80,29 +111,50 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     await chroma()
       .deleteCollection({ name: name + RETIRED_SUFFIX })
       .catch(() => {});
-    resume = await pauseVectorWrites();
-    c.s.total = await old.count();
     copy = await chroma().createCollection({
       name: name + REBUILD_SUFFIX,
       embeddingFunction: null,
       configuration: { hnsw: { space: DISTANCE_SPACE, ...HNSW } },
       metadata: old.metadata ?? undefined,
     });
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await old.get({ include: ["embeddings", "metadatas"], limit: PAGE, offset });
-      if (page.ids.length > 0) {
-        await addRecordsNow(copy, { ids: page.ids, embeddings: page.embeddings as number[][], metadatas: page.metadatas as Metadata[] });
+    // First the mirror, then the reads: a change made before it is in SQLite already (a document's
+    // vectors are stored there before Chroma gets them, its row deleted before its vectors are).
+    mirror = mirrorWrites(old, copy);
+    c.s.total = vectorsToRebuild(model.model);
+    let pending: Awaited<ReturnType<typeof vectorsOf>> & { docs: RebuildDocument[] } = { ids: [], embeddings: [], metadatas: [], docs: [] };
+    const flush = async () => {
+      if (pending.ids.length > 0) await writeRecords(copy!, pending, "upsert");
+      // A document removed while its vectors were on their way: its removal may have reached the copy first.
+      for (const doc of pending.docs) if (!documentStillIndexed(doc.id)) await deleteDocumentVectors(copy!, doc.agent_id, doc.id);
+      c.s.copied += pending.ids.length;
+      pending = { ids: [], embeddings: [], metadatas: [], docs: [] };
+      await holder.__kbRebuildStep?.(c.s.copied);
+    };
+    for (let after = 0; ; ) {
+      const docs = documentsToRebuild(model.model, after, DOCUMENTS_PER_STEP);
+      if (docs.length === 0) break;
+      after = docs[docs.length - 1]!.id;
+      for (const doc of docs) {
+        const records = await vectorsOf(old, model.model, doc);
+        pending.ids.push(...records.ids);
+        pending.embeddings.push(...records.embeddings);
+        pending.metadatas.push(...records.metadatas);
+        pending.docs.push(doc);
+        if (pending.ids.length >= WRITE_BATCH) await flush();
       }
-      c.s.copied += page.ids.length;
-      if (page.ids.length < PAGE) break;
     }
-    const copied = await copy.count();
-    if (copied !== c.s.total) throw new AppError("internal", `The copy holds ${copied} vectors where the index holds ${c.s.total}.`);
+    await flush();
+    if (mirror.missed()) throw new AppError("internal", "A change made during the copy did not reach it, so the copy was dropped; the index in use is unchanged.");
     // The swap: the old collection gives up its name, the copy takes it. Stopped between the
-    // two, the next start gives the old one its name back (settleRebuild in client.ts).
+    // two, the next start gives the old one its name back (settleRebuild in client.ts). The
+    // mirror ends only once changes go to the copy itself, so none falls between the two.
     await old.modify({ name: name + RETIRED_SUFFIX });
     await copy.modify({ name });
     replaceCollection(old, copy, model.model);
+    const late = mirror.end();
+    mirror = null;
+    if (late) console.error(`[kb-inspector] a change made during the index swap did not reach the new index (the audit will report it): ${late}`);
+    const copied = await copy.count();
     copy = null;
     const retire = (c.retire = setTimeout(() => {
       c.retire = null;
@@ -121,6 +173,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     const shown = isVectorStoreUnavailable(err) || err instanceof AppError ? message : "Chroma refused a step of the rebuild; the details are in the server log.";
     c.s = { ...c.s, state: "idle", last_error: shown };
     console.error(`[kb-inspector] rebuilding the vector index (${reason}) stopped: ${message}`);
+    mirror?.end();
     if (copy) {
       const name = copy.name;
       await chroma()
@@ -130,6 +183,5 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     throw err;
   } finally {
     holder.__kbRebuilding = false;
-    resume?.();
   }
 }

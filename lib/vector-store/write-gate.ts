@@ -1,55 +1,49 @@
 import "server-only";
+import type { Collection } from "chromadb";
 
 /**
- * Every change to a collection's vectors (add, delete) passes this gate, so that a rebuild of
- * the index (lib/vector-store/rebuild.ts) can copy a collection while nothing changes it: the
- * rebuild closes the gate, waits for the writes in flight, copies, and opens it again. Writes
- * that arrive meanwhile wait, then go to the collection that took the old one's place.
+ * Every change to a collection's vectors (add, delete) passes here, so that a rebuild of the
+ * index (lib/vector-store/rebuild.ts) can build a copy while uploads and removals go on: while
+ * a collection is mirrored, each change is made to it and then, the same way, to its copy.
+ * Nothing waits for the rebuild; a change the copy missed fails the rebuild, not the change.
  */
-interface Gate {
-  inFlight: number;
-  /** Changes waiting for the gate to open. */
-  waiting: number;
-  closed: { promise: Promise<void>; open: () => void } | null;
+interface Mirror {
+  copy: Collection;
+  /** A change the copy did not take: the copy cannot replace the collection. */
+  missed: string | null;
 }
-const holder = globalThis as unknown as { __kbWriteGate?: Gate };
-const gate = () => (holder.__kbWriteGate ??= { inFlight: 0, waiting: 0, closed: null });
+const holder = globalThis as unknown as { __kbWriteMirrors?: Map<string, Mirror> };
+const mirrors = () => (holder.__kbWriteMirrors ??= new Map());
 
-/** Runs one change to Chroma's vectors, after the gate opens when a rebuild holds it closed. */
-export async function vectorWrite<T>(write: () => Promise<T>): Promise<T> {
-  const g = gate();
-  while (g.closed) {
-    g.waiting = (g.waiting ?? 0) + 1;
-    await g.closed.promise; // never rejects
-    g.waiting--;
+/** Runs one change to a collection's vectors (pass the one that holds them now: `live(c)`), and to its copy while one is built. */
+export async function vectorWrite<T>(target: Collection, write: (c: Collection) => Promise<T>): Promise<T> {
+  const result = await write(target);
+  const mirror = mirrors().get(target.id);
+  if (mirror && !mirror.missed) {
+    try {
+      await write(mirror.copy);
+    } catch (err) {
+      mirror.missed = err instanceof Error ? err.message : String(err);
+    }
   }
-  g.inFlight++;
-  try {
-    return await write();
-  } finally {
-    g.inFlight--;
-  }
+  return result;
 }
-
-/** Whether a rebuild holds the gate closed. */
-export const vectorWritesPaused = () => gate().closed !== null;
-
-/** How many changes wait for the gate to open (a test of the rebuild waits for its own to be there). */
-export const vectorWritesWaiting = () => gate().waiting ?? 0;
 
 /**
- * Closes the gate and resolves once the writes in flight have ended (each ends within Chroma's
- * deadline); the returned function opens it again.
+ * From now on, changes to `collection` are made to `copy` too. `missed` says what the copy did
+ * not take so far, if anything; `end` stops mirroring and says the same.
  */
-export async function pauseVectorWrites(): Promise<() => void> {
-  const g = gate();
-  if (g.closed) throw new Error("vector writes are already paused");
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  g.closed = { promise, open };
-  while (g.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
-  return () => {
-    g.closed = null;
-    open();
+export function mirrorWrites(collection: Collection, copy: Collection): { missed: () => string | null; end: () => string | null } {
+  const mirror: Mirror = { copy, missed: null };
+  mirrors().set(collection.id, mirror);
+  return {
+    missed: () => mirror.missed,
+    end: () => {
+      if (mirrors().get(collection.id) === mirror) mirrors().delete(collection.id);
+      return mirror.missed;
+    },
   };
 }
+
+/** Whether changes to this collection are being mirrored into a copy (a rebuild is copying it). */
+export const isMirrored = (collection: Collection): boolean => mirrors().has(collection.id);

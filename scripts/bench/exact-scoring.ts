@@ -168,7 +168,7 @@ async function grow(b: Bench, n: number) {
     b.testTokens.push(...mine.map((x) => x.token));
     const embeddings = await timed(took.embed, () => b.embedder.embed(batch.map((x) => x.text)));
     await b.embedder.countFeatures(mine.map((x) => x.text), b.df);
-    await timed(took.add, () => b.vs.addRecordsNow(b.collection, { ids: batch.map((x) => x.id), embeddings, metadatas: batch.map((x) => x.metadata) }));
+    await timed(took.add, () => b.vs.writeRecords(b.collection, { ids: batch.map((x) => x.id), embeddings, metadatas: batch.map((x) => x.metadata) }, "add"));
     took.added += batch.length;
     if (performance.now() - took.logged > 5000 || took.added === total) {
       log(`size ${n}: added ${took.added}/${total} (embedding ${(sum(took.embed) / 1000).toFixed(1)} s, Chroma adds ${(sum(took.add) / 1000).toFixed(1)} s)`);
