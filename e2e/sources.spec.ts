@@ -79,6 +79,30 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   await source.getByRole("button", { name: "Sync now" }).click();
   await expect(lastSync).toHaveText(/^Sync #\d+ finished at .+: 4 pages seen, 4 added, 0 changed, 0 removed, 0 removals proposed, 0 unchanged, 0 failed\.$/, { timeout: 30_000 });
   await expect(source.getByText(/^4 pages · when a page is gone: its removal is proposed · synced only with Sync now$/)).toBeVisible();
+
+  // The settings, changed on the page and said in the settings line; an interval under 5 changes nothing. Then set back.
+  const settings = source.getByText(/^4 pages · when a page is gone: /);
+  const asAdded = "4 pages · when a page is gone: its removal is proposed · synced only with Sync now";
+  await source.getByText("Change settings", { exact: true }).click();
+  const onRemoved = source.getByLabel("When a page is gone");
+  const interval = source.getByLabel("Sync every (minutes)");
+  const save = source.getByRole("button", { name: "Save settings" });
+  await interval.fill("2");
+  await save.click();
+  await expect(interval).toHaveAccessibleDescription("Blank: synced only with Sync now. At least 5. The settings were not saved. The interval must be at least 5.");
+  await expect(interval).toHaveValue("2");
+  await expect(settings).toHaveText(asAdded);
+  await interval.fill("60");
+  await onRemoved.selectOption({ label: "Remove its document" });
+  await save.click();
+  await expect(source.getByText("Saved: when a page is gone, its document is removed; synced every 60 minutes.")).toBeVisible();
+  await expect(settings).toHaveText("4 pages · when a page is gone: its document is removed · synced every 60 minutes and with Sync now");
+  await expect(interval).toHaveValue("60");
+  await interval.fill("");
+  await onRemoved.selectOption({ label: "Propose the removal" });
+  await save.click();
+  await expect(source.getByText("Saved: when a page is gone, its removal is proposed; synced only with Sync now.")).toBeVisible();
+  await expect(settings).toHaveText(asAdded);
   const documents = page.getByRole("table", { name: "Documents" });
   for (const path of PATHS) await expect(documents.getByRole("link", { name: filename(path), exact: true })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Documents (4)" })).toBeVisible();

@@ -3,6 +3,7 @@ import type { SourcePage, SyncRecord } from "@/lib/db/sources";
 import { plural } from "@/lib/format/plural";
 import { DeleteSourceButton, SyncNowForm } from "./source-buttons";
 import { ProposedRemovals } from "./proposed-removals";
+import { SourceSettingsForm } from "./source-settings-form";
 import { FailedPages, SyncHistory, type FailedPage } from "./source-tables";
 import { SyncRefresher } from "./sync-refresher";
 import { syncSentence } from "./sync-sentence";
@@ -49,6 +50,7 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
         </div>
         {canEdit && <SyncNowForm agentId={agentId} sourceId={s.id} running={running} />}
       </div>
+      {canEdit && <SourceSettingsForm agentId={agentId} sourceId={s.id} name={name} onRemoved={s.on_removed} intervalMinutes={s.interval_minutes} />}
       {s.urls && (
         <details className="text-sm">
           <summary className="cursor-pointer text-slate-700">The {plural(s.urls.length, "URL")} it lists</summary>

@@ -4,10 +4,10 @@ import { revalidatePath } from "next/cache";
 import { ZodError } from "zod";
 import { requireRole } from "@/lib/auth";
 import { getAgent } from "@/lib/db/agents";
-import { createSource, deleteSource } from "@/lib/db/sources";
+import { createSource, deleteSource, updateSource, type Source } from "@/lib/db/sources";
 import { resolveRemovals } from "@/lib/sources/removals";
 import { startSourceSync } from "@/lib/sources/sync";
-import { removalsSchema, sourceCreateSchema } from "@/lib/validations/source";
+import { removalsSchema, sourceCreateSchema, sourceUpdateSchema } from "@/lib/validations/source";
 import { vectorStoreUnavailable } from "@/lib/http/errors";
 import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
 import { plural } from "@/lib/format/plural";
@@ -15,6 +15,8 @@ import { formText, toFormState, type FormState } from "./form-state";
 
 export type SourceFormValues = { kind: string; sitemap: string; urls: string; on_removed: string; interval_minutes: string };
 export type SourceFormState = FormState<SourceFormValues>;
+export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes">;
+export type SourceSettingsState = FormState<SourceSettingsValues>;
 export type SourceActionState = Pick<FormState, "ok" | "message">;
 
 const lines = (text: string) =>
@@ -67,6 +69,30 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
   }
   revalidatePath(`/agents/${agentId}`);
   return { ok: true, message: "Source added. Nothing is fetched until it syncs: press Sync now." };
+}
+
+/** "Save settings": what a gone page's document becomes, and how often the source syncs by itself. */
+export async function updateSourceAction(agentId: number, sourceId: number, _prev: SourceSettingsState, form: FormData): Promise<SourceSettingsState> {
+  await requireRole("editor");
+  const values: SourceSettingsValues = { on_removed: formText(form, "on_removed"), interval_minutes: formText(form, "interval_minutes") };
+  const failed = { message: "The settings were not saved.", values };
+  const parsed = sourceUpdateSchema.safeParse({
+    on_removed: values.on_removed || undefined,
+    // Blank: synced only with "Sync now".
+    interval_minutes: values.interval_minutes.trim() === "" ? null : values.interval_minutes.trim(),
+  });
+  if (!parsed.success) return toFormState(inFormTerms(parsed.error, []), failed);
+  let saved: Source;
+  try {
+    getAgent(agentId);
+    saved = updateSource(agentId, sourceId, parsed.data);
+  } catch (err) {
+    return toFormState(err, failed);
+  }
+  revalidatePath(`/agents/${agentId}`);
+  const gone = saved.on_removed === "propose" ? "its removal is proposed" : "its document is removed";
+  const when = saved.interval_minutes === null ? "synced only with Sync now" : `synced every ${plural(saved.interval_minutes, "minute")}`;
+  return { ok: true, message: `Saved: when a page is gone, ${gone}; ${when}.` };
 }
 
 /** "Sync now": the sync goes on in the background; the page follows it until it finishes. */

@@ -1,0 +1,95 @@
+"use client";
+
+import { useActionState } from "react";
+import { useFormStatus } from "react-dom";
+import { updateSourceAction, type SourceSettingsState } from "@/lib/actions/sources";
+import type { OnRemoved } from "@/lib/db/sources";
+
+type State = SourceSettingsState & { round?: number };
+
+function SaveButton() {
+  const { pending } = useFormStatus();
+  return (
+    <button
+      type="submit"
+      disabled={pending}
+      aria-disabled={pending}
+      className="rounded border border-slate-300 px-3 py-2 text-sm text-slate-800 hover:bg-slate-100 disabled:opacity-60"
+    >
+      {pending ? "Saving…" : "Save settings"}
+    </button>
+  );
+}
+
+/**
+ * The source's two settings, as the add form asks them. Ids carry the source's id and the labels its
+ * name (for screen readers), so several sources on a page keep their fields apart.
+ */
+export function SourceSettingsForm(props: { agentId: number; sourceId: number; name: string; onRemoved: OnRemoved; intervalMinutes: number | null }) {
+  const { agentId, sourceId, name, onRemoved, intervalMinutes } = props;
+  const [state, action] = useActionState<State, FormData>(
+    async (prev, form) => ({ ...(await updateSourceAction(agentId, sourceId, prev, form)), round: (prev.round ?? 0) + 1 }),
+    {},
+  );
+  const id = `source-${sourceId}-settings`;
+  const statusId = `${id}-status`;
+  const intervalHint = `${id}-interval-hint`;
+  // As submitted after a failure; otherwise the source's saved values.
+  const values = state.values ?? { on_removed: onRemoved, interval_minutes: intervalMinutes === null ? "" : String(intervalMinutes) };
+  const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
+  // The fields' own errors are said after the form's, in the one live region the fields point to.
+  const said = [state.message, ...Object.values(state.errors ?? {}).flat()].filter(Boolean).join(" ");
+  return (
+    <details className="text-sm">
+      <summary className="cursor-pointer text-slate-700">Change settings</summary>
+      {/* noValidate: an interval under 5 is said by the action, in the live region, not by a browser bubble. */}
+      <form action={action} noValidate className="mt-2 space-y-2">
+        {/* Remounted after each submission and when the saved values change: a select takes its defaultValue only when it mounts. */}
+        <div key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}`} className="flex flex-wrap items-end gap-x-4 gap-y-2">
+          <div className="flex flex-col gap-1">
+            <label htmlFor={`${id}-on-removed`} className="font-medium">
+              When a page is gone<span className="sr-only"> for {name}</span>
+            </label>
+            <select
+              id={`${id}-on-removed`}
+              name="on_removed"
+              defaultValue={values.on_removed || "propose"}
+              aria-invalid={invalid("on_removed")}
+              aria-describedby={statusId}
+              className="rounded border border-slate-300 px-2 py-2 text-sm"
+            >
+              <option value="propose">Propose the removal</option>
+              <option value="remove">Remove its document</option>
+            </select>
+          </div>
+          <div className="flex flex-col gap-1">
+            <label htmlFor={`${id}-interval`} className="font-medium">
+              Sync every (minutes)<span className="sr-only"> for {name}</span>
+            </label>
+            <input
+              id={`${id}-interval`}
+              name="interval_minutes"
+              type="number"
+              min={5}
+              step={1}
+              inputMode="numeric"
+              defaultValue={values.interval_minutes}
+              aria-invalid={invalid("interval_minutes")}
+              aria-describedby={`${intervalHint} ${statusId}`}
+              className="w-36 rounded border border-slate-300 px-3 py-2 text-sm"
+            />
+          </div>
+          <p id={intervalHint} className="pb-2 text-xs text-slate-600">
+            Blank: synced only with Sync now. At least 5.
+          </p>
+        </div>
+        <div className="flex flex-wrap items-center gap-3">
+          <SaveButton />
+          <p id={statusId} aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
+            {said}
+          </p>
+        </div>
+      </form>
+    </details>
+  );
+}
