@@ -28,7 +28,7 @@ const schema = z
     OPENAI_CHAT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
     KB_DEMO: flag.default(true),
-    // Access (see README "Access"): the address the app listens on, and the password that
+    // Access (see docs/operations.md, "Access"): the address the app listens on, and the password that
     // turns on sign-in. A non-loopback HOST without ADMIN_PASSWORD refuses to start.
     HOST: z.string().min(1).default("127.0.0.1"),
     ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
