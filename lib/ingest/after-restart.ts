@@ -7,7 +7,8 @@ import { readyAmong } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "../vector-store/rebuild";
-import { agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
+import { addChunks, agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
+import { readVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "./cleanup";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
@@ -195,7 +196,15 @@ async function pass(c: Holder, restarted: () => boolean): Promise<void> {
   for (const step of steps(docs)) {
     if (restarted()) return;
     for (const [agentId, ids] of step) {
-      const lost = await unreachableAmong(collection, agentId, await agentVectors(collection, agentId, ids));
+      const stored = await agentVectors(collection, agentId, ids);
+      // Chunks Chroma no longer holds at all (a write cut off by the kill): written from the app's copy.
+      if (stored.length < ids.length) {
+        const have = new Set(stored.map((v) => v.id));
+        const n = await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id)));
+        s.rewritten += n;
+        s.rewritten_since_start += n;
+      }
+      const lost = await unreachableAmong(collection, agentId, stored);
       if (lost.size > 0) {
         const n = await rewrite(collection, agentId, [...lost]);
         s.rewritten += n;
@@ -242,6 +251,35 @@ async function rewrite(collection: Collection, agentId: number, ids: string[]): 
     if (!stillReady.has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");
   }
   return written.length;
+}
+
+/**
+ * Writes chunks of ready documents that Chroma does not hold from the app's copy of their
+ * vectors (chunk_vectors), with the ingest's ids and metadata; how many were written. A chunk
+ * without a copy stays missing, for the audit to report.
+ */
+async function restoreMissing(collection: Collection, model: string, agentId: number, ids: string[]): Promise<number> {
+  const keys = keysOf(ids);
+  const ready = readyAmong(agentId, keys.map((k) => k.document_id));
+  let written = 0;
+  for (const documentId of ready) {
+    const wanted = new Set(keys.filter((k) => k.document_id === documentId).map((k) => k.chunk_index));
+    const chunks: { index: number }[] = [];
+    const vectors: number[][] = [];
+    for (const r of readVectorRuns([documentId], model)) {
+      for (let i = 0; i < r.count; i++) {
+        if (!wanted.has(r.first_chunk + i)) continue;
+        chunks.push({ index: r.first_chunk + i });
+        vectors.push(Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
+      }
+    }
+    if (chunks.length === 0) continue;
+    await addChunks(collection, { agentId, documentId }, chunks, vectors);
+    written += chunks.length;
+    // Removed while it was written: its removal is queued once more.
+    if (!readyAmong(agentId, [documentId]).has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");
+  }
+  return written;
 }
 
 // The launcher's count of Chroma starts after an unclean exit, and the count last checked.
