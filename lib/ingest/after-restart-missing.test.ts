@@ -21,7 +21,7 @@ describe("the check after Chroma came back", () => {
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(before);
     expect(recheckState().rewritten).toBeGreaterThanOrEqual(lost.chunk_count);
     const back = await vectorsOf(agent.id, lost.document_id!);
-    expect(back.map((v) => v.metadata).sort((a, b) => Number(a.chunk_index) - Number(b.chunk_index))).toEqual(
+    expect(back.map((v) => v.metadata!).sort((a, b) => Number(a.chunk_index) - Number(b.chunk_index))).toEqual(
       Array.from({ length: lost.chunk_count }, (_, k) => ({ agent_id: agent.id, document_id: lost.document_id, chunk_index: k })),
     );
     expect(await vectorsOf(agent.id, kept.document_id!)).toHaveLength(kept.chunk_count);

@@ -7,7 +7,7 @@ import { readyAmong } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "../vector-store/rebuild";
-import { addChunks, agentVectors, readdVectors, unreachableAmong } from "../vector-store/chunks";
+import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
 import { readVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "./cleanup";
@@ -274,7 +274,7 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
       }
     }
     if (chunks.length === 0) continue;
-    await addChunks(collection, { agentId, documentId }, chunks, vectors);
+    await upsertChunks(collection, { agentId, documentId }, chunks, vectors);
     written += chunks.length;
     // Removed while it was written: its removal is queued once more.
     if (!readyAmong(agentId, [documentId]).has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");

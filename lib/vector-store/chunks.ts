@@ -1,6 +1,6 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
-import { chroma, chunkId, live, queryDistances, type ChunkMetadata } from "./client";
+import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
 import { unreachableOf } from "../db/unreachable";
@@ -44,6 +44,15 @@ export async function addChunks(
     },
     await maxBatchSize(),
   );
+}
+
+/** Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time, unbatched). */
+export async function upsertChunks(collection: Collection, doc: { agentId: number; documentId: number }, chunks: Pick<Chunk, "index">[], embeddings: number[][]): Promise<void> {
+  await upsertRecords(collection, {
+    ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
+    embeddings,
+    metadatas: chunks.map((c): ChunkMetadata => ({ agent_id: doc.agentId, document_id: doc.documentId, chunk_index: c.index })) as unknown as Metadata[],
+  });
 }
 
 export async function deleteDocumentVectors(collection: Collection, agentId: number, documentId: number): Promise<void> {

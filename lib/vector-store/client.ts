@@ -134,6 +134,11 @@ export async function addRecords(collection: Collection, records: { ids: string[
   await vectorWrite(live(collection), (c) => writeRecords(c, records, "add"));
 }
 
+/** addRecords as an upsert: for chunks written again, which Chroma may hold already after all. */
+export async function upsertRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
+  await vectorWrite(live(collection), (c) => writeRecords(c, records, "upsert"));
+}
+
 /**
  * Writes records to one collection as they are, not mirrored: `upsert` for a rebuild's copy,
  * where a change mirrored meanwhile may have written the same record already.
