@@ -744,17 +744,83 @@ async function main() {
   await uploadDone;
   log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}`);
 
-  // ---- a rebuild of the vector index (every vector copied into a new collection)
+  // ---- a rebuild of the vector index (a new collection built from the stored vectors), with
+  // small uploads one after another meanwhile: how long a write waits while it runs
+  const probeAgent = (await http(`${base}/api/agents`, json("POST", { name: "Bench writes during recovery", tools: ["document_search"] }))).id;
+  let probeN = 0;
+  const smallUpload = async () => {
+    const form = new FormData();
+    form.append("files", new Blob([`Probe note ${probeN}: written while the index recovers (probe${probeN}x).`], { type: "text/plain" }), `probe-${probeN++}.txt`);
+    const t0 = performance.now();
+    try {
+      const res = await fetch(`${base}/api/agents/${probeAgent}/documents`, { method: "POST", body: form });
+      await res.text();
+      return { status: res.status, ms: performance.now() - t0 };
+    } catch {
+      return { status: 0, ms: performance.now() - t0 };
+    }
+  };
   const rebuildStarted = performance.now();
   const startedRebuild = (await http(`${base}/api/audit/rebuild`, json("POST", {}), [202])).rebuild;
+  const duringRebuild = [];
   let rebuilt;
   do {
-    await new Promise((r) => setTimeout(r, 500));
+    duringRebuild.push(await smallUpload());
     rebuilt = (await http(`${base}/api/health`, {}, [200, 503])).index.rebuild;
   } while (!(rebuilt.state === "idle" && rebuilt.started_at === startedRebuild.started_at));
   if (rebuilt.last_error) throw new Error(`the index rebuild stopped: ${rebuilt.last_error}`);
   const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
-  log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s`);
+  const rebuildUploadMaxMs = Math.max(0, ...duringRebuild.filter((u) => u.status === 201).map((u) => u.ms));
+  log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`);
+
+  // ---- Chroma killed (SIGKILL) during an upload: the launcher restarts it over data an unclean
+  // exit left, and the app rebuilds the index and checks every chunk. Measured from the kill:
+  // when searches return every probed document again, the longest an upload waited once Chroma
+  // answered again, and how long the whole check took.
+  const searchOf = (agentId, query) => http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
+  const probes = [];
+  for (const f of large[0].articles.slice(0, 40)) {
+    const r = await searchOf(large[0].id, f.token);
+    if (r.results?.some((x) => x.document_id === f.documentId)) probes.push(f);
+    if (probes.length === 20) break;
+  }
+  const allFound = async () => {
+    for (const f of probes) {
+      const r = await searchOf(large[0].id, f.token).catch(() => null);
+      if (!r?.results?.some((x) => x.document_id === f.documentId)) return false;
+    }
+    return true;
+  };
+  const victim = buildExtraAgent(2000);
+  victim.id = (await http(`${base}/api/agents`, json("POST", { name: `${victim.name} (killed)`, tools: ["document_search"] }))).id;
+  const victimUpload = upload([victim]).catch(() => {}); // cut off by the kill: its files fail with 503
+  await new Promise((r) => setTimeout(r, 1500));
+  const killedAt = performance.now();
+  const killedIso = new Date().toISOString();
+  for (const p of ownProcesses(dataDir).filter(isChroma)) process.kill(p.pid, "SIGKILL");
+  log("Chroma killed during an upload");
+  let correctS = null;
+  let backAt = null;
+  let checkedAt = null;
+  let unclean = null;
+  const afterBack = [];
+  while (performance.now() - killedAt < 60 * 60_000) {
+    const u = await smallUpload();
+    if (backAt !== null) afterBack.push(u);
+    if (correctS === null && (await allFound())) correctS = (performance.now() - killedAt) / 1000;
+    const h = await http(`${base}/api/health`, {}, [200, 503]).catch(() => null);
+    if (h?.ok && backAt === null && u.status === 201) backAt = performance.now();
+    const idx = h?.index;
+    if (idx?.rebuild?.last_finished_at > killedIso) unclean = true;
+    if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
+      checkedAt = performance.now();
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await victimUpload;
+  const blockedS = Math.max(0, ...afterBack.filter((u) => u.status === 201).map((u) => u.ms)) / 1000;
+  log(`after the kill: searches right again at ${correctS?.toFixed(1)} s, the longest upload once Chroma answered ${blockedS.toFixed(1)} s, the check done ${checkedAt ? ((checkedAt - backAt) / 1000).toFixed(1) : "?"} s after Chroma answered (index rebuilt: ${unclean ? "yes" : "no"})`);
 
   // ---- one 20 MB file (an HTML export: markup around its text): how much the app's memory
   // grows while it reads, chunks, embeds and writes it, sampled every 20 ms. The first one starts
@@ -834,6 +900,11 @@ async function main() {
     ["eval_1000_pairs_s", Math.round(evalSeconds * 100) / 100],
     ["rebuild_index_s", Math.round(rebuildSeconds * 10) / 10],
     ["rebuild_vectors", rebuilt.last_vectors],
+    ["rebuild_upload_max_ms", ms(rebuildUploadMaxMs)],
+    ["unclean_restart_writes_blocked_s", Math.round(blockedS * 10) / 10],
+    ["unclean_restart_first_correct_search_s", correctS === null ? "never" : Math.round(correctS * 10) / 10],
+    ["unclean_restart_check_s", checkedAt === null ? "not finished in an hour" : Math.round(((checkedAt - backAt) / 1000) * 10) / 10],
+    ["unclean_restart_index_rebuilt", unclean ? "yes" : "no"],
     ["restart_health_s", Math.round(restartHealthS * 10) / 10],
     ["restart_chroma_answering_s", Math.round(chromaAnsweredS * 10) / 10],
     ["restart_first_answer_s", Math.round(firstAnswerS * 10) / 10],
