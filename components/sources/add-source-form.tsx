@@ -3,6 +3,7 @@
 import { useActionState, useId, useState } from "react";
 import { addSourceAction, type SourceFormState } from "@/lib/actions/sources";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { SettingsFields } from "./settings-fields";
 
 type State = SourceFormState & { round?: number };
 
@@ -14,7 +15,6 @@ function Fields({ state, errorId }: { state: State; errorId: string }) {
   const values = state.values;
   const [kind, setKind] = useState(values?.kind === "urls" ? "urls" : "sitemap");
   const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
-  const intervalHint = `${id}-interval-hint`;
   return (
     <>
       <fieldset className="flex flex-wrap gap-x-5 gap-y-1 text-sm">
@@ -59,38 +59,7 @@ function Fields({ state, errorId }: { state: State; errorId: string }) {
           />
         </div>
       )}
-      <div className="flex flex-wrap items-end gap-4">
-        <div className="flex flex-col gap-1">
-          <label htmlFor={`${id}-on-removed`} className="text-sm font-medium">
-            When a page is gone
-          </label>
-          {/* A select takes its defaultValue only when it mounts; Fields remounts after each submission. */}
-          <select id={`${id}-on-removed`} name="on_removed" defaultValue={values?.on_removed || "propose"} className="rounded border border-slate-300 px-2 py-2 text-sm">
-            <option value="propose">Propose the removal</option>
-            <option value="remove">Remove its document</option>
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={`${id}-interval`} className="text-sm font-medium">
-            Sync every (minutes)
-          </label>
-          <input
-            id={`${id}-interval`}
-            name="interval_minutes"
-            type="number"
-            min={5}
-            step={1}
-            inputMode="numeric"
-            defaultValue={values?.interval_minutes}
-            aria-invalid={invalid("interval_minutes")}
-            aria-describedby={`${intervalHint} ${errorId}`}
-            className="w-36 rounded border border-slate-300 px-3 py-2 text-sm"
-          />
-        </div>
-        <p id={intervalHint} className="pb-2 text-xs text-slate-600">
-          Blank: synced only with Sync now. At least 5.
-        </p>
-      </div>
+      <SettingsFields id={id} values={values} invalid={invalid} statusId={errorId} />
     </>
   );
 }

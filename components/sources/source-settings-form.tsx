@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { useFormStatus } from "react-dom";
 import { updateSourceAction, type SourceSettingsState } from "@/lib/actions/sources";
 import type { OnRemoved } from "@/lib/db/sources";
+import { SettingsFields } from "./settings-fields";
 
 type State = SourceSettingsState & { round?: number };
 
@@ -33,7 +34,6 @@ export function SourceSettingsForm(props: { agentId: number; sourceId: number; n
   );
   const id = `source-${sourceId}-settings`;
   const statusId = `${id}-status`;
-  const intervalHint = `${id}-interval-hint`;
   // As submitted after a failure; otherwise the source's saved values.
   const values = state.values ?? { on_removed: onRemoved, interval_minutes: intervalMinutes === null ? "" : String(intervalMinutes) };
   const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
@@ -45,44 +45,7 @@ export function SourceSettingsForm(props: { agentId: number; sourceId: number; n
       {/* noValidate: an interval under 5 is said by the action, in the live region, not by a browser bubble. */}
       <form action={action} noValidate className="mt-2 space-y-2">
         {/* Remounted after each submission and when the saved values change: a select takes its defaultValue only when it mounts. */}
-        <div key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}`} className="flex flex-wrap items-end gap-x-4 gap-y-2">
-          <div className="flex flex-col gap-1">
-            <label htmlFor={`${id}-on-removed`} className="font-medium">
-              When a page is gone<span className="sr-only"> for {name}</span>
-            </label>
-            <select
-              id={`${id}-on-removed`}
-              name="on_removed"
-              defaultValue={values.on_removed || "propose"}
-              aria-invalid={invalid("on_removed")}
-              aria-describedby={statusId}
-              className="rounded border border-slate-300 px-2 py-2 text-sm"
-            >
-              <option value="propose">Propose the removal</option>
-              <option value="remove">Remove its document</option>
-            </select>
-          </div>
-          <div className="flex flex-col gap-1">
-            <label htmlFor={`${id}-interval`} className="font-medium">
-              Sync every (minutes)<span className="sr-only"> for {name}</span>
-            </label>
-            <input
-              id={`${id}-interval`}
-              name="interval_minutes"
-              type="number"
-              min={5}
-              step={1}
-              inputMode="numeric"
-              defaultValue={values.interval_minutes}
-              aria-invalid={invalid("interval_minutes")}
-              aria-describedby={`${intervalHint} ${statusId}`}
-              className="w-36 rounded border border-slate-300 px-3 py-2 text-sm"
-            />
-          </div>
-          <p id={intervalHint} className="pb-2 text-xs text-slate-600">
-            Blank: synced only with Sync now. At least 5.
-          </p>
-        </div>
+        <SettingsFields key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}`} id={id} values={values} invalid={invalid} statusId={statusId} forName={name} />
         <div className="flex flex-wrap items-center gap-3">
           <SaveButton />
           <p id={statusId} aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
