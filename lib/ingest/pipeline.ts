@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { getAgent } from "../db/agents";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { chunkText, DEFAULT_CHUNK_STRATEGY, type ChunkSettings } from "./chunking";
+import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "./chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
@@ -96,19 +96,24 @@ export async function rechunkDocument(
   return indexExtractedText(agentId, getDocument(agentId, documentId), settings, onProgress);
 }
 
+/** How a document's chunk vectors are written: embedded from the chunks' text (writeChunks), or given. */
+export type ChunkWriter = typeof writeChunks;
+
 /**
  * Indexes text extracted elsewhere (a document of an imported agent, lib/transfer/import.ts) as a
  * new document with its own chunk settings, by the same path as a re-chunk: the configured
- * model embeds it.
+ * model embeds it, unless `given` brings the chunks and the vectors' writer (an imported
+ * document whose vectors are of this model).
  */
 export async function indexExtractedText(
   agentId: number,
   source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
+  given?: { chunks: Chunk[]; write: ChunkWriter },
 ): Promise<IngestResult> {
   return withKeys([`${agentId}:name:${source.filename}`, `${agentId}:sha:${source.sha256}`], () =>
-    indexDocument(agentId, source, settings, onProgress),
+    indexDocument(agentId, source, settings, onProgress, given),
   );
 }
 
@@ -136,12 +141,13 @@ async function indexDocument(
   source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
   settings: ChunkSettings,
   onProgress: IngestProgress,
+  given?: { chunks: Chunk[]; write: ChunkWriter },
 ): Promise<IngestResult> {
   const { filename } = source;
   const base = { filename, document_id: null, chunk_count: 0 };
   onProgress({ stage: "chunk", done: 0, total: 1 });
   const strategy = settings.chunkStrategy ?? DEFAULT_CHUNK_STRATEGY;
-  const chunks = chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
+  const chunks = given?.chunks ?? chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
   if (chunks.length >= MAX_CHUNKS_PER_DOCUMENT) {
     const message = `The file would make ${chunks.length.toLocaleString("en")} chunks at ${settings.chunkSize} characters; one document holds fewer than ${MAX_CHUNKS_PER_DOCUMENT.toLocaleString("en")}. Use a larger chunk size.`;
     return { ...base, outcome: "rejected", status: "rejected", code: "too_many_chunks", message };
@@ -171,7 +177,7 @@ async function indexDocument(
     return id;
   });
   try {
-    await writeChunks({ collection: await collectionFor(model), model }, { agentId, documentId }, chunks, onProgress);
+    await (given?.write ?? writeChunks)({ collection: await collectionFor(model), model }, { agentId, documentId }, chunks, onProgress);
   } catch (err) {
     const f = failure(err);
     // Its vectors are queued for removal in the same transaction that fails or deletes it.

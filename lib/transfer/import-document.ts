@@ -1,15 +1,10 @@
 import "server-only";
-import type { Collection } from "chromadb";
 import type { Embedder } from "../embeddings";
 import { AppError, vectorStoreUnavailable } from "../http/errors";
-import { commitReady, deleteDocumentRow, insertDocument, setDocumentCreatedAt } from "../db/documents";
+import { setDocumentCreatedAt } from "../db/documents";
 import { writeChunkVectors } from "../db/chunk-vectors";
-import { groupedWrite } from "../db/client";
 import { addChunks } from "../vector-store/chunks";
-import { activeIngests, indexExtractedText } from "../ingest/pipeline";
-import { cleanupNow } from "../ingest/cleanup";
-import { withKeys } from "../ingest/keyed-lock";
-import { forgetDocument } from "../retrieval/corpus-stats";
+import { indexExtractedText, type ChunkWriter } from "../ingest/pipeline";
 import { assertChunkSettings, type Chunk } from "../ingest/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { sanitizeDocumentPath } from "../validations/filename";
@@ -19,7 +14,6 @@ import { badLine, lineAs, type FileLine } from "./lines";
 export interface DocumentTarget {
   agentId: number;
   model: Embedder;
-  collection: Collection;
   /** The file's vectors are of this instance's model and dimension. */
   sameModel: boolean;
   dimension: number;
@@ -95,56 +89,25 @@ export async function importDocument(
   const d = line.document;
   const chunks = chunksOf(line, n);
   const settings = { chunkSize: d.chunk_size, chunkOverlap: d.chunk_overlap, chunkStrategy: d.chunk_strategy };
-  if (!(line.vectors && target.sameModel && d.embedding_model === model.model)) {
-    if (line.vectors) await readVectors(chunks, d.filename, next);
-    const result = await indexExtractedText(agentId, d, settings);
-    if (result.status !== "ready" || result.document_id === null) {
-      if (result.code === "vector_store_unavailable") throw vectorStoreUnavailable();
-      if (result.code === "embedding_failed") throw new AppError("embedding_failed", `"${d.filename}" (line ${n}): ${result.message}`);
-      throw badLine(n, `"${d.filename}" could not be indexed: ${result.message}`);
-    }
-    setDocumentCreatedAt(agentId, result.document_id, d.created_at);
-    return { id: result.document_id, chunks: result.chunk_count, reEmbedded: true };
+  const sameModel = Boolean(line.vectors && target.sameModel && d.embedding_model === model.model);
+  // Vectors of another model are read past; the configured model embeds the text instead.
+  if (line.vectors && !sameModel) await readVectors(chunks, d.filename, next);
+  // The file's vectors as they are, slice by slice as they are read: the exact copy first, then Chroma, as ingest writes them.
+  const write: ChunkWriter = (to, doc, docChunks) =>
+    readVectors(docChunks, d.filename, next, async (slice, vectors) => {
+      writeChunkVectors(doc.documentId, to.model.model, slice, vectors);
+      await addChunks(to.collection, doc, slice, vectors);
+    }, target.dimension);
+  const given = sameModel ? { chunks, write } : undefined;
+  const result = await indexExtractedText(agentId, d, settings, undefined, given);
+  if (result.status !== "ready" || result.document_id === null) {
+    if (result.code === "vector_store_unavailable") throw vectorStoreUnavailable();
+    if (result.code === "embedding_failed") throw new AppError("embedding_failed", `"${d.filename}" (line ${n}): ${result.message}`);
+    // A vectors line that did not read (its own line named in the message), or one over the line cap.
+    if (result.code === "invalid_request" || result.code === "request_too_large") throw new AppError(result.code, result.message);
+    if (result.code === "deleted") throw new AppError("conflict", `The imported agent or its document "${d.filename}" was deleted while the import ran.`);
+    throw badLine(n, `"${d.filename}" could not be indexed: ${result.message}`);
   }
-
-  return withKeys([`${agentId}:name:${d.filename}`, `${agentId}:sha:${d.sha256}`], async () => {
-    const id = await groupedWrite(() => {
-      const id = insertDocument(
-        {
-          agent_id: agentId,
-          filename: d.filename,
-          type: d.type,
-          sha256: d.sha256,
-          bytes: d.bytes,
-          chunk_size: d.chunk_size,
-          chunk_overlap: d.chunk_overlap,
-          chunk_strategy: d.chunk_strategy,
-          text: d.text,
-          embedding_model: model.model,
-          source_url: d.source_url,
-        },
-        chunks,
-      );
-      activeIngests().add(id);
-      return id;
-    });
-    try {
-      await readVectors(chunks, d.filename, next, async (slice, vectors) => {
-        writeChunkVectors(id, model.model, slice, vectors);
-        await addChunks(target.collection, { agentId, documentId: id }, slice, vectors);
-      }, target.dimension);
-    } catch (err) {
-      // A write that timed out may still reach Chroma: the removal checks again later.
-      deleteDocumentRow(agentId, id, "import failed", { lateWrites: true });
-      throw err;
-    } finally {
-      activeIngests().delete(id);
-    }
-    const committed = await commitReady(agentId, id, d.filename, chunks.length);
-    if (!committed) throw new AppError("conflict", `The imported agent or its document "${d.filename}" was deleted while the import ran.`);
-    for (const old of committed.retired) await forgetDocument(agentId, old, model);
-    if (committed.retired.length > 0) await cleanupNow();
-    setDocumentCreatedAt(agentId, id, d.created_at);
-    return { id, chunks: chunks.length, reEmbedded: false };
-  });
+  setDocumentCreatedAt(agentId, result.document_id, d.created_at);
+  return { id: result.document_id, chunks: result.chunk_count, reEmbedded: !sameModel };
 }

@@ -73,11 +73,10 @@ export async function importAgent(
       throw conflict(`An agent named "${name}" already exists on this instance: pass ?name= with a new name to import the file under that name.`);
     }
     const model = embedder();
-    const collection = await collectionFor(model); // also learns the dimension of a model that reports it on first use
+    await collectionFor(model); // also learns the dimension of a model that reports it on first use
     const target: DocumentTarget = {
       agentId: 0,
       model,
-      collection,
       sameModel: header.embedding_model === model.model && header.dimension === model.dimension,
       dimension: header.dimension,
     };
