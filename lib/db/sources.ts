@@ -121,13 +121,6 @@ export function pageDocument(agentId: number, filename: string, url: string): { 
     .get(agentId, filename, url) as { id: number; sha256: string } | undefined;
 }
 
-/** The agent's ready document of this name, whatever its origin. */
-export function readyDocumentNamed(agentId: number, filename: string): { id: number; sha256: string; source_url: string | null } | undefined {
-  return db()
-    .prepare("SELECT id, sha256, source_url FROM documents WHERE agent_id = ? AND filename = ? AND status = 'ready' ORDER BY id DESC LIMIT 1")
-    .get(agentId, filename) as { id: number; sha256: string; source_url: string | null } | undefined;
-}
-
 /** A page fetched again unchanged: its document says when. */
 export function touchFetched(documentId: number, at: string): void {
   db().prepare("UPDATE documents SET fetched_at = ? WHERE id = ?").run(at, documentId);
