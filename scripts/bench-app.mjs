@@ -774,9 +774,10 @@ async function main() {
   log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`);
 
   // ---- Chroma killed (SIGKILL) during an upload: the launcher restarts it over data an unclean
-  // exit left, and the app rebuilds the index and checks every chunk. Measured from the kill:
-  // when searches return every probed document again, the longest an upload waited once Chroma
-  // answered again, and how long the whole check took.
+  // exit left, and the app checks the newest chunks (rebuilding the index only when that finds
+  // damage), then the rest at a pace in the background. Measured from the kill: when searches
+  // return every probed document again, the longest an upload waited once Chroma answered
+  // again, how long the check of the newest chunks took, and the background check's pace.
   const searchOf = (agentId, query) => http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
   const probes = [];
   for (const f of large[0].articles.slice(0, 40)) {
@@ -802,6 +803,7 @@ async function main() {
   let correctS = null;
   let backAt = null;
   let checkedAt = null;
+  let checkedChunks = null;
   let unclean = null;
   const afterBack = [];
   while (performance.now() - killedAt < 60 * 60_000) {
@@ -814,13 +816,26 @@ async function main() {
     if (idx?.rebuild?.last_finished_at > killedIso) unclean = true;
     if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
       checkedAt = performance.now();
+      checkedChunks = idx.recheck.checked;
       break;
     }
     await new Promise((r) => setTimeout(r, 250));
   }
   await victimUpload;
   const blockedS = Math.max(0, ...afterBack.filter((u) => u.status === 201).map((u) => u.ms)) / 1000;
-  log(`after the kill: searches right again at ${correctS?.toFixed(1)} s, the longest upload once Chroma answered ${blockedS.toFixed(1)} s, the check done ${checkedAt ? ((checkedAt - backAt) / 1000).toFixed(1) : "?"} s after Chroma answered (index rebuilt: ${unclean ? "yes" : "no"})`);
+  // The paced check of the rest of the index goes on in the background: its pace over 30 s.
+  const fullAt = async () => (await http(`${base}/api/health`, {}, [200, 503]).catch(() => null))?.index?.recheck?.full ?? null;
+  const fullBefore = await fullAt();
+  const fullT0 = performance.now();
+  await new Promise((r) => setTimeout(r, 30_000));
+  const fullAfter = await fullAt();
+  const fullPerS = fullBefore && fullAfter ? (fullAfter.checked - fullBefore.checked) / ((performance.now() - fullT0) / 1000) : null;
+  const fullTotal = fullAfter?.total ?? null;
+  log(
+    `after the kill: searches right again at ${correctS?.toFixed(1)} s, the longest upload once Chroma answered ${blockedS.toFixed(1)} s, ` +
+      `the check of ${checkedChunks} recent chunks done ${checkedAt ? ((checkedAt - backAt) / 1000).toFixed(1) : "?"} s after Chroma answered (index rebuilt: ${unclean ? "yes" : "no"}); ` +
+      `the full check in the background: ${fullPerS?.toFixed(0)} chunks/s over ${fullTotal} chunks`,
+  );
 
   // ---- one 20 MB file (an HTML export: markup around its text): how much the app's memory
   // grows while it reads, chunks, embeds and writes it, sampled every 20 ms. The first one starts
@@ -904,7 +919,10 @@ async function main() {
     ["unclean_restart_writes_blocked_s", Math.round(blockedS * 10) / 10],
     ["unclean_restart_first_correct_search_s", correctS === null ? "never" : Math.round(correctS * 10) / 10],
     ["unclean_restart_check_s", checkedAt === null ? "not finished in an hour" : Math.round(((checkedAt - backAt) / 1000) * 10) / 10],
+    ["unclean_restart_checked_chunks", checkedChunks],
     ["unclean_restart_index_rebuilt", unclean ? "yes" : "no"],
+    ["unclean_restart_full_check_chunks_per_s", fullPerS === null ? "unknown" : Math.round(fullPerS)],
+    ["unclean_restart_full_check_h", fullPerS ? Math.round((fullTotal / fullPerS / 3600) * 100) / 100 : "unknown"],
     ["restart_health_s", Math.round(restartHealthS * 10) / 10],
     ["restart_chroma_answering_s", Math.round(chromaAnsweredS * 10) / 10],
     ["restart_first_answer_s", Math.round(firstAnswerS * 10) / 10],

@@ -46,8 +46,8 @@ export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
       <p className="text-sm text-slate-600">
         Copies every vector into a new index built from scratch, which then takes the old one&apos;s place. Chroma&apos;s index keeps
         every vector ever removed, and after Chroma was killed it may lead searches past some chunks; a rebuild starts clean. The app
-        does this by itself after Chroma restarts from a crash. Searches keep working meanwhile; uploads and removals wait until it is
-        done (about 20 s per 10,000 vectors on two cores, longer for a large index).
+        does this by itself when the check after a crash finds chunks the index lost. Searches, uploads and removals go on meanwhile;
+        see the performance guide for how long it takes on your corpus.
       </p>
       <div className="flex flex-wrap items-center gap-3">
         <button

@@ -24,11 +24,11 @@ export async function HealthBanner() {
   const checking =
     rebuild.state === "running"
       ? `Rebuilding the vector index (${rebuild.reason}): ${rebuild.copied.toLocaleString("en")} of ${rebuild.total.toLocaleString("en")} vectors copied. ` +
-        "Search works meanwhile; uploads and removals wait until it is done."
+        "Search, uploads and removals go on meanwhile."
       : recheck.state === "idle"
         ? null
-        : `Chroma came back from a crash: checking that search reaches every chunk (${recheck.checked} of ${recheck.total} checked` +
-          `${recheck.rewritten > 0 ? `, ${recheck.rewritten} written again` : ""}). Results may miss a document until it is done.`;
+        : `Chroma came back from a crash: checking the recently written chunks (${recheck.checked.toLocaleString("en")} of ${recheck.total.toLocaleString("en")} checked` +
+          `${recheck.rewritten > 0 ? `, ${recheck.rewritten.toLocaleString("en")} written again` : ""}). Searches rank those chunks exactly until they are checked.`;
   if (problems.length === 0 && !checking) return null;
   return (
     <>

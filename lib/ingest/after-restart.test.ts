@@ -8,7 +8,7 @@ import { chunkText } from "./chunking";
 import { env } from "../env.mjs";
 import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE, HNSW } from "../vector-store/client";
 import { rebuildState } from "../vector-store/rebuild";
-import { addChunks, agentVectors, nearestIds, parseChunkId, queryAgent as queryAgentWithLost } from "../vector-store/chunks";
+import { addChunks, agentVectors, deleteDocumentVectors, nearestIds, parseChunkId, queryAgent as queryAgentWithLost } from "../vector-store/chunks";
 import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
 import { ingest, newAgent } from "../../test/helpers";
@@ -141,14 +141,19 @@ describe("the index check after Chroma restarts", () => {
     // A reconnection does not rebuild the index: nothing says the graph on disk was damaged.
     expect(rebuildState().last_finished_at).toBeNull();
 
-    // The launcher counts a restart from an unclean exit; the watch sees it, rebuilds the index
-    // from the stored vectors (a new graph, with the app's settings) and then checks every chunk.
+    // The launcher counts a restart from an unclean exit, which cut off a write: one document's
+    // vectors are gone. The watch sees the restart, checks the newest chunks (here every one),
+    // writes the lost ones from the app's copy, and since it found damage rebuilds the index
+    // from the stored vectors (a new graph, with the app's settings), then checks again.
+    const cutOff = listDocuments(agents[1].id)[0];
+    await deleteDocumentVectors(collection, agents[1].id, cutOff.id);
     const chromaDir = path.join(env().DATA_DIR, "chroma");
     fs.mkdirSync(chromaDir, { recursive: true });
     fs.writeFileSync(path.join(chromaDir, "unclean-restarts"), "1\n");
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(done.last_finished_at);
     const afterRebuild = recheckState();
-    expect(afterRebuild).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: before.size, rewritten: 0, still_unreachable: 0 });
+    expect(afterRebuild).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: before.size, still_unreachable: 0, unchecked_documents: 0 });
+    expect(afterRebuild.rewritten).toBeGreaterThanOrEqual(cutOff.chunk_count);
     expect(rebuildState()).toMatchObject({ state: "idle", last_vectors: before.size, last_error: null, reason: "Chroma restarted after an unclean exit" });
     // The new graph returns every chunk to a query by its own vector, so nothing is kept any more.
     expect((await lostChunks(collection, agents.map((a) => a.id))).size).toBe(0);

@@ -2,8 +2,21 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
-import { db } from "../db/client";
 import { readyAmong } from "../db/chunks";
+import {
+  clearSuspects,
+  fullCheck,
+  fullCheckAdvance,
+  fullCheckDone,
+  fullCheckStep,
+  readySuspectCount,
+  readySuspects,
+  startFullCheck,
+  suspectNewest,
+  suspectWritesUntil,
+  suspectWritesUntilNow,
+  type SuspectDocument,
+} from "../db/index-check";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "../vector-store/rebuild";
@@ -19,27 +32,52 @@ const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): 
 /**
  * Chroma killed while it writes can come back holding chunks that its index cannot return: they
  * are stored and counted, but no query finds them, so a ready document is never retrieved (seen
- * in the soak test: 9 of about 100 chunks after three kills). So after Chroma restarts from an
- * unclean exit (the launcher counts those in `<DATA_DIR>/chroma/unclean-restarts`), and after it
- * answers again following refused connections (any Chroma, CHROMA_URL too), every chunk of the
- * ready documents of the configured model is queried with its own vector, newest documents
- * first (the ones written around the crash), and those not returned are written again. It runs
- * in the background, one batch at a time; a new restart starts it over from the newest.
- * Documents written after such a restart were seen to be lost too (the soak's were written in
- * its last seconds, after its last kill), so for FOLLOW_MS afterwards each newly ready document
- * is checked the same way within seconds. Writing again does not always help (a soak run had 14
- * of 28 still lost right after): what stays lost is kept in `unreachable_chunks`, and every
- * query of its agent ranks those chunks by their exact distance (lib/db/unreachable.ts).
+ * in the soak test: 9 of about 100 chunks after three kills). What a crash can damage is what
+ * Chroma had not yet made durable: it saves its graph after every `sync_threshold` additions
+ * (lib/vector-store/client.ts) and replays the rest from its log when it starts. So the check
+ * follows the damage, not the size of the index:
+ *
+ * 1. At once, when Chroma restarted from an unclean exit (the launcher counts those in
+ *    `<DATA_DIR>/chroma/unclean-restarts`) or answers again after refusing connections (any
+ *    Chroma, CHROMA_URL too), the documents of the newest writes, WINDOW_CHUNKS chunks of them,
+ *    become suspect (lib/db/index-check.ts): every query of their agent ranks their chunks by
+ *    their exact distance from the app's copy, so searches return every acknowledged document
+ *    from the first one on. For FOLLOW_MS afterwards, every document written becomes suspect too
+ *    (documents written right after a restart were seen to be lost as well).
+ * 2. The suspect documents' chunks are queried with their own vectors, newest first, and those
+ *    not returned are written again; what stays lost is kept in `unreachable_chunks`, which
+ *    every query of its agent ranks exactly (lib/db/unreachable.ts). Checked documents stop
+ *    being suspect. When this finds damage after an unclean exit, the graph itself is rebuilt
+ *    from the stored vectors (lib/vector-store/rebuild.ts; writes go on meanwhile) and the
+ *    window is checked again.
+ * 3. The rest of the index is then checked the same way in the background, FULL_CHECK_REST
+ *    paced, from where it was across app restarts (the place is in SQLite): a safety net that
+ *    holds up nothing.
  */
 
+/** Chunks of the newest writes suspected after a crash: several times what Chroma may not have saved yet. */
+export const WINDOW_CHUNKS = 5_000;
 /** Chunks checked per step. */
 const BATCH_CHUNKS = 200;
 /** Chroma replays its log when it starts; checking waits a little for it to settle. */
 const START_DELAY_MS = 1_000;
-/** How long after a restart new documents are checked as they become ready. */
+/** How long after a restart new documents are suspect until checked. */
 export const FOLLOW_MS = 10 * 60_000;
+/** The full check rests this many times as long as each step took: it takes at most half the time. */
+const FULL_CHECK_REST = 1;
+
+export interface FullCheckState {
+  state: "idle" | "running" | "pending";
+  checked: number;
+  total: number;
+  /** Chunks the full check wrote again since the server started. */
+  rewritten: number;
+  started_at: string | null;
+  finished_at: string | null;
+}
 
 export interface RecheckState {
+  /** The check of the suspect documents (the full check is `full`). */
   state: "idle" | "waiting" | "running";
   reason: string | null;
   checked: number;
@@ -48,83 +86,88 @@ export interface RecheckState {
   rewritten: number;
   still_unreachable: number;
   last_finished_at: string | null;
-  /** Until when new documents are checked as they become ready (null: not following). */
+  /** Until when documents written become suspect (null: not following). */
   following_until: string | null;
-  /** Ready documents not checked yet while following (written since the last pass). */
+  /** Ready suspect documents not checked yet. */
   unchecked_documents: number;
   /** Chunks written again since the server started, and chunks kept as unreachable now (all agents). */
   rewritten_since_start: number;
   kept_unreachable: number;
+  full: FullCheckState;
 }
 
 interface Holder {
-  s: RecheckState;
+  s: Omit<RecheckState, "following_until" | "unchecked_documents" | "kept_unreachable" | "full">;
   again: boolean;
   timer: NodeJS.Timeout | null;
   watch: NodeJS.Timeout | null;
-  /** The newest document id a pass has covered. */
-  through: number;
   /** The unclean-restart count the last rebuild of the index answered. */
   rebuiltFor: number;
   /** Looks the watch has taken, so a test can wait for the next ones instead of for time. */
   looks: number;
+  fullRunning: boolean;
+  fullRewritten: number;
+  /** Tests: a window of their own size (useRecheckWindow). */
+  window?: number;
 }
 const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
   (holder.__kbRecheck ??= {
-    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, following_until: null, unchecked_documents: 0, rewritten_since_start: 0, kept_unreachable: 0 },
+    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, rewritten_since_start: 0 },
     again: false,
     timer: null,
     watch: null,
-    through: 0,
     rebuiltFor: 0,
     looks: 0,
+    fullRunning: false,
+    fullRewritten: 0,
   });
 
-const following = (c: Holder) => c.s.following_until !== null && Date.parse(c.s.following_until) > Date.now();
+const recheckWindow = (): number => current().window ?? WINDOW_CHUNKS;
+
+/** Tests: the window of newest chunks suspected after a crash (undefined: WINDOW_CHUNKS). */
+export function useRecheckWindow(chunks: number | undefined): void {
+  current().window = chunks;
+}
 
 export function recheckState(): RecheckState {
   const c = current();
-  const unchecked = following(c) ? countNewerReady(embedder().model, c.through) : 0;
-  return { ...c.s, unchecked_documents: unchecked, kept_unreachable: unreachableCount() };
+  const f = fullCheck();
+  const full: FullCheckState = {
+    state: c.fullRunning ? "running" : f.below !== null ? "pending" : "idle",
+    checked: f.checked,
+    total: f.total,
+    rewritten: c.fullRewritten,
+    started_at: f.started_at,
+    finished_at: f.finished_at,
+  };
+  return { ...c.s, following_until: suspectWritesUntilNow(), unchecked_documents: readySuspectCount(embedder().model), kept_unreachable: unreachableCount(), full };
 }
 
 /**
- * Asks for a pass (or, while one runs, for another from the newest documents once this batch is
- * done). After a restart, documents written next are checked too for a while (`follow`); after a
- * rebuild, which damaged nothing, the one pass is enough.
+ * Asks for a check: the newest documents become suspect at once, and a pass over the suspect
+ * documents starts (or, while one runs, another once this batch is done). After a restart,
+ * documents written next become suspect too for a while (`follow`); `full` (the default) also
+ * starts the paced check of every chunk over.
  */
-export function requestRecheck(reason: string, { follow = true } = {}): void {
+export function requestRecheck(reason: string, { follow = true, full = true } = {}): void {
   const c = current();
-  const followingUntil = follow ? new Date(Date.now() + FOLLOW_MS).toISOString() : c.s.following_until;
+  const model = embedder().model;
+  const older = suspectNewest(model, recheckWindow());
+  if (follow) suspectWritesUntil(new Date(Date.now() + FOLLOW_MS).toISOString());
+  if (full) startFullCheck(model, older);
+  c.s = { ...c.s, reason };
   if (c.s.state === "running") {
     c.again = true;
-    c.through = 0; // from the newest again, over everything
-    c.s = { ...c.s, reason, following_until: followingUntil };
     return;
   }
-  if (c.s.state === "waiting") {
-    c.through = 0; // the pass about to start covers everything
-    return;
-  }
-  c.s = { ...c.s, state: "waiting", reason, following_until: followingUntil };
-  c.through = 0;
+  if (c.s.state === "waiting") return;
+  c.s.state = "waiting";
   c.timer = setTimeout(() => void run(), START_DELAY_MS);
   c.timer.unref();
 }
 
-type Doc = { id: number; agent_id: number; chunk_count: number };
-
-/** Ready documents of a model newer than `after`, newest first, with their chunk counts. */
-function newerReady(model: string, after: number): Doc[] {
-  return db()
-    .prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'ready' AND embedding_model = ? AND id > ? ORDER BY id DESC")
-    .all(model, after) as never;
-}
-
-function countNewerReady(model: string, after: number): number {
-  return (db().prepare("SELECT COUNT(*) AS n FROM documents WHERE status = 'ready' AND embedding_model = ? AND id > ?").get(model, after) as { n: number }).n;
-}
+type Doc = SuspectDocument;
 
 async function run(): Promise<void> {
   const c = current();
@@ -133,26 +176,36 @@ async function run(): Promise<void> {
   try {
     do {
       c.again = false;
-      // After an unclean exit the graph itself may be damaged around chunks that a query by
-      // their own vector still returns, and later writes build on it: a rebuild replaces the
-      // graph with one made from the stored vectors; the pass then checks the result.
+      const model = embedder();
+      const docs = readySuspects(model.model);
+      c.s.checked = 0;
+      c.s.still_unreachable = 0;
+      c.s.total = docs.reduce((n, d) => n + d.chunk_count, 0);
+      const found = await pass(c, docs, () => c.again, { counted: true });
+      if (found === null) continue; // asked again meanwhile: from the newest
+      clearSuspects(docs.map((d) => d.id));
+      // Damage after an unclean exit: the graph around the lost chunks may be damaged too, and
+      // later writes would build on it. A rebuild replaces it with one made from the stored
+      // vectors (writes go on meanwhile); the window is then checked again, and the full check
+      // starts over on the new graph.
       const n = uncleanRestarts();
-      if (n !== null && n > Math.max(checkedRestarts(), c.rebuiltFor)) {
+      if (found.rewritten > 0 && n !== null && n > Math.max(checkedRestarts(), c.rebuiltFor)) {
         try {
-          await rebuildIndex(embedder(), "Chroma restarted after an unclean exit");
+          await rebuildIndex(model, "Chroma restarted after an unclean exit");
           c.rebuiltFor = n;
+          startFullCheck(model.model, suspectNewest(model.model, recheckWindow()));
+          c.again = true;
         } catch (err) {
           if (isVectorStoreUnavailable(err)) throw err; // Chroma went away again: the next restart asks anew
-          // Otherwise logged by the rebuild; the old index stays, and the pass below repairs what it can.
+          // Otherwise logged by the rebuild; the old index stays, with what the pass repaired.
         }
       }
-      await pass(c, () => c.again);
     } while (c.again);
     if (restarts !== null && restarts > checkedRestarts()) markChecked(restarts);
     c.s.last_finished_at = new Date().toISOString();
     if (c.s.rewritten > 0) {
       console.log(
-        `[kb-inspector] after Chroma came back (${c.s.reason}), ${c.s.rewritten} of ${c.s.checked} chunks could not be found by a query and were written again` +
+        `[kb-inspector] after Chroma came back (${c.s.reason}), ${c.s.rewritten} of ${c.s.checked} recently written chunks could not be found by a query and were written again` +
           (c.s.still_unreachable ? `; ${c.s.still_unreachable} still cannot (see the audit)` : ""),
       );
     }
@@ -161,6 +214,46 @@ async function run(): Promise<void> {
     console.error("[kb-inspector] checking the index after Chroma came back stopped:", err instanceof Error ? err.message : err);
   } finally {
     c.s.state = "idle";
+  }
+  void runFull();
+}
+
+/**
+ * The paced check of every ready chunk, newest documents first, from the place kept in SQLite.
+ * It gives way to the suspect documents' pass: it stops when one is asked for, and the pass
+ * starts it again when it is done.
+ */
+async function runFull(): Promise<void> {
+  const c = current();
+  if (c.fullRunning) return;
+  c.fullRunning = true;
+  try {
+    for (;;) {
+      const f = fullCheck();
+      const model = embedder();
+      if (f.below === null) return;
+      if (c.s.state !== "idle" || readySuspectCount(model.model) > 0) return;
+      if (f.model !== model.model) {
+        fullCheckDone(); // the model changed: its collection is checked by a new request
+        return;
+      }
+      const docs = fullCheckStep(model.model, f.below, BATCH_CHUNKS);
+      if (docs.length === 0) {
+        fullCheckDone();
+        return;
+      }
+      const started = performance.now();
+      const found = await pass(c, docs, () => c.s.state !== "idle");
+      if (found === null) return;
+      c.fullRewritten += found.rewritten;
+      fullCheckAdvance(Math.min(...docs.map((d) => d.id)), docs.reduce((n, d) => n + d.chunk_count, 0));
+      await new Promise<void>((r) => setTimeout(r, (performance.now() - started) * FULL_CHECK_REST).unref());
+    }
+  } catch (err) {
+    // Chroma went away: the place is kept, and the watch takes it up again.
+    console.error("[kb-inspector] the full check of the index stopped:", err instanceof Error ? err.message : err);
+  } finally {
+    c.fullRunning = false;
   }
 }
 
@@ -180,60 +273,53 @@ function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
 }
 
 /**
- * One pass over the documents newer than what the last pass covered (all of them after a
- * restart): what the index cannot return is written again. Writing moves the graph and can cut
- * off a chunk checked before, so when anything was written, every chunk is queried once more
- * and what is lost then is kept as unreachable: searches rank those by their exact distance.
+ * One pass over some documents: what the index cannot return is written again. Writing moves the
+ * graph and can cut off a chunk checked before, so when anything was written, their chunks are
+ * queried once more and what is lost then is kept as unreachable: searches rank those by their
+ * exact distance. Null when `stop` said to stop; otherwise what it wrote and kept.
  */
-async function pass(c: Holder, restarted: () => boolean): Promise<void> {
+async function pass(c: Holder, docs: Doc[], stop: () => boolean, { counted = false } = {}): Promise<{ rewritten: number; kept: number } | null> {
   const s = c.s;
   const model = embedder();
   const collection = await collectionFor(model);
-  const docs = newerReady(model.model, c.through);
-  const newest = docs[0]?.id ?? c.through;
-  s.checked = 0;
-  s.total = docs.reduce((n, d) => n + d.chunk_count, 0);
+  let rewritten = 0;
   for (const step of steps(docs)) {
-    if (restarted()) return;
+    if (stop()) return null;
     for (const [agentId, ids] of step) {
       const stored = await agentVectors(collection, agentId, ids);
       // Chunks Chroma no longer holds at all (a write cut off by the kill): written from the app's copy.
       if (stored.length < ids.length) {
         const have = new Set(stored.map((v) => v.id));
-        const n = await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id)));
-        s.rewritten += n;
-        s.rewritten_since_start += n;
+        rewritten += await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id)));
       }
       const lost = await unreachableAmong(collection, agentId, stored);
-      if (lost.size > 0) {
-        const n = await rewrite(collection, agentId, [...lost]);
-        s.rewritten += n;
-        s.rewritten_since_start += n;
-      }
-      s.checked += ids.length;
+      if (lost.size > 0) rewritten += await rewrite(collection, agentId, [...lost]);
+      if (counted) s.checked += ids.length;
     }
     await new Promise<void>((r) => setImmediate(r)); // searches go first
   }
-  s.still_unreachable = 0;
-  // Nothing written: every chunk was returned, and kept ones among them are forgotten.
-  const forget = s.rewritten === 0 && unreachableCount() > 0;
-  for (const step of s.rewritten > 0 || forget ? steps(docs) : []) {
+  s.rewritten_since_start += rewritten;
+  if (counted) s.rewritten += rewritten;
+  let kept = 0;
+  for (const step of steps(docs)) {
     for (const [agentId, ids] of step) {
-      if (s.rewritten === 0) {
+      if (rewritten === 0) {
+        // Nothing written: every chunk was returned, and kept ones among them are forgotten.
         clearUnreachable(keysOf(ids));
         continue;
       }
-      if (restarted()) return;
+      if (stop()) return null;
       const stored = await agentVectors(collection, agentId, ids);
       const lost = await unreachableAmong(collection, agentId, stored);
       const ready = readyAmong(agentId, stored.map((v) => v.document_id));
-      const kept = keysOf([...lost]).filter((k) => ready.has(k.document_id));
-      markUnreachable(agentId, kept);
+      const keep = keysOf([...lost]).filter((k) => ready.has(k.document_id));
+      markUnreachable(agentId, keep);
       clearUnreachable(keysOf(ids.filter((id) => !lost.has(id))));
-      s.still_unreachable += kept.length;
+      kept += keep.length;
     }
   }
-  c.through = newest;
+  if (counted) s.still_unreachable += kept;
+  return { rewritten, kept };
 }
 
 /** Writes lost chunks again (same id, embedding and metadata); how many were written. */
@@ -308,7 +394,9 @@ function markChecked(n: number): void {
 
 /**
  * Starts the watch: now and every few seconds, whether the embedded Chroma restarted from an
- * unclean exit since the last finished pass; and at once when Chroma answers after refusing.
+ * unclean exit since the last finished pass, whether suspect documents wait (written while
+ * following a restart, or left by a pass Chroma cut short), and whether a full check is to go
+ * on (after an app restart); and at once when Chroma answers after refusing.
  */
 export function watchChromaRestarts(everyMs = 3_000): void {
   const c = current();
@@ -319,11 +407,11 @@ export function watchChromaRestarts(everyMs = 3_000): void {
     if (n !== null && n > seen) {
       seen = n;
       requestRecheck("Chroma restarted after an unclean exit");
-    } else if (c.s.state === "idle" && following(c) && countNewerReady(embedder().model, c.through) > 0) {
-      // New documents since the last pass, or a pass after a restart that could not finish (Chroma
-      // went away again): through is then still 0 and everything is checked.
+    } else if (c.s.state === "idle" && readySuspectCount(embedder().model) > 0) {
       c.s.state = "waiting";
       void run();
+    } else if (c.s.state === "idle" && !c.fullRunning && fullCheck().below !== null) {
+      void runFull();
     }
     c.looks = (c.looks ?? 0) + 1;
   };

@@ -4,6 +4,8 @@ import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadat
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
 import { unreachableOf } from "../db/unreachable";
+import { noteVectorWrite, suspectDocumentsOf } from "../db/index-check";
+import { readVectorRuns } from "../db/chunk-vectors";
 import type { Chunk } from "../ingest/chunking";
 
 // Every read and delete below carries the agent_id filter: tenant isolation lives here.
@@ -11,6 +13,19 @@ const byAgent = (agentId: number): Where => ({ agent_id: agentId });
 const byDocument = (agentId: number, documentId: number): Where => ({
   $and: [{ agent_id: agentId }, { document_id: documentId }],
 });
+
+/** The embedding model a collection holds (its metadata; its name for one made without). */
+const modelOf = (collection: Collection): string => String(collection.metadata?.embedding_model ?? collection.name);
+
+/** Every write of chunk vectors is noted, so a check after a crash knows which are the newest (lib/db/index-check.ts). */
+function noted(collection: Collection, agentId: number, ids: string[]): void {
+  const perDocument = new Map<number, number>();
+  for (const id of ids) {
+    const key = parseChunkId(id);
+    if (key) perDocument.set(key.document_id, (perDocument.get(key.document_id) ?? 0) + 1);
+  }
+  for (const [documentId, n] of perDocument) noteVectorWrite(modelOf(collection), agentId, documentId, n);
+}
 
 // One question to Chroma, shared by the documents that ask at the same time (so that they hand
 // over their vectors in the same turn, see batchedAdd); asked again after a failure.
@@ -35,6 +50,7 @@ export async function addChunks(
   chunks: Pick<Chunk, "index">[],
   embeddings: number[][],
 ): Promise<void> {
+  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length);
   await batchedAdd(
     collection,
     {
@@ -48,6 +64,7 @@ export async function addChunks(
 
 /** Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time, unbatched). */
 export async function upsertChunks(collection: Collection, doc: { agentId: number; documentId: number }, chunks: Pick<Chunk, "index">[], embeddings: number[][]): Promise<void> {
+  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length);
   await upsertRecords(collection, {
     ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
     embeddings,
@@ -98,20 +115,45 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
   const lists = await nearestSettled(collection, agentId, queryEmbeddings, nResults);
-  // Chunks the index is known not to return are ranked by their exact distance instead.
-  const lost = agentId > 0 ? unreachableOf(agentId) : [];
-  if (lost.length === 0) return lists;
-  const stored = await agentVectors(collection, agentId, lost.map((k) => chunkId(k.document_id, k.chunk_index)));
-  if (stored.length === 0) return lists;
-  const keys = new Set(stored.map((v) => chunkId(v.document_id, v.chunk_index)));
+  if (agentId <= 0) return lists;
+  // Chunks the index is known not to return, and those of documents suspected after a crash
+  // until the check has looked at them, are ranked by their exact distance instead.
+  const exact = [...(await suspectVectors(collection, agentId)), ...(await keptVectors(collection, agentId))];
+  if (exact.length === 0) return lists;
+  const keys = new Set(exact.map((v) => chunkId(v.document_id, v.chunk_index)));
   return lists.map((list, q) =>
     [
       ...list.filter((r) => !keys.has(chunkId(r.document_id, r.chunk_index))),
-      ...stored.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
+      ...exact.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
     ]
       .sort(closestFirst)
       .slice(0, nResults),
   );
+}
+
+type ExactVector = { document_id: number; chunk_index: number; embedding: ArrayLike<number> };
+
+/** The kept unreachable chunks' vectors, as Chroma stores them. */
+async function keptVectors(collection: Collection, agentId: number): Promise<ExactVector[]> {
+  const lost = unreachableOf(agentId);
+  return lost.length === 0 ? [] : agentVectors(collection, agentId, lost.map((k) => chunkId(k.document_id, k.chunk_index)));
+}
+
+/** The suspect documents' vectors from the app's copy, or from Chroma for a document without one. */
+async function suspectVectors(collection: Collection, agentId: number): Promise<ExactVector[]> {
+  const documents = suspectDocumentsOf(agentId, modelOf(collection));
+  if (documents.length === 0) return [];
+  const out: ExactVector[] = [];
+  const copied = new Set<number>();
+  for (const r of readVectorRuns(documents, modelOf(collection))) {
+    copied.add(r.document_id);
+    for (let i = 0; i < r.count; i++) out.push({ document_id: r.document_id, chunk_index: r.first_chunk + i, embedding: r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension) });
+  }
+  const uncopied = documents.filter((d) => !copied.has(d));
+  if (uncopied.length > 0) {
+    for (const v of await live(collection).get({ where: { $and: [{ agent_id: agentId }, { document_id: { $in: uncopied } }] }, include: ["embeddings", "metadatas"] }).then(storedVectors)) out.push(v);
+  }
+  return out;
 }
 
 /**
@@ -224,7 +266,7 @@ export async function agentVectors(collection: Collection, agentId: number, ids:
  * Cosine distance as Chroma reports it for a `cosine` collection (1 - cosine similarity), from
  * the stored float32 embedding and the query vector rounded to float32 as it is sent.
  */
-export function cosineDistance(query: number[], stored: number[]): number {
+export function cosineDistance(query: number[], stored: ArrayLike<number>): number {
   let dot = 0;
   let qq = 0;
   let ss = 0;
@@ -259,6 +301,7 @@ export async function nearestIds(
 export async function readdVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
   const found = await agentVectors(collection, agentId, ids);
   if (found.length === 0) return [];
+  noted(collection, agentId, found.map((v) => v.id));
   await vectorWrite(live(collection), async (c) => {
     await c.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
     await c.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });
