@@ -7,7 +7,7 @@ import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store
 import { agentVectors, cosineDistance, queryAgent } from "../vector-store/chunks";
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent, retrieve } from "./retrieve";
-import { exactBytesHeld, exactVectors, useExactLimits } from "./exact";
+import { exactBytesHeld, exactVectors, readSteps, useExactLimits } from "./exact";
 import { copyMissingVectors, copyState } from "../ingest/exact-copies";
 
 // This file's collection is made before any ingest with 2 neighbours per node and ef 1: a graph
@@ -148,5 +148,26 @@ describe("exact ranking", () => {
     await ingest(agents[1].id, "b-new.md", article(3999), 2000, 0);
     const [added] = await retrieve(agents[1].id, [`${word(3999)} refund`], { topK: 1, mode: "vector" });
     expect(added[0].filename).toBe("b-new.md");
+  });
+});
+
+describe("reading an agent's vectors in steps", () => {
+  it("holds at most the step's chunks, whatever the documents' sizes, and a larger document alone", () => {
+    // Ends of each step (exclusive), over documents of these chunk counts, 10 chunks a step.
+    expect(readSteps([3, 3, 3, 3, 3], 10)).toEqual([3, 5]);
+    expect(readSteps([1000, 2, 2], 10)).toEqual([1, 3]);
+    expect(readSteps([2, 1000, 2], 10)).toEqual([1, 2, 3]);
+    expect(readSteps([10, 10], 10)).toEqual([1, 2]);
+    expect(readSteps([], 10)).toEqual([]);
+    // Every document is read once, in order.
+    const counts = Array.from({ length: 500 }, (_, i) => 1 + ((i * 37) % 900));
+    const ends = readSteps(counts, 4096);
+    expect(ends.at(-1)).toBe(counts.length);
+    let from = 0;
+    for (const end of ends) {
+      const chunks = counts.slice(from, end).reduce((a, b) => a + b, 0);
+      expect(end - from === 1 || chunks <= 4096).toBe(true);
+      from = end;
+    }
   });
 });

@@ -22,6 +22,8 @@ export interface AgentVectors {
   /** null: complete but too large to hold, read from SQLite on each search. */
   table: VectorTable | null;
   documents: number[];
+  /** Each document's chunk count, in the order of `documents`. */
+  chunkCounts: number[];
   /** Chunks of the ready documents, all with a vector. */
   chunks: number;
   dimension: number;
@@ -52,16 +54,35 @@ export function useExactLimits(limits: { chunks?: number; memoryMb?: number }): 
 export const exactBytesHeld = (): number => [...state().agents.values()].reduce((s, a) => s + a.bytes, 0);
 
 
-/** Documents read from SQLite per step while an agent's vectors are loaded or streamed. */
-const DOCUMENTS_PER_READ = 200;
+/**
+ * Chunks read from SQLite per step while an agent's vectors are loaded or streamed (4 KB each at
+ * 1,024 dimensions: 16 MB a step), however large its documents; a larger document is one step.
+ */
+const CHUNKS_PER_READ = 4_096;
 /** Room a table that grew is made with beyond what it holds, for more documents to come; a first load has none. */
 const SLACK = 1.25;
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
-/** The documents' stored runs, a page of documents at a time. */
-async function* runsOf(documents: number[], model: string): AsyncGenerator<VectorRun[]> {
-  for (let i = 0; i < documents.length; i += DOCUMENTS_PER_READ) {
-    yield readVectorRuns(documents.slice(i, i + DOCUMENTS_PER_READ), model);
+/**
+ * Where reads of documents with these chunk counts end: each step holds at most `perRead` chunks,
+ * or one document that holds more.
+ */
+export function readSteps(chunkCounts: number[], perRead = CHUNKS_PER_READ): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < chunkCounts.length; ) {
+    const from = i;
+    for (let n = 0; i < chunkCounts.length && (i === from || n + chunkCounts[i] <= perRead); i++) n += chunkCounts[i];
+    ends.push(i);
+  }
+  return ends;
+}
+
+/** The documents' stored runs, about CHUNKS_PER_READ chunks at a time. */
+async function* runsOf(documents: number[], chunkCounts: number[], model: string): AsyncGenerator<VectorRun[]> {
+  let from = 0;
+  for (const end of readSteps(chunkCounts)) {
+    yield readVectorRuns(documents.slice(from, end), model);
+    from = end;
     await turn();
   }
 }
@@ -83,9 +104,10 @@ function streamed(agentId: number, model: string, signature = readySignature(age
   const coverage = readyVectorCoverage(agentId, model);
   if (coverage.some((d) => d.stored !== d.chunk_count)) return null;
   const documents = coverage.map((d) => d.document_id);
+  const chunkCounts = coverage.map((d) => d.chunk_count);
   const dimension = documents.length > 0 ? (readVectorRuns([documents[0]], model)[0]?.dimension ?? 0) : 0;
   const chunks = coverage.reduce((s, d) => s + d.chunk_count, 0);
-  return { signature, table: null, documents, chunks, dimension, bytes: 0, usedAt: Date.now() };
+  return { signature, table: null, documents, chunkCounts, chunks, dimension, bytes: 0, usedAt: Date.now() };
 }
 
 /**
@@ -97,7 +119,7 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
   const ready = new Set(agent.documents);
   let table = before && before.dimension === agent.dimension ? before : null;
   if (table) for (const id of [...table.documentOf.subarray(0, table.rows)]) if (!ready.has(id) && table.hasDocument(id)) table.remove(id);
-  const added = agent.documents.filter((id) => !table?.hasDocument(id));
+  const added = agent.documents.flatMap((id, i) => (table?.hasDocument(id) ? [] : [{ id, chunks: agent.chunkCounts[i] }]));
   const addedRows = agent.chunks - (table?.live ?? 0);
   try {
     if (!table || table.rows + addedRows > table.capacity || table.dead * 4 > table.rows) {
@@ -110,7 +132,7 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
     if (err instanceof RangeError) return null; // past what WebAssembly memory can hold
     throw err;
   }
-  for await (const page of runsOf(added, model)) for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
+  for await (const page of runsOf(added.map((d) => d.id), added.map((d) => d.chunks), model)) for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
   return table;
 }
 
@@ -221,7 +243,7 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
     await scoreTable(agent.table, out);
     return out;
   }
-  for await (const page of runsOf(agent.documents, model)) {
+  for await (const page of runsOf(agent.documents, agent.chunkCounts, model)) {
     const rows = page.reduce((n, r) => n + r.count, 0);
     if (rows === 0 || out.rows + rows > size) continue; // documents changed since the agent was described
     const t = new VectorTable(agent.dimension, rows);

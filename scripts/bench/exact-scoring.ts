@@ -242,7 +242,7 @@ async function measureApp(b: Bench, n: number, index: ExactIndex, queries: numbe
   }
   out(`app_exact_table_build_ms_${n}`, performance.now() - t0);
   out(`app_exact_table_mb_${n}`, table.bytes / MB);
-  const agent = { signature: "", table, documents: [], chunks: index.ids.length, dimension: index.dim, bytes: table.bytes, usedAt: 0 };
+  const agent = { signature: "", table, documents: [], chunkCounts: [], chunks: index.ids.length, dimension: index.dim, bytes: table.bytes, usedAt: 0 };
   const one: number[] = [];
   let same = 0;
   for (const qv of queries) {
