@@ -1,5 +1,5 @@
 import "server-only";
-import { getAgent } from "../db/agents";
+import { resolveAgent, type Agent, type AgentRef } from "../db/agents";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../http/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
@@ -40,8 +40,8 @@ export interface AskResult {
 const cite = (r: SearchResult): Citation => ({ document_id: r.document_id, filename: r.filename, chunk_index: r.chunk_index, score: r.score });
 const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
 
-async function pipeline(agentId: number, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
-  const [retrieved] = await retrieve(agentId, [question], { topK, trace });
+async function pipeline(agent: Agent, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
+  const [retrieved] = await retrieve(agent, [question], { topK, trace });
   const chat = chatModel();
   const base = { question, graded_by: chat ? chat.model : "the no-match cut", answer: null, answer_kind: null, citations: [] };
   if (retrieved.length === 0) return { ...base, refused: true, reason: "no_match", retrieved: [] };
@@ -61,19 +61,22 @@ async function pipeline(agentId: number, question: string, topK: number, trace: 
  * The agent's ask: gated on its document_search tool like the search, logged whatever happens,
  * as the agent's call or (`inspector`) as a person trying it, which refusal lists leave out.
  */
-export async function askAgent(agentId: number, question: string, topK: number, source: ToolCallSource = "api"): Promise<AskResult> {
-  const agent = getAgent(agentId);
+export async function askAgent(agentRef: AgentRef, question: string, topK: number, source: ToolCallSource = "api"): Promise<AskResult> {
+  const agent = resolveAgent(agentRef);
+  const agentId = agent.id;
+  const logQuestions = agent.log_questions;
   const input = { question, top_k: topK };
   const started = performance.now();
   if (!agent.tools.includes("document_search")) {
     const message = `Agent "${agent.name}" does not have the document_search tool enabled, so it cannot retrieve anything to answer from.`;
-    logToolCall({ agentId, tool: "ask", source, input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+    logToolCall({ agentId, logQuestions, tool: "ask", source, input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
     throw forbidden(message);
   }
   try {
     const trace: RetrievalTrace[] = [];
-    const result = await pipeline(agentId, question, topK, trace);
+    const result = await pipeline(agent, question, topK, trace);
     logToolCall({
+      logQuestions,
       retrieval: trace[0],
       refused: result.refused,
       agentId,
@@ -88,7 +91,7 @@ export async function askAgent(agentId: number, question: string, topK: number, 
     return result;
   } catch (err) {
     const message = failureMessage(err, "ask");
-    logToolCall({ agentId, tool: "ask", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
+    logToolCall({ agentId, logQuestions, tool: "ask", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
     throw err;
   }
 }

@@ -62,10 +62,12 @@ export function logToolCall(c: {
   outcome?: string;
   retrieval?: RetrievalTrace;
   refused?: boolean;
+  /** The agent's setting when the caller holds the agent; read from its row otherwise. */
+  logQuestions?: boolean;
 }): void {
   const source = c.source ?? "api";
   const question = isQuestion(c.tool, source);
-  const withoutText = question && !logsQuestions(c.agentId);
+  const withoutText = question && !(c.logQuestions ?? logsQuestions(c.agentId));
   const text = question && !withoutText ? questionText(c.input) : null;
   try {
     db()

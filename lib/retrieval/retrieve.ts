@@ -2,7 +2,7 @@ import "server-only";
 import { beyondCut, noMatchCut } from "./cut";
 import { rankByMode } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
-import { getAgent } from "../db/agents";
+import { resolveAgent, type AgentRef } from "../db/agents";
 import { agentCorpusStats } from "./corpus-stats";
 import { agentChunkCount, embeddingModelsInUse, hiddenVectorCount } from "../db/documents";
 import { chunkIndexes, chunkKey, readyAmong, readyChunks } from "../db/chunks";
@@ -147,11 +147,12 @@ export function resultsWithText(agentId: number, ranked: RankedChunk[]): SearchR
  * ids and distances; the text of the hits is read from SQLite.
  */
 export async function retrieve(
-  agentId: number,
+  agentRef: AgentRef,
   queries: string[],
   opts: { topK: number; mode?: RetrievalMode; trace?: RetrievalTrace[] },
 ): Promise<SearchResult[][]> {
-  const agent = getAgent(agentId);
+  const agent = resolveAgent(agentRef);
+  const agentId = agent.id;
   const setting = (model: string) => ({ model, mode: opts.mode ?? agent.retrieval_mode, cut: noMatchCut(agent, model), top_k: opts.topK });
   if (queries.length === 0 || agentChunkCount(agentId) === 0) {
     opts.trace?.push(...queries.map(() => ({ ...setting(embedder().model), best: null, nearest: null, results: [] })));
@@ -298,8 +299,8 @@ export async function locate(
 }
 
 /** The top_k chunks for one query: what the agent's `document_search` tool returns. */
-export async function searchAgentDocuments(agentId: number, query: string, topK: number, trace?: RetrievalTrace[]): Promise<SearchResult[]> {
-  return (await retrieve(agentId, [query], { topK, trace }))[0];
+export async function searchAgentDocuments(agent: AgentRef, query: string, topK: number, trace?: RetrievalTrace[]): Promise<SearchResult[]> {
+  return (await retrieve(agent, [query], { topK, trace }))[0];
 }
 
 const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the document_search tool enabled.`;
@@ -309,37 +310,42 @@ const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the documen
  * and the ask pipeline): the agent exists and has the `document_search` tool. A refusal is
  * logged as a failed call: the agent asked and was refused, which an operator needs to see.
  */
-export function gateDocumentSearch(agentId: number, input: { query: string; top_k: number }): void {
-  const agent = getAgent(agentId);
+export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; top_k: number }): void {
+  const agent = resolveAgent(agentRef);
   if (agent.tools.includes("document_search")) return;
   const message = NOT_ENABLED(agent.name);
-  logToolCall({ agentId, tool: "document_search", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+  logToolCall({ agentId: agent.id, logQuestions: agent.log_questions, tool: "document_search", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
   throw forbidden(message);
 }
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
-export async function documentSearchTool(agentId: number, query: string, topK: number): Promise<SearchResult[]> {
+export async function documentSearchTool(agentRef: AgentRef, query: string, topK: number): Promise<SearchResult[]> {
+  const agent = resolveAgent(agentRef);
   const input = { query, top_k: topK };
-  gateDocumentSearch(agentId, input);
+  gateDocumentSearch(agent, input);
   const trace: RetrievalTrace[] = [];
-  return logged(agentId, "api", input, () => searchAgentDocuments(agentId, query, topK, trace), (r) => r.length, trace);
+  return logged(agent, "api", input, () => searchAgentDocuments(agent, query, topK, trace), (r) => r.length, trace);
 }
 
 /** Runs a search and logs it as a tool call with its source, latency and result count, ok or not. */
 export async function logged<T>(
-  agentId: number,
+  agentRef: AgentRef,
   source: ToolCallSource,
   input: { query: string; top_k: number },
   run: () => Promise<T>,
   count: (result: T) => number,
   trace?: RetrievalTrace[],
 ): Promise<T> {
+  const agent = typeof agentRef === "number" ? null : agentRef;
+  const agentId = typeof agentRef === "number" ? agentRef : agentRef.id;
+  const logQuestions = agent?.log_questions;
   const started = performance.now();
   try {
     const result = await run();
     const retrieval = trace?.[0];
     logToolCall({
       agentId,
+      logQuestions,
       tool: "document_search",
       source,
       input,
@@ -351,7 +357,7 @@ export async function logged<T>(
     });
     return result;
   } catch (err) {
-    logToolCall({ agentId, tool: "document_search", source, input, ok: false, error: failureMessage(err, "search"), latencyMs: performance.now() - started, resultCount: 0 });
+    logToolCall({ agentId, logQuestions, tool: "document_search", source, input, ok: false, error: failureMessage(err, "search"), latencyMs: performance.now() - started, resultCount: 0 });
     throw err;
   }
 }

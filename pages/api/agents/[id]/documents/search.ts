@@ -10,7 +10,7 @@ import { searchSchema } from "@/lib/validations/search";
 
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(async ({ req, agent }) => {
   const { query, top_k } = searchSchema.parse(await readJson(req));
-  const results = await documentSearchTool(agent.id, query, top_k);
+  const results = await documentSearchTool(agent, query, top_k);
   // no-transform: Next would gzip these few kilobytes, which costs the caller more time than
   // it saves on any link an agent's search runs over (about 2 ms per search here).
   return NextResponse.json({ query, results }, { headers: { "Cache-Control": "no-store, no-transform" } });
