@@ -1,5 +1,4 @@
 import "server-only";
-import type { Collection } from "chromadb";
 import { env } from "../env.mjs";
 import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
@@ -13,7 +12,7 @@ import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent, failureMessage } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
-import { chroma, chunkId, DISTANCE_SPACE, HNSW, queryDistances } from "../vector-store/client";
+import { chunkId, createScratchCollection, dropCollection, dropCollectionsNamed, queryDistances, type Collection } from "../vector-store/client";
 import { summarize, type PairOutcome } from "./metrics";
 import { assertRowSizes, tooManyChunks } from "./sweep-size";
 import { MAX_SWEEP_ROW_CHUNKS, SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "./sweep-types";
@@ -182,12 +181,7 @@ async function measure(
   const rowModel = setting.embedding_model ? alternativeEmbedder() : model;
   if (!rowModel || rowModel.model !== (setting.embedding_model ?? model.model)) throw invalid(`The embedding model ${setting.embedding_model} is no longer configured.`);
   const other = rowModel !== model;
-  const collection = await chroma().createCollection({
-    name: `${sweepPrefix()}${sweepId}-${row}`,
-    embeddingFunction: null,
-    configuration: { hnsw: { space: DISTANCE_SPACE, ...HNSW } },
-    metadata: { embedding_model: rowModel.model, distance_space: DISTANCE_SPACE, sweep_id: sweepId },
-  });
+  const collection = await createScratchCollection(`${sweepPrefix()}${sweepId}-${row}`, rowModel.model, { sweep_id: sweepId });
   try {
     const counts = new Map<number, number>();
     const corpus: CorpusStats | null = other && rowModel.countFeatures ? { chunks: 0, df: newFeatureCounts() } : null;
@@ -220,7 +214,7 @@ async function measure(
     const summary = summarize(outcomes, [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b));
     return { chunks: total, recall_at_k: summary.recall_at_k, mrr: summary.mrr };
   } finally {
-    await chroma().deleteCollection({ name: collection.name }).catch((err) => {
+    await dropCollection(collection.name).catch((err) => {
       console.error(`[kb-inspector] sweep ${sweepId}: temporary collection ${collection.name} is removed at the next start:`, messageOf(err));
     });
   }
@@ -283,13 +277,5 @@ export async function recoverSweeps(): Promise<number> {
 
 /** Removes every temporary sweep collection of this app (none belongs to a running sweep at start). */
 export async function removeSweepCollections(): Promise<number> {
-  const prefix = sweepPrefix();
-  const names: string[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = await chroma().listCollections({ limit: 100, offset });
-    names.push(...page.map((c) => c.name).filter((n) => n.startsWith(prefix)));
-    if (page.length < 100) break;
-  }
-  for (const name of names) await chroma().deleteCollection({ name });
-  return names.length;
+  return dropCollectionsNamed(sweepPrefix());
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import { chunkId, ownCollections } from "../vector-store/client";
 import { documentStates, failIndexingDocuments, findDocument } from "../db/documents";
 import { activeIngests, rechunkDocument } from "./pipeline";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import { getAgent } from "../db/agents";
 import { chroma, collectionFor, ownCollections } from "../vector-store/client";
 import { chunkText } from "./chunking";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import type { Embedder } from "../embeddings";
 import { addChunks } from "../vector-store/chunks";
 import { writeChunkVectors } from "../db/chunk-vectors";

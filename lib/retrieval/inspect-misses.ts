@@ -1,5 +1,5 @@
 import "server-only";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import { chunkKey, readyChunks } from "../db/chunks";
 import type { RankedChunk } from "../vector-store/chunks";
 import { exactPlaces, exactVectors } from "./exact";

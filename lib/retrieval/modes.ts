@@ -1,5 +1,5 @@
 import "server-only";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import { chunkKey } from "../db/chunks";
 import type { Embedder } from "../embeddings";
 import type { RetrievalMode } from "../validations/agent";

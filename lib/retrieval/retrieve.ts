@@ -12,7 +12,7 @@ import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-stor
 import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { agentVectors, closestFirst, cosineDistance, queryAgent, type RankedChunk, type StoredVector } from "../vector-store/chunks";
-import type { Collection } from "chromadb";
+import type { Collection } from "../vector-store/client";
 import { exactNearest, exactPlaces, exactVectors } from "./exact";
 import { refusedByCut, traced, type RetrievalTrace } from "./trace";
 

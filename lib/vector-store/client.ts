@@ -7,6 +7,9 @@ import { AppError, unavailable } from "../http/errors";
 import type { Embedder } from "../embeddings";
 import { EmbeddingError } from "../embeddings/types";
 
+/** The app's handle on a collection; modules outside lib/vector-store name it from here, not from chromadb. */
+export type { Collection };
+
 export const DISTANCE_SPACE = "cosine";
 
 /**
@@ -277,4 +280,33 @@ export async function ownCollections(): Promise<Collection[]> {
   const prefix = `${env().CHROMA_COLLECTION_PREFIX}-`;
   // A rebuild's copy and the original it replaced are not the app's index (the copy becomes it).
   return (await listAllCollections()).filter((c) => c.name.startsWith(prefix) && !rebuildName(c.name)).map(live);
+}
+
+/**
+ * A collection of the app's settings for work of its own (a sweep row's index), named by the
+ * caller and tagged with `metadata`; dropped with dropCollection.
+ */
+export async function createScratchCollection(name: string, model: string, metadata: Record<string, string | number>): Promise<Collection> {
+  return chroma().createCollection({
+    name,
+    embeddingFunction: null,
+    configuration: { hnsw: { space: DISTANCE_SPACE, ...HNSW } },
+    metadata: { embedding_model: model, distance_space: DISTANCE_SPACE, ...metadata },
+  });
+}
+
+export async function dropCollection(name: string): Promise<void> {
+  await chroma().deleteCollection({ name });
+}
+
+/** Drops every collection whose name starts with `prefix`; how many. */
+export async function dropCollectionsNamed(prefix: string): Promise<number> {
+  const names: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await chroma().listCollections({ limit: 100, offset });
+    names.push(...page.map((c) => c.name).filter((n) => n.startsWith(prefix)));
+    if (page.length < 100) break;
+  }
+  for (const name of names) await dropCollection(name);
+  return names.length;
 }
