@@ -2,7 +2,8 @@
 // `node scripts/layers.mjs [--check]`: the code's layers read from its own imports. Prints the
 // folders under lib/ and which import which, the cycles between folders and between modules,
 // the imports of `chromadb` outside lib/vector-store and of `better-sqlite3` outside lib/db,
-// and the process-wide `globalThis.__kb*` values. With --check it exits 1 when there is any
+// and the process-wide values (the keys of lib/core/process-state.ts in use, and any `__kb*` global
+// named outside it). With --check it exits 1 when there is any
 // cycle or such an import. Tests (*.test.ts) are left out: a test may reach any layer.
 import fs from "node:fs";
 import path from "node:path";
@@ -38,7 +39,10 @@ const folderOf = (f) => (f.startsWith(`lib${path.sep}`) && f.split(path.sep).len
 const modules = SOURCES.flatMap(files).filter(isSource);
 const edges = new Map(modules.map((m) => [m, new Set()]));
 const owned = [];
-const singletons = new Map();
+const REGISTRY = path.join("lib", "core", "process-state.ts");
+const STATE_USE = /\b(?:processState|peekProcessState|setProcessState)(?:<[^\n]*?>)?\(\s*["'](\w+)["']/g;
+const stateKeys = new Map();
+const ownGlobals = new Map();
 for (const m of modules) {
   const text = fs.readFileSync(path.join(root, m), "utf8");
   for (const match of text.matchAll(IMPORT)) {
@@ -48,7 +52,9 @@ for (const m of modules) {
     const target = resolve(m, spec);
     if (target && edges.has(target) && target !== m) edges.get(m).add(target);
   }
-  for (const [name] of text.matchAll(/__kb[A-Za-z]+/g)) singletons.set(name, [...(singletons.get(name) ?? []), m]);
+  if (m === REGISTRY) continue;
+  for (const [, key] of text.matchAll(STATE_USE)) stateKeys.set(key, [...(stateKeys.get(key) ?? []), m]);
+  for (const [name] of text.matchAll(/__kb[A-Za-z]+/g)) ownGlobals.set(name, [...(ownGlobals.get(name) ?? []), m]);
 }
 
 /** Strongly connected components with more than one member (Tarjan). */
@@ -100,6 +106,7 @@ console.log(`module-level cycles: ${moduleCycles.length}`);
 for (const c of moduleCycles) console.log(`  ${c.join(" <-> ")}`);
 console.log(`imports of chromadb or better-sqlite3 outside their folders: ${owned.length}`);
 for (const o of owned) console.log(`  ${o}`);
-console.log(`process-wide globalThis.__kb* values: ${singletons.size} in ${new Set([...singletons.values()].flat()).size} modules`);
+const inModules = (m) => new Set([...m.values()].flat());
+console.log(`process-wide values: ${stateKeys.size} keys of ${REGISTRY} in ${inModules(stateKeys).size} modules; globals named outside it: ${ownGlobals.size}${ownGlobals.size ? ` (${[...inModules(ownGlobals)].join(", ")})` : ""}`);
 
 if (process.argv.includes("--check") && (folderCycles.length || moduleCycles.length || owned.length)) process.exitCode = 1;

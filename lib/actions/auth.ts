@@ -9,14 +9,14 @@ import { safeNextPath } from "@/lib/auth/request-rules";
 import { SESSION_COOKIE, signSession } from "@/lib/auth/session";
 import { endSession } from "@/lib/auth/identity";
 import { clientAddress } from "@/lib/auth/peer";
+import { processState } from "@/lib/core/process-state";
 import { env } from "@/lib/env.mjs";
 
 export interface LoginState {
   message?: string;
 }
 
-const holder = globalThis as unknown as { __kbLoginThrottle?: LoginThrottle };
-const throttle = () => (holder.__kbLoginThrottle ??= new LoginThrottle());
+const throttle = () => processState("loginThrottle", () => new LoginThrottle());
 
 export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
   const config = authConfig();

@@ -1,6 +1,7 @@
 import "server-only";
 import OpenAI from "openai";
 import { env } from "../env.mjs";
+import { peekProcessState, setProcessState } from "../core/process-state";
 import { AppError } from "../http/errors";
 import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
 import { shownUrl } from "../embeddings/openai/errors";
@@ -30,18 +31,22 @@ export class ChatError extends AppError {
   }
 }
 
-const holder = globalThis as unknown as { __kbChat?: { key: string; model: ChatModel } };
+interface CachedChat {
+  key: string;
+  model: ChatModel;
+}
 
 export function chatModel(): ChatModel | null {
   const e = env();
   if (!e.OPENAI_CHAT_MODEL) return null;
   const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
   const key = `${baseURL}|${e.OPENAI_CHAT_MODEL}`;
-  if (holder.__kbChat?.key !== key) {
+  let cached = peekProcessState<CachedChat>("chat");
+  if (cached?.key !== key) {
     const client = new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS });
-    holder.__kbChat = { key, model: openAIChat(client, e.OPENAI_CHAT_MODEL, baseURL) };
+    cached = setProcessState<CachedChat>("chat", { key, model: openAIChat(client, e.OPENAI_CHAT_MODEL, baseURL) });
   }
-  return holder.__kbChat.model;
+  return cached.model;
 }
 
 const numbered = (sources: Source[]) => sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.text}`).join("\n\n");

@@ -1,4 +1,5 @@
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { accessSettings, type AccessSettings } from "./request-rules";
 import { deriveSessionKeys, loadSessionSalt, type SessionKeys } from "./session";
 
@@ -22,13 +23,11 @@ export function authConfig(): AuthConfig {
   };
 }
 
-// Derived once per process (the proxy and the pages share it through globalThis).
-const holder = globalThis as unknown as { __kbSessionKeys?: SessionKeys };
-
 /** The session signing keys; only called when sign-in is on. */
 export function sessionKeys(): SessionKeys {
   const e = env();
-  if (!e.ADMIN_PASSWORD) throw new Error("sign-in is off: ADMIN_PASSWORD is not set");
-  holder.__kbSessionKeys ??= deriveSessionKeys(loadSessionSalt(e.DATA_DIR), e.ADMIN_PASSWORD, e.VIEWER_PASSWORD);
-  return holder.__kbSessionKeys;
+  const adminPassword = e.ADMIN_PASSWORD;
+  if (!adminPassword) throw new Error("sign-in is off: ADMIN_PASSWORD is not set");
+  // Derived once per process: the proxy and the pages share them.
+  return processState("sessionKeys", () => deriveSessionKeys(loadSessionSalt(e.DATA_DIR), adminPassword, e.VIEWER_PASSWORD));
 }

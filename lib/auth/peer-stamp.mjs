@@ -11,6 +11,8 @@ export const PEER_HEADER = "x-kb-peer";
 /** Headers by which a proxy says whom it forwards for; a client can set any of them itself. */
 export const FORWARDING_HEADERS = /** @type {const} */ (["x-forwarded-for", "forwarded", "x-real-ip"]);
 
+// Process-wide, on globalThis itself: plain Node cannot import lib/core/process-state.ts, which
+// names these two as its exception.
 /** @type {{ __kbPeerKey?: string; __kbPeerStamped?: boolean }} */
 const holder = /** @type {any} */ (globalThis);
 

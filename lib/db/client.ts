@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { chunkText } from "../ingest/chunking";
 import { rebuildKeywordIndexes } from "./keyword-index";
 import { questionKey, questionText } from "../questions/normalize";
@@ -500,12 +501,9 @@ export function migrate(db: Database.Database): void {
   }
 }
 
-// Kept on globalThis so dev-mode module reloads share one connection.
-const holder = globalThis as unknown as { __kbDb?: Database.Database };
-
+// One connection per process: every module instance (and dev-mode reload) shares it.
 export function db(): Database.Database {
-  holder.__kbDb ??= open();
-  return holder.__kbDb;
+  return processState("db", open);
 }
 
 export function now(): string {
@@ -518,7 +516,7 @@ interface Grouped {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
-const groupHolder = globalThis as unknown as { __kbGroupedWrites?: Grouped[] };
+const groupedWrites = () => processState<Grouped[]>("groupedWrites", () => []);
 
 /**
  * Runs `work` in a transaction shared with the other writes asked for in the same turn of the
@@ -534,7 +532,7 @@ const groupHolder = globalThis as unknown as { __kbGroupedWrites?: Grouped[] };
  * piece rejects.
  */
 export function groupedWrite<T>(work: () => T, last?: (value: T) => void): Promise<T> {
-  const pending = (groupHolder.__kbGroupedWrites ??= []);
+  const pending = groupedWrites();
   return new Promise<T>((resolve, reject) => {
     pending.push({ work, last: last as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
     if (pending.length === 1) setImmediate(flushGroupedWrites);
@@ -542,7 +540,7 @@ export function groupedWrite<T>(work: () => T, last?: (value: T) => void): Promi
 }
 
 function flushGroupedWrites(): void {
-  const batch = (groupHolder.__kbGroupedWrites ??= []).splice(0);
+  const batch = groupedWrites().splice(0);
   const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
   try {
     db().transaction(() => {

@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import type { PairSource } from "../validations/pair";
 import { db, now } from "./client";
 import { notFound } from "../http/errors";
@@ -72,8 +73,7 @@ const toRun = (r: RunRow): EvalRun => ({
 export const INTERRUPTED = "interrupted: the server stopped before the run finished";
 
 // Runs executing in this process; a 'running' row outside it was cut off by a restart.
-const holder = globalThis as unknown as { __kbActiveRuns?: Set<number> };
-export const activeRuns = (): Set<number> => (holder.__kbActiveRuns ??= new Set());
+export const activeRuns = (): Set<number> => processState("activeRuns", () => new Set<number>());
 
 function sweepInterrupted(agentId: number): void {
   const running = db().prepare("SELECT id FROM eval_runs WHERE agent_id = ? AND status = 'running'").all(agentId) as { id: number }[];

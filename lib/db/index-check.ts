@@ -21,11 +21,14 @@ const KEPT_WRITES = 50_000;
 
 let writesSinceTrim = 0;
 
-/** Records a write of `chunks` vectors of one document (called by every vector write of chunks). */
-export function noteVectorWrite(model: string, agentId: number, documentId: number, chunks: number): void {
+/**
+ * Records a write of `chunks` vectors of one document (called by every vector write of chunks).
+ * `suspect` false: the check itself wrote them and checks them again, so they are not made suspect.
+ */
+export function noteVectorWrite(model: string, agentId: number, documentId: number, chunks: number, suspect = true): void {
   const d = db();
   const { lastInsertRowid } = d.prepare("INSERT INTO vector_writes (model, agent_id, document_id, chunks) VALUES (?, ?, ?, ?)").run(model, agentId, documentId, chunks);
-  d.prepare(
+  if (suspect) d.prepare(
     `INSERT INTO suspect_documents (document_id, agent_id, model, since)
      SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM index_check WHERE suspect_writes_until > ?)
        AND EXISTS (SELECT 1 FROM documents WHERE id = ? AND agent_id = ?)

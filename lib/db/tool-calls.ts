@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { db, now } from "./client";
 import { env } from "../env.mjs";
 import { MAX_QUERY_LENGTH } from "../validations/search";
@@ -101,10 +102,9 @@ export function logToolCall(c: {
 const DAY_MS = 86_400_000;
 /** How often one agent's history is pruned, per process; in between it may overshoot a little. */
 export const PRUNE_INTERVAL_MS = 60_000;
-const holder = globalThis as unknown as { __kbToolCallsPrunedAt?: Map<number, number> };
 
 function maybePrune(agentId: number): void {
-  const prunedAt = (holder.__kbToolCallsPrunedAt ??= new Map());
+  const prunedAt = processState("toolCallsPrunedAt", () => new Map<number, number>());
   const at = Date.now();
   if (at - (prunedAt.get(agentId) ?? Number.NEGATIVE_INFINITY) < PRUNE_INTERVAL_MS) return;
   prunedAt.set(agentId, at);

@@ -1,25 +1,22 @@
 import "server-only";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { createEmbedder, type Embedder } from ".";
-
-const holder = globalThis as unknown as { __kbEmbedder?: Embedder; __kbAlternative?: Embedder | null };
 
 /** The configured embedding provider, created once per process. */
 export function embedder(): Embedder {
-  if (!holder.__kbEmbedder) {
+  return processState<Embedder>("embedder", () => {
     const e = env();
-    holder.__kbEmbedder =
-      e.EMBEDDING_PROVIDER === "local"
-        ? createEmbedder({ provider: "local" })
-        : createEmbedder({
-            provider: "openai",
-            apiKey: e.OPENAI_API_KEY,
-            baseURL: e.OPENAI_BASE_URL,
-            model: e.OPENAI_EMBEDDING_MODEL,
-            dimension: e.OPENAI_EMBEDDING_DIMENSION,
-          });
-  }
-  return holder.__kbEmbedder;
+    return e.EMBEDDING_PROVIDER === "local"
+      ? createEmbedder({ provider: "local" })
+      : createEmbedder({
+          provider: "openai",
+          apiKey: e.OPENAI_API_KEY,
+          baseURL: e.OPENAI_BASE_URL,
+          model: e.OPENAI_EMBEDDING_MODEL,
+          dimension: e.OPENAI_EMBEDDING_DIMENSION,
+        });
+  });
 }
 
 /**
@@ -28,20 +25,19 @@ export function embedder(): Embedder {
  * server) is configured; null when there is none.
  */
 export function alternativeEmbedder(): Embedder | null {
-  if (holder.__kbAlternative === undefined) {
+  // null (there is none) is kept too: decided once.
+  return processState<Embedder | null>("alternative", () => {
     const e = env();
-    holder.__kbAlternative =
-      e.EMBEDDING_PROVIDER === "openai"
-        ? createEmbedder({ provider: "local" })
-        : e.OPENAI_API_KEY || e.OPENAI_BASE_URL
-          ? createEmbedder({
-              provider: "openai",
-              apiKey: e.OPENAI_API_KEY,
-              baseURL: e.OPENAI_BASE_URL,
-              model: e.OPENAI_EMBEDDING_MODEL,
-              dimension: e.OPENAI_EMBEDDING_DIMENSION,
-            })
-          : null;
-  }
-  return holder.__kbAlternative;
+    return e.EMBEDDING_PROVIDER === "openai"
+      ? createEmbedder({ provider: "local" })
+      : e.OPENAI_API_KEY || e.OPENAI_BASE_URL
+        ? createEmbedder({
+            provider: "openai",
+            apiKey: e.OPENAI_API_KEY,
+            baseURL: e.OPENAI_BASE_URL,
+            model: e.OPENAI_EMBEDDING_MODEL,
+            dimension: e.OPENAI_EMBEDDING_DIMENSION,
+          })
+        : null;
+  });
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
 import { pairsToRun, type Pair } from "../db/pairs";
@@ -33,9 +34,8 @@ const MAX_RANKED = 30_000;
 
 const sweepPrefix = () => `${env().CHROMA_COLLECTION_PREFIX}_sweep-`;
 
-const holder = globalThis as unknown as { __kbSweepsRunning?: Set<number> };
 /** Agents with a sweep or an apply in progress in this process. */
-export const running = () => (holder.__kbSweepsRunning ??= new Set());
+export const running = () => processState("sweepsRunning", () => new Set<number>());
 
 export const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

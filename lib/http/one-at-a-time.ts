@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { conflict } from "./errors";
 
 /** Slow work a client can start that runs one at a time per key in this process. */
@@ -9,8 +10,7 @@ interface Held {
 }
 
 // One map per process (Next may load this module more than once).
-const holder = globalThis as unknown as { __kbOneAtATime?: Map<string, Held> };
-const held = () => (holder.__kbOneAtATime ??= new Map<string, Held>());
+const held = () => processState("oneAtATime", () => new Map<string, Held>());
 
 export interface Claim {
   /** What runs under the claim now (the next run of a chain), started now. */

@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { readyAmong } from "../db/chunks";
 import {
   clearSuspects,
@@ -110,9 +111,8 @@ interface Holder {
   /** Tests: a window of their own size (useRecheckWindow). */
   window?: number;
 }
-const holder = globalThis as unknown as { __kbRecheck?: Holder };
 const current = () =>
-  (holder.__kbRecheck ??= {
+  processState<Holder>("recheck", () => ({
     s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, rewritten_since_start: 0 },
     again: false,
     timer: null,
@@ -121,7 +121,7 @@ const current = () =>
     looks: 0,
     fullRunning: false,
     fullRewritten: 0,
-  });
+  }));
 
 const recheckWindow = (): number => current().window ?? WINDOW_CHUNKS;
 
@@ -243,9 +243,8 @@ async function runFull(): Promise<void> {
         return;
       }
       const started = performance.now();
-      const found = await pass(c, docs, () => c.s.state !== "idle");
+      const found = await pass(c, docs, () => c.s.state !== "idle", { onWritten: (n) => (c.fullRewritten += n) });
       if (found === null) return;
-      c.fullRewritten += found.rewritten;
       fullCheckAdvance(Math.min(...docs.map((d) => d.id)), docs.reduce((n, d) => n + d.chunk_count, 0));
       await new Promise<void>((r) => setTimeout(r, (performance.now() - started) * FULL_CHECK_REST).unref());
     }
@@ -278,11 +277,23 @@ function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
  * queried once more and what is lost then is kept as unreachable: searches rank those by their
  * exact distance. Null when `stop` said to stop; otherwise what it wrote and kept.
  */
-async function pass(c: Holder, docs: Doc[], stop: () => boolean, { counted = false } = {}): Promise<{ rewritten: number; kept: number } | null> {
+async function pass(
+  c: Holder,
+  docs: Doc[],
+  stop: () => boolean,
+  { counted = false, onWritten = (_n: number) => {} } = {},
+): Promise<{ rewritten: number; kept: number } | null> {
   const s = c.s;
   const model = embedder();
   const collection = await collectionFor(model);
   let rewritten = 0;
+  // Counted as they are written, also when the pass is stopped half-way.
+  const wrote = (n: number) => {
+    rewritten += n;
+    s.rewritten_since_start += n;
+    if (counted) s.rewritten += n;
+    onWritten(n);
+  };
   for (const step of steps(docs)) {
     if (stop()) return null;
     for (const [agentId, ids] of step) {
@@ -290,16 +301,14 @@ async function pass(c: Holder, docs: Doc[], stop: () => boolean, { counted = fal
       // Chunks Chroma no longer holds at all (a write cut off by the kill): written from the app's copy.
       if (stored.length < ids.length) {
         const have = new Set(stored.map((v) => v.id));
-        rewritten += await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id)));
+        wrote(await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id))));
       }
       const lost = await unreachableAmong(collection, agentId, stored);
-      if (lost.size > 0) rewritten += await rewrite(collection, agentId, [...lost]);
+      if (lost.size > 0) wrote(await rewrite(collection, agentId, [...lost]));
       if (counted) s.checked += ids.length;
     }
     await new Promise<void>((r) => setImmediate(r)); // searches go first
   }
-  s.rewritten_since_start += rewritten;
-  if (counted) s.rewritten += rewritten;
   let kept = 0;
   for (const step of steps(docs)) {
     for (const [agentId, ids] of step) {
@@ -330,7 +339,7 @@ async function rewrite(collection: Collection, agentId: number, ids: string[]): 
   const ready = readyAmong(agentId, again.map((v) => v.document_id));
   const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id)).map((v) => v.id);
   if (target.length === 0) return 0;
-  const written = await readdVectors(collection, agentId, target);
+  const written = await readdVectors(collection, agentId, target, { byCheck: true });
   // A document removed while its chunks were written again gets its removal queued once more.
   const stillReady = readyAmong(agentId, written.map((v) => v.document_id));
   for (const documentId of new Set(written.map((v) => v.document_id))) {
@@ -360,7 +369,7 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
       }
     }
     if (chunks.length === 0) continue;
-    await upsertChunks(collection, { agentId, documentId }, chunks, vectors);
+    await upsertChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true });
     written += chunks.length;
     // Removed while it was written: its removal is queued once more.
     if (!readyAmong(agentId, [documentId]).has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");

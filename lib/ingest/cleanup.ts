@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { isVectorStoreUnavailable, ownCollections } from "../vector-store/client";
 import {
   cleanupCount,
@@ -52,10 +53,12 @@ function retryDelay(attempts: number): number {
   return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-const holder = globalThis as unknown as {
-  __kbCleanup?: { running: Promise<number> | null; timer: NodeJS.Timeout | null; due: number };
-};
-const state = () => (holder.__kbCleanup ??= { running: null, timer: null, due: 0 });
+interface CleanupState {
+  running: Promise<number> | null;
+  timer: NodeJS.Timeout | null;
+  due: number;
+}
+const state = () => processState<CleanupState>("cleanup", () => ({ running: null, timer: null, due: 0 }));
 
 /**
  * Runs every entry that is due (or all of them with `all`, except checks for late writes that

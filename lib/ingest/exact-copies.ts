@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { chunkIndexes } from "../db/chunks";
 import { documentsWithoutVectors, documentsWithoutVectorsCount, replaceChunkVectors } from "../db/chunk-vectors";
 import { embedder } from "../embeddings/configured";
@@ -24,8 +25,11 @@ export interface CopyState {
   error: string | null;
 }
 
-const holder = globalThis as unknown as { __kbExactCopies?: { state: CopyState; run: Promise<void> | null } };
-const current = () => (holder.__kbExactCopies ??= { state: { running: false, copied: 0, skipped: [], error: null }, run: null });
+interface Copies {
+  state: CopyState;
+  run: Promise<void> | null;
+}
+const current = () => processState<Copies>("exactCopies", () => ({ state: { running: false, copied: 0, skipped: [], error: null }, run: null }));
 
 export const copyState = (): CopyState & { missing: number } => ({ ...current().state, missing: documentsWithoutVectorsCount() });
 

@@ -1,8 +1,8 @@
 import "server-only";
+import { processState } from "../core/process-state";
 
 // Tails of the waiting lines, per key, shared by every module instance of this process.
-const holder = globalThis as unknown as { __kbKeyedLocks?: Map<string, Promise<void>> };
-const tails = () => (holder.__kbKeyedLocks ??= new Map());
+const tails = () => processState("keyedLocks", () => new Map<string, Promise<void>>());
 
 async function acquire(key: string): Promise<() => void> {
   const previous = tails().get(key) ?? Promise.resolve();

@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
+import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "./chunking";
@@ -118,8 +119,7 @@ export async function indexExtractedText(
 }
 
 /** Ingests in progress in this process: an `indexing` row not among them is stuck. */
-const holder = globalThis as unknown as { __kbActiveIngests?: Set<number> };
-export const activeIngests = () => (holder.__kbActiveIngests ??= new Set());
+export const activeIngests = () => processState("activeIngests", () => new Set<number>());
 
 /** What to tell the user about a failed ingest; internal detail stays in the server log. */
 function failure(err: unknown): { code: string; message: string; keepRow: boolean } {

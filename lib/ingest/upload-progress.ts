@@ -1,4 +1,32 @@
-import type { FileProgress } from "./uploads";
+import type { IngestResult, IngestStage } from "./pipeline";
+
+/** A file of an upload job and how far it got (what the job's progress lists). */
+export interface FileProgress {
+  /** Its place in the upload, in a list of the active files only. */
+  index?: number;
+  filename: string;
+  bytes: number;
+  stage: IngestStage | "queued";
+  done: number;
+  total: number;
+  result?: IngestResult;
+}
+
+export interface UploadJob {
+  id: string;
+  agent_id: number;
+  files: FileProgress[];
+  /** Files the upload sends in all; `files` holds those received so far. */
+  expected_files: number;
+  /** Files received so far (all of `files`, unless only the active ones are listed). */
+  files_received: number;
+  /** Files with a result (indexed, duplicate, rejected or failed). */
+  done_files: number;
+  /** Files that never came: the upload stopped sending them (set when it is given up). */
+  not_received: number;
+  finished: boolean;
+  created_at: number;
+}
 
 /**
  * A file a long upload's progress lists: being indexed now, or done and not indexed (rejected or

@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { processState } from "../core/process-state";
 import { AppError, conflict, invalid, notFound } from "../http/errors";
 import { env } from "../env.mjs";
 import { checkFileCount } from "../http/body";
@@ -8,7 +9,9 @@ import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } 
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "./chunking";
-import { isActiveFile } from "./upload-progress";
+import { isActiveFile, type FileProgress, type UploadJob } from "./upload-progress";
+
+export type { FileProgress, UploadJob };
 
 export interface UploadFile {
   filename: string;
@@ -112,33 +115,6 @@ export function uploadStatus(results: IngestResult[]): number {
 // once and the files are indexed meanwhile, with per-file progress to poll. An upload of more
 // files than one request may carry is one job: its first request says how many files will come
 // (`expected_files`) and the others add theirs to it.
-export interface FileProgress {
-  /** Its place in the upload, in a list of the active files only. */
-  index?: number;
-  filename: string;
-  bytes: number;
-  stage: IngestStage | "queued";
-  done: number;
-  total: number;
-  result?: IngestResult;
-}
-
-export interface UploadJob {
-  id: string;
-  agent_id: number;
-  files: FileProgress[];
-  /** Files the upload sends in all; `files` holds those received so far. */
-  expected_files: number;
-  /** Files received so far (all of `files`, unless only the active ones are listed). */
-  files_received: number;
-  /** Files with a result (indexed, duplicate, rejected or failed). */
-  done_files: number;
-  /** Files that never came: the upload stopped sending them (set when it is given up). */
-  not_received: number;
-  finished: boolean;
-  created_at: number;
-}
-
 /**
  * Files of one job indexed at the same time. More than one request's worth: the documents
  * being indexed together share Chroma's add requests, and Chroma's cost is per request, so a
@@ -164,8 +140,7 @@ interface JobState {
 }
 
 // Jobs live in this process only: progress is for the person watching the upload.
-const holder = globalThis as unknown as { __kbUploadJobs?: Map<string, JobState> };
-const jobs = () => (holder.__kbUploadJobs ??= new Map<string, JobState>());
+const jobs = () => processState("uploadJobs", () => new Map<string, JobState>());
 const KEEP_MS = 60 * 60 * 1000;
 
 /**

@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { chunkText, type ChunkStrategy } from "../ingest/chunking";
 import { agentsByLatestChange, readyDocumentKeys, readySignature } from "../db/documents";
 import { documentChunks } from "../db/chunks";
@@ -45,12 +46,8 @@ interface DocKey {
 /** Agents whose counts stay in memory (least recently searched dropped first). */
 const MAX_AGENTS = 16;
 
-const holder = globalThis as unknown as {
-  __kbCorpusStats?: Map<number, Entry>;
-  __kbCorpusStatsLock?: Map<number, Promise<unknown>>;
-};
-const cache = (holder.__kbCorpusStats ??= new Map());
-const locks = (holder.__kbCorpusStatsLock ??= new Map());
+const cache = processState("corpusStats", () => new Map<number, Entry>());
+const locks = processState("corpusStatsLock", () => new Map<number, Promise<unknown>>());
 
 const docKey = (d: DocKey) => `${d.sha256}:${d.chunk_size}:${d.chunk_overlap}:${d.chunk_strategy}`;
 
@@ -124,7 +121,7 @@ async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
 }
 
 const SAVE_DELAY_MS = 3_000;
-const saveTimers = ((globalThis as unknown as { __kbCorpusSaves?: Map<number, NodeJS.Timeout> }).__kbCorpusSaves ??= new Map());
+const saveTimers = processState("corpusSaves", () => new Map<number, NodeJS.Timeout>());
 
 /** Writes an agent's counts to disk a little later: a burst of uploads is written once. */
 function scheduleSave(agentId: number): void {
@@ -151,11 +148,11 @@ export function saveCorpusStatsNow(): void {
   for (const agentId of [...saveTimers.keys()]) saveNow(agentId);
 }
 
-const exitHook = globalThis as unknown as { __kbCorpusExitHook?: boolean };
-if (!exitHook.__kbCorpusExitHook) {
-  exitHook.__kbCorpusExitHook = true;
+// Once per process, however many times this module is loaded.
+processState("corpusExitHook", () => {
   process.once("exit", saveCorpusStatsNow); // SQLite writes are synchronous, so this completes
-}
+  return true;
+});
 
 /**
  * Takes a document's chunks out of its agent's counts, before its row (and text) is deleted, so

@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
@@ -31,14 +32,12 @@ export interface AgentVectors {
   usedAt: number;
 }
 
-const holder = globalThis as unknown as {
-  __kbExact?: {
-    agents: Map<string, AgentVectors>;
-    loading: Map<string, Promise<AgentVectors | null>>;
-    limits: { chunks?: number; memoryMb?: number };
-  };
-};
-const state = () => (holder.__kbExact ??= { agents: new Map(), loading: new Map(), limits: {} as { chunks?: number; memoryMb?: number } });
+interface ExactState {
+  agents: Map<string, AgentVectors>;
+  loading: Map<string, Promise<AgentVectors | null>>;
+  limits: { chunks?: number; memoryMb?: number };
+}
+const state = () => processState<ExactState>("exact", () => ({ agents: new Map(), loading: new Map(), limits: {} }));
 
 /** The most chunks an agent may have to be ranked exactly (0: never). */
 export const exactLimit = (): number => state().limits.chunks ?? env().EXACT_MAX_CHUNKS;

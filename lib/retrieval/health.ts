@@ -1,4 +1,5 @@
 import "server-only";
+import { peekProcessState, setProcessState } from "../core/process-state";
 import { EmbeddingError } from "../embeddings";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
@@ -113,18 +114,21 @@ export async function checkHealth(): Promise<Health> {
 export const HEALTH_CACHE_MS = 5_000;
 
 // One entry per process, like the clients: `at` is set once the check has settled.
-const cache = globalThis as unknown as { __kbHealth?: { pending: Promise<Health>; at?: number } };
+interface CachedHealth {
+  pending: Promise<Health>;
+  at?: number;
+}
 
 /** checkHealth() for page renders and anonymous probes: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
 export function cachedHealth(): Promise<Health> {
-  const last = cache.__kbHealth;
+  const last = peekProcessState<CachedHealth>("health");
   if (last && (last.at === undefined || Date.now() - last.at < HEALTH_CACHE_MS)) return last.pending;
-  const entry: { pending: Promise<Health>; at?: number } = { pending: checkHealth() };
-  cache.__kbHealth = entry;
+  const entry: CachedHealth = { pending: checkHealth() };
+  setProcessState("health", entry);
   entry.pending.then(
     () => (entry.at = Date.now()),
     () => {
-      if (cache.__kbHealth === entry) cache.__kbHealth = undefined; // a thrown check is not kept
+      if (peekProcessState<CachedHealth>("health") === entry) setProcessState("health", undefined); // a thrown check is not kept
     },
   );
   return entry.pending;

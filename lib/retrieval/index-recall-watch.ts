@@ -1,4 +1,5 @@
 import "server-only";
+import { peekProcessState, setProcessState } from "../core/process-state";
 import { listAgents } from "../db/agents";
 import { readySignature } from "../db/documents";
 import { latestIndexRecalls } from "../db/index-recall";
@@ -65,15 +66,13 @@ export async function measureDueAgents(everyMs = INDEX_RECALL_EVERY_MS): Promise
   return measured;
 }
 
-const holder = globalThis as unknown as { __kbIndexRecallWatch?: NodeJS.Timeout };
-
 /** Starts the monitor (once per process): every `lookMs` it measures the agents due. Returns the stop. */
 export function watchIndexRecall({ everyMs = INDEX_RECALL_EVERY_MS, lookMs = INDEX_RECALL_LOOK_MS } = {}): () => void {
   const stop = () => {
-    clearInterval(holder.__kbIndexRecallWatch);
-    holder.__kbIndexRecallWatch = undefined;
+    clearInterval(peekProcessState<NodeJS.Timeout>("indexRecallWatch"));
+    setProcessState("indexRecallWatch", undefined);
   };
-  if (holder.__kbIndexRecallWatch) return stop;
+  if (peekProcessState<NodeJS.Timeout>("indexRecallWatch")) return stop;
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return; // a long pass is still going: no second one beside it
@@ -83,6 +82,6 @@ export function watchIndexRecall({ everyMs = INDEX_RECALL_EVERY_MS, lookMs = IND
       .finally(() => (busy = false));
   }, lookMs);
   timer.unref();
-  holder.__kbIndexRecallWatch = timer;
+  setProcessState("indexRecallWatch", timer);
   return stop;
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "../env.mjs";
+import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { insertIndexRecall, latestIndexRecall, type IndexRecallRow, type NewIndexRecall } from "../db/index-recall";
@@ -141,8 +142,7 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
   };
 }
 
-const holder = globalThis as unknown as { __kbIndexRecallRuns?: Map<number, Promise<IndexRecall>> };
-const running = () => (holder.__kbIndexRecallRuns ??= new Map());
+const running = () => processState("indexRecallRuns", () => new Map<number, Promise<IndexRecall>>());
 
 /**
  * Measures the agent's index recall now and keeps it: up to SAMPLED_QUERIES of its distinct recent

@@ -7,7 +7,7 @@ import { agentVectors, cosineDistance, type RankedChunk } from "../vector-store/
 import { chunkId } from "../vector-store/client";
 import { beyondCut } from "./cut";
 import { keywordRanking } from "./keyword";
-import { resultsWithText, servedNearest, visibleOnly, type SearchResult } from "./retrieve";
+import { resultsWithText, servedNearest, visibleOnly, type SearchResult } from "./served";
 
 /**
  * Keyword and hybrid retrieval. `keyword` ranks the agent's chunks by bm25 (lib/retrieval/

@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "../core/process-state";
 import { dueSources, failInterruptedSyncs } from "../db/sources";
 import { startSourceSync } from "./sync";
 
@@ -17,13 +18,14 @@ export function startDueSyncs(at: Date): number[] {
   return started;
 }
 
-const holder = globalThis as unknown as { __kbSourceSchedule?: NodeJS.Timeout };
-
 /** Fails syncs a stop cut off, then looks for due syncs every minute. */
 export function watchSources(everyMs = 60_000): void {
   const n = failInterruptedSyncs();
   if (n > 0) console.log(`[kb-inspector] ${n} source sync(s) cut off by the stop marked failed; the next sync finishes them`);
-  if (holder.__kbSourceSchedule) return;
-  holder.__kbSourceSchedule = setInterval(() => startDueSyncs(new Date()), everyMs);
-  holder.__kbSourceSchedule.unref();
+  // One schedule per process.
+  processState("sourceSchedule", () => {
+    const timer = setInterval(() => startDueSyncs(new Date()), everyMs);
+    timer.unref();
+    return timer;
+  });
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Collection, Metadata } from "chromadb";
+import { processState } from "../core/process-state";
 import { addRecords } from "./client";
 
 /**
@@ -34,10 +35,11 @@ export function useAddClock(testClock: AddClock): () => void {
   return () => void (clock = realClock);
 }
 
-const activity = ((globalThis as unknown as { __kbSearchActivity?: { inFlight: number; lastAt: number } }).__kbSearchActivity ??= {
-  inFlight: 0,
-  lastAt: Number.NEGATIVE_INFINITY,
-});
+interface SearchActivity {
+  inFlight: number;
+  lastAt: number;
+}
+const activity = processState<SearchActivity>("searchActivity", () => ({ inFlight: 0, lastAt: Number.NEGATIVE_INFINITY }));
 
 /** Runs a search (a Chroma query, or an exact scan in the app), counted so that adds give way to it. */
 export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
@@ -82,8 +84,7 @@ interface Queue {
   lastAddMs: number;
 }
 
-const holder = globalThis as unknown as { __kbAddQueues?: WeakMap<Collection, Queue> };
-const queues = (holder.__kbAddQueues ??= new WeakMap());
+const queues = processState("addQueues", () => new WeakMap<Collection, Queue>());
 
 /**
  * Adds records to a collection, sharing Chroma requests with whatever other documents are being

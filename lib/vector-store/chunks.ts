@@ -18,13 +18,13 @@ const byDocument = (agentId: number, documentId: number): Where => ({
 const modelOf = (collection: Collection): string => String(collection.metadata?.embedding_model ?? collection.name);
 
 /** Every write of chunk vectors is noted, so a check after a crash knows which are the newest (lib/db/index-check.ts). */
-function noted(collection: Collection, agentId: number, ids: string[]): void {
+function noted(collection: Collection, agentId: number, ids: string[], suspect: boolean): void {
   const perDocument = new Map<number, number>();
   for (const id of ids) {
     const key = parseChunkId(id);
     if (key) perDocument.set(key.document_id, (perDocument.get(key.document_id) ?? 0) + 1);
   }
-  for (const [documentId, n] of perDocument) noteVectorWrite(modelOf(collection), agentId, documentId, n);
+  for (const [documentId, n] of perDocument) noteVectorWrite(modelOf(collection), agentId, documentId, n, suspect);
 }
 
 // One question to Chroma, shared by the documents that ask at the same time (so that they hand
@@ -62,9 +62,19 @@ export async function addChunks(
   );
 }
 
-/** Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time, unbatched). */
-export async function upsertChunks(collection: Collection, doc: { agentId: number; documentId: number }, chunks: Pick<Chunk, "index">[], embeddings: number[][]): Promise<void> {
-  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length);
+/**
+ * Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time,
+ * unbatched). `byCheck`: the index check writes them and checks them itself, so a crash's follow
+ * window does not make their document suspect.
+ */
+export async function upsertChunks(
+  collection: Collection,
+  doc: { agentId: number; documentId: number },
+  chunks: Pick<Chunk, "index">[],
+  embeddings: number[][],
+  { byCheck = false } = {},
+): Promise<void> {
+  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length, !byCheck);
   await upsertRecords(collection, {
     ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
     embeddings,
@@ -298,10 +308,10 @@ export async function nearestIds(
  * then added, so the index inserts each one afresh. Returns what was written (ids not found are
  * skipped). If the add fails after the delete, the audit reports those chunks missing.
  */
-export async function readdVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
+export async function readdVectors(collection: Collection, agentId: number, ids: string[], { byCheck = false } = {}): Promise<StoredVector[]> {
   const found = await agentVectors(collection, agentId, ids);
   if (found.length === 0) return [];
-  noted(collection, agentId, found.map((v) => v.id));
+  noted(collection, agentId, found.map((v) => v.id), !byCheck);
   await vectorWrite(live(collection), async (c) => {
     await c.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
     await c.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });

@@ -1,5 +1,6 @@
 import "server-only";
 import { ChromaClient, ChromaConnectionError, ChromaServerError, type Collection, type Metadata, type Where } from "chromadb";
+import { peekProcessState, processState, setProcessState } from "../core/process-state";
 import { chromaFetch, ChromaNotServingError } from "./fetch";
 import { vectorWrite } from "./write-gate";
 import { env } from "../env.mjs";
@@ -45,12 +46,10 @@ export function chromaUrl(): string {
   return url;
 }
 
-const holder = globalThis as unknown as {
-  __kbChroma?: ChromaClient;
-  __kbChromaFetch?: typeof fetch;
-  __kbCollections?: Map<string, Promise<Collection>>;
-  __kbReplaced?: Map<string, Collection>;
-};
+/** The open collection per `<CHROMA_URL>|<model>`. */
+const collections = () => processState("collections", () => new Map<string, Promise<Collection>>());
+/** Old collection id: the collection a rebuild put in its place. */
+const replaced = () => processState("replaced", () => new Map<string, Collection>());
 
 /**
  * The collection that holds a collection's vectors now: itself, or the one a rebuild of the
@@ -60,7 +59,7 @@ const holder = globalThis as unknown as {
 export function live(collection: Collection): Collection {
   let c = collection;
   for (let hops = 0; hops < 16; hops++) {
-    const next = holder.__kbReplaced?.get(c.id);
+    const next = peekProcessState<Map<string, Collection>>("replaced")?.get(c.id);
     if (!next) break;
     c = next;
   }
@@ -69,25 +68,28 @@ export function live(collection: Collection): Collection {
 
 /** After a rebuild: `fresh` took the name (and the app's cached handle) of `old`. */
 export function replaceCollection(old: Collection, fresh: Collection, model: string): void {
-  (holder.__kbReplaced ??= new Map()).set(old.id, fresh);
-  (holder.__kbCollections ??= new Map()).set(`${chromaUrl()}|${model}`, Promise.resolve(fresh));
+  replaced().set(old.id, fresh);
+  collections().set(`${chromaUrl()}|${model}`, Promise.resolve(fresh));
 }
 
 export function chroma(): ChromaClient {
-  if (!holder.__kbChroma) {
+  let client = peekProcessState<ChromaClient>("chroma");
+  if (!client) {
     const url = new URL(chromaUrl());
     const e = env();
-    holder.__kbChroma = new ChromaClient({
-      host: url.hostname,
-      port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
-      ssl: url.protocol === "https:",
-      tenant: e.CHROMA_TENANT,
-      database: e.CHROMA_DATABASE,
-    });
-    holder.__kbChromaFetch = chromaFetch(e.CHROMA_TIMEOUT_MS);
-    useFetch(holder.__kbChroma, holder.__kbChromaFetch);
+    client = setProcessState(
+      "chroma",
+      new ChromaClient({
+        host: url.hostname,
+        port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
+        ssl: url.protocol === "https:",
+        tenant: e.CHROMA_TENANT,
+        database: e.CHROMA_DATABASE,
+      }),
+    );
+    useFetch(client, setProcessState("chromaFetch", chromaFetch(e.CHROMA_TIMEOUT_MS)));
   }
-  return holder.__kbChroma;
+  return client;
 }
 
 /** The REST address of a collection operation, on the same origin the client talks to (it ignores any path in CHROMA_URL). */
@@ -100,7 +102,7 @@ function recordsUrl(collection: Collection, op: "add" | "upsert" | "query"): URL
 /** Sends one JSON request through the client's fetch (its deadline and error classes) and parses the answer. */
 async function postJson<T>(url: URL, body: unknown): Promise<T> {
   chroma(); // makes the fetch
-  const res = await holder.__kbChromaFetch!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const res = await peekProcessState<typeof fetch>("chromaFetch")!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   return (await res.json()) as T;
 }
 
@@ -227,7 +229,7 @@ async function listAllCollections(): Promise<Collection[]> {
  * original is dropped. Not while this process rebuilds.
  */
 async function settleRebuild(name: string): Promise<void> {
-  if ((globalThis as { __kbRebuilding?: boolean }).__kbRebuilding) return;
+  if (peekProcessState<boolean>("rebuilding")) return;
   const names = new Set((await listAllCollections()).map((c) => c.name));
   if (!names.has(name) && names.has(name + RETIRED_SUFFIX)) {
     await (await chroma().getCollection({ name: name + RETIRED_SUFFIX })).modify({ name });
@@ -264,13 +266,12 @@ async function openCollection(e: Embedder): Promise<Collection> {
 
 /** The shared collection for this embedder; a failed open is retried on the next call. */
 export function collectionFor(e: Embedder): Promise<Collection> {
-  holder.__kbCollections ??= new Map();
   const key = `${chromaUrl()}|${e.model}`;
-  let p = holder.__kbCollections.get(key);
+  let p = collections().get(key);
   if (!p) {
     p = openCollection(e);
-    holder.__kbCollections.set(key, p);
-    p.catch(() => holder.__kbCollections?.delete(key));
+    collections().set(key, p);
+    p.catch(() => peekProcessState<Map<string, Promise<Collection>>>("collections")?.delete(key));
   }
   return p;
 }

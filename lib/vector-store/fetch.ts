@@ -1,5 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { processState } from "../core/process-state";
 import {
   ChromaClientError,
   ChromaConnectionError,
@@ -41,8 +42,7 @@ const NOT_SERVING = new Set([502, 503, 504]);
 // A shorter deadline for the Chroma calls made inside one piece of work (the health check).
 // Shared through globalThis like the client itself: pages and route handlers are bundled
 // apart, and the client one bundle created must see the deadline another bundle set.
-const holder = globalThis as unknown as { __kbChromaDeadline?: AsyncLocalStorage<number> };
-const deadline = (holder.__kbChromaDeadline ??= new AsyncLocalStorage<number>());
+const deadline = processState("chromaDeadline", () => new AsyncLocalStorage<number>());
 
 /** Runs `work` with every Chroma call inside it giving up after `ms` (or the client's limit, if shorter). */
 export function withChromaDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
@@ -86,8 +86,11 @@ function errorFor(res: Response, text: string, url: string): Error {
 
 // Whether the last Chroma call was refused (the server was down or restarting), and who wants to
 // know when it answers again. On globalThis: every bundle's client shares it.
-const link = globalThis as unknown as { __kbChromaLink?: { refused: boolean; listeners: (() => void)[] } };
-const chromaLink = () => (link.__kbChromaLink ??= { refused: false, listeners: [] });
+interface ChromaLink {
+  refused: boolean;
+  listeners: (() => void)[];
+}
+const chromaLink = () => processState<ChromaLink>("chromaLink", () => ({ refused: false, listeners: [] }));
 
 /** Calls `listener` each time Chroma answers after a call was refused (it restarted, or came back). */
 export function onChromaBack(listener: () => void): void {

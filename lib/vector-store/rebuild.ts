@@ -1,5 +1,6 @@
 import "server-only";
 import type { Collection, Metadata } from "chromadb";
+import { peekProcessState, processState, setProcessState } from "../core/process-state";
 import type { Embedder } from "../embeddings";
 import { AppError } from "../http/errors";
 import { documentStillIndexed, documentsToRebuild, readVectorRuns, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
@@ -42,18 +43,19 @@ export interface RebuildState {
   last_error: string | null;
 }
 
-const holder = globalThis as unknown as {
-  __kbRebuild?: { s: RebuildState; running: Promise<RebuildState> | null; retire: NodeJS.Timeout | null };
-  /** Tests: awaited after each step of the copy, so a test can act while a rebuild is half-way. */
-  __kbRebuildStep?: (copied: number) => Promise<void>;
-  __kbRebuilding?: boolean;
-};
+interface Rebuild {
+  s: RebuildState;
+  running: Promise<RebuildState> | null;
+  retire: NodeJS.Timeout | null;
+}
+/** Tests: awaited after each step of the copy, so a test can act while a rebuild is half-way. */
+type RebuildStep = (copied: number) => Promise<void>;
 const current = () =>
-  (holder.__kbRebuild ??= {
+  processState<Rebuild>("rebuild", () => ({
     s: { state: "idle", reason: null, copied: 0, total: 0, started_at: null, last_finished_at: null, last_seconds: null, last_vectors: null, last_error: null },
     running: null,
     retire: null,
-  });
+  }));
 
 export const rebuildState = (): RebuildState => ({ ...current().s });
 
@@ -95,7 +97,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
   const c = current();
   const started = performance.now();
   c.s = { ...c.s, state: "running", reason, copied: 0, total: 0, started_at: new Date().toISOString(), last_error: null };
-  holder.__kbRebuilding = true;
+  setProcessState("rebuilding", true);
   let mirror: ReturnType<typeof mirrorWrites> | null = null;
   let copy: Collection | null = null;
   try {
@@ -128,7 +130,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
       for (const doc of pending.docs) if (!documentStillIndexed(doc.id)) await deleteDocumentVectors(copy!, doc.agent_id, doc.id);
       c.s.copied += pending.ids.length;
       pending = { ids: [], embeddings: [], metadatas: [], docs: [] };
-      await holder.__kbRebuildStep?.(c.s.copied);
+      await peekProcessState<RebuildStep>("rebuildStep")?.(c.s.copied);
     };
     for (let after = 0; ; ) {
       const docs = documentsToRebuild(model.model, after, DOCUMENTS_PER_STEP);
@@ -182,6 +184,6 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     }
     throw err;
   } finally {
-    holder.__kbRebuilding = false;
+    setProcessState("rebuilding", false);
   }
 }

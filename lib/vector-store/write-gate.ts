@@ -1,5 +1,6 @@
 import "server-only";
 import type { Collection } from "chromadb";
+import { processState } from "../core/process-state";
 
 /**
  * Every change to a collection's vectors (add, delete) passes here, so that a rebuild of the
@@ -12,8 +13,7 @@ interface Mirror {
   /** A change the copy did not take: the copy cannot replace the collection. */
   missed: string | null;
 }
-const holder = globalThis as unknown as { __kbWriteMirrors?: Map<string, Mirror> };
-const mirrors = () => (holder.__kbWriteMirrors ??= new Map());
+const mirrors = () => processState("writeMirrors", () => new Map<string, Mirror>());
 
 /** Runs one change to a collection's vectors (pass the one that holds them now: `live(c)`), and to its copy while one is built. */
 export async function vectorWrite<T>(target: Collection, write: (c: Collection) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import "server-only";
 import { createAgent } from "../../lib/db/agents";
+import { setProcessState } from "../../lib/core/process-state";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSettings } from "../../lib/ingest/chunking";
 import { getDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
@@ -15,11 +16,9 @@ import { quality, rankOf, type Quality } from "./metrics";
  * embedding, Chroma) and the one search function, ranking all of an agent's chunks per question.
  */
 
-const holder = globalThis as unknown as { __kbEmbedder?: Embedder };
-
-/** Makes `e` the process's configured embedder (lib/embeddings/configured.ts keeps it on globalThis). */
+/** Makes `e` the process's configured embedder (lib/embeddings/configured.ts keeps it as process state). */
 export function useEmbedder(e: Embedder): void {
-  holder.__kbEmbedder = e;
+  setProcessState("embedder", e);
 }
 
 export interface IndexedSet {

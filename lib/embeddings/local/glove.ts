@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { processState } from "../../core/process-state";
 import { EmbeddingError } from "../types";
 import { readWinkEmbeddings } from "./wink-json";
 import { WordVectors, WordVectorsError } from "./word-vectors";
@@ -41,7 +42,7 @@ export function findGlovePackage(from = process.cwd()): string | null {
   }
 }
 
-const holder = globalThis as unknown as { __kbGlove?: Map<string, Promise<GloveLoad>> };
+const loads = () => processState("glove", () => new Map<string, Promise<GloveLoad>>());
 
 export interface LoadGloveOptions {
   log?: (msg: string) => void;
@@ -51,13 +52,12 @@ export interface LoadGloveOptions {
 
 /** Loads (converting on first use) the word vectors cached in `cacheDir`, once per process. */
 export function loadGlove(cacheDir: string, options: LoadGloveOptions = {}): Promise<GloveLoad> {
-  holder.__kbGlove ??= new Map();
   const file = gloveCacheFile(path.resolve(cacheDir));
-  let p = holder.__kbGlove.get(file);
+  let p = loads().get(file);
   if (!p) {
     p = loadOrConvert(file, options.log ?? defaultLog, options.packageSearchFrom);
-    holder.__kbGlove.set(file, p);
-    p.catch(() => holder.__kbGlove?.delete(file)); // a failed load is retried on the next call
+    loads().set(file, p);
+    p.catch(() => loads().delete(file)); // a failed load is retried on the next call
   }
   return p;
 }

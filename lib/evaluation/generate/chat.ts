@@ -1,6 +1,7 @@
 import "server-only";
 import OpenAI from "openai";
 import { env } from "../../env.mjs";
+import { peekProcessState, setProcessState } from "../../core/process-state";
 import { ChatError, chatModel } from "../../ask/chat";
 import { DEFAULT_OPENAI_BASE_URL } from "../../embeddings/openai/embedder";
 import { shownUrl } from "../../embeddings/openai/errors";
@@ -75,7 +76,10 @@ export function parseQuestions(content: string | null | undefined, n: number): s
     .slice(0, n);
 }
 
-const holder = globalThis as unknown as { __kbQuestionWriter?: { key: string; writer: QuestionWriter } };
+interface CachedWriter {
+  key: string;
+  writer: QuestionWriter;
+}
 
 /** The chat model's question writer, on the endpoint and key of the ask pipeline; null without OPENAI_CHAT_MODEL. */
 export function questionWriter(): QuestionWriter | null {
@@ -84,11 +88,12 @@ export function questionWriter(): QuestionWriter | null {
   const e = env();
   const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
   const key = `${baseURL}|${chat.model}`;
-  if (holder.__kbQuestionWriter?.key !== key) {
+  let cached = peekProcessState<CachedWriter>("questionWriter");
+  if (cached?.key !== key) {
     const client = new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS });
-    holder.__kbQuestionWriter = { key, writer: openAIWriter(client, chat.model, baseURL) };
+    cached = setProcessState<CachedWriter>("questionWriter", { key, writer: openAIWriter(client, chat.model, baseURL) });
   }
-  return holder.__kbQuestionWriter.writer;
+  return cached.writer;
 }
 
 function openAIWriter(client: OpenAI, model: string, baseURL: string): QuestionWriter {
