@@ -4,7 +4,7 @@ export async function register() {
   // First, so every request from here on is stamped with the address it came from.
   const { installPeerStamp } = await import("./lib/auth/peer");
   installPeerStamp();
-  const { recoverInterruptedIngests } = await import("./lib/ingest/recover");
+  const { recoverInterruptedIngests } = await import("./lib/index-upkeep/recover");
   const { embedder } = await import("./lib/embeddings/configured");
   try {
     const n = recoverInterruptedIngests();
@@ -13,7 +13,7 @@ export async function register() {
     console.error("[kb-inspector] could not recover interrupted ingests:", err instanceof Error ? err.message : err);
   }
   // Chroma restarted from a crash can hold chunks its index cannot return: they are checked and rewritten.
-  const { watchChromaRestarts } = await import("./lib/ingest/after-restart");
+  const { watchChromaRestarts } = await import("./lib/index-upkeep/after-restart");
   watchChromaRestarts();
   // A sweep cut off by the stop is failed now; its temporary collections go once Chroma answers.
   const { recoverSweeps } = await import("./lib/evaluation/sweep");
@@ -24,7 +24,7 @@ export async function register() {
   const { watchSources } = await import("./lib/sources/schedule");
   watchSources();
   // Replays each agent's recent searches in the background, hourly, and keeps its index recall.
-  const { watchIndexRecall } = await import("./lib/retrieval/index-recall-watch");
+  const { watchIndexRecall } = await import("./lib/index-upkeep/index-recall-watch");
   watchIndexRecall();
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
@@ -32,7 +32,7 @@ export async function register() {
   // copies from Chroma those of documents indexed before the app kept a copy.
   const { warmCorpusStats } = await import("./lib/retrieval/corpus-stats");
   const { warmExactVectors } = await import("./lib/retrieval/exact");
-  const { copyMissingVectors } = await import("./lib/ingest/exact-copies");
+  const { copyMissingVectors } = await import("./lib/index-upkeep/exact-copies");
   const { agentsByLatestChange } = await import("./lib/db/documents");
   const { agentsByLatestSearch } = await import("./lib/db/tool-calls");
   void embedder()

@@ -4,7 +4,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { gateRequest } from "@/lib/auth/gate";
 import { SMALL_BODY_BYTES } from "@/lib/env.mjs";
-import { ERROR_STATUS } from "@/lib/http/errors";
+import { ERROR_STATUS } from "@/lib/core/errors";
 
 export async function proxy(req: NextRequest) {
   // Next hands the proxy at most SMALL_BODY_BYTES of a body (next.config.ts) and cuts the rest;

@@ -1,4 +1,4 @@
-import { chunkText } from "../lib/ingest/chunking";
+import { chunkText } from "../lib/core/chunking";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);

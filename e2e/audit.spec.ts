@@ -1,6 +1,6 @@
-import { chunkText as chunkKettle } from "../lib/ingest/chunking";
+import { chunkText as chunkKettle } from "../lib/core/chunking";
 import type { Page } from "@playwright/test";
-import type { RepairReport } from "../lib/ingest/audit";
+import type { RepairReport } from "../lib/index-upkeep/audit";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 import { addVectors, appCollection, deleteVectors, specChroma, vectorIds } from "./spec-chroma";
 

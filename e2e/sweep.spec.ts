@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { chunkText, type ChunkStrategy } from "../lib/ingest/chunking";
+import { chunkText, type ChunkStrategy } from "../lib/core/chunking";
 import { expect, test, uploadThroughApi } from "./fixtures";
 
 const ARTICLES: Record<string, string> = {

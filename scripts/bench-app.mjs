@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 // The app's own chunker sizes the generated articles (`npm run bench` loads tsx for it).
-import { chunkText } from "../lib/ingest/chunking.ts";
+import { chunkText } from "../lib/core/chunking.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -132,7 +132,7 @@ function sentence(r, topic) {
 /**
  * One article of `chunks` chunks under the app's default chunking (boundary, 800/100): sentences
  * are generated well past that length, then the longest run of whole sentences that the app's
- * own chunker (`lib/ingest/chunking.ts`) cuts into at most `chunks` chunks is kept.
+ * own chunker (`lib/core/chunking.ts`) cuts into at most `chunks` chunks is kept.
  */
 function article(r, id, chunks, token) {
   const topic = { product: pick(W.product, r), feature: pick(W.feature, r) };

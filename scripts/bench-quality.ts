@@ -41,7 +41,7 @@ async function main() {
   const { WordVectors } = await import("../lib/embeddings/local/word-vectors");
   const { indexArticles, midWordChunks, rankQuestions, rankQuestionsInMode, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
   const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("./bench/throughput");
-  const { CHUNK_STRATEGIES, DEFAULT_CHUNK_STRATEGY } = await import("../lib/ingest/chunking");
+  const { CHUNK_STRATEGIES, DEFAULT_CHUNK_STRATEGY } = await import("../lib/core/chunking");
   type Spec = typeof LOCAL_SPEC;
 
   const version = spawnSync("dpkg-query", ["-W", "-f=${Version}", "debian-faq"], { encoding: "utf8" }).stdout || "?";

@@ -59,7 +59,7 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
 
   // A marker that Chroma is running over dataDir, removed when it stops cleanly. Found at a launch,
   // it means the last Chroma here was killed or crashed: the count in `unclean-restarts` goes up,
-  // and the app checks that its index can still return every chunk (lib/ingest/after-restart.ts).
+  // and the app checks that its index can still return every chunk (lib/index-upkeep/after-restart.ts).
   const running = path.join(dataDir, "running");
   const countUnclean = () => {
     if (!fs.existsSync(running)) return;

@@ -98,7 +98,7 @@ async function main() {
 
   try {
     // Imported only now: lib/ reads the environment (CHROMA_URL) on first use.
-    const { documentsToReembed, dropEmptyCollections, reembedDocuments } = await import("../lib/ingest/re-embed");
+    const { documentsToReembed, dropEmptyCollections, reembedDocuments } = await import("../lib/index-upkeep/re-embed");
     const { embedder } = await import("../lib/embeddings/configured");
     const model = embedder().model;
     const todo = documentsToReembed(args.agentId);

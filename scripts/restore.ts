@@ -37,10 +37,10 @@ async function main(): Promise<number> {
       stopChroma = chroma.stop;
     }
     // Imported only now: lib/ reads the environment (DATA_DIR, CHROMA_URL) on first use.
-    const { recoverInterruptedIngests } = await import("../lib/ingest/recover");
+    const { recoverInterruptedIngests } = await import("../lib/index-upkeep/recover");
     const { restoreVectors } = await import("../lib/backup/restore-vectors");
-    const { auditIndex } = await import("../lib/ingest/audit");
-    const { auditSummary } = await import("../lib/ingest/audit-summary");
+    const { auditIndex } = await import("../lib/index-upkeep/audit");
+    const { auditSummary } = await import("../lib/index-upkeep/audit-summary");
     const { cleanupNow } = await import("../lib/ingest/cleanup");
     // A Chroma that holds this install's vectors already (CHROMA_URL) would mix two states of the data.
     const { ownCollections, chroma } = await import("../lib/vector-store/client");

@@ -18,7 +18,7 @@ const USAGE =
 // A copy of ACCEPTED_EXTENSIONS in lib/extract/detect.ts (scripts/sync.test.ts keeps them equal).
 export const ACCEPTED_EXTENSIONS = [".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"];
 const STRATEGIES = ["boundary", "fixed"];
-// The app's defaults (lib/ingest/chunking.ts): what the server uses for a setting not given.
+// The app's defaults (lib/core/chunking.ts): what the server uses for a setting not given.
 const DEFAULT_SIZE = 800;
 const DEFAULT_OVERLAP = 100;
 const BATCH_FILES = 20;

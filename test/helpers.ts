@@ -3,7 +3,7 @@ import { collectionFor } from "../lib/vector-store/client";
 import { embedder } from "../lib/embeddings/configured";
 import { ingestFile } from "../lib/ingest/pipeline";
 import { pendingCleanups } from "../lib/ingest/cleanup";
-import type { ChunkStrategy } from "../lib/ingest/chunking";
+import type { ChunkStrategy } from "../lib/core/chunking";
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 

@@ -7,7 +7,7 @@ import { IndexRecallTable } from "@/components/audit/index-recall-table";
 import { latestIndexRecalls } from "@/lib/db/index-recall";
 import { indexRecallView } from "@/lib/retrieval/index-recall";
 import { env } from "@/lib/env.mjs";
-import { indexBacklog } from "@/lib/retrieval/health";
+import { indexBacklog } from "@/lib/index-upkeep/health";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Index health · KB Inspector" };

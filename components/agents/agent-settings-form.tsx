@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useActionState, useEffect, useState } from "react";
 import { updateAgentAction, type AgentSettingsFormState } from "@/lib/actions/agents";
-import { queryKeys } from "@/lib/http/query-keys";
+import { queryKeys } from "@/lib/client/query-keys";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { RETRIEVAL_MODES, type RetrievalMode, type Tool } from "@/lib/validations/agent";
 

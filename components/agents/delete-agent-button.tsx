@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { deleteAgentAction } from "@/lib/actions/agents";
-import { queryKeys } from "@/lib/http/query-keys";
+import { queryKeys } from "@/lib/client/query-keys";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { plural } from "@/lib/format/plural";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { IndexRecall } from "@/lib/retrieval/index-recall";
-import { indexRecallSentence, indexRecallWarning } from "@/lib/format/index-recall";
+import { indexRecallSentence, indexRecallWarning } from "@/lib/client/index-recall";
 import { MeasureRecallButton } from "./measure-recall-button";
 
 /** The agent's index recall in one line, its warning below the threshold, and "Measure now" for editors. */

@@ -2,10 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { AuditReport, RepairReport } from "@/lib/ingest/audit";
-import { apiFetch, postJson } from "@/lib/http/client-fetch";
-import { auditSummary, plural, repairSummary } from "@/lib/ingest/audit-summary";
-import { queryKeys } from "@/lib/http/query-keys";
+import type { AuditReport, RepairReport } from "@/lib/index-upkeep/audit";
+import { apiFetch, postJson } from "@/lib/client/fetch";
+import { auditSummary, plural, repairSummary } from "@/lib/index-upkeep/audit-summary";
+import { queryKeys } from "@/lib/client/query-keys";
 import { AuditSections, type AgentNames } from "./audit-sections";
 
 const button = "rounded px-4 py-2 text-sm font-medium disabled:opacity-60";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { AuditReport } from "@/lib/ingest/audit";
+import type { AuditReport } from "@/lib/index-upkeep/audit";
 
 /** Agent names by id, read when the page opened; an id not in it belongs to a deleted agent. */
 export type AgentNames = Record<number, string>;

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import type { IndexRecall } from "@/lib/retrieval/index-recall";
-import { percent, servedHow } from "@/lib/format/index-recall";
+import { percent, servedHow } from "@/lib/client/index-recall";
 import { plural } from "@/lib/format/plural";
 import { DataTable, type Column } from "@/components/ui/data-table";
-import type { ExactState } from "@/lib/retrieval/health";
+import type { ExactState } from "@/lib/index-upkeep/health";
 
 export interface RecallRow {
   name: string;

@@ -2,10 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { Health } from "@/lib/retrieval/health";
-import type { RebuildState } from "@/lib/vector-store/rebuild";
-import { apiFetch, postJson } from "@/lib/http/client-fetch";
-import { queryKeys } from "@/lib/http/query-keys";
+import type { Health } from "@/lib/index-upkeep/health";
+import type { RebuildState } from "@/lib/index-upkeep/rebuild";
+import { apiFetch, postJson } from "@/lib/client/fetch";
+import { queryKeys } from "@/lib/client/query-keys";
 
 const button = "rounded px-4 py-2 text-sm font-medium disabled:opacity-60";
 

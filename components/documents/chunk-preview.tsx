@@ -2,9 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import { apiFetch } from "@/lib/http/client-fetch";
-import { queryKeys } from "@/lib/http/query-keys";
-import { chunkText, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/ingest/chunking";
+import { apiFetch } from "@/lib/client/fetch";
+import { queryKeys } from "@/lib/client/query-keys";
+import { chunkText, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/core/chunking";
 import { ChunkedText } from "./chunked-text";
 
 interface Preview {

@@ -1,4 +1,4 @@
-import type { Chunk } from "@/lib/ingest/chunking";
+import type { Chunk } from "@/lib/core/chunking";
 
 interface Segment {
   start: number;

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { reindexDocumentAction, type ReindexState } from "@/lib/actions/documents";
 import { SubmitButton } from "@/components/ui/submit-button";
-import type { ChunkStrategy } from "@/lib/ingest/chunking";
+import type { ChunkStrategy } from "@/lib/core/chunking";
 import { StrategySelect } from "./strategy-select";
 
 export function ReindexForm(props: { agentId: number; documentId: number; size: number; overlap: number; strategy: ChunkStrategy }) {

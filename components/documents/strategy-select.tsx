@@ -1,4 +1,4 @@
-import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/ingest/chunking";
+import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/core/chunking";
 
 /** The chunking strategy field of the upload and re-index forms. */
 export function StrategySelect(props: {

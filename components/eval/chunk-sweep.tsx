@@ -4,10 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { DataTable, type Column } from "@/components/ui/data-table";
-import { apiFetch, postJson } from "@/lib/http/client-fetch";
-import { queryKeys } from "@/lib/http/query-keys";
-import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/ingest/chunking";
-import { MAX_SWEEP_SETTINGS, settingLabel, SWEEP_OVERLAPS, SWEEP_SIZES, type SweepRow, type SweepSetting, type SweepView } from "@/lib/evaluation/sweep-types";
+import { apiFetch, postJson } from "@/lib/client/fetch";
+import { queryKeys } from "@/lib/client/query-keys";
+import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/core/chunking";
+import { MAX_SWEEP_SETTINGS, settingLabel, SWEEP_OVERLAPS, SWEEP_SIZES, type SweepRow, type SweepSetting, type SweepView } from "@/lib/core/sweep-types";
 import { pct } from "./line-chart";
 import { SweepChart } from "./sweep-chart";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { CURVE_KS } from "@/lib/evaluation/metrics";
+import { CURVE_KS } from "@/lib/core/metrics";
 
 /** The k the figures are shown at; kept in the URL so a view can be shared. */
 export function KPicker({ k }: { k: number }) {

@@ -1,6 +1,6 @@
 "use client";
 
-import { CURVE_KS } from "@/lib/evaluation/metrics";
+import { CURVE_KS } from "@/lib/core/metrics";
 import { LineChart, pct, percentTicks } from "./line-chart";
 
 export function RecallCurve({ recall, k }: { recall: Record<string, number | null>; k: number }) {

@@ -1,5 +1,5 @@
 import { connection } from "next/server";
-import { cachedHealth } from "@/lib/retrieval/health";
+import { cachedHealth } from "@/lib/index-upkeep/health";
 import { currentIdentity } from "@/lib/auth";
 
 /** Says plainly when search cannot work, instead of letting every page fail its own way. */

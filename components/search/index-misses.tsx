@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { Inspection } from "@/lib/retrieval/inspect";
-import { capped, indexMissSentence } from "@/lib/format/index-miss";
+import { capped, indexMissSentence } from "@/lib/client/index-miss";
 
 /** Lines shown before the rest are only counted. */
 const MAX_LINES = 3;

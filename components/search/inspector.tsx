@@ -4,15 +4,15 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
-import { apiFetch, postJson } from "@/lib/http/client-fetch";
+import { apiFetch, postJson } from "@/lib/client/fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
 import { QueryWords } from "./query-words";
 import { DistanceNote } from "@/components/ui/distance-note";
-import { queryKeys } from "@/lib/http/query-keys";
+import { queryKeys } from "@/lib/client/query-keys";
 import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
 import { IndexMisses } from "./index-misses";
-import { indexMissSentence } from "@/lib/format/index-miss";
+import { indexMissSentence } from "@/lib/client/index-miss";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { ModeSwitch, parseMode } from "./mode-switch";
 import { RecentQueries } from "./recent-queries";

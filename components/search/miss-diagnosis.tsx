@@ -1,6 +1,6 @@
 import type { ExpectedDiagnosis, Inspection } from "@/lib/retrieval/inspect";
 import { ordinal } from "@/lib/format/ordinal";
-import { indexMissSentence } from "@/lib/format/index-miss";
+import { indexMissSentence } from "@/lib/client/index-miss";
 import { RebuildAdvice } from "./index-misses";
 
 /** The expected document in the vector, keyword and fused lists, and which side lost it at this top_k. */

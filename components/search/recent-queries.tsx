@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch } from "@/lib/http/client-fetch";
-import { queryKeys } from "@/lib/http/query-keys";
+import { apiFetch } from "@/lib/client/fetch";
+import { queryKeys } from "@/lib/client/query-keys";
 import type { ToolCall } from "@/lib/db/tool-calls";
 
 /** The latest run of each distinct query, the agent's and the inspector's; clicking one runs it again. */

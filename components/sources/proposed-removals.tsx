@@ -4,7 +4,7 @@ import { useActionState, useState } from "react";
 import { useFormStatus } from "react-dom";
 import { useQueryClient } from "@tanstack/react-query";
 import { resolveRemovalAction, type SourceActionState } from "@/lib/actions/sources";
-import { queryKeys } from "@/lib/http/query-keys";
+import { queryKeys } from "@/lib/client/query-keys";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { plural } from "@/lib/format/plural";
 

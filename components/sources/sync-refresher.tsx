@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef } from "react";
-import { queryKeys } from "@/lib/http/query-keys";
+import { queryKeys } from "@/lib/client/query-keys";
 
 const EVERY_MS = 1500;
 

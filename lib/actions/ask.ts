@@ -5,7 +5,7 @@ import { askAgent, type AskResult } from "@/lib/ask/ask";
 import { askSchema } from "@/lib/validations/search";
 import { toFormState, type FormState } from "./form-state";
 import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
-import { vectorStoreUnavailable } from "@/lib/http/errors";
+import { vectorStoreUnavailable } from "@/lib/core/errors";
 import { EmbeddingError } from "@/lib/embeddings";
 
 export type AskState = FormState & { result?: AskResult };

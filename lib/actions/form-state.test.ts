@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conflict, notFound } from "@/lib/http/errors";
+import { conflict, notFound } from "@/lib/core/errors";
 import { agentSchema } from "@/lib/validations/agent";
 import { pairSchema } from "@/lib/validations/pair";
 import { formList, formText, toFormState } from "./form-state";

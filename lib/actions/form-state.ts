@@ -1,5 +1,5 @@
 import { ZodError, z } from "zod";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 export type FieldErrors = Record<string, string[] | undefined>;
 

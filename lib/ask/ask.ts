@@ -1,10 +1,10 @@
 import "server-only";
 import { resolveAgent, type Agent, type AgentRef } from "../db/agents";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
-import { forbidden } from "../http/errors";
+import { forbidden } from "../core/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
 import { chatModel, type Source } from "./chat";
-import type { RetrievalTrace } from "../retrieval/trace";
+import type { RetrievalTrace } from "../core/trace";
 import { extractiveAnswer } from "./extractive";
 
 /**

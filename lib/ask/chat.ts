@@ -2,7 +2,7 @@ import "server-only";
 import OpenAI from "openai";
 import { env } from "../env.mjs";
 import { peekProcessState, setProcessState } from "../core/process-state";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
 import { shownUrl } from "../embeddings/openai/errors";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { gateRequest } from "./gate";
 import { PEER_HEADER, peerStamp } from "./peer";
-import { ERROR_STATUS } from "../http/errors";
+import { ERROR_STATUS } from "../core/errors";
 
 // Sign-in off (no ADMIN_PASSWORD): everyone who reaches the app is an editor, so the app itself
 // answers only requests from this machine that came straight to it.

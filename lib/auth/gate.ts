@@ -16,7 +16,7 @@ import {
 } from "./request-rules";
 import { SESSION_COOKIE } from "./session";
 import { isLoopbackAddress, peerOf } from "./peer";
-import { ERROR_STATUS, type ErrorCode } from "../http/errors";
+import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 
 const refuse = (code: ErrorCode, message: string) => NextResponse.json({ error: { code, message } }, { status: ERROR_STATUS[code] });
 

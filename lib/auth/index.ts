@@ -1,6 +1,6 @@
 import "server-only";
 import { cookies, headers } from "next/headers";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { authConfig } from "./config";
 import { identify, OPEN_ACCESS, type Identity } from "./identity";
 import { roleAllows, roleRefusal, type Role } from "./request-rules";

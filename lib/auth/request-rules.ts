@@ -2,7 +2,9 @@
 // role a request needs. Pure functions: the proxy and the tests call them with plain values.
 import { isIP } from "node:net";
 
-export type Role = "viewer" | "editor";
+import type { Role } from "../core/roles";
+
+export type { Role };
 
 export interface AccessSettings {
   /** The HOST setting, lowercased; IPv6 in brackets. */

@@ -1,6 +1,6 @@
 import "server-only";
 import { db, now } from "./client";
-import { conflict, notFound } from "../http/errors";
+import { conflict, notFound } from "../core/errors";
 import { enqueueCleanup } from "./vector-cleanup";
 import { dropKeywordTable } from "./keyword-index";
 import type { RetrievalMode, Tool } from "../validations/agent";

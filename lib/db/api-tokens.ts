@@ -1,7 +1,7 @@
 // Bearer tokens for scripts and CI: shown once when created, only their sha256 is stored.
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "./client";
-import type { Role } from "../auth/request-rules";
+import type { Role } from "../core/roles";
 
 export interface ApiToken {
   id: number;

@@ -1,6 +1,6 @@
 import "server-only";
 import { db } from "./client";
-import type { Chunk } from "../ingest/chunking";
+import type { Chunk } from "../core/chunking";
 
 export interface ChunkRow {
   document_id: number;

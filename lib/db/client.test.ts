@@ -73,7 +73,7 @@ describe("schema version 4", () => {
 describe("schema version 6", () => {
   it("moves chunk text out of Chroma: every document's chunks are stored as the chunker made them", async () => {
     const { MIGRATIONS, migrate } = await import("./client");
-    const { chunkText } = await import("../ingest/chunking");
+    const { chunkText } = await import("../core/chunking");
     const old = new Database(path.join(process.env.DATA_DIR!, "v5.sqlite"));
     for (const sql of MIGRATIONS.slice(0, 5)) old.exec(sql);
     old.pragma("user_version = 5");

@@ -4,9 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
 import { processState } from "../core/process-state";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 import { rebuildKeywordIndexes } from "./keyword-index";
-import { questionKey, questionText } from "../questions/normalize";
+import { questionKey, questionText } from "../core/normalize";
 
 // Each entry moves the schema one version forward; never edit a shipped one.
 export const MIGRATIONS = [
@@ -185,7 +185,7 @@ export const MIGRATIONS = [
   // that stopped mid-write) is checked again after it succeeded: removed_at is when it last did.
   `ALTER TABLE vector_cleanup ADD COLUMN late_writes INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE vector_cleanup ADD COLUMN removed_at TEXT;`,
-  // How a document was chunked (lib/ingest/chunking.ts); documents indexed before there was a choice are fixed windows.
+  // How a document was chunked (lib/core/chunking.ts); documents indexed before there was a choice are fixed windows.
   `ALTER TABLE documents ADD COLUMN chunk_strategy TEXT NOT NULL DEFAULT 'fixed';`,
   // Chunk-settings sweeps (lib/evaluation/sweep.ts): rows and apply progress as JSON, rewritten as they move.
   `CREATE TABLE sweeps (
@@ -258,7 +258,7 @@ export const MIGRATIONS = [
   // The exact ranking's copy of every chunk vector (lib/db/chunk-vectors.ts), a run of up to 64
   // chunks per row, written as ingest writes Chroma and gone with the document's row: a search
   // ranks exactly what its transaction made ready. Documents indexed before it are copied from
-  // Chroma after start-up (lib/ingest/exact-copies.ts).
+  // Chroma after start-up (lib/index-upkeep/exact-copies.ts).
   `CREATE TABLE chunk_vectors (
      document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
      model TEXT NOT NULL,

@@ -1,11 +1,11 @@
 import "server-only";
 import { db, groupedWrite, now } from "./client";
-import { notFound } from "../http/errors";
+import { notFound } from "../core/errors";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
-import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../ingest/chunking";
+import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../core/chunking";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
 

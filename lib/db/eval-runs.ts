@@ -2,9 +2,9 @@ import "server-only";
 import { processState } from "../core/process-state";
 import type { PairSource } from "../validations/pair";
 import { db, now } from "./client";
-import { notFound } from "../http/errors";
-import type { Summary } from "../evaluation/metrics";
-import type { ChunkStrategy } from "../ingest/chunking";
+import { notFound } from "../core/errors";
+import type { Summary } from "../core/metrics";
+import type { ChunkStrategy } from "../core/chunking";
 import type { RetrievalMode } from "../validations/agent";
 
 export type RunStatus = "running" | "done" | "failed";

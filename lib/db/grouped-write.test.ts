@@ -5,7 +5,7 @@ import { db, groupedWrite } from "./client";
 import { createAgent } from "./agents";
 import { commitReady, deleteDocumentRow, getDocument, insertDocument } from "./documents";
 import { keywordTable } from "./keyword-index";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 
 /** A second connection to the same file: it sees only what has been committed. */
 let other: Database.Database;

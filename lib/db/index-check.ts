@@ -2,7 +2,7 @@ import "server-only";
 import { db, now } from "./client";
 
 /**
- * What the index check after a Chroma crash (lib/ingest/after-restart.ts) keeps in SQLite.
+ * What the index check after a Chroma crash (lib/index-upkeep/after-restart.ts) keeps in SQLite.
  *
  * - `vector_writes`: every write of chunk vectors to Chroma, newest last (trimmed to the newest
  *   KEPT_WRITES). A crash can only damage what Chroma had not yet made durable in its index, and

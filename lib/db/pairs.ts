@@ -1,8 +1,8 @@
 import "server-only";
 import { db, now } from "./client";
-import { conflict, notFound } from "../http/errors";
+import { conflict, notFound } from "../core/errors";
 import type { PairSource, PairStatus } from "../validations/pair";
-import { questionKey } from "../questions/normalize";
+import { questionKey } from "../core/normalize";
 
 export interface Pair {
   id: number;

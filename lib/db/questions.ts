@@ -1,6 +1,6 @@
 import "server-only";
 import { db, now } from "./client";
-import { notFound } from "../http/errors";
+import { notFound } from "../core/errors";
 
 /**
  * The agent's questions from the tool-call log (lib/questions/): each logged search or ask of the

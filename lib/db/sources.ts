@@ -1,6 +1,6 @@
 import "server-only";
 import { db, now } from "./client";
-import { conflict, notFound } from "../http/errors";
+import { conflict, notFound } from "../core/errors";
 
 export type SourceKind = "sitemap" | "urls";
 export type OnRemoved = "propose" | "remove";

@@ -1,7 +1,7 @@
 import "server-only";
 import { db, now } from "./client";
-import { notFound } from "../http/errors";
-import type { SweepApply, SweepRow, SweepStatus, SweepView } from "../evaluation/sweep-types";
+import { notFound } from "../core/errors";
+import type { SweepApply, SweepRow, SweepStatus, SweepView } from "../core/sweep-types";
 
 type Row = Omit<SweepView, "rows" | "apply" | "progress"> & { rows: string; apply: string | null; progress_done: number; progress_total: number };
 

@@ -3,8 +3,8 @@ import { processState } from "../core/process-state";
 import { db, now } from "./client";
 import { env } from "../env.mjs";
 import { MAX_QUERY_LENGTH } from "../validations/search";
-import { questionKey, questionText } from "../questions/normalize";
-import type { RetrievalTrace } from "../retrieval/trace";
+import { questionKey, questionText } from "../core/normalize";
+import type { RetrievalTrace } from "../core/trace";
 import { forgetUnaskedQuestions } from "./questions";
 
 export interface ToolCall {
@@ -21,7 +21,7 @@ export interface ToolCall {
   source: ToolCallSource;
   /** How an ask ended: "answered" or "refused: <reason>"; null for searches. */
   outcome: string | null;
-  /** The agent's own question, normalised (lib/questions/normalize.ts); null for other calls and while the agent does not log questions. */
+  /** The agent's own question, normalised (lib/core/normalize.ts); null for other calls and while the agent does not log questions. */
   question_key: string | null;
   /** JSON of a RetrievalTrace: what the call returned and under which settings. */
   retrieval: string | null;

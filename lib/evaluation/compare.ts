@@ -1,4 +1,4 @@
-import { isHit } from "./metrics";
+import { isHit } from "../core/metrics";
 
 export type Change = "regression" | "fix" | "worse" | "better" | "same" | "missing" | "new" | "dropped";
 

@@ -1,10 +1,10 @@
 import "server-only";
 import { listDocuments } from "../db/documents";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
 import { NO_DOCUMENT, pairSchema, type PairInput, type PairSource, type PairStatus } from "../validations/pair";
 import { markQuestionLabeled } from "../db/questions";
-import { questionKey } from "../questions/normalize";
+import { questionKey } from "../core/normalize";
 import type { RawPairRow } from "./pair-files";
 
 export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row";

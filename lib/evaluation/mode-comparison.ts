@@ -1,6 +1,6 @@
 import type { EvalRun, PairResult } from "../db/eval-runs";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
-import { isHit, summarize } from "./metrics";
+import { isHit, summarize } from "../core/metrics";
 
 /** The ks every mode is compared at; the dashboard's k is added when it is not one of them. */
 export const MODE_KS = [1, 3, 5, 10];

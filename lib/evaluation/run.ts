@@ -4,11 +4,11 @@ import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client"
 import { listDocuments, type DocumentRow } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError } from "../embeddings";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { pairsToRun, type Pair } from "../db/pairs";
 import type { PairSource } from "../validations/pair";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
-import { summarize } from "./metrics";
+import { summarize } from "../core/metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { keywordPlace } from "../retrieval/modes";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";

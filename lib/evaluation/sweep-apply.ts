@@ -2,11 +2,11 @@ import "server-only";
 import { findDocument } from "../db/documents";
 import { updateSweep } from "../db/sweeps";
 import { embedder } from "../embeddings/configured";
-import { invalid } from "../http/errors";
+import { invalid } from "../core/errors";
 import { rechunkDocument } from "../ingest/pipeline";
 import { claim, getSweep, messageOf, running, sameSetting, sweptDocuments } from "./sweep";
 import { failureMessage } from "../retrieval/retrieve";
-import { settingLabel, type SweepView } from "./sweep-types";
+import { settingLabel, type SweepView } from "../core/sweep-types";
 
 /** Re-indexes the agent's documents with a finished row's setting, in the background. */
 export function applySweepRow(agentId: number, sweepId: number, row: number): { sweep: SweepView; done: Promise<SweepView> } {

@@ -3,11 +3,11 @@ import * as sweepsApi from "@/app/api/agents/[id]/sweeps/route";
 import * as latestApi from "@/app/api/agents/[id]/sweeps/latest/route";
 import { chroma } from "../vector-store/client";
 import { createPair } from "../db/pairs";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
 import { startSweep } from "./sweep";
-import { MAX_SWEEP_ROW_CHUNKS } from "./sweep-types";
+import { MAX_SWEEP_ROW_CHUNKS } from "../core/sweep-types";
 
 async function agentWith(name: string, text: string) {
   const agent = newAgent(name);

@@ -1,7 +1,7 @@
 import "server-only";
 import { readyTextLengths, type DocumentRow } from "../db/documents";
-import { invalid } from "../http/errors";
-import { settingLabel, type SweepSetting } from "./sweep-types";
+import { invalid } from "../core/errors";
+import { settingLabel, type SweepSetting } from "../core/sweep-types";
 
 /** Fixed windows of `size` that start `size - overlap` apart over `length` characters: what the fixed chunker makes. */
 function windowCount(length: number, size: number, overlap: number): number {

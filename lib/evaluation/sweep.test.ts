@@ -6,7 +6,7 @@ import { embedder } from "../embeddings/configured";
 import { getDocument, listDocuments } from "../db/documents";
 import { createPair } from "../db/pairs";
 import { insertSweep, getSweep } from "../db/sweeps";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
 import { startEvaluation } from "./run";

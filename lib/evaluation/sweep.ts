@@ -7,16 +7,16 @@ import { pairsToRun, type Pair } from "../db/pairs";
 import { failRunningSweeps, getSweep as readSweep, insertSweep, latestSweep as readLatestSweep, updateSweep } from "../db/sweeps";
 import { alternativeEmbedder, embedder } from "../embeddings/configured";
 import { newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
-import { conflict, invalid } from "../http/errors";
-import { chunkText } from "../ingest/chunking";
+import { conflict, invalid } from "../core/errors";
+import { chunkText } from "../core/chunking";
 import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent, failureMessage } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
 import { chunkId, createScratchCollection, dropCollection, dropCollectionsNamed, queryDistances, type Collection } from "../vector-store/client";
-import { summarize, type PairOutcome } from "./metrics";
+import { summarize, type PairOutcome } from "../core/metrics";
 import { assertRowSizes, tooManyChunks } from "./sweep-size";
-import { MAX_SWEEP_ROW_CHUNKS, SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "./sweep-types";
+import { MAX_SWEEP_ROW_CHUNKS, SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "../core/sweep-types";
 
 /**
  * Chunk-settings sweeps: for each setting, the agent's ready documents are re-chunked from their

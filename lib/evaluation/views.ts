@@ -1,5 +1,5 @@
 import type { Pair } from "../db/pairs";
-import { isHit } from "./metrics";
+import { isHit } from "../core/metrics";
 import { beyondCut } from "../retrieval/cut";
 import type { EvalRun, PairResult } from "../db/eval-runs";
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { AppError } from "./errors";
+import { AppError } from "../core/errors";
 
 const megabytes = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
 

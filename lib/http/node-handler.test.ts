@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveFromNode } from "./node-handler";
-import { AppError } from "./errors";
+import { AppError } from "../core/errors";
 
 type Ctx = { params: Promise<Record<string, string>> };
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { processState } from "../core/process-state";
-import { conflict } from "./errors";
+import { conflict } from "../core/errors";
 
 /** Slow work a client can start that runs one at a time per key in this process. */
 interface Held {

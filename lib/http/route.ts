@@ -4,7 +4,7 @@ import { z } from "zod";
 import { gateRequest } from "../auth/gate";
 import { getAgent, type Agent } from "../db/agents";
 import { isVectorStoreUnavailable } from "../vector-store/client";
-import { AppError, ERROR_STATUS, vectorStoreUnavailable, type ErrorCode } from "./errors";
+import { AppError, ERROR_STATUS, vectorStoreUnavailable, type ErrorCode } from "../core/errors";
 import { EmbeddingError } from "../embeddings";
 import { RejectedFileError } from "../extract";
 

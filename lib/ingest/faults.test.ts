@@ -42,14 +42,14 @@ const lib = async () => ({
   ...(await import("../db/documents")),
   ...(await import("../retrieval/retrieve")),
   ...(await import("./cleanup")),
-  ...(await import("./recover")),
-  ...(await import("./audit")),
+  ...(await import("../index-upkeep/recover")),
+  ...(await import("../index-upkeep/audit")),
   ...(await import("./pipeline")),
   ...(await import("../vector-store/client")),
   ...(await import("../embeddings/configured")),
-  ...(await import("./chunking")),
+  ...(await import("../core/chunking")),
   ...(await import("../vector-store/chunks")),
-  ...(await import("../vector-store/rebuild")),
+  ...(await import("../index-upkeep/rebuild")),
 });
 
 describe("Chroma dies in the middle of an ingest", () => {
@@ -169,7 +169,7 @@ describe("Chroma dies in the middle of an ingest", () => {
     const chunks = chunkText(text, 100, 0).slice(0, 2);
     await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
 
-    const { indexBacklog, checkHealth } = await import("../retrieval/health");
+    const { indexBacklog, checkHealth } = await import("../index-upkeep/health");
     expect(indexBacklog().stuck_documents).toBe(1);
     await killChroma();
     expect(recoverInterruptedIngests()).toBe(1); // needs no Chroma

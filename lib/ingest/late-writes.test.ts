@@ -74,7 +74,7 @@ const lib = async () => ({
   ...(await import("../../test/helpers")),
   ...(await import("../db/documents")),
   ...(await import("./cleanup")),
-  ...(await import("./audit")),
+  ...(await import("../index-upkeep/audit")),
   ...(await import("./pipeline")),
   ...(await import("../vector-store/client")),
   ...(await import("../embeddings/configured")),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { auditIndex, repairIndex } from "./audit";
+import { auditIndex, repairIndex } from "../index-upkeep/audit";
 import { collectionFor } from "../vector-store/client";
-import { chunkText } from "./chunking";
+import { chunkText } from "../core/chunking";
 import { insertDocument, listDocuments } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { ingestFile } from "./pipeline";

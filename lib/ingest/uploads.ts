@@ -1,14 +1,14 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { processState } from "../core/process-state";
-import { AppError, conflict, invalid, notFound } from "../http/errors";
+import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
 import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
 import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
-import type { ChunkSettings } from "./chunking";
+import type { ChunkSettings } from "../core/chunking";
 import { isActiveFile, type FileProgress, type UploadJob } from "./upload-progress";
 
 export type { FileProgress, UploadJob };

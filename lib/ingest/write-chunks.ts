@@ -3,7 +3,7 @@ import type { Collection } from "../vector-store/client";
 import type { Embedder } from "../embeddings";
 import { addChunks } from "../vector-store/chunks";
 import { writeChunkVectors } from "../db/chunk-vectors";
-import type { Chunk } from "./chunking";
+import type { Chunk } from "../core/chunking";
 
 export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
 export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;

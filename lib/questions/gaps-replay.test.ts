@@ -3,7 +3,7 @@ import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { documentSearchTool, retrieve } from "@/lib/retrieval/retrieve";
 import { updateAgent } from "@/lib/db/agents";
 import { embedder } from "@/lib/embeddings/configured";
-import type { RetrievalTrace } from "@/lib/retrieval/trace";
+import type { RetrievalTrace } from "@/lib/core/trace";
 import { listQuestions } from "./list";
 import { triageQuestion } from "./triage";
 import { gapsCsv, listGaps } from "./gaps";

@@ -5,7 +5,7 @@ import { embedder } from "../embeddings/configured";
 import { csvLine } from "../evaluation/pair-files";
 import { noMatchCut } from "../retrieval/cut";
 import { retrieve } from "../retrieval/retrieve";
-import type { RetrievalTrace } from "../retrieval/trace";
+import type { RetrievalTrace } from "../core/trace";
 import { groupQuestions } from "./group";
 import { questionViews, type QuestionView } from "./list";
 

@@ -2,8 +2,8 @@ import "server-only";
 import { callOutcomes, loggedQuestionCount, questionStats, type QuestionFilter, type QuestionStatsRow, type QuestionStatus } from "../db/questions";
 import { getAgent } from "../db/agents";
 import { groupQuestions } from "./group";
-import { questionKey } from "./normalize";
-import { searchEnding, type RetrievalTrace } from "../retrieval/trace";
+import { questionKey } from "../core/normalize";
+import { searchEnding, type RetrievalTrace } from "../core/trace";
 
 /** At most this many questions in one listing; the most asked come first. */
 export const MAX_QUESTIONS_LISTED = 500;

@@ -9,11 +9,11 @@ import { pruneToolCalls, recentToolCalls } from "@/lib/db/tool-calls";
 import { addPair } from "@/lib/evaluation/labeled-pairs";
 import { embedder } from "@/lib/embeddings/configured";
 import { unitQuery } from "@/lib/retrieval/exact-kernel";
-import type { RetrievalTrace } from "@/lib/retrieval/trace";
+import type { RetrievalTrace } from "@/lib/core/trace";
 import { listQuestions } from "./list";
 import { triageQuestion } from "./triage";
 import { groupQuestions } from "./group";
-import { questionKey } from "./normalize";
+import { questionKey } from "../core/normalize";
 import { changedSinceLastQuestion } from "@/lib/db/questions";
 import { db } from "@/lib/db/client";
 

@@ -2,7 +2,7 @@ import "server-only";
 import { loggedQuestionCalls } from "../db/questions";
 import { oneAtATime } from "../http/one-at-a-time";
 import { retrieve } from "../retrieval/retrieve";
-import { searchEnding as ending, type RetrievalTrace, type SearchEnding as Ending, type TracedResult } from "../retrieval/trace";
+import { searchEnding as ending, type RetrievalTrace, type SearchEnding as Ending, type TracedResult } from "../core/trace";
 
 /** The most logged questions one replay re-runs. */
 export const MAX_REPLAY = 1_000;

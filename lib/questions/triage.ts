@@ -2,7 +2,7 @@ import "server-only";
 import { findPair, type Pair } from "../db/pairs";
 import { getGroup, groupText, setGroupStatus, type QuestionGroupRow } from "../db/questions";
 import { addPair, expectedFilename } from "../evaluation/labeled-pairs";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { NO_DOCUMENT } from "../validations/pair";
 import type { TriageInput } from "../validations/questions";
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { processState } from "../core/process-state";
-import { chunkText, type ChunkStrategy } from "../ingest/chunking";
+import { chunkText, type ChunkStrategy } from "../core/chunking";
 import { agentsByLatestChange, readyDocumentKeys, readySignature } from "../db/documents";
 import { documentChunks } from "../db/chunks";
 import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";

@@ -8,7 +8,7 @@ import { agentVectors, cosineDistance, queryAgent } from "../vector-store/chunks
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent, retrieve } from "./retrieve";
 import { exactBytesHeld, exactVectors, readSteps, useExactLimits } from "./exact";
-import { copyMissingVectors, copyState } from "../ingest/exact-copies";
+import { copyMissingVectors, copyState } from "../index-upkeep/exact-copies";
 
 // This file's collection is made before any ingest with 2 neighbours per node and ef 1: a graph
 // whose filtered queries miss nearer chunks (as a large agent's in a shared collection does).

@@ -7,7 +7,7 @@ import { ingest, newAgent } from "../../test/helpers";
 import { documentSearchTool } from "./retrieve";
 import { useExactLimits } from "./exact";
 import { currentIndexRecall, measureIndexRecall, NEVER_MEASURED, NO_SEARCHES, recallAt } from "./index-recall";
-import { agentsDue, measureDueAgents } from "./index-recall-watch";
+import { agentsDue, measureDueAgents } from "../index-upkeep/index-recall-watch";
 import { useAddClock } from "../vector-store/batched-add";
 
 // As in exact.test.ts: this file's collection is made before any ingest with 2 neighbours per node

@@ -6,7 +6,7 @@ import { agentChunkCount, readySignature } from "../db/documents";
 import { insertIndexRecall, latestIndexRecall, type IndexRecallRow, type NewIndexRecall } from "../db/index-recall";
 import { recentSearchTexts } from "../db/tool-calls";
 import { embedder } from "../embeddings/configured";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { chunkId, collectionFor, DISTANCE_SPACE } from "../vector-store/client";
 import { queryAgent, type RankedChunk } from "../vector-store/chunks";
 import { exactNearest, exactVectors } from "./exact";

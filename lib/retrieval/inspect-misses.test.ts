@@ -4,7 +4,7 @@ import { listDocuments } from "../db/documents";
 import { db } from "../db/client";
 import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
 import { agentVectors, cosineDistance } from "../vector-store/chunks";
-import { indexMissSentence } from "../format/index-miss";
+import { indexMissSentence } from "../client/index-miss";
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent, retrieve } from "./retrieve";
 import { useExactLimits } from "./exact";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 import { insertDocument, listDocuments } from "../db/documents";
 import { removeDocument } from "../ingest/remove";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";

@@ -9,12 +9,12 @@ import { chunkIndexes, chunkKey } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { AppError, forbidden, vectorStoreUnavailable } from "../http/errors";
+import { AppError, forbidden, vectorStoreUnavailable } from "../core/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { agentVectors, closestFirst, cosineDistance, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "../vector-store/client";
 import { exactPlaces, exactVectors } from "./exact";
-import { refusedByCut, traced, type RetrievalTrace } from "./trace";
+import { refusedByCut, traced, type RetrievalTrace } from "../core/trace";
 import { CANDIDATE_DEPTH, resultsWithText, retryRace, servedNearest, visibleOnly, type SearchResult } from "./served";
 
 export { CANDIDATE_DEPTH, resultsWithText, servedNearest, visibleOnly, type SearchResult };

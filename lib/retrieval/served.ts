@@ -4,7 +4,7 @@ import { isVectorStoreUnavailable } from "../vector-store/client";
 import { queryAgent, type RankedChunk } from "../vector-store/chunks";
 import { agentChunkCount, hiddenVectorCount } from "../db/documents";
 import { chunkKey, readyAmong, readyChunks } from "../db/chunks";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { exactNearest, exactVectors } from "./exact";
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { getSource, sourcePages, upsertPage } from "../db/sources";
-import { invalid } from "../http/errors";
+import { invalid } from "../core/errors";
 import { removePageDocument } from "./sync";
 
 /**

@@ -1,11 +1,11 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { env } from "../env.mjs";
-import { conflict } from "../http/errors";
+import { conflict } from "../core/errors";
 import { ingestFile } from "../ingest/pipeline";
 import { removeDocument } from "../ingest/remove";
 import { FILES_IN_PARALLEL } from "../ingest/uploads";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../ingest/chunking";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../core/chunking";
 import { now } from "../db/client";
 import {
   deletePage,

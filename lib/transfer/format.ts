@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
 import { PAIR_SOURCES, PAIR_STATUSES } from "../validations/pair";
-import { CHUNK_STRATEGIES } from "../ingest/chunking";
+import { CHUNK_STRATEGIES } from "../core/chunking";
 
 /**
  * An agent file (GET /api/agents/{id}/export, POST /api/agents/import): NDJSON, one object per

@@ -1,11 +1,11 @@
 import "server-only";
 import type { Embedder } from "../embeddings";
-import { AppError, vectorStoreUnavailable } from "../http/errors";
+import { AppError, vectorStoreUnavailable } from "../core/errors";
 import { setDocumentCreatedAt } from "../db/documents";
 import { writeChunkVectors } from "../db/chunk-vectors";
 import { addChunks } from "../vector-store/chunks";
 import { indexExtractedText, type ChunkWriter } from "../ingest/pipeline";
-import { assertChunkSettings, type Chunk } from "../ingest/chunking";
+import { assertChunkSettings, type Chunk } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { vectorsLineSchema, type DocumentLine, type VectorsLine } from "./format";

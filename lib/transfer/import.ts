@@ -6,7 +6,7 @@ import { insertFinishedRun } from "../db/eval-runs";
 import { embedder } from "../embeddings/configured";
 import { collectionFor } from "../vector-store/client";
 import { removeAgent } from "../ingest/remove";
-import { conflict, invalid } from "../http/errors";
+import { conflict, invalid } from "../core/errors";
 import { agentSchema } from "../validations/agent";
 import {
   AGENT_FILE_FORMAT,

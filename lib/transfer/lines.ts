@@ -1,6 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import { AppError, invalid } from "../http/errors";
+import { AppError, invalid } from "../core/errors";
 
 /** One line of an uploaded file: its number (from 1), its bytes as sent (newline included) and its JSON. */
 export interface FileLine {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 
 export const TOOLS = ["document_search"] as const;
-/** How the agent's search ranks chunks (lib/retrieval/modes.ts); `vector` is the seed's contract. */
-export const RETRIEVAL_MODES = ["vector", "keyword", "hybrid"] as const;
-export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+import { RETRIEVAL_MODES, type RetrievalMode } from "../core/retrieval-mode";
+
+export { RETRIEVAL_MODES, type RetrievalMode };
 export type Tool = (typeof TOOLS)[number];
 
 export const agentSchema = z.object({

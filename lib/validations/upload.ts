@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CHUNK_STRATEGIES, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY } from "../ingest/chunking";
+import { CHUNK_STRATEGIES, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY } from "../core/chunking";
 
 const whole = (name: string, min: number) =>
   z.coerce

@@ -3,7 +3,7 @@ import type { Collection } from "chromadb";
 import { collectionFor } from "./client";
 import { embedder } from "../embeddings/configured";
 import { addChunks } from "./chunks";
-import { chunkText } from "../ingest/chunking";
+import { chunkText } from "../core/chunking";
 import { newAgent, vectorsOf } from "../../test/helpers";
 
 /** Counts the add requests sent to Chroma over HTTP (how many records each carried); `sent` settles when the first goes. */
@@ -145,7 +145,7 @@ describe("adds while searches come in", () => {
   });
 
   it("do not give way to the health check's probe: a monitor polling /api/health is not someone searching", async () => {
-    const { checkHealth } = await import("../retrieval/health");
+    const { checkHealth } = await import("../index-upkeep/health");
     const { SEARCH_ACTIVE_MS } = await import("./batched-add");
     const agent = newAgent("health probe");
     const e = embedder();

@@ -6,7 +6,7 @@ import { asSearch, batchedAdd } from "./batched-add";
 import { unreachableOf } from "../db/unreachable";
 import { noteVectorWrite, suspectDocumentsOf } from "../db/index-check";
 import { readVectorRuns } from "../db/chunk-vectors";
-import type { Chunk } from "../ingest/chunking";
+import type { Chunk } from "../core/chunking";
 
 // Every read and delete below carries the agent_id filter: tenant isolation lives here.
 const byAgent = (agentId: number): Where => ({ agent_id: agentId });

@@ -4,12 +4,12 @@ import { peekProcessState, processState, setProcessState } from "../core/process
 import { chromaFetch, ChromaNotServingError } from "./fetch";
 import { vectorWrite } from "./write-gate";
 import { env } from "../env.mjs";
-import { AppError, unavailable } from "../http/errors";
+import { AppError, unavailable } from "../core/errors";
 import type { Embedder } from "../embeddings";
 import { EmbeddingError } from "../embeddings/types";
 
 /** The app's handle on a collection; modules outside lib/vector-store name it from here, not from chromadb. */
-export type { Collection };
+export type { Collection, Metadata };
 
 export const DISTANCE_SPACE = "cosine";
 
@@ -53,7 +53,7 @@ const replaced = () => processState("replaced", () => new Map<string, Collection
 
 /**
  * The collection that holds a collection's vectors now: itself, or the one a rebuild of the
- * index put in its place (lib/vector-store/rebuild.ts). Work that started with the old one
+ * index put in its place (lib/index-upkeep/rebuild.ts). Work that started with the old one
  * (an ingest, a search) goes on with the new one.
  */
 export function live(collection: Collection): Collection {

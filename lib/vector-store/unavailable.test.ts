@@ -19,7 +19,7 @@ process.env.CHROMA_TIMEOUT_MS = String(TIMEOUT_MS);
 // With exact ranking a search does not ask Chroma (lib/ingest/faults.test.ts shows it answering).
 process.env.EXACT_MAX_CHUNKS = "0";
 
-const { checkHealth } = await import("../retrieval/health");
+const { checkHealth } = await import("../index-upkeep/health");
 const { searchAgentDocuments } = await import("../retrieval/retrieve");
 const { isVectorStoreUnavailable } = await import("./client");
 const { ChromaNotServingError, ChromaTimeoutError } = await import("./fetch");

@@ -4,7 +4,7 @@ import { processState } from "../core/process-state";
 
 /**
  * Every change to a collection's vectors (add, delete) passes here, so that a rebuild of the
- * index (lib/vector-store/rebuild.ts) can build a copy while uploads and removals go on: while
+ * index (lib/index-upkeep/rebuild.ts) can build a copy while uploads and removals go on: while
  * a collection is mirrored, each change is made to it and then, the same way, to its copy.
  * Nothing waits for the rebuild; a change the copy missed fails the rebuild, not the change.
  */

@@ -41,11 +41,11 @@ async function main() {
   const { acceptProposals } = await import("../../lib/evaluation/generate/review");
   const { candidateQuestions } = await import("../../lib/evaluation/generate/offline");
   const { getDocument, listDocuments } = await import("../../lib/db/documents");
-  const { questionKey } = await import("../../lib/questions/normalize");
+  const { questionKey } = await import("../../lib/core/normalize");
   const { htmlToText } = await import("../../lib/extract/html.mjs");
   const { startEvaluation } = await import("../../lib/evaluation/run");
   const { runResults } = await import("../../lib/db/eval-runs");
-  const { recallAtK, meanReciprocalRank } = await import("../../lib/evaluation/metrics");
+  const { recallAtK, meanReciprocalRank } = await import("../../lib/core/metrics");
   const { embedder } = await import("../../lib/embeddings/configured");
   const { RETRIEVAL_MODES } = await import("../../lib/validations/agent");
 

@@ -22,11 +22,11 @@ try {
   const { ingestFile } = await import("../../lib/ingest/pipeline");
   const { retrieve } = await import("../../lib/retrieval/retrieve");
   const { logToolCall } = await import("../../lib/db/tool-calls");
-  const { refusedByCut } = await import("../../lib/retrieval/trace");
+  const { refusedByCut } = await import("../../lib/core/trace");
   const { groupQuestions } = await import("../../lib/questions/group");
   const { listQuestions } = await import("../../lib/questions/list");
   const { replayQuestions } = await import("../../lib/questions/replay");
-  type Trace = import("../../lib/retrieval/trace").RetrievalTrace;
+  type Trace = import("../../lib/core/trace").RetrievalTrace;
 
   // (1) The threshold.
   const distance = (a: Float32Array, b: Float32Array) => 1 - a.reduce((s, v, i) => s + v * b[i], 0);

@@ -1,7 +1,7 @@
 import "server-only";
 import { createAgent } from "../../lib/db/agents";
 import { setProcessState } from "../../lib/core/process-state";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSettings } from "../../lib/ingest/chunking";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSettings } from "../../lib/core/chunking";
 import { getDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
 import { ingestFile } from "../../lib/ingest/pipeline";

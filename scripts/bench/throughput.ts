@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { createAgent } from "../../lib/db/agents";
 import { collectionFor } from "../../lib/vector-store/client";
-import { chunkText, type Chunk } from "../../lib/ingest/chunking";
+import { chunkText, type Chunk } from "../../lib/core/chunking";
 import { agentCorpusStats } from "../../lib/retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, insertDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";

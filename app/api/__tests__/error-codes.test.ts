@@ -24,7 +24,7 @@ import * as pair from "../agents/[id]/pairs/[pairId]/route";
 import * as toolCalls from "../agents/[id]/tool-calls/route";
 import * as uploads from "../agents/[id]/uploads/[jobId]/route";
 import * as newUpload from "../agents/[id]/uploads/route";
-import { ERROR_STATUS, unavailable, type ErrorCode } from "@/lib/http/errors";
+import { ERROR_STATUS, unavailable, type ErrorCode } from "@/lib/core/errors";
 import { route } from "@/lib/http/route";
 import { createToken } from "@/lib/db/api-tokens";
 import { db } from "@/lib/db/client";

@@ -16,7 +16,7 @@ vi.mock("next/headers", () => ({
 import { GET } from "../health/route";
 import { createToken } from "@/lib/db/api-tokens";
 import { embedder } from "@/lib/embeddings/configured";
-import { HEALTH_CACHE_MS } from "@/lib/retrieval/health";
+import { HEALTH_CACHE_MS } from "@/lib/index-upkeep/health";
 
 // Only the clock is faked: the checks still embed and query the real Chroma over real sockets.
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
-import { auditIndex } from "@/lib/ingest/audit";
+import { auditIndex } from "@/lib/index-upkeep/audit";
 import { oneReachabilityAudit } from "@/lib/http/one-at-a-time";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { currentIdentity } from "@/lib/auth";
-import { cachedHealth, checkHealth } from "@/lib/retrieval/health";
+import { cachedHealth, checkHealth } from "@/lib/index-upkeep/health";
 
 export const dynamic = "force-dynamic";
 

@@ -5,7 +5,7 @@ import { peekProcessState, setProcessState } from "../../core/process-state";
 import { ChatError, chatModel } from "../../ask/chat";
 import { DEFAULT_OPENAI_BASE_URL } from "../../embeddings/openai/embedder";
 import { shownUrl } from "../../embeddings/openai/errors";
-import { questionKey } from "../../questions/normalize";
+import { questionKey } from "../../core/normalize";
 import { MAX_QUERY_LENGTH } from "../../validations/search";
 
 /**

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { htmlToText } from "@/lib/extract/html.mjs";
-import { questionKey } from "@/lib/questions/normalize";
+import { questionKey } from "@/lib/core/normalize";
 import { candidateQuestions, MAX_TEXT_CHARS, offlineQuestions } from "./offline";
 import { gerundBase, headingQuestion, sentenceQuestion } from "./english";
 

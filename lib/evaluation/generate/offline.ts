@@ -1,4 +1,4 @@
-import { questionKey } from "../../questions/normalize";
+import { questionKey } from "../../core/normalize";
 import { MAX_QUERY_LENGTH } from "../../validations/search";
 import { clean, headingQuestion, sentenceQuestion, unnumbered, type Vocabulary } from "./english";
 

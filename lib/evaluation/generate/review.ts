@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "../../db/client";
 import { deletePair, getPair, listPairs, updatePair } from "../../db/pairs";
-import { conflict } from "../../http/errors";
+import { conflict } from "../../core/errors";
 
 /** Accepts the agent's proposed pairs among `ids` (all of them when omitted), in one transaction; returns how many. */
 export function acceptProposals(agentId: number, ids?: number[]): number {

@@ -6,7 +6,7 @@ import { alternativeEmbedder, embedder } from "@/lib/embeddings/configured";
 import { calibrateCut } from "@/lib/evaluation/calibrate";
 import { compareRuns, inTimeOrder } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
-import { isHit } from "@/lib/evaluation/metrics";
+import { isHit } from "@/lib/core/metrics";
 import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
 import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
 import { pairsToRun } from "@/lib/db/pairs";

@@ -6,7 +6,7 @@ import { listQuestions, MAX_QUESTIONS_LISTED } from "@/lib/questions/list";
 import { changedSinceLastQuestion } from "@/lib/db/questions";
 import { questionListSchema } from "@/lib/validations/questions";
 import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
-import { vectorStoreUnavailable } from "@/lib/http/errors";
+import { vectorStoreUnavailable } from "@/lib/core/errors";
 import { plural } from "@/lib/format/plural";
 import { when } from "@/components/eval/run-settings";
 import { GapsSection } from "@/components/questions/gaps-section";

@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
 import { embedder } from "@/lib/embeddings/configured";
-import { rebuildIndex, rebuildState } from "@/lib/vector-store/rebuild";
-import { requestRecheck } from "@/lib/ingest/after-restart";
+import { rebuildIndex, rebuildState } from "@/lib/index-upkeep/rebuild";
+import { requestRecheck } from "@/lib/index-upkeep/after-restart";
 
 /**
  * Starts a rebuild of the vector index (every vector copied into a new collection that takes the

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
 import { oneReachabilityAudit } from "@/lib/http/one-at-a-time";
-import { repairIndex } from "@/lib/ingest/audit";
+import { repairIndex } from "@/lib/index-upkeep/audit";
 
 /**
  * Fixes what the audit found that can be fixed, and reports what it did and what is left;

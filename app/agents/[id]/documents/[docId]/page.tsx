@@ -5,7 +5,7 @@ import { storedChunks } from "@/lib/db/chunks";
 import { findDocument } from "@/lib/db/documents";
 import { ChunkedText } from "@/components/documents/chunked-text";
 import { ReindexForm } from "@/components/documents/reindex-form";
-import { STRATEGY_LABELS } from "@/lib/ingest/chunking";
+import { STRATEGY_LABELS } from "@/lib/core/chunking";
 import { DeleteDocumentButton } from "@/components/documents/delete-document-button";
 import { plural } from "@/lib/format/plural";
 

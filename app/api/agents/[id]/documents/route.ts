@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
-import type { ErrorCode } from "@/lib/http/errors";
+import type { ErrorCode } from "@/lib/core/errors";
 import { listDocuments } from "@/lib/db/documents";
 import { readLimitedForm } from "@/lib/http/body";
 import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/ingest/uploads";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
-import { invalid } from "@/lib/http/errors";
+import { invalid } from "@/lib/core/errors";
 import { importPairs } from "@/lib/evaluation/labeled-pairs";
 import { parseCsv, parseJsonl, toCsv, toJsonl, type RawPairRow } from "@/lib/evaluation/pair-files";
 import { pairView } from "@/lib/evaluation/views";

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
 import { env } from "@/lib/env.mjs";
-import { invalid } from "@/lib/http/errors";
+import { invalid } from "@/lib/core/errors";
 import { extractText } from "@/lib/extract";
 import { readLimitedForm } from "@/lib/http/body";
 import { sanitizeFilename } from "@/lib/validations/filename";

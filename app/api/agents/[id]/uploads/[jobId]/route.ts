@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
-import { invalid, notFound } from "@/lib/http/errors";
+import { invalid, notFound } from "@/lib/core/errors";
 import { readLimitedForm } from "@/lib/http/body";
 import { addToUploadJob, getUploadJob, MAX_UPLOAD_WAIT_S, readUploadFiles, waitForUploadJob } from "@/lib/ingest/uploads";
 

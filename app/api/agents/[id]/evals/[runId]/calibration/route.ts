@@ -3,7 +3,7 @@ import { parseId, withAgent, type RouteCtx } from "@/lib/http/route";
 import { getRun, runResults } from "@/lib/db/eval-runs";
 import { calibrateCut } from "@/lib/evaluation/calibrate";
 import { embedder } from "@/lib/embeddings/configured";
-import { invalid } from "@/lib/http/errors";
+import { invalid } from "@/lib/core/errors";
 import { noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
 

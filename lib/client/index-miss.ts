@@ -1,5 +1,5 @@
 import type { IndexMiss } from "@/lib/retrieval/inspect-misses";
-import { ordinal } from "./ordinal";
+import { ordinal } from "../format/ordinal";
 
 type Miss = Pick<IndexMiss, "filename" | "chunk_index" | "distance" | "exact_rank" | "nearer_than" | "nearer_than_distance">;
 

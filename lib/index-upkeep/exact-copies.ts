@@ -5,7 +5,7 @@ import { documentsWithoutVectors, documentsWithoutVectorsCount, replaceChunkVect
 import { embedder } from "../embeddings/configured";
 import { agentVectors } from "../vector-store/chunks";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { vectorStoreUnavailable } from "../http/errors";
+import { vectorStoreUnavailable } from "../core/errors";
 
 /**
  * Copies into SQLite the vectors of ready documents that have none there (documents indexed

@@ -7,7 +7,7 @@ import { collectionFor, chunkId } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors, queryAgent } from "../vector-store/chunks";
 import { readVectorRuns } from "../db/chunk-vectors";
 import { fullCheckAdvance, readySuspects, startFullCheck } from "../db/index-check";
-import { rebuildState } from "../vector-store/rebuild";
+import { rebuildState } from "./rebuild";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
 import { recheckState, requestRecheck, restartWatchLooks, useRecheckWindow, watchChromaRestarts } from "./after-restart";
 
@@ -76,7 +76,7 @@ describe("the check after a crash follows what the crash could damage", () => {
     expect((await agentVectors(collection, agent.id, Array.from({ length: 6 }, (_, k) => chunkId(older, k)))).length).toBe(6);
 
     // An unclean exit whose check finds nothing lost rebuilds nothing: the index is not copied
-    // because of its size, only because of damage found (lib/ingest/after-restart.test.ts).
+    // because of its size, only because of damage found (lib/index-upkeep/after-restart.test.ts).
     const last = recheckState().last_finished_at;
     const chromaDir = path.join(env().DATA_DIR, "chroma");
     fs.mkdirSync(chromaDir, { recursive: true });

@@ -1,4 +1,4 @@
-import type { ChunkStrategy } from "../ingest/chunking";
+import type { ChunkStrategy } from "./chunking";
 
 /**
  * A chunk-settings sweep as the API returns it (GET /api/agents/{id}/sweeps/latest and

@@ -1,4 +1,4 @@
-import type { RetrievalMode } from "../validations/agent";
+import type { RetrievalMode } from "./retrieval-mode";
 
 /** One result as the log keeps it: enough to compare with a later run, without the text. */
 export interface TracedResult {

@@ -1,19 +1,19 @@
 import "server-only";
-import type { Collection, Metadata } from "chromadb";
+import type { Collection, Metadata } from "../vector-store/client";
 import { peekProcessState, processState, setProcessState } from "../core/process-state";
-import type { Embedder } from "../embeddings";
-import { AppError } from "../http/errors";
+import type { Embedder } from "../embeddings/index";
+import { AppError } from "../core/errors";
 import { documentStillIndexed, documentsToRebuild, readVectorRuns, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
-import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, writeRecords, type ChunkMetadata } from "./client";
-import { agentVectors, deleteDocumentVectors } from "./chunks";
-import { mirrorWrites } from "./write-gate";
+import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, writeRecords, type ChunkMetadata } from "../vector-store/client";
+import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
+import { mirrorWrites } from "../vector-store/write-gate";
 
 /**
  * Rebuilding the index: a new collection is built from the stored vectors and then takes the
  * old one's name and place. Chroma's HNSW graph only ever grows: a deleted vector stays a node
  * in it, and a Chroma killed while it saves its index can come back with a graph that no longer
  * leads to some chunks, or leads to them badly, and builds every later chunk onto that graph
- * (lib/ingest/after-restart.ts). A copy is a new graph built from the vectors alone.
+ * (lib/index-upkeep/after-restart.ts). A copy is a new graph built from the vectors alone.
  *
  * Nothing waits for it. The copy is written from the app's own copy of every vector (SQLite's
  * chunk_vectors, read by document id, so documents that come and go meanwhile cannot shift the

@@ -1,18 +1,18 @@
 import "server-only";
 import { peekProcessState, setProcessState } from "../core/process-state";
-import { EmbeddingError } from "../embeddings";
+import { EmbeddingError } from "../embeddings/index";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
 import { embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
 import { embedder } from "../embeddings/configured";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
-import { recheckState, type RecheckState } from "../ingest/after-restart";
-import { rebuildState, type RebuildState } from "../vector-store/rebuild";
+import { recheckState, type RecheckState } from "./after-restart";
+import { rebuildState, type RebuildState } from "./rebuild";
 import { probeQuery } from "../vector-store/chunks";
-import { copyState } from "../ingest/exact-copies";
-import { exactBytesHeld, exactLimit } from "./exact";
+import { copyState } from "./exact-copies";
+import { exactBytesHeld, exactLimit } from "../retrieval/exact";
 import { env } from "../env.mjs";
 
 export interface Health {
@@ -23,8 +23,8 @@ export interface Health {
   stale_models: string[];
   /**
    * Documents left indexing with no ingest running, vector removals still waiting for Chroma,
-   * the check of every chunk after Chroma came back from a crash (lib/ingest/after-restart.ts)
-   * and the rebuild of the index that precedes it (lib/vector-store/rebuild.ts).
+   * the check of every chunk after Chroma came back from a crash (lib/index-upkeep/after-restart.ts)
+   * and the rebuild of the index that precedes it (lib/index-upkeep/rebuild.ts).
    */
   index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState; rebuild: RebuildState; exact: ExactState };
 }

@@ -4,11 +4,11 @@ import { listAgents } from "../db/agents";
 import { readySignature } from "../db/documents";
 import { latestIndexRecalls } from "../db/index-recall";
 import { embedder } from "../embeddings/configured";
-import { AppError } from "../http/errors";
+import { AppError } from "../core/errors";
 import { searchesActive } from "../vector-store/batched-add";
 import { isVectorStoreUnavailable } from "../vector-store/client";
-import { rebuildState } from "../vector-store/rebuild";
-import { measureIndexRecall } from "./index-recall";
+import { rebuildState } from "./rebuild";
+import { measureIndexRecall } from "../retrieval/index-recall";
 
 /** How often an agent is measured again when nothing about it changed. */
 export const INDEX_RECALL_EVERY_MS = 60 * 60_000;

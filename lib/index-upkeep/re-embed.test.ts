@@ -3,7 +3,7 @@ import { collectionFor, ownCollections } from "../vector-store/client";
 import { db } from "../db/client";
 import { getDocument } from "../db/documents";
 import { LocalEmbedder, type LocalModelSpec } from "../embeddings/local/embedder";
-import type { Embedder } from "../embeddings";
+import type { Embedder } from "../embeddings/index";
 import { documentsToReembed, dropEmptyCollections, reembedDocuments, type ReembedProgress } from "./re-embed";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { listDocuments } from "../db/documents";
-import { chroma, chunkId, collectionFor, collectionName, live, REBUILD_SUFFIX, RETIRED_SUFFIX } from "./client";
-import { addChunks, agentVectors, cosineDistance, queryAgent, unreachableAmong } from "./chunks";
+import { chroma, chunkId, collectionFor, collectionName, live, REBUILD_SUFFIX, RETIRED_SUFFIX } from "../vector-store/client";
+import { addChunks, agentVectors, cosineDistance, queryAgent, unreachableAmong } from "../vector-store/chunks";
 import { rebuildIndex, rebuildState } from "./rebuild";
-import { isMirrored } from "./write-gate";
+import { isMirrored } from "../vector-store/write-gate";
 import { removeDocument } from "../ingest/remove";
 import { deleteChunkVectors } from "../db/chunk-vectors";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";

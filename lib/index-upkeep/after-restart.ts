@@ -20,11 +20,11 @@ import {
 } from "../db/index-check";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { rebuildIndex } from "../vector-store/rebuild";
+import { rebuildIndex } from "./rebuild";
 import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
 import { readVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
-import { enqueueCleanup } from "./cleanup";
+import { enqueueCleanup } from "../ingest/cleanup";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
 
@@ -49,7 +49,7 @@ const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): 
  *    not returned are written again; what stays lost is kept in `unreachable_chunks`, which
  *    every query of its agent ranks exactly (lib/db/unreachable.ts). Checked documents stop
  *    being suspect. When this finds damage after an unclean exit, the graph itself is rebuilt
- *    from the stored vectors (lib/vector-store/rebuild.ts; writes go on meanwhile) and the
+ *    from the stored vectors (lib/index-upkeep/rebuild.ts; writes go on meanwhile) and the
  *    window is checked again.
  * 3. The rest of the index is then checked the same way in the background, FULL_CHECK_REST
  *    paced, from where it was across app restarts (the place is in SQLite): a safety net that

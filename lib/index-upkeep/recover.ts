@@ -1,6 +1,6 @@
 import "server-only";
 import { failIndexingDocuments } from "../db/documents";
-import { scheduleCleanup } from "./cleanup";
+import { scheduleCleanup } from "../ingest/cleanup";
 
 /**
  * At start: documents left `indexing` by a server that stopped mid-ingest are marked failed

@@ -1,5 +1,5 @@
 import type { IndexRecall } from "../retrieval/index-recall";
-import { plural } from "./plural";
+import { plural } from "../format/plural";
 
 export const percent = (v: number) => `${Math.round(v * 1000) / 10}%`;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { collectionFor } from "../vector-store/client";
-import { chunkText } from "./chunking";
+import { chunkText } from "../core/chunking";
 import { getDocument, insertDocument } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { recoverInterruptedIngests } from "./recover";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ingest, newAgent, undeletedCleanups, vectorsOf } from "../../test/helpers";
-import { runCleanup } from "./cleanup";
+import { runCleanup } from "../ingest/cleanup";
 import { addChunks } from "../vector-store/chunks";
 
 describe("recoverInterruptedIngests", () => {

@@ -2,11 +2,11 @@ import "server-only";
 import type { Collection } from "../vector-store/client";
 import { getAgent } from "../db/agents";
 import { chroma, collectionFor, ownCollections } from "../vector-store/client";
-import { chunkText } from "./chunking";
+import { chunkText } from "../core/chunking";
 import { documentsOfOtherModels, findDocument, switchEmbeddingModel } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { deleteDocumentVectors } from "../vector-store/chunks";
-import { writeChunks } from "./write-chunks";
+import { writeChunks } from "../ingest/write-chunks";
 import { deleteChunkVectors } from "../db/chunk-vectors";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
 import { auditIndex, repairIndex } from "./audit";
-import { chunkText } from "./chunking";
+import { chunkText } from "../core/chunking";
 import { documentChunks } from "../db/chunks";
 import { commitReady, insertDocument } from "../db/documents";
 import { embedder } from "../embeddings/configured";

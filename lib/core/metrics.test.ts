@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pairOutcome } from "./run";
+import { pairOutcome } from "../evaluation/run";
 import type { LocatedChunk } from "../retrieval/retrieve";
 import { isHit, meanReciprocalRank, recallAtK, summarize, type PairOutcome } from "./metrics";
 
