@@ -189,3 +189,17 @@ describe("ExtractPool", () => {
     }
   });
 });
+
+describe("where the worker is found", () => {
+  it("beside its module, whatever the working directory", () => {
+    const beside = path.join(import.meta.dirname, "worker.mjs");
+    expect(workerFile()).toBe(beside);
+    const cwd = process.cwd();
+    try {
+      process.chdir(os.tmpdir());
+      expect(workerFile()).toBe(beside);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});

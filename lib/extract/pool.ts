@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 /** What the worker (worker.mjs) is asked to read; limits travel with each job. */
@@ -170,11 +171,13 @@ const MEMORY_MB = 1024;
 const IDLE_MS = 60_000;
 
 /**
- * Next bundles lib/ into .next/, where a worker file would lose its imports; the worker is
- * plain ESM loaded from the app's own directory, like scripts/, so node_modules resolve.
+ * The worker is plain ESM beside this module (Next bundles lib/ into .next/, where a worker file
+ * would lose its imports; loaded from the sources, node_modules resolve). Found from this
+ * module's own URL, which the build keeps as the source file's, not from the working directory,
+ * so the app serves uploads whichever directory it was started from.
  */
 export function workerFile(): string {
-  return path.join(process.cwd(), "lib", "extract", "worker.mjs");
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), "worker.mjs");
 }
 
 let shared: ExtractPool | undefined;
