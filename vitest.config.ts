@@ -15,12 +15,14 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup.ts"],
     // Generous: a timeout only bounds a test that hangs; the slowest tests (a sparse graph of
-    // thousands of chunks, Chroma killed and restarted) take 25-35 s on two busy cores.
+    // thousands of chunks, Chroma killed and restarted) take a fraction of it on two busy cores
+    // (measured in docs/performance.md, 'Figures behind the code's choices').
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Most test time is spent waiting on Chroma and SQLite, not computing: four forks on two
-    // cores run the suite in 140 s where the default took 250 s.
+    // Most test time is spent waiting on Chroma and SQLite, not computing: twice as many forks as
+    // cores run the suite much faster than the default (docs/performance.md, 'Figures behind the
+    // code's choices').
     maxWorkers: Math.max(2, 2 * os.availableParallelism()),
   },
 });

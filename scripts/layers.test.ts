@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -21,5 +22,23 @@ describe("the code's layers", () => {
     expect(out).toMatch(/module-level cycles: 0/);
     expect(out).toMatch(/outside their folders: 0/);
     expect(code, out).toBe(0);
+  });
+});
+
+describe("SQL", () => {
+  it("is written only in lib/db", () => {
+    const root = path.resolve(import.meta.dirname, "..");
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+        const rel = path.join(dir, e.name);
+        if (e.isDirectory()) return e.name === "node_modules" ? [] : walk(rel);
+        return /\.(ts|tsx|mjs)$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [rel] : [];
+      });
+    const statement = /["'`]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b/;
+    const outside = ["lib", "app", "pages", "components"]
+      .flatMap(walk)
+      .filter((f) => !f.startsWith(path.join("lib", "db") + path.sep))
+      .filter((f) => statement.test(fs.readFileSync(path.join(root, f), "utf8")));
+    expect(outside).toEqual([]);
   });
 });

@@ -29,7 +29,7 @@ function repairPlan(r: AuditReport): string[] {
 export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepair: boolean }) {
   const queryClient = useQueryClient();
   // Always a fresh audit when the page opens: a cached one may describe an index that has since changed.
-  // Querying every chunk with its own vector is slow on a large index (43 s at 10,000 chunks): on request only.
+  // Querying every chunk with its own vector is slow on a large index (docs/performance.md, 'HNSW settings'): on request only.
   const [reachability, setReachability] = useState(false);
   const suffix = reachability ? "?reachability=1" : "";
   const audit = useQuery({

@@ -64,11 +64,11 @@ export const MAX_SWEEP_SETTINGS = 12;
 /**
  * The most chunks one sweep row may make of the agent's documents. A row embeds every one of them
  * into a temporary Chroma collection and ranks the pairs against it: 100,000 is the largest index
- * the benchmark measures (README, Performance: about 2 minutes to write at 868 chunks/s, Chroma at
- * 2.5 GB), so a row stays within what the app is known to handle, while a chunk size of 1 (a
- * chunk per character) on a few megabytes of text would ask for millions. An agent of 25,000
- * chunks at the default 800/100 (about 17 million characters) can still try 200-character chunks
- * (about 88,000).
+ * the benchmark measures (minutes to write, gigabytes of Chroma's memory: docs/performance.md,
+ * 'Figures behind the code's choices'), so a row stays within what the app is known to handle,
+ * while a chunk size of 1 (a chunk per character) on a few megabytes of text would ask for
+ * millions. An agent of 25,000 chunks at the default 800/100 (about 17 million characters) can
+ * still try 200-character chunks (about 88,000).
  */
 export const MAX_SWEEP_ROW_CHUNKS = 100_000;
 /** The choices the dashboard offers (any other whole numbers are accepted by the API). */

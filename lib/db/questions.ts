@@ -124,7 +124,8 @@ export interface QuestionStatsRow extends QuestionGroupRow {
 /**
  * Each group with the figures of its calls (since @since): the calls are summed per key first,
  * through the (agent_id, question_key) index, then per group; joining groups to calls row by row
- * let SQLite pick a nested loop over every group for each call (3.5 s at 10,000 calls).
+ * let SQLite pick a nested loop over every group for each call, slow on a large log
+ * (docs/performance.md, 'Figures behind the code's choices').
  */
 const GROUP_STATS = `
   WITH per_key AS (

@@ -165,8 +165,9 @@ function stringHeapBytes(text: string): number {
 
 // Each worker may use up to MEMORY_MB, so a large machine still runs only a few at once.
 const MAX_WORKERS = 4;
-// HTML and .docx are read as streams (a 20 MB page in tens of MB); pdf.js holds its parsed objects
-// and fonts, about 100 MB for 2,000 pages of dense text. The rest is headroom for heavy PDFs.
+// HTML and .docx are read as streams (a 20 MB page in a small share of it); pdf.js holds its
+// parsed objects and fonts, the most of any reader for 2,000 pages of dense text (measured in
+// docs/performance.md, 'A 20 MB upload'). The rest is headroom for heavy PDFs.
 const MEMORY_MB = 1024;
 const IDLE_MS = 60_000;
 

@@ -46,13 +46,12 @@ async function send(res: ServerResponse, answer: Response): Promise<void> {
 
 /**
  * Serves web-standard route handlers (the same functions, Request in, Response out, that
- * app/api route.ts files export) from a Next pages API route. Measured in one `next start`
- * server with an empty JSON echo route of each kind: an app route handler answered in about
- * 3.5 ms, a pages API route in about 1.2 ms, a bare Node server in 0.6 ms. The agent's search
- * is the one endpoint where that difference is a large share of the answer time, so it is
- * served this way. The handler sees the same request (method, URL, headers, body) and its
- * response goes out unchanged; `params` come from Next's `req.query`, where the route's dynamic
- * segments take precedence over query-string fields of the same name.
+ * app/api route.ts files export) from a Next pages API route, which answers in a fraction of an
+ * app route handler's time (measured in docs/performance.md, 'The search endpoint is cheap to
+ * reach'). The agent's search is the one endpoint where that difference is a large share of the
+ * answer time, so it is served this way. The handler sees the same request (method, URL,
+ * headers, body) and its response goes out unchanged; `params` come from Next's `req.query`,
+ * where the route's dynamic segments take precedence over query-string fields of the same name.
  */
 export function serveFromNode<C extends { params: Promise<Record<string, string>> }>(
   handlers: Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", WebHandler<C>>>,

@@ -50,9 +50,9 @@ export async function oneAtATime<T>(key: string, what: string, advice: string, w
 }
 
 /**
- * Querying every chunk with its own vector takes minutes on a large index (43 s at 10,000
- * chunks): the audit and the repair that do it (`?reachability=1`) run one at a time across the
- * app, and a request meanwhile is a 409 naming the one running.
+ * Querying every chunk with its own vector takes minutes on a large index (docs/performance.md,
+ * 'HNSW settings'): the audit and the repair that do it (`?reachability=1`) run one at a time
+ * across the app, and a request meanwhile is a 409 naming the one running.
  */
 export const oneReachabilityAudit = <T>(work: () => Promise<T>) =>
   oneAtATime("reachability-audit", "A reachability audit (every chunk queried with its own vector)", "One runs at a time; wait for it to finish and ask again.", work);

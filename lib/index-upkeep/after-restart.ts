@@ -33,10 +33,10 @@ const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): 
 /**
  * Chroma killed while it writes can come back holding chunks that its index cannot return: they
  * are stored and counted, but no query finds them, so a ready document is never retrieved (seen
- * in the soak test: 9 of about 100 chunks after three kills). What a crash can damage is what
- * Chroma had not yet made durable: it saves its graph after every `sync_threshold` additions
- * (lib/vector-store/client.ts) and replays the rest from its log when it starts. So the check
- * follows the damage, not the size of the index:
+ * in the soak test after Chroma was killed: docs/performance.md, 'Figures behind the code's
+ * choices'). What a crash can damage is what Chroma had not yet made durable: it saves its
+ * graph after every `sync_threshold` additions (lib/vector-store/client.ts) and replays the rest
+ * from its log when it starts. So the check follows the damage, not the size of the index:
  *
  * 1. At once, when Chroma restarted from an unclean exit (the launcher counts those in
  *    `<DATA_DIR>/chroma/unclean-restarts`) or answers again after refusing connections (any

@@ -109,8 +109,9 @@ async function checkReachability(collection: Collection, docs: Doc[]): Promise<{
 
 /**
  * What `reachability` adds: every chunk of a ready document queried with its own vector (one
- * query per chunk, batched), which took 5.5 s at 3,000 chunks and 43 s at 10,000, so it runs only
- * when asked for (the Index health page's checkbox, `npm run audit -- --reachability`).
+ * query per chunk, batched), which is slow on a large index (measured in docs/performance.md,
+ * 'HNSW settings'), so it runs only when asked for (the Index health page's checkbox,
+ * `npm run audit -- --reachability`).
  */
 export interface AuditOptions {
   reachability?: boolean;

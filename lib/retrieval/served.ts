@@ -75,8 +75,8 @@ export async function visibleOnly(
  * How deep Chroma's list is read for an agent that is not ranked exactly; its distances are exact
  * for what it returns, so the deeper list, sorted, puts nearer chunks it found only past top_k
  * back in front. From `npm run bench:exact`: reading 20-100 deep returned the same top 10 as
- * reading 10 (Chroma searches 100 wide anyway); 200 raised recall@10 from 0.65 to 0.79 at 10,000
- * chunks and from 0.27 to 0.41 at 100,000.
+ * reading 10 (Chroma searches 100 wide anyway); 200 raised recall@10 at every size measured
+ * (docs/performance.md, 'Exact ranking, measured').
  */
 export const CANDIDATE_DEPTH = 200;
 

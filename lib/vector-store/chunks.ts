@@ -262,9 +262,9 @@ export async function* listAgentVectors(collection: Collection, agentId: number,
 
 /**
  * The given vectors of one agent that Chroma holds, with embedding and metadata. Read by id
- * alone and then filtered to the agent here: Chroma's `get` with both ids and a `where` is about
- * ten times slower (464 against 49 ms for 200 ids in a 20,000-vector collection), and a vector
- * whose metadata names another agent is never returned.
+ * alone and then filtered to the agent here: Chroma's `get` with both ids and a `where` is many
+ * times slower (measured in docs/performance.md, 'Figures behind the code's choices'), and a
+ * vector whose metadata names another agent is never returned.
  */
 export async function agentVectors(collection: Collection, agentId: number, ids: string[]): Promise<StoredVector[]> {
   if (ids.length === 0) return [];

@@ -16,14 +16,13 @@ export const DISTANCE_SPACE = "cosine";
 /**
  * HNSW settings of a new collection, chosen by `node scripts/bench/hnsw.mjs` (clustered
  * 1,024-dimension vectors, 10 agents, 2 cores): at 100,000 vectors these Chroma defaults added
- * 611-944 vectors/s over two runs with recall@10 0.997, and 1 of 29,091 vectors was missing from
- * full per-agent rankings in one of them. 32 neighbours and ef_construction 200 left none
- * missing (recall@10 0.999) but added at 313-393/s, about half the speed, with the same query
- * latency within the noise; at 20,000 vectors both left none missing. Ingest speed wins: the inspector and recall runs measure the expected
- * chunks' distances directly, so a missing vector cannot hide a document there, and the audit's
- * reachability check finds and rewrites the rare unreachable one. Set explicitly so that a
- * change of Chroma's defaults does not change the app's index unnoticed; existing collections
- * keep the settings they were created with.
+ * vectors much faster than 32 neighbours and ef_construction 200, with about the same recall@10
+ * and query latency, but once left a vector missing from full per-agent rankings where the
+ * larger graph left none (measured in docs/performance.md, 'HNSW settings'). Ingest speed wins:
+ * the inspector and recall runs measure the expected chunks' distances directly, so a missing
+ * vector cannot hide a document there, and the audit's reachability check finds and rewrites
+ * the rare unreachable one. Set explicitly so that a change of Chroma's defaults does not change
+ * the app's index unnoticed; existing collections keep the settings they were created with.
  */
 export const HNSW = { ef_construction: 100, ef_search: 100, max_neighbors: 16 } as const;
 export const DISTANCE_LABEL = "cosine distance, lower is better";

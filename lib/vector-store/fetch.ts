@@ -116,9 +116,10 @@ export function chromaFetch(timeoutMs: number): typeof fetch {
     const ms = Math.min(timeoutMs, deadline.getStore() ?? Infinity);
     const url = input instanceof Request ? input.url : String(input);
     // The deadline is a timer of our own that ends the call whatever fetch does. A signal alone
-    // did not always: an audit against a stopped Chroma waited 45 s past its 15 s deadline on a
-    // loaded machine (a copied Request can lose its signal once collected, undici #4068). The
-    // abort still asks fetch to drop the connection.
+    // did not always: an audit against a stopped Chroma waited far past its deadline on a loaded
+    // machine (docs/performance.md, 'Figures behind the code's choices'; a copied Request can
+    // lose its signal once collected, undici #4068). The abort still asks fetch to drop the
+    // connection.
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {

@@ -52,8 +52,9 @@ export function fnv1a(s: string, seed: number): number {
 
 /**
  * Feature → count table for one text: open addressing over typed arrays, reused across calls
- * (a Map<number, number> was ~3x slower and allocated per entry). Keys are fmix32 outputs,
- * already well mixed, so their low bits pick the slot.
+ * (a Map<number, number> was several times slower and allocated per entry: docs/performance.md,
+ * 'Figures behind the code's choices'). Keys are fmix32 outputs, already well mixed, so their
+ * low bits pick the slot.
  */
 export class CountTable {
   keys: Int32Array;
