@@ -383,7 +383,7 @@ export const MIGRATIONS = [
   // they are checked), and the state of the check that outlives the process.
   `CREATE TABLE vector_writes (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     model TEXT NOT NULL,
+     collection TEXT NOT NULL,
      agent_id INTEGER NOT NULL,
      document_id INTEGER NOT NULL,
      chunks INTEGER NOT NULL
@@ -398,6 +398,7 @@ export const MIGRATIONS = [
    CREATE TABLE index_check (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      suspect_writes_until TEXT,
+     followed_collection TEXT,
      full_model TEXT,
      full_below INTEGER,
      full_checked INTEGER NOT NULL DEFAULT 0,

@@ -18,35 +18,37 @@ import { db, now } from "./client";
 
 /** Writes kept; the suspect window is far smaller. */
 const KEPT_WRITES = 50_000;
-
-let writesSinceTrim = 0;
+/** The log is trimmed once every this many writes. */
+const TRIM_EVERY = 1_000;
 
 /**
- * Records a write of `chunks` vectors of one document (called by every vector write of chunks).
- * `suspect` false: the check itself wrote them and checks them again, so they are not made suspect.
+ * Records a write of `chunks` vectors of one document to a collection (called by every vector
+ * write of chunks, to the app's collections and to a sweep's alike: only the followed collection's
+ * count). `suspect` false: the check itself wrote them and checks them again.
  */
-export function noteVectorWrite(model: string, agentId: number, documentId: number, chunks: number, suspect = true): void {
+export function noteVectorWrite(write: { collection: string; model: string; agentId: number; documentId: number; chunks: number }, suspect = true): void {
   const d = db();
-  const { lastInsertRowid } = d.prepare("INSERT INTO vector_writes (model, agent_id, document_id, chunks) VALUES (?, ?, ?, ?)").run(model, agentId, documentId, chunks);
-  if (suspect) d.prepare(
-    `INSERT INTO suspect_documents (document_id, agent_id, model, since)
-     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM index_check WHERE suspect_writes_until > ?)
-       AND EXISTS (SELECT 1 FROM documents WHERE id = ? AND agent_id = ?)
-     ON CONFLICT (document_id) DO NOTHING`,
-  ).run(documentId, agentId, model, now(), now(), documentId, agentId);
-  if (++writesSinceTrim >= 1_000) {
-    writesSinceTrim = 0;
-    d.prepare("DELETE FROM vector_writes WHERE seq <= ?").run(Number(lastInsertRowid) - KEPT_WRITES);
+  const { collection, model, agentId, documentId, chunks } = write;
+  const t = now();
+  const seq = Number(d.prepare("INSERT INTO vector_writes (collection, agent_id, document_id, chunks) VALUES (?, ?, ?, ?)").run(collection, agentId, documentId, chunks).lastInsertRowid);
+  if (suspect) {
+    d.prepare(
+      `INSERT INTO suspect_documents (document_id, agent_id, model, since)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM index_check WHERE suspect_writes_until > ? AND followed_collection = ?)
+         AND EXISTS (SELECT 1 FROM documents WHERE id = ? AND agent_id = ?)
+       ON CONFLICT (document_id) DO NOTHING`,
+    ).run(documentId, agentId, model, t, t, collection, documentId, agentId);
   }
+  if (seq % TRIM_EVERY === 0) d.prepare("DELETE FROM vector_writes WHERE seq <= ?").run(seq - KEPT_WRITES);
 }
 
 /**
- * Makes suspect the documents of the newest writes of `model` that hold `windowChunks` chunks,
- * and the newest documents of that model holding as many (which also covers writes from before
- * the log existed). Returns the lowest id among the latter: every document below it is older
- * than the window (null when the model has no document).
+ * Makes suspect the documents of the newest writes to `collection` (the app's collection of
+ * `model`) that hold `windowChunks` chunks, and the newest documents of that model holding as
+ * many (which also covers writes from before the log existed). Returns the lowest id among the
+ * latter: every document below it is older than the window (null when the model has none).
  */
-export function suspectNewest(model: string, windowChunks: number): number | null {
+export function suspectNewest(model: string, collection: string, windowChunks: number): number | null {
   const d = db();
   const t = now();
   return d.transaction(() => {
@@ -54,11 +56,11 @@ export function suspectNewest(model: string, windowChunks: number): number | nul
       `INSERT INTO suspect_documents (document_id, agent_id, model, since)
        SELECT w.document_id, w.agent_id, ?, ? FROM (
          SELECT document_id, agent_id, SUM(chunks) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) - chunks AS newer
-         FROM vector_writes WHERE model = ?
+         FROM vector_writes WHERE collection = ?
        ) w JOIN documents doc ON doc.id = w.document_id AND doc.agent_id = w.agent_id
-       WHERE w.newer < ?
+       WHERE w.newer < ? AND doc.embedding_model = ?
        ON CONFLICT (document_id) DO NOTHING`,
-    ).run(model, t, model, windowChunks);
+    ).run(model, t, collection, windowChunks, model);
     // Newest first, a page at a time, until the window is full: never the whole table.
     const page = d.prepare("SELECT id, agent_id, chunk_count FROM documents WHERE embedding_model = ? AND id < ? ORDER BY id DESC LIMIT 500");
     const insert = d.prepare("INSERT INTO suspect_documents (document_id, agent_id, model, since) VALUES (?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING");
@@ -119,10 +121,6 @@ export function suspectDocumentsOf(agentId: number, model: string): number[] {
   ).map((r) => r.id);
 }
 
-export function suspectCount(): number {
-  return (db().prepare("SELECT COUNT(*) AS n FROM suspect_documents").get() as { n: number }).n;
-}
-
 /** The check has looked at these documents. */
 export function clearSuspects(documentIds: number[]): void {
   const remove = db().prepare("DELETE FROM suspect_documents WHERE document_id = ?");
@@ -131,9 +129,9 @@ export function clearSuspects(documentIds: number[]): void {
   })();
 }
 
-/** Until when every vector write makes its document suspect (null: not any more). */
-export function suspectWritesUntil(until: string | null): void {
-  db().prepare("UPDATE index_check SET suspect_writes_until = ? WHERE id = 1").run(until);
+/** Until when every vector write to `collection` makes its document suspect. */
+export function suspectWritesUntil(until: string, collection: string): void {
+  db().prepare("UPDATE index_check SET suspect_writes_until = ?, followed_collection = ? WHERE id = 1").run(until, collection);
 }
 
 export function suspectWritesUntilNow(): string | null {

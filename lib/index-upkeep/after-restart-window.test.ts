@@ -6,7 +6,7 @@ import { embedder } from "../embeddings/configured";
 import { collectionFor, chunkId } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors, queryAgent } from "../vector-store/chunks";
 import { readVectorRuns } from "../db/chunk-vectors";
-import { fullCheckAdvance, readySuspects, startFullCheck } from "../db/index-check";
+import { clearSuspects, fullCheckAdvance, noteVectorWrite, readySuspects, startFullCheck } from "../db/index-check";
 import { rebuildState } from "./rebuild";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
 import { recheckState, requestRecheck, restartWatchLooks, useRecheckWindow, watchChromaRestarts } from "./after-restart";
@@ -44,6 +44,13 @@ describe("the check after a crash follows what the crash could damage", () => {
     requestRecheck("a test: Chroma answered again");
     const suspect = docs.slice(-4).map((d) => d.document_id!).reverse();
     expect(readySuspects(e.model).map((d) => d.id)).toEqual(suspect);
+    // Following the restart, a write to the app's collection makes its document suspect; one to
+    // another collection (a sweep's) does not.
+    noteVectorWrite({ collection: `${collection.name}-sweep`, model: e.model, agentId: agent.id, documentId: docs[0].document_id!, chunks: 6 });
+    expect(readySuspects(e.model).map((d) => d.id)).toEqual(suspect);
+    noteVectorWrite({ collection: collection.name, model: e.model, agentId: agent.id, documentId: docs[0].document_id!, chunks: 6 });
+    expect(readySuspects(e.model).map((d) => d.id)).toEqual([...suspect, docs[0].document_id!]);
+    clearSuspects([docs[0].document_id!]); // (no await since the request: the check has not started)
     const [found] = await queryAgent(collection, agent.id, [ownVector], 5);
     expect(ids(found)[0]).toBe(chunkId(newest.document_id!, 0));
     expect(found[0].score).toBeLessThan(1e-4);

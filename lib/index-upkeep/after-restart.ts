@@ -19,7 +19,7 @@ import {
   type SuspectDocument,
 } from "../db/index-check";
 import { embedder } from "../embeddings/configured";
-import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { chunkId, collectionFor, collectionName, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "./rebuild";
 import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
 import { readVectorRuns } from "../db/chunk-vectors";
@@ -152,10 +152,11 @@ export function recheckState(): RecheckState {
  */
 export function requestRecheck(reason: string, { follow = true, full = true } = {}): void {
   const c = current();
-  const model = embedder().model;
-  const older = suspectNewest(model, recheckWindow());
-  if (follow) suspectWritesUntil(new Date(Date.now() + FOLLOW_MS).toISOString());
-  if (full) startFullCheck(model, older);
+  const e = embedder();
+  const collection = collectionName(e.model, e.dimension);
+  const older = suspectNewest(e.model, collection, recheckWindow());
+  if (follow) suspectWritesUntil(new Date(Date.now() + FOLLOW_MS).toISOString(), collection);
+  if (full) startFullCheck(e.model, older);
   c.s = { ...c.s, reason };
   if (c.s.state === "running") {
     c.again = true;
@@ -193,7 +194,7 @@ async function run(): Promise<void> {
         try {
           await rebuildIndex(model, "Chroma restarted after an unclean exit");
           c.rebuiltFor = n;
-          startFullCheck(model.model, suspectNewest(model.model, recheckWindow()));
+          startFullCheck(model.model, suspectNewest(model.model, collectionName(model.model, model.dimension), recheckWindow()));
           c.again = true;
         } catch (err) {
           if (isVectorStoreUnavailable(err)) throw err; // Chroma went away again: the next restart asks anew

@@ -24,7 +24,7 @@ function noted(collection: Collection, agentId: number, ids: string[], suspect: 
     const key = parseChunkId(id);
     if (key) perDocument.set(key.document_id, (perDocument.get(key.document_id) ?? 0) + 1);
   }
-  for (const [documentId, n] of perDocument) noteVectorWrite(modelOf(collection), agentId, documentId, n, suspect);
+  for (const [documentId, n] of perDocument) noteVectorWrite({ collection: collection.name, model: modelOf(collection), agentId, documentId, chunks: n }, suspect);
 }
 
 // One question to Chroma, shared by the documents that ask at the same time (so that they hand
@@ -50,7 +50,7 @@ export async function addChunks(
   chunks: Pick<Chunk, "index">[],
   embeddings: number[][],
 ): Promise<void> {
-  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length);
+  noteVectorWrite({ collection: collection.name, model: modelOf(collection), ...doc, chunks: chunks.length });
   await batchedAdd(
     collection,
     {
@@ -74,7 +74,7 @@ export async function upsertChunks(
   embeddings: number[][],
   { byCheck = false } = {},
 ): Promise<void> {
-  noteVectorWrite(modelOf(collection), doc.agentId, doc.documentId, chunks.length, !byCheck);
+  noteVectorWrite({ collection: collection.name, model: modelOf(collection), ...doc, chunks: chunks.length }, !byCheck);
   await upsertRecords(collection, {
     ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
     embeddings,
