@@ -23,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20 };
+  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -47,9 +47,25 @@ function parseArgs(argv) {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1 || v > 50) fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
       out.filesPerRequest = v;
+    } else if (key === "--raw-chunks") {
+      const v = Number(inline ?? argv[++i]);
+      if (!Number.isInteger(v) || v < 1000) fail("--raw-chunks needs a whole number of at least 1000");
+      out.rawChunks = v;
+    } else if (key === "--skip-rebuild") {
+      out.skipRebuild = true;
+    } else if (key === "--rebuild-within") {
+      const v = Number(inline ?? argv[++i]);
+      if (!Number.isFinite(v) || v <= 0) fail("--rebuild-within needs a number of minutes");
+      out.rebuildWithinMin = v;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
+      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
+      console.log("  --raw-chunks R         add the vectors straight to Chroma only in the ingest rounds that start below R");
+      console.log("                         chunks (default: every round), and the add with text for as many: the raw side");
+      console.log("                         holds a second copy of what it adds, in time and in Chroma's memory");
+      console.log("  --skip-rebuild         leave out the index rebuild (it copies every vector into a new collection:");
+      console.log("                         the longest part of a run at 1,000,000 chunks); its figures print as skipped");
+      console.log("  --rebuild-within M     run the rebuild only if the run reaches it within M minutes of its start");
       console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
       console.log("                         requests of 50 files one after another (the default)");
       console.log("  --poll-ms M            with jobs: follow each job by reading its progress every M ms (the page");
@@ -78,8 +94,14 @@ const LARGE_AGENTS = 3;
 const FILES_PER_REQUEST = args.filesPerRequest;
 /** Files per request of an upload job, as the upload page sends them (MAX_FILES_PER_REQUEST). */
 const JOB_REQUEST_FILES = 50;
-/** The ingest and the raw add take turns this many times (fewer when there are few requests). */
-const INGEST_ROUNDS = 4;
+/**
+ * The ingest and the raw add take turns this many times (fewer when there are few requests),
+ * and once more for every 100,000 chunks past 400,000: a round's figures show how the ingest
+ * slows as the index grows.
+ */
+const INGEST_ROUNDS = Math.max(4, Math.ceil(args.chunks / 100_000));
+/** The raw side's rounds: those that start below this many chunks. */
+const RAW_CHUNKS = args.rawChunks ?? Number.POSITIVE_INFINITY;
 const SEARCHES = 200;
 const INSPECTS = 50;
 const PAIRS = 1000;
@@ -270,6 +292,15 @@ function rssKb(pid) {
     return 0;
   }
 }
+
+/** The machine's memory still available to new allocations (MemAvailable), in MB. */
+function memAvailableMb() {
+  const m = /MemAvailable:\s+(\d+)\s+kB/.exec(fs.readFileSync("/proc/meminfo", "utf8"));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** Chroma's resident memory now, in MB. */
+const chromaMb = () => Math.round(Math.max(0, ...ownProcesses(dataDir).filter(isChroma).map((p) => rssKb(p.pid))) / 1024);
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid) {
@@ -596,6 +627,10 @@ async function main() {
   let indexed = 0;
   let ingestMs = 0;
   let rawMs = 0;
+  // The rounds the raw side took part in: the ratio compares the two over these alone.
+  let pairedChunks = 0;
+  let pairedIngestMs = 0;
+  const roundRates = [];
   const ingestCpu = { app: 0, chroma: 0, bench: 0 };
   let rawAddChromaCpu = 0;
   try {
@@ -613,18 +648,31 @@ async function main() {
       ingestCpu.chroma += cpu1.chroma - cpu0.chroma;
       const own = process.cpuUsage(own0);
       ingestCpu.bench += (own.user + own.system) / 1e6;
+      const appRate = (indexed - before) / (roundMs / 1000);
+      roundRates.push(Math.round(appRate));
+      if (before >= RAW_CHUNKS) {
+        // Past --raw-chunks the raw side has stopped; its scratch collection goes at once, so
+        // that Chroma does not hold two copies through the rest of the run.
+        if (scratch) await dropScratch(scratch);
+        scratch = null;
+        log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s (${indexed} in all; Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
+        continue;
+      }
+      pairedChunks += indexed - before;
+      pairedIngestMs += roundMs;
       scratch ??= await createScratch();
       const roundRawMs = await rawAddRange(scratch, before, indexed, false);
       rawMs += roundRawMs;
       rawAddChromaCpu += cpuNow(dataDir).chroma - cpu1.chroma;
-      log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${((indexed - before) / (roundMs / 1000)).toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s`);
+      log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s (Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
     }
   } finally {
     if (scratch) await dropScratch(scratch);
   }
   const ingestSeconds = ingestMs / 1000;
-  const rawAddPerS = indexed / (rawMs / 1000);
-  log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s; raw add of the same vectors ${(rawMs / 1000).toFixed(1)} s`);
+  const rawAddPerS = pairedChunks / (rawMs / 1000);
+  const pairedIngestPerS = pairedChunks / (pairedIngestMs / 1000);
+  log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s; raw add of the first ${pairedChunks} vectors ${(rawMs / 1000).toFixed(1)} s, the app's ${(pairedIngestMs / 1000).toFixed(1)} s`);
 
   // The same vectors once more, each with an 800-character text, in one pass.
   const chunkTexts = [];
@@ -633,12 +681,12 @@ async function main() {
   const textScratch = await createScratch();
   let textMs;
   try {
-    textMs = await rawAddRange(textScratch, 0, indexed, true);
+    textMs = await rawAddRange(textScratch, 0, pairedChunks, true);
   } finally {
     await dropScratch(textScratch);
   }
-  const rawAddWithTextPerS = indexed / (textMs / 1000);
-  log(`raw add with text: ${indexed} vectors in ${(textMs / 1000).toFixed(1)} s`);
+  const rawAddWithTextPerS = pairedChunks / (textMs / 1000);
+  log(`raw add with text: ${pairedChunks} vectors in ${(textMs / 1000).toFixed(1)} s`);
 
   // ---- search through the app vs. the same filtered query straight to Chroma
   const large = agents.filter((a) => !a.small);
@@ -760,18 +808,32 @@ async function main() {
       return { status: 0, ms: performance.now() - t0 };
     }
   };
-  const rebuildStarted = performance.now();
-  const startedRebuild = (await http(`${base}/api/audit/rebuild`, json("POST", {}), [202])).rebuild;
-  const duringRebuild = [];
-  let rebuilt;
-  do {
-    duringRebuild.push(await smallUpload());
-    rebuilt = (await http(`${base}/api/health`, {}, [200, 503])).index.rebuild;
-  } while (!(rebuilt.state === "idle" && rebuilt.started_at === startedRebuild.started_at));
-  if (rebuilt.last_error) throw new Error(`the index rebuild stopped: ${rebuilt.last_error}`);
-  const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
-  const rebuildUploadMaxMs = Math.max(0, ...duringRebuild.filter((u) => u.status === 201).map((u) => u.ms));
-  log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`);
+  // The rebuild holds the new collection beside the old one until it switches: Chroma needs
+  // about its present memory once more. Where the machine has not that to spare it is not run
+  // (it would end in the kernel killing Chroma), and the figures say what bounded it.
+  const chromaNowMb = chromaMb();
+  const availableMb = Math.round(memAvailableMb());
+  const runMin = (performance.now() - corpusStarted) / 60_000;
+  let rebuildSkipped = args.skipRebuild ? "skipped (--skip-rebuild)" : null;
+  if (!rebuildSkipped && args.rebuildWithinMin !== null && runMin > args.rebuildWithinMin) rebuildSkipped = `skipped: reached after ${runMin.toFixed(0)} minutes (--rebuild-within ${args.rebuildWithinMin})`;
+  if (!rebuildSkipped && availableMb < chromaNowMb + 2048) rebuildSkipped = `skipped: Chroma holds ${chromaNowMb} MB, the machine has ${availableMb} MB available, a second copy needs about ${chromaNowMb}`;
+  let rebuildSeconds = null;
+  let rebuildUploadMaxMs = null;
+  let rebuilt = { last_vectors: null };
+  if (rebuildSkipped) log(`index rebuild ${rebuildSkipped}`);
+  else {
+    const rebuildStarted = performance.now();
+    const startedRebuild = (await http(`${base}/api/audit/rebuild`, json("POST", {}), [202])).rebuild;
+    const duringRebuild = [];
+    do {
+      duringRebuild.push(await smallUpload());
+      rebuilt = (await http(`${base}/api/health`, {}, [200, 503])).index.rebuild;
+    } while (!(rebuilt.state === "idle" && rebuilt.started_at === startedRebuild.started_at));
+    if (rebuilt.last_error) throw new Error(`the index rebuild stopped: ${rebuilt.last_error}`);
+    rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+    rebuildUploadMaxMs = Math.max(0, ...duringRebuild.filter((u) => u.status === 201).map((u) => u.ms));
+    log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`);
+  }
 
   // ---- Chroma killed (SIGKILL) during an upload: the launcher restarts it over data an unclean
   // exit left, and the app checks the newest chunks (rebuilding the index only when that finds
@@ -891,8 +953,10 @@ async function main() {
     ...(args.via === "jobs" ? [["ingest_poll_ms", args.pollMs]] : []),
     ["ingest_rounds", rounds],
     ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
+    ["ingest_round_chunks_per_s", roundRates.join(" ")],
+    ["raw_chroma_add_chunks", pairedChunks],
     ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
-    ["ingest_ratio", ratio(indexed / ingestSeconds / rawAddPerS)],
+    ["ingest_ratio", ratio(pairedIngestPerS / rawAddPerS)],
     ["raw_chroma_add_with_text_per_s", Math.round(rawAddWithTextPerS)],
     ["ingest_app_cpu_s", Math.round(ingestCpu.app)],
     ["ingest_chroma_cpu_s", Math.round(ingestCpu.chroma)],
@@ -913,9 +977,9 @@ async function main() {
     ["raw_query_p95_ms_under_ingest", ms(percentile(rawUnderIngest, 95))],
     ["raw_under_ingest_p95_ratio", ratio(percentile(rawUnderIngest, 95) / percentile(raw, 95))],
     ["eval_1000_pairs_s", Math.round(evalSeconds * 100) / 100],
-    ["rebuild_index_s", Math.round(rebuildSeconds * 10) / 10],
-    ["rebuild_vectors", rebuilt.last_vectors],
-    ["rebuild_upload_max_ms", ms(rebuildUploadMaxMs)],
+    ["rebuild_index_s", rebuildSkipped ?? Math.round(rebuildSeconds * 10) / 10],
+    ["rebuild_vectors", rebuildSkipped ? "-" : rebuilt.last_vectors],
+    ["rebuild_upload_max_ms", rebuildSkipped ? "-" : ms(rebuildUploadMaxMs)],
     ["unclean_restart_writes_blocked_s", Math.round(blockedS * 10) / 10],
     ["unclean_restart_first_correct_search_s", correctS === null ? "never" : Math.round(correctS * 10) / 10],
     ["unclean_restart_check_s", checkedAt === null ? "not finished in an hour" : Math.round(((checkedAt - backAt) / 1000) * 10) / 10],
