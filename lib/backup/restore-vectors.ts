@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "../db/client";
 import { readyDocumentsAfter } from "../db/backup";
-import { readVectorRuns, replaceChunkVectors } from "../db/chunk-vectors";
+import { documentVectorRuns, replaceChunkVectors, storedVectorCount } from "../db/chunk-vectors";
 import { chunkIndexes, storedChunks } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import type { Embedder } from "../embeddings";
@@ -33,28 +33,31 @@ export async function restoreVectors(onProgress: (done: number) => void = () => 
     if (docs.length === 0) return out;
     after = docs[docs.length - 1]!.id;
     for (const doc of docs) {
-      const runs = readVectorRuns([doc.id], doc.embedding_model);
-      const stored = runs.reduce((n, r) => n + r.count, 0);
-      let chunks: { index: number }[];
-      let vectors: number[][];
-      if (stored === doc.chunk_count && runs.length > 0) {
-        chunks = runs.flatMap((r) => Array.from({ length: r.count }, (_, i) => ({ index: r.first_chunk + i })));
-        vectors = runs.flatMap((r) => Array.from({ length: r.count }, (_, i) => Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension))));
-      } else if (doc.embedding_model === configured.model) {
-        const texts = storedChunks(doc.id);
-        chunks = texts.map((c) => ({ index: c.index }));
-        vectors = await configured.embed(texts.map((c) => c.text));
-        replaceChunkVectors(doc.id, doc.embedding_model, chunks, vectors);
-        out.re_embedded++;
-      } else {
+      // Another model's collection needs only its name and dimension, which the vectors carry.
+      const modelOf = (dimension: number) => (doc.embedding_model === configured.model ? configured : ({ model: doc.embedding_model, dimension } as Embedder));
+      if (storedVectorCount(doc.id, doc.embedding_model) === doc.chunk_count && doc.chunk_count > 0) {
+        if (chunkIndexes([doc.id]).length !== doc.chunk_count) throw new Error(`document ${doc.id}: its chunks and vectors do not match`);
+        // A stored run at a time: a document of any length is written with flat memory.
+        for (const r of documentVectorRuns(doc.id, doc.embedding_model)) {
+          const chunks = Array.from({ length: r.count }, (_, i) => ({ index: r.first_chunk + i }));
+          const vectors = chunks.map((_, i) => Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
+          await addChunks(await collectionFor(modelOf(r.dimension)), { agentId: doc.agent_id, documentId: doc.id }, chunks, vectors);
+          out.vectors += r.count;
+        }
+        out.documents++;
+        continue;
+      }
+      if (doc.embedding_model !== configured.model) {
         out.left_for_reindex++;
         continue;
       }
-      const dimension = vectors[0]?.length ?? 0;
-      // Another model's collection needs only its name and dimension, which the vectors carry.
-      const model = doc.embedding_model === configured.model ? configured : ({ model: doc.embedding_model, dimension } as Embedder);
+      const texts = storedChunks(doc.id);
+      const chunks = texts.map((c) => ({ index: c.index }));
+      const vectors = await configured.embed(texts.map((c) => c.text));
+      replaceChunkVectors(doc.id, doc.embedding_model, chunks, vectors);
+      out.re_embedded++;
       if (chunkIndexes([doc.id]).length !== chunks.length) throw new Error(`document ${doc.id}: its chunks and vectors do not match`);
-      await addChunks(await collectionFor(model), { agentId: doc.agent_id, documentId: doc.id }, chunks, vectors);
+      await addChunks(await collectionFor(modelOf(vectors[0]?.length ?? 0)), { agentId: doc.agent_id, documentId: doc.id }, chunks, vectors);
       out.documents++;
       out.vectors += vectors.length;
     }

@@ -33,8 +33,17 @@ function fromBlob(blob: Buffer): Float32Array {
 }
 
 /**
- * Stores vectors of chunks of one document, in runs of consecutive chunk indexes. Written again
- * (a retried slice), a run replaces the one it overlaps at the same first chunk.
+ * Most chunks one stored run holds. A row stays a few megabytes (4 MB at 1,024 dimensions), far
+ * below SQLite's largest blob (1,000,000,000 bytes, which one run of a whole 250,000-chunk
+ * document would pass), and a reader of one document goes a row at a time
+ * (`documentVectorRuns`) with flat memory, whatever the document's length.
+ */
+export const MAX_RUN_CHUNKS = 1_024;
+
+/**
+ * Stores vectors of chunks of one document, in runs of consecutive chunk indexes of at most
+ * MAX_RUN_CHUNKS. Written again (a retried slice), a run replaces the one it overlaps at the
+ * same first chunk.
  */
 export function writeChunkVectors(documentId: number, model: string, chunks: { index: number }[], vectors: number[][]): void {
   if (chunks.length === 0) return;
@@ -46,7 +55,7 @@ export function writeChunkVectors(documentId: number, model: string, chunks: { i
   db().transaction(() => {
     let start = 0;
     for (let i = 1; i <= chunks.length; i++) {
-      if (i < chunks.length && chunks[i].index === chunks[i - 1].index + 1) continue;
+      if (i < chunks.length && chunks[i].index === chunks[i - 1].index + 1 && i - start < MAX_RUN_CHUNKS) continue;
       const run = vectors.slice(start, i);
       insert.run(documentId, model, chunks[start].index, run.length, run[0].length, toBlob(run), documentId);
       start = i;
@@ -118,6 +127,30 @@ export function readVectorRuns(documentIds: number[], model: string): VectorRun[
     for (const r of read.all(model, ...ids) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]) out.push({ ...r, vectors: fromBlob(r.vectors) });
   }
   return out;
+}
+
+/**
+ * One document's stored runs of one model in chunk order, `runsPerRead` rows a read: a document
+ * of any length is read with flat memory (runs hold at most MAX_RUN_CHUNKS chunks; older copies
+ * may hold longer ones). Each read is a statement of its own, so a document removed or written
+ * again between two reads is seen as it is at each.
+ */
+export function* documentVectorRuns(documentId: number, model: string, runsPerRead = 4): Generator<VectorRun> {
+  const read = db().prepare(
+    `SELECT document_id, first_chunk, count, dimension, vectors FROM chunk_vectors
+     WHERE document_id = ? AND model = ? AND first_chunk > ? ORDER BY first_chunk LIMIT ?`,
+  );
+  for (let after = -1; ; ) {
+    const rows = read.all(documentId, model, after, runsPerRead) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[];
+    for (const r of rows) yield { ...r, vectors: fromBlob(r.vectors) };
+    if (rows.length < runsPerRead) return;
+    after = rows[rows.length - 1]!.first_chunk;
+  }
+}
+
+/** How many chunks of one document have a stored vector of one model. */
+export function storedVectorCount(documentId: number, model: string): number {
+  return (db().prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ? AND model = ?").get(documentId, model) as { n: number }).n;
 }
 
 /** A document whose vectors a rebuild of `model`'s index copies: ready or indexing, with a copy here or of that model. */

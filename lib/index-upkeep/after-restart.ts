@@ -22,7 +22,7 @@ import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, collectionName, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "./rebuild";
 import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
-import { readVectorRuns } from "../db/chunk-vectors";
+import { documentVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { enqueueCleanup } from "../ingest/cleanup";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
@@ -362,7 +362,7 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
     const wanted = new Set(keys.filter((k) => k.document_id === documentId).map((k) => k.chunk_index));
     const chunks: { index: number }[] = [];
     const vectors: number[][] = [];
-    for (const r of readVectorRuns([documentId], model)) {
+    for (const r of documentVectorRuns(documentId, model)) {
       for (let i = 0; i < r.count; i++) {
         if (!wanted.has(r.first_chunk + i)) continue;
         chunks.push({ index: r.first_chunk + i });

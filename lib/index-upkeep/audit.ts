@@ -132,7 +132,9 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
   const active = activeIngests();
 
   const orphans = new Map<string, VectorGroup>();
-  const found = new Map<number, Set<number>>();
+  // Which chunks of each ready document Chroma holds: one byte a chunk (a million chunks is a
+  // megabyte, where a set of numbers per document took tens), and apart those past its end.
+  const found = new Map<number, { chunks: Uint8Array; distinct: number; past: Set<number> }>();
   let checked = 0;
   const collections = await ownCollections();
   for (const collection of collections) {
@@ -142,9 +144,13 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
       const doc = docs.get(v.document_id);
       const owned = doc && doc.agent_id === v.agent_id && doc.embedding_model === model;
       if (owned && doc.status === "ready") {
-        const set = found.get(doc.id) ?? new Set<number>();
-        set.add(v.chunk_index);
-        found.set(doc.id, set);
+        let seen = found.get(doc.id);
+        if (!seen) found.set(doc.id, (seen = { chunks: new Uint8Array(doc.chunk_count), distinct: 0, past: new Set() }));
+        const i = v.chunk_index;
+        if (Number.isInteger(i) && i >= 0 && i < doc.chunk_count) {
+          if (seen.chunks[i] === 0) seen.distinct++;
+          seen.chunks[i] = 1;
+        } else seen.past.add(i);
         continue;
       }
       if (owned && doc.status === "indexing") continue; // in progress, or reported as stuck below
@@ -161,12 +167,18 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
   const mismatches: DocumentIssue[] = [];
   for (const doc of docs.values()) {
     if (doc.status !== "ready") continue;
-    const have = found.get(doc.id) ?? new Set<number>();
+    const seen = found.get(doc.id);
+    const have = seen ? seen.distinct + seen.past.size : 0;
     const absent: string[] = [];
-    for (let i = 0; i < doc.chunk_count; i++) if (!have.has(i)) absent.push(chunkId(doc.id, i));
-    const issue = { agent_id: doc.agent_id, document_id: doc.id, filename: doc.filename, expected: doc.chunk_count, found: have.size };
-    if (absent.length > 0) missing.push({ ...issue, ids: absent.slice(0, SAMPLE) });
-    if (have.size !== doc.chunk_count) mismatches.push({ ...issue, ids: absent.slice(0, SAMPLE) });
+    let absentCount = 0;
+    for (let i = 0; i < doc.chunk_count; i++) {
+      if (seen?.chunks[i] === 1) continue;
+      absentCount++;
+      if (absent.length < SAMPLE) absent.push(chunkId(doc.id, i));
+    }
+    const issue = { agent_id: doc.agent_id, document_id: doc.id, filename: doc.filename, expected: doc.chunk_count, found: have };
+    if (absentCount > 0) missing.push({ ...issue, ids: absent });
+    if (have !== doc.chunk_count) mismatches.push({ ...issue, ids: absent });
   }
 
   let reachable: number | null = options.reachability ? 0 : null;

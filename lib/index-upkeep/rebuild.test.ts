@@ -6,7 +6,7 @@ import { addChunks, agentVectors, cosineDistance, queryAgent, unreachableAmong }
 import { rebuildIndex, rebuildState } from "./rebuild";
 import { isMirrored } from "../vector-store/write-gate";
 import { removeDocument } from "../ingest/remove";
-import { deleteChunkVectors } from "../db/chunk-vectors";
+import { deleteChunkVectors, MAX_RUN_CHUNKS, readVectorRuns, replaceChunkVectors } from "../db/chunk-vectors";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
 
 const names = async () => {
@@ -130,6 +130,36 @@ describe("rebuilding the vector index", () => {
     expect(await vectorsOf(agent.id, 950_000)).toHaveLength(0);
     expect(await vectorsOf(agent.id, kept.document_id!)).toHaveLength(kept.chunk_count);
   });
+
+  it("copies long documents a page at a time, from the app's runs and from Chroma, every chunk with its own vector", async () => {
+    const e = embedder();
+    const agent = newAgent("rebuild long documents");
+    const text = (topic: string) => Array.from({ length: 2_300 }, (_, i) => `${topic} line ${i} of many`).join("\n");
+    const fromRuns = await ingest(agent.id, "runs.txt", text("runs"), 24, 0);
+    const fromChroma = await ingest(agent.id, "chroma.txt", text("chroma"), 24, 0);
+    for (const d of [fromRuns, fromChroma]) expect(d.chunk_count).toBeGreaterThan(2 * MAX_RUN_CHUNKS);
+    // Written whole, as a restore or a re-embedding writes a copy: stored in several runs.
+    const old = await collectionFor(e);
+    const ids = (d: typeof fromRuns) => Array.from({ length: d.chunk_count! }, (_, k) => chunkId(d.document_id!, k));
+    const runsBefore = (await agentVectors(old, agent.id, ids(fromRuns))).sort((a, b) => a.chunk_index - b.chunk_index);
+    replaceChunkVectors(fromRuns.document_id!, e.model, runsBefore.map((v) => ({ index: v.chunk_index })), runsBefore.map((v) => v.embedding));
+    expect(readVectorRuns([fromRuns.document_id!], e.model).length).toBeGreaterThan(2);
+    // The other without the app's copy: read from Chroma, 1,000 vectors a read.
+    const chromaBefore = await agentVectors(old, agent.id, ids(fromChroma));
+    deleteChunkVectors(fromChroma.document_id!, {});
+
+    await rebuildIndex(e, "asked for by a test");
+    const copy = await collectionFor(e);
+    for (const [d, before] of [[fromRuns, runsBefore], [fromChroma, chromaBefore]] as const) {
+      const after = new Map((await agentVectors(copy, agent.id, ids(d))).map((v) => [v.id, v]));
+      expect(after.size).toBe(d.chunk_count);
+      for (const v of before) {
+        const got = after.get(v.id)!;
+        expect(got.chunk_index).toBe(v.chunk_index);
+        expect(cosineDistance(got.embedding, v.embedding)).toBeLessThan(1e-6);
+      }
+    }
+  }, 120_000);
 
   it("runs again right after another, while the collection that one replaced is still kept", async () => {
     const e = embedder();

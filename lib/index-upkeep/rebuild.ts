@@ -3,7 +3,7 @@ import type { Collection, Metadata } from "../vector-store/client";
 import { peekProcessState, processState, setProcessState } from "../core/process-state";
 import type { Embedder } from "../embeddings/index";
 import { AppError } from "../core/errors";
-import { documentStillIndexed, documentsToRebuild, readVectorRuns, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
+import { documentStillIndexed, documentsToRebuild, documentVectorRuns, storedVectorCount, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
 import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, writeRecords, type ChunkMetadata } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 import { mirrorWrites } from "../vector-store/write-gate";
@@ -73,24 +73,34 @@ export function rebuildIndex(model: Embedder, reason: string): Promise<RebuildSt
   return c.running;
 }
 
-/** The vectors of one document as the copy must hold them: the app's copy, or Chroma's for a document without a full one. */
-async function vectorsOf(old: Collection, model: string, doc: RebuildDocument): Promise<{ ids: string[]; embeddings: number[][]; metadatas: Metadata[] }> {
-  const runs = readVectorRuns([doc.id], model);
-  const stored = runs.reduce((n, r) => n + r.count, 0);
-  const records = { ids: [] as string[], embeddings: [] as number[][], metadatas: [] as Metadata[] };
-  const push = (chunkIndex: number, embedding: number[]) => {
-    records.ids.push(chunkId(doc.id, chunkIndex));
-    records.embeddings.push(embedding);
-    records.metadatas.push({ agent_id: doc.agent_id, document_id: doc.id, chunk_index: chunkIndex } satisfies ChunkMetadata as unknown as Metadata);
+type Records = { ids: string[]; embeddings: number[][]; metadatas: Metadata[] };
+
+/**
+ * The vectors of one document as the copy must hold them, a page at a time (a stored run, or
+ * WRITE_BATCH read from Chroma): the app's copy, or Chroma's for a document without a full one.
+ */
+async function* vectorsOf(old: Collection, model: string, doc: RebuildDocument): AsyncGenerator<Records> {
+  const push = (p: Records, chunkIndex: number, embedding: number[]) => {
+    p.ids.push(chunkId(doc.id, chunkIndex));
+    p.embeddings.push(embedding);
+    p.metadatas.push({ agent_id: doc.agent_id, document_id: doc.id, chunk_index: chunkIndex } satisfies ChunkMetadata as unknown as Metadata);
   };
+  const page = (): Records => ({ ids: [], embeddings: [], metadatas: [] });
   // An indexing document's copy may be ahead of Chroma by the slice being added, never behind it.
-  if (stored >= doc.chunk_count || doc.status === "indexing" || doc.embedding_model !== model) {
-    for (const r of runs) for (let i = 0; i < r.count; i++) push(r.first_chunk + i, Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
-    return records;
+  if (storedVectorCount(doc.id, model) >= doc.chunk_count || doc.status === "indexing" || doc.embedding_model !== model) {
+    for (const r of documentVectorRuns(doc.id, model)) {
+      const p = page();
+      for (let i = 0; i < r.count; i++) push(p, r.first_chunk + i, Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
+      yield p;
+    }
+    return;
   }
-  const ids = Array.from({ length: doc.chunk_count }, (_, k) => chunkId(doc.id, k));
-  for (const v of await agentVectors(old, doc.agent_id, ids)) push(v.chunk_index, v.embedding);
-  return records;
+  for (let from = 0; from < doc.chunk_count; from += WRITE_BATCH) {
+    const ids = Array.from({ length: Math.min(WRITE_BATCH, doc.chunk_count - from) }, (_, k) => chunkId(doc.id, from + k));
+    const p = page();
+    for (const v of await agentVectors(old, doc.agent_id, ids)) push(p, v.chunk_index, v.embedding);
+    yield p;
+  }
 }
 
 async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
@@ -123,7 +133,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     // vectors are stored there before Chroma gets them, its row deleted before its vectors are).
     mirror = mirrorWrites(old, copy);
     c.s.total = vectorsToRebuild(model.model);
-    let pending: Awaited<ReturnType<typeof vectorsOf>> & { docs: RebuildDocument[] } = { ids: [], embeddings: [], metadatas: [], docs: [] };
+    let pending: Records & { docs: RebuildDocument[] } = { ids: [], embeddings: [], metadatas: [], docs: [] };
     const flush = async () => {
       if (pending.ids.length > 0) await writeRecords(copy!, pending, "upsert");
       // A document removed while its vectors were on their way: its removal may have reached the copy first.
@@ -137,12 +147,14 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
       if (docs.length === 0) break;
       after = docs[docs.length - 1]!.id;
       for (const doc of docs) {
-        const records = await vectorsOf(old, model.model, doc);
-        pending.ids.push(...records.ids);
-        pending.embeddings.push(...records.embeddings);
-        pending.metadatas.push(...records.metadatas);
+        for await (const records of vectorsOf(old, model.model, doc)) {
+          pending.ids.push(...records.ids);
+          pending.embeddings.push(...records.embeddings);
+          pending.metadatas.push(...records.metadatas);
+          if (pending.ids.length >= WRITE_BATCH) await flush();
+        }
+        // Checked at the flush that follows its last page: removed meanwhile, it leaves the copy.
         pending.docs.push(doc);
-        if (pending.ids.length >= WRITE_BATCH) await flush();
       }
     }
     await flush();

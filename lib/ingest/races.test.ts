@@ -104,6 +104,31 @@ describe("only ready documents answer", () => {
 });
 
 describe("audit and repair", () => {
+  it("counts a vector past a document's last chunk as a mismatch, not as a missing chunk", async () => {
+    const agent = newAgent("audit past the end");
+    const doc = await ingest(agent.id, "shelves.txt", "An article about shelves and brackets. ".repeat(20), 100, 0);
+    const n = ready(agent.id)[0]!.chunk_count;
+    expect(n).toBeGreaterThan(2);
+    const collection = await collectionFor(embedder());
+    await addChunks(collection, { agentId: agent.id, documentId: doc.document_id! }, [{ index: n }], await embedder().embed(["a chunk the document does not have"]));
+    try {
+      const report = await auditIndex();
+      expect(report.missing_vectors.filter((m) => m.agent_id === agent.id)).toEqual([]);
+      expect(report.count_mismatches.filter((m) => m.agent_id === agent.id)).toEqual([
+        expect.objectContaining({ document_id: doc.document_id, expected: n, found: n + 1, ids: [] }),
+      ]);
+      // One chunk fewer than the document has is both: found n, and the absent one named.
+      await collection.delete({ ids: [`doc${doc.document_id}#${n}`, `doc${doc.document_id}#0`], where: { agent_id: agent.id } });
+      const short = await auditIndex();
+      expect(short.missing_vectors.filter((m) => m.agent_id === agent.id)).toEqual([
+        expect.objectContaining({ document_id: doc.document_id, expected: n, found: n - 1, ids: [`doc${doc.document_id}#0`] }),
+      ]);
+    } finally {
+      await removeDocument(agent.id, doc.document_id!);
+      await runCleanup({ all: true });
+    }
+  });
+
   it("finds orphan vectors, missing vectors and stuck documents, and repairs them", async () => {
     await runCleanup({ all: true });
     const agent = newAgent("audit");
