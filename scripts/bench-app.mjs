@@ -745,7 +745,11 @@ async function main() {
   };
   const [search, raw] = await paired(large);
   const [smallSearch, smallRaw] = await paired([small]);
-  log("searches done");
+  // Logged as they come, so that a run stopped before its end still has them.
+  log(
+    `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
+      `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
+  );
 
   // ---- the inspector on a large agent
   const target = large[0];
@@ -757,7 +761,7 @@ async function main() {
     await http(`${base}/api/agents/${target.id}/inspect`, json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }), [200]);
     inspect.push(performance.now() - t0);
   }
-  log("inspections done");
+  log(`inspections done: p50 ${ms(percentile(inspect, 50))} ms`);
 
   // ---- recall evaluation of 1,000 pairs on a large agent
   const prand = mulberry32(1234);
@@ -790,7 +794,7 @@ async function main() {
     rawUnderIngest.push(...(await rawLatencies(large, 1)));
   }
   await uploadDone;
-  log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}`);
+  log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`);
 
   // ---- a rebuild of the vector index (a new collection built from the stored vectors), with
   // small uploads one after another meanwhile: how long a write waits while it runs
@@ -868,6 +872,7 @@ async function main() {
   let checkedChunks = null;
   let unclean = null;
   const afterBack = [];
+  let loggedAt = killedAt;
   while (performance.now() - killedAt < 60 * 60_000) {
     const u = await smallUpload();
     if (backAt !== null) afterBack.push(u);
@@ -876,6 +881,14 @@ async function main() {
     if (h?.ok && backAt === null && u.status === 201) backAt = performance.now();
     const idx = h?.index;
     if (idx?.rebuild?.last_finished_at > killedIso) unclean = true;
+    if (performance.now() - loggedAt >= 60_000) {
+      loggedAt = performance.now();
+      const longest = Math.max(0, ...afterBack.filter((x) => x.status === 201).map((x) => x.ms));
+      log(
+        `${Math.round((loggedAt - killedAt) / 1000)} s after the kill: searches right again ${correctS === null ? "not yet" : `at ${correctS.toFixed(1)} s`}, ` +
+          `the longest upload since Chroma answered ${Math.round(longest)} ms, the check ${idx?.recheck?.checked ?? "?"} of ${idx?.recheck?.total ?? "?"} chunks`,
+      );
+    }
     if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
       checkedAt = performance.now();
       checkedChunks = idx.recheck.checked;
