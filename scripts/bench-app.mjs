@@ -23,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
 function parseArgs(argv) {
-  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null };
+  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null, dataDir: null, stopAfterIngest: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -57,8 +57,14 @@ function parseArgs(argv) {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isFinite(v) || v <= 0) fail("--rebuild-within needs a number of minutes");
       out.rebuildWithinMin = v;
+    } else if (key === "--data-dir") {
+      const v = inline ?? argv[++i];
+      if (!v) fail("--data-dir needs a directory");
+      out.dataDir = path.resolve(v);
+    } else if (key === "--stop-after-ingest") {
+      out.stopAfterIngest = true;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
+      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--data-dir D [--stop-after-ingest]] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
       console.log("  --raw-chunks R         add the vectors straight to Chroma only in the ingest rounds that start below R");
       console.log("                         chunks (default: every round), and the add with text for as many: the raw side");
@@ -66,6 +72,11 @@ function parseArgs(argv) {
       console.log("  --skip-rebuild         leave out the index rebuild (it copies every vector into a new collection:");
       console.log("                         the longest part of a run at 1,000,000 chunks); its figures print as skipped");
       console.log("  --rebuild-within M     run the rebuild only if the run reaches it within M minutes of its start");
+      console.log("  --data-dir D           the app's DATA_DIR, kept at the end. When D already holds this corpus (a run with");
+      console.log("                         the same --chunks and --stop-after-ingest made it), the ingest is not run again:");
+      console.log("                         its figures print as reused, and the rest is measured over D. A run changes D");
+      console.log("                         (agents, uploads, a kill): measure over a copy (cp -a) to keep the corpus");
+      console.log("  --stop-after-ingest    end after the ingest and its raw add, printing their figures");
       console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
       console.log("                         requests of 50 files one after another (the default)");
       console.log("  --poll-ms M            with jobs: follow each job by reading its progress every M ms (the page");
@@ -86,6 +97,7 @@ function fail(msg) {
   process.exit(2);
 }
 const args = parseArgs(process.argv.slice(2));
+if (args.stopAfterIngest && !args.dataDir) fail("--stop-after-ingest needs --data-dir: the corpus it makes is kept there");
 
 // ---------------------------------------------------------------- settings
 const CHUNK_SIZE = 800; // the app's default; uploads send no chunk settings
@@ -366,7 +378,8 @@ const ms = (x) => Math.round(x * 10) / 10;
 const ratio = (x) => Math.round(x * 100) / 100;
 
 // ---------------------------------------------------------------- main
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-"));
+const dataDir = args.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-"));
+if (args.dataDir) fs.mkdirSync(dataDir, { recursive: true });
 let launcher = null;
 let launcherExited = null;
 let sampler = null;
@@ -395,7 +408,8 @@ async function stopAll() {
   }
   const left = ownProcesses(dataDir).filter((p) => p.pid !== process.pid);
   if (left.length) log(`warning: still running with DATA_DIR=${dataDir}: ${left.map((p) => p.pid).join(", ")}`);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (args.dataDir) log(`DATA_DIR kept: ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 for (const sig of ["SIGINT", "SIGTERM"]) {
@@ -461,7 +475,25 @@ async function main() {
   const chromaApi = `${chromaUrl.replace(/\/$/, "")}/api/v2/tenants/default_tenant/databases/default_database`;
   log(`app at ${base}, Chroma at ${chromaUrl}`);
 
-  for (const a of agents) a.id = (await http(`${base}/api/agents`, json("POST", { name: a.name, tools: ["document_search"] }))).id;
+  // A kept DATA_DIR that holds this corpus already (--data-dir) is measured as it is.
+  const existing = new Map((await http(`${base}/api/agents`)).agents.map((a) => [a.name, a.id]));
+  const reused = agents.every((a) => existing.has(a.name));
+  if (reused) {
+    for (const a of agents) {
+      a.id = existing.get(a.name);
+      const docs = new Map((await http(`${base}/api/agents/${a.id}/documents`)).documents.filter((d) => d.status === "ready").map((d) => [d.filename, d]));
+      for (const f of a.articles) {
+        const d = docs.get(f.filename);
+        if (!d) fail(`${dataDir} holds agent "${a.name}" without a ready ${f.filename}: not the corpus of --chunks ${args.chunks}`);
+        f.documentId = d.id;
+        f.chunkCount = d.chunk_count;
+      }
+    }
+    log(`reusing the corpus in ${dataDir}: the ingest is not run again`);
+  } else {
+    if (agents.some((a) => existing.has(a.name))) fail(`${dataDir} holds part of a corpus: use an empty directory or one a run with --chunks ${args.chunks} --stop-after-ingest made`);
+    for (const a of agents) a.id = (await http(`${base}/api/agents`, json("POST", { name: a.name, tools: ["document_search"] }))).id;
+  }
 
   // ---- ingest through the app, in rounds, each followed by the same vectors added straight to Chroma
   /** The agents' upload requests, interleaved as several teams uploading at once would send them. */
@@ -633,60 +665,96 @@ async function main() {
   const roundRates = [];
   const ingestCpu = { app: 0, chroma: 0, bench: 0 };
   let rawAddChromaCpu = 0;
-  try {
-    for (let r = 0; r < rounds; r++) {
-      const part = allBatches.slice(Math.floor((r * allBatches.length) / rounds), Math.floor(((r + 1) * allBatches.length) / rounds));
-      const cpu0 = cpuNow(dataDir);
-      const own0 = process.cpuUsage();
-      const t0 = performance.now();
-      const before = indexed;
-      indexed += args.via === "jobs" ? await sendJobs(jobParts(agents, r, rounds)) : await sendUploads(part);
-      const roundMs = performance.now() - t0;
-      ingestMs += roundMs;
-      const cpu1 = cpuNow(dataDir);
-      ingestCpu.app += cpu1.app - cpu0.app;
-      ingestCpu.chroma += cpu1.chroma - cpu0.chroma;
-      const own = process.cpuUsage(own0);
-      ingestCpu.bench += (own.user + own.system) / 1e6;
-      const appRate = (indexed - before) / (roundMs / 1000);
-      roundRates.push(Math.round(appRate));
-      if (before >= RAW_CHUNKS) {
-        // Past --raw-chunks the raw side has stopped; its scratch collection goes at once, so
-        // that Chroma does not hold two copies through the rest of the run.
-        if (scratch) await dropScratch(scratch);
-        scratch = null;
-        log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s (${indexed} in all; Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
-        continue;
+  let textMs = 0;
+  if (reused) {
+    indexed = agents.reduce((n, a) => n + a.articles.reduce((m, f) => m + f.chunkCount, 0), 0);
+    await appTarget();
+  } else {
+    try {
+      for (let r = 0; r < rounds; r++) {
+        const part = allBatches.slice(Math.floor((r * allBatches.length) / rounds), Math.floor(((r + 1) * allBatches.length) / rounds));
+        const cpu0 = cpuNow(dataDir);
+        const own0 = process.cpuUsage();
+        const t0 = performance.now();
+        const before = indexed;
+        indexed += args.via === "jobs" ? await sendJobs(jobParts(agents, r, rounds)) : await sendUploads(part);
+        const roundMs = performance.now() - t0;
+        ingestMs += roundMs;
+        const cpu1 = cpuNow(dataDir);
+        ingestCpu.app += cpu1.app - cpu0.app;
+        ingestCpu.chroma += cpu1.chroma - cpu0.chroma;
+        const own = process.cpuUsage(own0);
+        ingestCpu.bench += (own.user + own.system) / 1e6;
+        const appRate = (indexed - before) / (roundMs / 1000);
+        roundRates.push(Math.round(appRate));
+        if (before >= RAW_CHUNKS) {
+          // Past --raw-chunks the raw side has stopped; its scratch collection goes at once, so
+          // that Chroma does not hold two copies through the rest of the run.
+          if (scratch) await dropScratch(scratch);
+          scratch = null;
+          log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s (${indexed} in all; Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
+          continue;
+        }
+        pairedChunks += indexed - before;
+        pairedIngestMs += roundMs;
+        scratch ??= await createScratch();
+        const roundRawMs = await rawAddRange(scratch, before, indexed, false);
+        rawMs += roundRawMs;
+        rawAddChromaCpu += cpuNow(dataDir).chroma - cpu1.chroma;
+        log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s (Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
       }
-      pairedChunks += indexed - before;
-      pairedIngestMs += roundMs;
-      scratch ??= await createScratch();
-      const roundRawMs = await rawAddRange(scratch, before, indexed, false);
-      rawMs += roundRawMs;
-      rawAddChromaCpu += cpuNow(dataDir).chroma - cpu1.chroma;
-      log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s (Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
+    } finally {
+      if (scratch) await dropScratch(scratch);
     }
-  } finally {
-    if (scratch) await dropScratch(scratch);
+    log(`ingest: ${indexed} chunks in ${(ingestMs / 1000).toFixed(1)} s; raw add of the first ${pairedChunks} vectors ${(rawMs / 1000).toFixed(1)} s, the app's ${(pairedIngestMs / 1000).toFixed(1)} s`);
+
+    // The same vectors once more, each with an 800-character text, in one pass.
+    const chunkTexts = [];
+    for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
+    lens = new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len]));
+    const textScratch = await createScratch();
+    try {
+      textMs = await rawAddRange(textScratch, 0, pairedChunks, true);
+    } finally {
+      await dropScratch(textScratch);
+    }
+    log(`raw add with text: ${pairedChunks} vectors in ${(textMs / 1000).toFixed(1)} s`);
   }
   const ingestSeconds = ingestMs / 1000;
   const rawAddPerS = pairedChunks / (rawMs / 1000);
   const pairedIngestPerS = pairedChunks / (pairedIngestMs / 1000);
-  log(`ingest: ${indexed} chunks in ${ingestSeconds.toFixed(1)} s; raw add of the first ${pairedChunks} vectors ${(rawMs / 1000).toFixed(1)} s, the app's ${(pairedIngestMs / 1000).toFixed(1)} s`);
-
-  // The same vectors once more, each with an 800-character text, in one pass.
-  const chunkTexts = [];
-  for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
-  lens = new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len]));
-  const textScratch = await createScratch();
-  let textMs;
-  try {
-    textMs = await rawAddRange(textScratch, 0, pairedChunks, true);
-  } finally {
-    await dropScratch(textScratch);
-  }
   const rawAddWithTextPerS = pairedChunks / (textMs / 1000);
-  log(`raw add with text: ${pairedChunks} vectors in ${(textMs / 1000).toFixed(1)} s`);
+  /** The ingest's figures, or what stands in for them when the corpus was reused. */
+  const ingestFigures = () =>
+    reused
+      ? [["chunks", indexed], ["ingest", `reused from ${dataDir}`]]
+      : [
+          ["chunks", indexed],
+          ["ingest_via", args.via],
+          ...(args.via === "documents"
+            ? [
+                ["ingest_parallel_uploads", args.parallelUploads],
+                ["ingest_files_per_request", FILES_PER_REQUEST],
+              ]
+            : []),
+          ...(args.via === "jobs" ? [["ingest_poll_ms", args.pollMs]] : []),
+          ["ingest_rounds", rounds],
+          ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
+          ["ingest_round_chunks_per_s", roundRates.join(" ")],
+          ["raw_chroma_add_chunks", pairedChunks],
+          ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
+          ["ingest_ratio", ratio(pairedIngestPerS / rawAddPerS)],
+          ["raw_chroma_add_with_text_per_s", Math.round(rawAddWithTextPerS)],
+          ["ingest_app_cpu_s", Math.round(ingestCpu.app)],
+          ["ingest_chroma_cpu_s", Math.round(ingestCpu.chroma)],
+          ["raw_add_chroma_cpu_s", Math.round(rawAddChromaCpu)],
+          ["ingest_bench_client_cpu_s", Math.round(ingestCpu.bench * 10) / 10],
+          ["ingest_progress_requests", progressRequests],
+        ];
+  if (args.stopAfterIngest) {
+    for (const [k, v] of ingestFigures()) console.log(`${k}: ${v}`);
+    return;
+  }
 
   // ---- search through the app vs. the same filtered query straight to Chroma
   const large = agents.filter((a) => !a.small);
@@ -955,27 +1023,7 @@ async function main() {
 
   const p50 = (v) => percentile(v, 50);
   const figures = [
-    ["chunks", indexed],
-    ["ingest_via", args.via],
-    ...(args.via === "documents"
-      ? [
-          ["ingest_parallel_uploads", args.parallelUploads],
-          ["ingest_files_per_request", FILES_PER_REQUEST],
-        ]
-      : []),
-    ...(args.via === "jobs" ? [["ingest_poll_ms", args.pollMs]] : []),
-    ["ingest_rounds", rounds],
-    ["ingest_chunks_per_s", Math.round(indexed / ingestSeconds)],
-    ["ingest_round_chunks_per_s", roundRates.join(" ")],
-    ["raw_chroma_add_chunks", pairedChunks],
-    ["raw_chroma_add_per_s", Math.round(rawAddPerS)],
-    ["ingest_ratio", ratio(pairedIngestPerS / rawAddPerS)],
-    ["raw_chroma_add_with_text_per_s", Math.round(rawAddWithTextPerS)],
-    ["ingest_app_cpu_s", Math.round(ingestCpu.app)],
-    ["ingest_chroma_cpu_s", Math.round(ingestCpu.chroma)],
-    ["raw_add_chroma_cpu_s", Math.round(rawAddChromaCpu)],
-    ["ingest_bench_client_cpu_s", Math.round(ingestCpu.bench * 10) / 10],
-    ["ingest_progress_requests", progressRequests],
+    ...ingestFigures(),
     ["search_p50_ms", ms(p50(search))],
     ["search_p95_ms", ms(percentile(search, 95))],
     ["raw_query_p50_ms", ms(p50(raw))],
