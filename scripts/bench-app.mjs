@@ -22,8 +22,10 @@ import { chunkText } from "../lib/core/chunking.ts";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // ---------------------------------------------------------------- arguments
+/** What a run measures after the ingest, in this order (--only picks some). */
+const PHASES = ["search", "inspect", "eval", "under-ingest", "rebuild", "crash", "large-file", "restart"];
 function parseArgs(argv) {
-  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null, dataDir: null, stopAfterIngest: false };
+  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null, dataDir: null, stopAfterIngest: false, only: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -61,10 +63,15 @@ function parseArgs(argv) {
       const v = inline ?? argv[++i];
       if (!v) fail("--data-dir needs a directory");
       out.dataDir = path.resolve(v);
+    } else if (key === "--only") {
+      const v = String(inline ?? argv[++i] ?? "").split(",").filter(Boolean);
+      const bad = v.filter((p) => !PHASES.includes(p));
+      if (v.length === 0 || bad.length) fail(`--only needs phases from ${PHASES.join(",")}${bad.length ? ` (not: ${bad.join(",")})` : ""}`);
+      out.only = new Set(v);
     } else if (key === "--stop-after-ingest") {
       out.stopAfterIngest = true;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--data-dir D [--stop-after-ingest]] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
+      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--data-dir D [--stop-after-ingest]] [--only P,...] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
       console.log("  --raw-chunks R         add the vectors straight to Chroma only in the ingest rounds that start below R");
       console.log("                         chunks (default: every round), and the add with text for as many: the raw side");
@@ -77,6 +84,8 @@ function parseArgs(argv) {
       console.log("                         its figures print as reused, and the rest is measured over D. A run changes D");
       console.log("                         (agents, uploads, a kill): measure over a copy (cp -a) to keep the corpus");
       console.log("  --stop-after-ingest    end after the ingest and its raw add, printing their figures");
+      console.log(`  --only P,...           after the ingest, run only these of ${PHASES.join(",")}`);
+      console.log("                         (in that order); the others' figures print as not run");
       console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
       console.log("                         requests of 50 files one after another (the default)");
       console.log("  --poll-ms M            with jobs: follow each job by reading its progress every M ms (the page");
@@ -97,6 +106,8 @@ function fail(msg) {
   process.exit(2);
 }
 const args = parseArgs(process.argv.slice(2));
+/** Whether the run measures this phase (PHASES). */
+const runs = (phase) => phase === null || args.only === null || args.only.has(phase);
 if (args.stopAfterIngest && !args.dataDir) fail("--stop-after-ingest needs --data-dir: the corpus it makes is kept there");
 
 // ---------------------------------------------------------------- settings
@@ -811,58 +822,68 @@ async function main() {
     }
     return [app, direct];
   };
-  const [search, raw] = await paired(large);
-  const [smallSearch, smallRaw] = await paired([small]);
-  // Logged as they come, so that a run stopped before its end still has them.
-  log(
-    `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
-      `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
-  );
+  let [search, raw, smallSearch, smallRaw] = [[], [], [], []];
+  if (runs("search")) {
+    [search, raw] = await paired(large);
+    [smallSearch, smallRaw] = await paired([small]);
+    // Logged as they come, so that a run stopped before its end still has them.
+    log(
+      `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
+        `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
+    );
+  }
 
   // ---- the inspector on a large agent
   const target = large[0];
   const inspect = [];
-  for (let i = 0; i < INSPECTS; i++) {
-    const f = pick(target.articles, qrand);
-    const query = queryFrom(qrand, f, int(4, 7, qrand));
-    const t0 = performance.now();
-    await http(`${base}/api/agents/${target.id}/inspect`, json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }), [200]);
-    inspect.push(performance.now() - t0);
+  if (runs("inspect")) {
+    for (let i = 0; i < INSPECTS; i++) {
+      const f = pick(target.articles, qrand);
+      const query = queryFrom(qrand, f, int(4, 7, qrand));
+      const t0 = performance.now();
+      await http(`${base}/api/agents/${target.id}/inspect`, json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }), [200]);
+      inspect.push(performance.now() - t0);
+    }
+    log(`inspections done: p50 ${ms(percentile(inspect, 50))} ms`);
   }
-  log(`inspections done: p50 ${ms(percentile(inspect, 50))} ms`);
 
   // ---- recall evaluation of 1,000 pairs on a large agent
-  const prand = mulberry32(1234);
-  const seen = new Set();
-  const pairs = [];
-  for (let guard = 0; pairs.length < PAIRS && guard < PAIRS * 50; guard++) {
-    const f = target.articles[pairs.length % target.articles.length];
-    const query = `${f.token} ${queryFrom(prand, f, int(3, 5, prand))}`;
-    if (seen.has(query)) continue;
-    seen.add(query);
-    pairs.push({ query, expected: f.filename });
+  let evalSeconds = Number.NaN;
+  if (runs("eval")) {
+    const prand = mulberry32(1234);
+    const seen = new Set();
+    const pairs = [];
+    for (let guard = 0; pairs.length < PAIRS && guard < PAIRS * 50; guard++) {
+      const f = target.articles[pairs.length % target.articles.length];
+      const query = `${f.token} ${queryFrom(prand, f, int(3, 5, prand))}`;
+      if (seen.has(query)) continue;
+      seen.add(query);
+      pairs.push({ query, expected: f.filename });
+    }
+    const imported = await http(`${base}/api/agents/${target.id}/pairs`, json("POST", pairs), [201]);
+    if (imported.rejected?.length) throw new Error(`${imported.rejected.length} pairs rejected, e.g. ${JSON.stringify(imported.rejected[0])}`);
+    const evalStarted = performance.now();
+    const run = await http(`${base}/api/agents/${target.id}/evals`, json("POST", { k: TOP_K }), [200, 201]);
+    evalSeconds = (performance.now() - evalStarted) / 1000;
+    log(`evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`);
   }
-  const imported = await http(`${base}/api/agents/${target.id}/pairs`, json("POST", pairs), [201]);
-  if (imported.rejected?.length) throw new Error(`${imported.rejected.length} pairs rejected, e.g. ${JSON.stringify(imported.rejected[0])}`);
-  const evalStarted = performance.now();
-  const run = await http(`${base}/api/agents/${target.id}/evals`, json("POST", { k: TOP_K }), [200, 201]);
-  const evalSeconds = (performance.now() - evalStarted) / 1000;
-  log(`evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`);
 
   // ---- search while another team's upload runs
-  const extra = buildExtraAgent(Math.max(1000, Math.round(args.chunks / 10)));
-  extra.id = (await http(`${base}/api/agents`, json("POST", { name: extra.name, tools: ["document_search"] }))).id;
-  let uploading = true;
-  const uploadDone = upload([extra]).finally(() => (uploading = false));
-  // The raw query alternates with the app's search, so the figures say how much of the wait is Chroma's.
   const underIngest = [];
   const rawUnderIngest = [];
-  while (uploading) {
-    underIngest.push(...(await searchLatencies(large, 1)));
-    rawUnderIngest.push(...(await rawLatencies(large, 1)));
+  if (runs("under-ingest")) {
+    const extra = buildExtraAgent(Math.max(1000, Math.round(args.chunks / 10)));
+    extra.id = (await http(`${base}/api/agents`, json("POST", { name: extra.name, tools: ["document_search"] }))).id;
+    let uploading = true;
+    const uploadDone = upload([extra]).finally(() => (uploading = false));
+    // The raw query alternates with the app's search, so the figures say how much of the wait is Chroma's.
+    while (uploading) {
+      underIngest.push(...(await searchLatencies(large, 1)));
+      rawUnderIngest.push(...(await rawLatencies(large, 1)));
+    }
+    await uploadDone;
+    log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`);
   }
-  await uploadDone;
-  log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`);
 
   // ---- a rebuild of the vector index (a new collection built from the stored vectors), with
   // small uploads one after another meanwhile: how long a write waits while it runs
@@ -886,7 +907,7 @@ async function main() {
   const chromaNowMb = chromaMb();
   const availableMb = Math.round(memAvailableMb());
   const runMin = (performance.now() - corpusStarted) / 60_000;
-  let rebuildSkipped = args.skipRebuild ? "skipped (--skip-rebuild)" : null;
+  let rebuildSkipped = !runs("rebuild") ? "not run (--only)" : args.skipRebuild ? "skipped (--skip-rebuild)" : null;
   if (!rebuildSkipped && args.rebuildWithinMin !== null && runMin > args.rebuildWithinMin) rebuildSkipped = `skipped: reached after ${runMin.toFixed(0)} minutes (--rebuild-within ${args.rebuildWithinMin})`;
   if (!rebuildSkipped && availableMb < chromaNowMb + 2048) rebuildSkipped = `skipped: Chroma holds ${chromaNowMb} MB, the machine has ${availableMb} MB available, a second copy needs about ${chromaNowMb}`;
   let rebuildSeconds = null;
@@ -912,73 +933,78 @@ async function main() {
   // damage), then the rest at a pace in the background. Measured from the kill: when searches
   // return every probed document again, the longest an upload waited once Chroma answered
   // again, how long the check of the newest chunks took, and the background check's pace.
-  const searchOf = (agentId, query) => http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
-  const probes = [];
-  for (const f of large[0].articles.slice(0, 40)) {
-    const r = await searchOf(large[0].id, f.token);
-    if (r.results?.some((x) => x.document_id === f.documentId)) probes.push(f);
-    if (probes.length === 20) break;
-  }
-  const allFound = async () => {
-    for (const f of probes) {
-      const r = await searchOf(large[0].id, f.token).catch(() => null);
-      if (!r?.results?.some((x) => x.document_id === f.documentId)) return false;
-    }
-    return true;
-  };
-  const victim = buildExtraAgent(2000);
-  victim.id = (await http(`${base}/api/agents`, json("POST", { name: `${victim.name} (killed)`, tools: ["document_search"] }))).id;
-  const victimUpload = upload([victim]).catch(() => {}); // cut off by the kill: its files fail with 503
-  await new Promise((r) => setTimeout(r, 1500));
-  const killedAt = performance.now();
-  const killedIso = new Date().toISOString();
-  for (const p of ownProcesses(dataDir).filter(isChroma)) process.kill(p.pid, "SIGKILL");
-  log("Chroma killed during an upload");
   let correctS = null;
   let backAt = null;
   let checkedAt = null;
   let checkedChunks = null;
   let unclean = null;
-  const afterBack = [];
-  let loggedAt = killedAt;
-  while (performance.now() - killedAt < 60 * 60_000) {
-    const u = await smallUpload();
-    if (backAt !== null) afterBack.push(u);
-    if (correctS === null && (await allFound())) correctS = (performance.now() - killedAt) / 1000;
-    const h = await http(`${base}/api/health`, {}, [200, 503]).catch(() => null);
-    if (h?.ok && backAt === null && u.status === 201) backAt = performance.now();
-    const idx = h?.index;
-    if (idx?.rebuild?.last_finished_at > killedIso) unclean = true;
-    if (performance.now() - loggedAt >= 60_000) {
-      loggedAt = performance.now();
-      const longest = Math.max(0, ...afterBack.filter((x) => x.status === 201).map((x) => x.ms));
-      log(
-        `${Math.round((loggedAt - killedAt) / 1000)} s after the kill: searches right again ${correctS === null ? "not yet" : `at ${correctS.toFixed(1)} s`}, ` +
-          `the longest upload since Chroma answered ${Math.round(longest)} ms, the check ${idx?.recheck?.checked ?? "?"} of ${idx?.recheck?.total ?? "?"} chunks`,
-      );
+  let blockedS = Number.NaN;
+  let fullPerS = null;
+  let fullTotal = null;
+  if (runs("crash")) {
+    const searchOf = (agentId, query) => http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
+    const probes = [];
+    for (const f of large[0].articles.slice(0, 40)) {
+      const r = await searchOf(large[0].id, f.token);
+      if (r.results?.some((x) => x.document_id === f.documentId)) probes.push(f);
+      if (probes.length === 20) break;
     }
-    if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
-      checkedAt = performance.now();
-      checkedChunks = idx.recheck.checked;
-      break;
+    const allFound = async () => {
+      for (const f of probes) {
+        const r = await searchOf(large[0].id, f.token).catch(() => null);
+        if (!r?.results?.some((x) => x.document_id === f.documentId)) return false;
+      }
+      return true;
+    };
+    const victim = buildExtraAgent(2000);
+    victim.id = (await http(`${base}/api/agents`, json("POST", { name: `${victim.name} (killed)`, tools: ["document_search"] }))).id;
+    const victimUpload = upload([victim]).catch(() => {}); // cut off by the kill: its files fail with 503
+    await new Promise((r) => setTimeout(r, 1500));
+    const killedAt = performance.now();
+    const killedIso = new Date().toISOString();
+    for (const p of ownProcesses(dataDir).filter(isChroma)) process.kill(p.pid, "SIGKILL");
+    log("Chroma killed during an upload");
+    const afterBack = [];
+    let loggedAt = killedAt;
+    while (performance.now() - killedAt < 60 * 60_000) {
+      const u = await smallUpload();
+      if (backAt !== null) afterBack.push(u);
+      if (correctS === null && (await allFound())) correctS = (performance.now() - killedAt) / 1000;
+      const h = await http(`${base}/api/health`, {}, [200, 503]).catch(() => null);
+      if (h?.ok && backAt === null && u.status === 201) backAt = performance.now();
+      const idx = h?.index;
+      if (idx?.rebuild?.last_finished_at > killedIso) unclean = true;
+      if (performance.now() - loggedAt >= 60_000) {
+        loggedAt = performance.now();
+        const longest = Math.max(0, ...afterBack.filter((x) => x.status === 201).map((x) => x.ms));
+        log(
+          `${Math.round((loggedAt - killedAt) / 1000)} s after the kill: searches right again ${correctS === null ? "not yet" : `at ${correctS.toFixed(1)} s`}, ` +
+            `the longest upload since Chroma answered ${Math.round(longest)} ms, the check ${idx?.recheck?.checked ?? "?"} of ${idx?.recheck?.total ?? "?"} chunks`,
+        );
+      }
+      if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
+        checkedAt = performance.now();
+        checkedChunks = idx.recheck.checked;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await victimUpload;
+    blockedS = Math.max(0, ...afterBack.filter((u) => u.status === 201).map((u) => u.ms)) / 1000;
+    // The paced check of the rest of the index goes on in the background: its pace over 30 s.
+    const fullAt = async () => (await http(`${base}/api/health`, {}, [200, 503]).catch(() => null))?.index?.recheck?.full ?? null;
+    const fullBefore = await fullAt();
+    const fullT0 = performance.now();
+    await new Promise((r) => setTimeout(r, 30_000));
+    const fullAfter = await fullAt();
+    fullPerS = fullBefore && fullAfter ? (fullAfter.checked - fullBefore.checked) / ((performance.now() - fullT0) / 1000) : null;
+    fullTotal = fullAfter?.total ?? null;
+    log(
+      `after the kill: searches right again at ${correctS?.toFixed(1)} s, the longest upload once Chroma answered ${blockedS.toFixed(1)} s, ` +
+        `the check of ${checkedChunks} recent chunks done ${checkedAt ? ((checkedAt - backAt) / 1000).toFixed(1) : "?"} s after Chroma answered (index rebuilt: ${unclean ? "yes" : "no"}); ` +
+        `the full check in the background: ${fullPerS?.toFixed(0)} chunks/s over ${fullTotal} chunks`,
+    );
   }
-  await victimUpload;
-  const blockedS = Math.max(0, ...afterBack.filter((u) => u.status === 201).map((u) => u.ms)) / 1000;
-  // The paced check of the rest of the index goes on in the background: its pace over 30 s.
-  const fullAt = async () => (await http(`${base}/api/health`, {}, [200, 503]).catch(() => null))?.index?.recheck?.full ?? null;
-  const fullBefore = await fullAt();
-  const fullT0 = performance.now();
-  await new Promise((r) => setTimeout(r, 30_000));
-  const fullAfter = await fullAt();
-  const fullPerS = fullBefore && fullAfter ? (fullAfter.checked - fullBefore.checked) / ((performance.now() - fullT0) / 1000) : null;
-  const fullTotal = fullAfter?.total ?? null;
-  log(
-    `after the kill: searches right again at ${correctS?.toFixed(1)} s, the longest upload once Chroma answered ${blockedS.toFixed(1)} s, ` +
-      `the check of ${checkedChunks} recent chunks done ${checkedAt ? ((checkedAt - backAt) / 1000).toFixed(1) : "?"} s after Chroma answered (index rebuilt: ${unclean ? "yes" : "no"}); ` +
-      `the full check in the background: ${fullPerS?.toFixed(0)} chunks/s over ${fullTotal} chunks`,
-  );
 
   // ---- one 20 MB file (an HTML export: markup around its text): how much the app's memory
   // grows while it reads, chunks, embeds and writes it, sampled every 20 ms. The first one starts
@@ -1002,22 +1028,29 @@ async function main() {
     log(`20 MB file: ${doc.chunk_count} chunks in ${seconds.toFixed(1)} s; app RSS ${Math.round(before / 1024)} -> peak ${Math.round(peak / 1024)} MB`);
     return { chunks: doc.chunk_count, seconds, growthMb: Math.round((peak - before) / 1024) };
   };
-  const big = await uploadLarge(0);
-  const bigAgain = await uploadLarge(1);
+  let big = { chunks: null, seconds: Number.NaN, growthMb: null };
+  let bigAgain = big;
+  if (runs("large-file")) {
+    big = await uploadLarge(0);
+    bigAgain = await uploadLarge(1);
+  }
 
   // ---- a restart: time to a healthy answer, then the first search (counts loaded from disk)
-  sampler.sample();
-  log("restarting the app");
-  launcher.kill("SIGTERM");
-  await Promise.race([launcherExited, new Promise((r) => setTimeout(r, 30_000))]);
-  const restartStarted = performance.now();
-  const again = await startApp();
-  const restartHealthS = (performance.now() - restartStarted) / 1000;
-  const firstQuery = queryFrom(qrand, pick(large[0].articles, qrand), 5);
-  const firstStarted = performance.now();
-  await http(`${again.base}/api/agents/${large[0].id}/documents/search`, json("POST", { query: firstQuery, top_k: TOP_K }), [200]);
-  const firstSearchMs = performance.now() - firstStarted;
-
+  let restartHealthS = Number.NaN;
+  let firstSearchMs = Number.NaN;
+  if (runs("restart")) {
+    sampler.sample();
+    log("restarting the app");
+    launcher.kill("SIGTERM");
+    await Promise.race([launcherExited, new Promise((r) => setTimeout(r, 30_000))]);
+    const restartStarted = performance.now();
+    const again = await startApp();
+    restartHealthS = (performance.now() - restartStarted) / 1000;
+    const firstQuery = queryFrom(qrand, pick(large[0].articles, qrand), 5);
+    const firstStarted = performance.now();
+    await http(`${again.base}/api/agents/${large[0].id}/documents/search`, json("POST", { query: firstQuery, top_k: TOP_K }), [200]);
+    firstSearchMs = performance.now() - firstStarted;
+  }
   sampler.sample();
   sampler.stop();
 
@@ -1059,7 +1092,19 @@ async function main() {
     ["app_peak_rss_mb", Math.round(sampler.peak.app / 1024)],
     ["chroma_peak_rss_mb", Math.round(sampler.peak.chroma / 1024)],
   ];
-  for (const [k, v] of figures) console.log(`${k}: ${v}`);
+  for (const [k, v] of figures) console.log(`${k}: ${!runs(phaseOf(k)) ? "not run (--only)" : Number.isNaN(v) ? "n/a (a phase it needs was not run)" : v}`);
+}
+
+/** The phase a figure comes from (PHASES), or null for the run's own. */
+function phaseOf(key) {
+  if (/under_ingest/.test(key)) return "under-ingest";
+  if (/^inspect/.test(key)) return "inspect";
+  if (/^(search|raw_query|small_agent)/.test(key)) return "search";
+  if (/^eval/.test(key)) return "eval";
+  if (/^unclean_restart/.test(key)) return "crash";
+  if (/^(restart|first_search_after_restart)/.test(key)) return "restart";
+  if (/^upload_20mb/.test(key)) return "large-file";
+  return null;
 }
 
 let exitCode = 0;
