@@ -92,6 +92,13 @@ export class VectorTable {
     this.rows += count;
   }
 
+  /** Empties the table for rows of other documents, keeping its memory (a streamed scan's next page). */
+  clear(): void {
+    this.rows = 0;
+    this.dead = 0;
+    this.runs.clear();
+  }
+
   remove(documentId: number): void {
     for (const { start, count } of this.runs.get(documentId) ?? []) {
       this.alive.fill(0, start, start + count);

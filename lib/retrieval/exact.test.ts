@@ -110,6 +110,21 @@ describe("exact ranking", () => {
     expect(streamed).toEqual(replaced);
   });
 
+  it("ranks a streamed agent read a few chunks a step, a longer document alone, as the held table does", async () => {
+    const a = newAgent("pages");
+    for (let i = 0; i < 5; i++) await ingest(a.id, `p-${i}.md`, article(3000 + i), 2000, 0);
+    const long = await ingest(a.id, "long.md", `${article(3010)} ${article(3011)} ${article(3012)}`, 150, 30);
+    expect(long.chunk_count).toBeGreaterThan(4);
+    for (let i = 5; i < 8; i++) await ingest(a.id, `p-${i}.md`, article(3000 + i), 2000, 0);
+    const queries = [`${word(3002)} refund`, `${word(3011)} login`, `${word(3007)} printer`];
+    const held = await retrieve(a.id, queries, { topK: 8, mode: "vector" });
+    expect(held[1][0].filename).toBe("long.md");
+    // Nothing held, two chunks a step: pages of two short documents, and the long one alone.
+    useExactLimits({ memoryMb: 1 / (1024 * 1024), readChunks: 2 });
+    expect((await exactVectors(a.id, embedder().model))?.table).toBeNull();
+    expect(await retrieve(a.id, queries, { topK: 8, mode: "vector" })).toEqual(held);
+  });
+
   it("serves an agent whose copy is missing from Chroma until start-up copies it, then exactly", async () => {
     const a = newAgent("copies");
     for (let i = 0; i < 4; i++) await ingest(a.id, `c-${i}.md`, article(2000 + i), 2000, 0);

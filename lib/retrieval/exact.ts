@@ -35,7 +35,8 @@ export interface AgentVectors {
 interface ExactState {
   agents: Map<string, AgentVectors>;
   loading: Map<string, Promise<AgentVectors | null>>;
-  limits: { chunks?: number; memoryMb?: number };
+  /** readChunks: chunks a streamed read takes per step (tests; CHUNKS_PER_READ otherwise). */
+  limits: { chunks?: number; memoryMb?: number; readChunks?: number };
 }
 const state = () => processState<ExactState>("exact", () => ({ agents: new Map(), loading: new Map(), limits: {} }));
 
@@ -44,7 +45,7 @@ export const exactLimit = (): number => state().limits.chunks ?? env().EXACT_MAX
 const memoryBudget = (): number => (state().limits.memoryMb ?? env().EXACT_MEMORY_MB) * 1024 * 1024;
 
 /** Tests set the limits of this process (and drop what is held); undefined goes back to the configuration. */
-export function useExactLimits(limits: { chunks?: number; memoryMb?: number }): void {
+export function useExactLimits(limits: { chunks?: number; memoryMb?: number; readChunks?: number }): void {
   state().limits = limits;
   state().agents.clear();
 }
@@ -79,7 +80,7 @@ export function readSteps(chunkCounts: number[], perRead = CHUNKS_PER_READ): num
 /** The documents' stored runs, about CHUNKS_PER_READ chunks at a time. */
 async function* runsOf(documents: number[], chunkCounts: number[], model: string): AsyncGenerator<VectorRun[]> {
   let from = 0;
-  for (const end of readSteps(chunkCounts)) {
+  for (const end of readSteps(chunkCounts, state().limits.readChunks ?? CHUNKS_PER_READ)) {
     yield readVectorRuns(documents.slice(from, end), model);
     from = end;
     await turn();
@@ -242,10 +243,14 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
     await scoreTable(agent.table, out);
     return out;
   }
+  // One table for every page, emptied between them: making a WebAssembly memory per page took
+  // most of a streamed scan's time (docs/performance.md, 'Readers of every chunk').
+  let t: VectorTable | null = null;
   for await (const page of runsOf(agent.documents, agent.chunkCounts, model)) {
     const rows = page.reduce((n, r) => n + r.count, 0);
     if (rows === 0 || out.rows + rows > size) continue; // documents changed since the agent was described
-    const t = new VectorTable(agent.dimension, rows);
+    if (!t || t.capacity < rows) t = new VectorTable(agent.dimension, Math.max(rows, state().limits.readChunks ?? CHUNKS_PER_READ));
+    t.clear();
     for (const r of page) t.append(r.document_id, r.first_chunk, r.count, r.vectors);
     await scoreTable(t, out);
   }

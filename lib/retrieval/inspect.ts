@@ -108,13 +108,17 @@ export async function inspectQuery(
       if (agentChunkCount(agentId) === 0) return { results: [], location: null, check: null };
       const { model, vectors } = await embedForAgent(agentId, [query]);
       const collection = await collectionFor(model);
-      const [location] = await locate(agentId, collection, vectors, [ready ? [doc.id] : []], window);
+      // The exact check scans the agent's copy here while Chroma answers the ranking in its own
+      // process: for an agent past the exact limit the two take about as long (docs/performance.md).
+      const [[location], check] = await Promise.all([
+        locate(agentId, collection, vectors, [ready ? [doc.id] : []], window),
+        exactCheck(agentId, collection, model.model, vectors[0], window, ready ? [doc.id] : []),
+      ]);
       // Other modes rank apart; the cut is left to the page, which marks what it drops.
       const results =
         mode === "vector"
           ? resultsWithText(agentId, location.head.slice(0, topK))
           : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
-      const check = await exactCheck(agentId, collection, model.model, vectors[0], window, ready ? [doc.id] : []);
       return { results, location, check };
     },
     (r) => r.results.length,
