@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { collectionFor } from "../vector-store/client";
 import { embedder } from "../embeddings/configured";
 import { inspectQuery } from "./inspect";
-import { bestRanks, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
+import { bestRanks, CANDIDATE_DEPTH, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
+import { useExactLimits } from "./exact";
 import { rechunkDocument } from "../ingest/pipeline";
 import { getDocument, listDocuments } from "../db/documents";
 import { documentChunks } from "../db/chunks";
@@ -125,5 +126,30 @@ describe("locate", () => {
       expect(loc.head.map((h) => `${h.document_id}#${h.chunk_index}`)).toEqual(full[q].slice(0, loc.head.length).map((h) => `${h.document_id}#${h.chunk_index}`));
     });
     expect(deep).toBeGreaterThan(0); // some were found only by reading deeper than the first 2
+  });
+
+  describe("served by Chroma", () => {
+    afterEach(() => useExactLimits({}));
+
+    it("keeps all its first read returned: a document within CANDIDATE_DEPTH takes one query, however small the window", async () => {
+      const agent = newAgent("locate chroma");
+      for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 40, 5, "fixed");
+      useExactLimits({ chunks: 0 }); // ranked by Chroma, not exactly
+      const total = listDocuments(agent.id).reduce((n, d) => n + d.chunk_count, 0);
+      expect(total).toBeLessThan(CANDIDATE_DEPTH);
+      const queries = ["refund to my card", "parcel tracking number"];
+      const full = await rankAllChunks(agent.id, queries);
+      const { model, vectors } = await embedForAgent(agent.id, queries);
+      // Each query looks for its own nearest document: found within a window of 2.
+      const targets = full.map((ranking) => [ranking[0].document_id]);
+      const located = await locate(agent.id, await collectionFor(model), vectors, targets, 2);
+      located.forEach((loc, q) => {
+        // The one read returned every chunk (fewer than CANDIDATE_DEPTH): all kept, and its ranks are exact.
+        expect(loc.head).toHaveLength(total);
+        expect(loc.depth).toBe(total);
+        expect(loc.chunks[0].rank).toBe(1);
+        expect(loc.head.map((h) => `${h.document_id}#${h.chunk_index}`)).toEqual(full[q].map((h) => `${h.document_id}#${h.chunk_index}`));
+      });
+    });
   });
 });

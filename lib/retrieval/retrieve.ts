@@ -171,7 +171,10 @@ export async function locate(
 
   const out: Location[] = vectors.map(() => ({ head: [], chunks: [], depth: 0 }));
   let pending = vectors.map((_, q) => q);
-  let want = Math.max(1, window);
+  // Chroma is asked CANDIDATE_DEPTH deep whatever the window (servedNearest): the first read
+  // keeps all it returns, so a document within that depth costs no second query (a second
+  // filtered query is a second of Chroma's time past 1,000,000 chunks: docs/performance.md).
+  let want = Math.max(1, window, CANDIDATE_DEPTH);
   const total = agentChunkCount(agentId);
   while (pending.length > 0) {
     const { kept, raw, asked } = await visibleOnly(agentId, pending.length, want, (n) =>
