@@ -5,7 +5,7 @@ import { readySignature } from "../db/documents";
 import { latestIndexRecalls } from "../db/index-recall";
 import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
-import { searchesActive } from "../vector-store/batched-add";
+import { searchPause } from "../vector-store/batched-add";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildState } from "./rebuild";
 import { measureIndexRecall } from "../retrieval/index-recall";
@@ -41,7 +41,6 @@ export function agentsDue(everyMs = INDEX_RECALL_EVERY_MS, at = Date.now()): num
     .map((a) => a.id);
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Measures the agents due, one at a time, each after searches pause (up to MAX_WAIT_MS): the
@@ -52,8 +51,7 @@ export async function measureDueAgents(everyMs = INDEX_RECALL_EVERY_MS): Promise
   for (const agentId of agentsDue(everyMs)) {
     // Measured against the new index once it is in place.
     if (rebuildState().state === "running") break;
-    const until = Date.now() + MAX_WAIT_MS;
-    while (searchesActive() && Date.now() < until) await sleep(PAUSE_STEP_MS);
+    await searchPause(MAX_WAIT_MS, PAUSE_STEP_MS);
     try {
       await measureIndexRecall(agentId);
       measured++;

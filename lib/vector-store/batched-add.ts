@@ -58,6 +58,16 @@ const searching = () => activity.inFlight > 0 || clock.now() - activity.lastAt <
 /** Whether searches are coming in: background work (the index-recall monitor) waits for a pause. */
 export const searchesActive = (): boolean => searching();
 
+/**
+ * Waits for a pause in searches (none in flight and none in the last SEARCH_ACTIVE_MS), or
+ * `maxMs` at most, so that background work (the index-recall monitor, the full check after a
+ * crash) goes between searches and still moves under a steady stream of them.
+ */
+export async function searchPause(maxMs: number, stepMs = 250): Promise<void> {
+  const until = clock.now() + maxMs;
+  while (searching() && clock.now() < until) await clock.sleep(stepMs);
+}
+
 /** Before an add while searches come in: a pause as long as the last add took, then the searches in flight. */
 async function giveWay(queue: Queue): Promise<void> {
   if (!searching()) return;
