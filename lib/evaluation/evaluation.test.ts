@@ -9,7 +9,7 @@ import { embedForAgent } from "../retrieval/retrieve";
 import { useExactLimits } from "../retrieval/exact";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
-import { EVAL_BATCH, EVAL_CONCURRENCY } from "./run";
+import { EVAL_BATCH, EVAL_BATCH_CHROMA, EVAL_CONCURRENCY } from "./run";
 
 // Long enough to be cut into several chunks at 160/20, so a document's chunks rank apart.
 const GUIDE = [
@@ -59,7 +59,10 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
     const words = ["support", "refund", "password", "invoice", "workspace", "notifications", "authentication", "export", "mobile", "billing", "team", "email"];
     const targets = ["sla.txt", "refunds.txt", "password.txt", "invoices.txt", "guide.md"];
     // Enough pairs for more than one batch, with ranks spread over the whole list.
-    const generated = words.flatMap((w, i) => [0, 1, 2].map((j) => `"${w} ${words[(i + j + 3) % words.length]}",${targets[(i + j) % targets.length]}`));
+    // More than EVAL_BATCH_CHROMA of them, so that a run ranked by Chroma takes two batches too.
+    const generated = words.flatMap((w, i) =>
+      words.flatMap((other, j) => (other === w ? [] : [`"${w} ${other}",${targets[(i + j) % targets.length]}`])),
+    );
     const csv = [
       "query,expected,note",
       "support SLA response time,sla.txt,the obvious one",
@@ -132,7 +135,7 @@ describe("a run of several batches", () => {
     useExactLimits({ chunks: 0 });
     onTestFinished(() => useExactLimits({}));
     const before = (await call(evals.GET, { method: "GET", params: { id: String(agentId) } })).body.runs.at(-1);
-    expect(before.n_pairs).toBeGreaterThan(EVAL_BATCH); // the test before imported them
+    expect(before.n_pairs).toBeGreaterThan(EVAL_BATCH_CHROMA); // the test before imported them
     let inFlight = 0;
     let most = 0;
     // Every query is held until EVAL_CONCURRENCY of them are in flight together, and none after
