@@ -278,6 +278,16 @@ export function readySignature(agentId: number, model: string): string {
   return `${row.n}:${row.s}`;
 }
 
+/**
+ * The agent's ready documents of `model` with their chunk counts, in id order: the chunk ids a
+ * query of the agent may return (lib/vector-store/agent-scope.ts).
+ */
+export function readyChunkCounts(agentId: number, model: string): { id: number; chunk_count: number }[] {
+  return db()
+    .prepare("SELECT id, chunk_count FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ? ORDER BY id")
+    .all(agentId, model) as never;
+}
+
 /** The pages these documents of the agent were fetched from (document id → URL); uploads are left out. */
 export function sourceUrlsOf(agentId: number, ids: number[]): Record<number, string> {
   if (ids.length === 0) return {};

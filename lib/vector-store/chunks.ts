@@ -1,6 +1,7 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
-import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
+import { chroma, chunkId, isVectorStoreUnavailable, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
+import { agentIdScope, scopeRefused } from "./agent-scope";
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
 import { unreachableOf } from "../db/unreachable";
@@ -8,9 +9,11 @@ import { noteVectorWrite, suspectDocumentsOf } from "../db/index-check";
 import { readVectorRuns } from "../db/chunk-vectors";
 import type { Chunk } from "../core/chunking";
 
-// Every read and delete below carries the agent_id filter: tenant isolation lives here. Two reads
-// do without it and return no other agent's data: the audit's list of owners (listVectorOwners)
-// and the check of whether chunks' own vectors return them (ownVectorsReturned).
+// Every read and delete below carries the agent_id filter: tenant isolation lives here. A query
+// may carry the agent's own ready chunk ids in its place (agentIdScope), which name nothing of
+// another agent. Two reads do without either and return no other agent's data: the audit's list
+// of owners (listVectorOwners) and the check of whether chunks' own vectors return them
+// (ownVectorsReturned).
 const byAgent = (agentId: number): Where => ({ agent_id: agentId });
 const byDocument = (agentId: number, documentId: number): Where => ({
   $and: [{ agent_id: agentId }, { document_id: documentId }],
@@ -126,11 +129,12 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
  * that are shown).
  */
 export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const lists = await nearestSettled(collection, agentId, queryEmbeddings, nResults);
-  if (agentId <= 0) return lists;
+  if (agentId <= 0) return nearestSettled(collection, { where: byAgent(agentId) }, queryEmbeddings, nResults);
   // Chunks the index is known not to return, and those of documents suspected after a crash
   // until the check has looked at them, are ranked by their exact distance instead.
-  const exact = [...(await suspectVectors(collection, agentId)), ...(await keptVectors(collection, agentId))];
+  const suspects = suspectDocumentsOf(agentId, modelOf(collection));
+  const lists = await nearestOfAgent(collection, agentId, suspects, queryEmbeddings, nResults);
+  const exact = [...(await suspectVectors(collection, agentId, suspects)), ...(await keptVectors(collection, agentId))];
   if (exact.length === 0) return lists;
   const keys = new Set(exact.map((v) => chunkId(v.document_id, v.chunk_index)));
   return lists.map((list, q) =>
@@ -143,6 +147,24 @@ export async function queryAgent(collection: Collection, agentId: number, queryE
   );
 }
 
+/**
+ * Chroma's nearest among the agent's ready chunks, the suspect documents' left out: asked by the
+ * list of their ids (lib/vector-store/agent-scope.ts), or by the agent filter when the list is
+ * too long or Chroma refused it.
+ */
+async function nearestOfAgent(collection: Collection, agentId: number, suspects: number[], queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const scope = agentIdScope(agentId, modelOf(collection), suspects);
+  if (scope) {
+    try {
+      return await nearestSettled(collection, { idsJson: scope.json }, queryEmbeddings, nResults);
+    } catch (err) {
+      if (isVectorStoreUnavailable(err)) throw err;
+      scopeRefused(scope); // an id Chroma does not hold: the filter finds what it does hold
+    }
+  }
+  return nearestSettled(collection, { where: byAgent(agentId) }, queryEmbeddings, nResults);
+}
+
 type ExactVector = { document_id: number; chunk_index: number; embedding: ArrayLike<number> };
 
 /** The kept unreachable chunks' vectors, as Chroma stores them. */
@@ -152,8 +174,7 @@ async function keptVectors(collection: Collection, agentId: number): Promise<Exa
 }
 
 /** The suspect documents' vectors from the app's copy, or from Chroma for a document without one. */
-async function suspectVectors(collection: Collection, agentId: number): Promise<ExactVector[]> {
-  const documents = suspectDocumentsOf(agentId, modelOf(collection));
+async function suspectVectors(collection: Collection, agentId: number, documents: number[]): Promise<ExactVector[]> {
   if (documents.length === 0) return [];
   const out: ExactVector[] = [];
   const copied = new Set<number>();
@@ -186,10 +207,15 @@ const MAX_TIE_READ = 4096;
  * it ties with the last, the read is widened until the tie ends, so the ones kept are the first
  * of the tied chunks in that order, not those the index happened to reach.
  */
-async function nearestSettled(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+async function nearestSettled(
+  collection: Collection,
+  scope: { where: Where } | { idsJson: string },
+  queryEmbeddings: number[][],
+  nResults: number,
+): Promise<RankedChunk[][]> {
   let ask = nResults + 1;
   for (;;) {
-    const lists = ranked(await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults: ask, where: byAgent(agentId) })));
+    const lists = ranked(await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults: ask, ...scope })));
     const open = lists.some((l) => l.length === ask && nResults > 0 && l[ask - 1].score === l[nResults - 1].score);
     if (!open || ask > nResults + MAX_TIE_READ) return lists.map((l) => l.sort(closestFirst).slice(0, nResults));
     ask = nResults + 4 * (ask - nResults);

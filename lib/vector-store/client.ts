@@ -98,10 +98,11 @@ function recordsUrl(collection: Collection, op: "add" | "upsert" | "query"): URL
   return new URL(`/api/v2/tenants/${path[0]}/databases/${path[1]}/collections/${path[2]}/${op}`, new URL(chromaUrl()).origin);
 }
 
-/** Sends one JSON request through the client's fetch (its deadline and error classes) and parses the answer. */
+/** Sends one JSON request (an object, or its text) through the client's fetch (its deadline and error classes) and parses the answer. */
 async function postJson<T>(url: URL, body: unknown): Promise<T> {
   chroma(); // makes the fetch
-  const res = await peekProcessState<typeof fetch>("chromaFetch")!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const res = await peekProcessState<typeof fetch>("chromaFetch")!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
   return (await res.json()) as T;
 }
 
@@ -112,14 +113,12 @@ async function postJson<T>(url: URL, body: unknown): Promise<T> {
  */
 export async function queryDistances(
   collection: Collection,
-  q: { queryEmbeddings: number[][]; nResults: number; where: Where },
+  q: { queryEmbeddings: number[][]; nResults: number } & ({ where: Where } | { idsJson: string }),
 ): Promise<{ ids: string[][]; distances: (number | null)[][] }> {
-  return postJson(recordsUrl(collection, "query"), {
-    query_embeddings: q.queryEmbeddings,
-    n_results: q.nResults,
-    where: q.where,
-    include: ["distances"],
-  });
+  const body = { query_embeddings: q.queryEmbeddings, n_results: q.nResults, include: ["distances"] };
+  if ("where" in q) return postJson(recordsUrl(collection, "query"), { ...body, where: q.where });
+  // The ids list is JSON made once per agent (lib/vector-store/agent-scope.ts): spliced in, not serialised again.
+  return postJson(recordsUrl(collection, "query"), `${JSON.stringify(body).slice(0, -1)},"ids":${q.idsJson}}`);
 }
 
 /** A vector as Chroma's base64 wire format: the float32 bytes, little-endian as on every platform the app runs on. */
