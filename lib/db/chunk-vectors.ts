@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "./client";
+import { chunkKey } from "./chunks";
 
 /**
  * The exact ranking's copy of chunk vectors (lib/retrieval/exact.ts). Chroma stays the store of
@@ -125,6 +126,34 @@ export function readVectorRuns(documentIds: number[], model: string): VectorRun[
     const page = documentIds.slice(i, i + PAGE);
     const ids = [...page, ...Array(PAGE - page.length).fill(-1)];
     for (const r of read.all(model, ...ids) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]) out.push({ ...r, vectors: fromBlob(r.vectors) });
+  }
+  return out;
+}
+
+/**
+ * The stored vectors of the given chunks (chunkKey to the vector), reading only the runs that hold
+ * them; a chunk without a copy is left out.
+ */
+export function chunkVectorsOf(chunks: { document_id: number; chunk_index: number }[], model: string): Map<string, Float32Array> {
+  const read = db().prepare(
+    `SELECT first_chunk, count, dimension, vectors FROM chunk_vectors
+     WHERE document_id = ? AND model = ? AND first_chunk <= ? ORDER BY first_chunk DESC LIMIT 1`,
+  );
+  const out = new Map<string, Float32Array>();
+  const byDocument = new Map<number, number[]>();
+  for (const c of chunks) byDocument.set(c.document_id, [...(byDocument.get(c.document_id) ?? []), c.chunk_index]);
+  for (const [documentId, indexes] of byDocument) {
+    let run: { first_chunk: number; count: number; dimension: number; vectors: Float32Array } | null = null;
+    for (const i of indexes.sort((a, b) => a - b)) {
+      if (!run || i >= run.first_chunk + run.count) {
+        const row = read.get(documentId, model, i) as { first_chunk: number; count: number; dimension: number; vectors: Buffer } | undefined;
+        run = row ? { ...row, vectors: fromBlob(row.vectors) } : null;
+      }
+      if (run && i >= run.first_chunk && i < run.first_chunk + run.count) {
+        const at = (i - run.first_chunk) * run.dimension;
+        out.set(chunkKey(documentId, i), run.vectors.subarray(at, at + run.dimension));
+      }
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileKernel } from "../../scripts/build-kernel.mjs";
 import { KERNEL_WASM } from "./exact-kernel-wasm";
-import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+import { quantizeQuery, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
 
 let seed = 99;
 const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
@@ -70,5 +70,41 @@ describe("the exact ranking's kernel", () => {
     expect([...c.documentOf.subarray(0, 20)]).toEqual([...Array(10).fill(1), ...Array(10).fill(3)]);
     const after = scoreAll(c, q)[0];
     expect([...after]).toEqual([...before.subarray(0, 10), ...before.subarray(20, 30)]);
+  });
+
+  it.each([100, 1024])("keeps rows as bytes whose distances stay within each row's error bound at %i dimensions, also compacted", (dim) => {
+    // Spiky rows (a few large components among small ones, as the local embedder's lexical
+    // buckets are) and dense ones, and a row of zeros.
+    const rows = ROWS_PER_CALL + 300;
+    const data = vectors(rows, dim);
+    for (let r = 0; r < rows; r += 3) for (let i = 0; i < dim; i++) data[r * dim + i] = i % 97 === r % 97 ? 40 * rand() : rand() / 50;
+    data.fill(0, 5 * dim, 6 * dim);
+    const t = new VectorTable(dim, rows, "i8");
+    t.append(4, 0, 1000, data.subarray(0, 1000 * dim));
+    t.append(5, 0, rows - 1000, data.subarray(1000 * dim));
+    const f = new VectorTable(dim, rows);
+    f.append(4, 0, rows, data);
+    const queries = Array.from({ length: 3 }, () => unitQuery(Array.from({ length: dim }, rand)));
+    const approx = scoreAll(t, queries);
+    const exact = scoreAll(f, queries);
+    let widest = 0;
+    for (const [k, q] of queries.entries()) {
+      const qe = quantizeQuery(q).error;
+      for (let r = 0; r < rows; r++) {
+        const gap = Math.abs(approx[k][r] - exact[k][r]);
+        expect(gap, `query ${k}, row ${r}`).toBeLessThanOrEqual(t.errorBound(r, qe));
+        widest = Math.max(widest, t.errorBound(r, qe));
+      }
+    }
+    // The bound is useful: well under the spread of distances between unrelated vectors.
+    expect(widest).toBeLessThan(0.05);
+    expect(f.errorBound(0, 0.5)).toBe(0);
+    expect(t.bytes).toBeLessThan(f.bytes / 3);
+
+    t.remove(4);
+    const c = t.compacted(rows);
+    expect([c.rows, c.precision]).toEqual([rows - 1000, "i8"]);
+    expect([...scoreAll(c, queries)[0]]).toEqual([...approx[0].subarray(1000)]);
+    expect([...c.errors.subarray(0, c.rows)]).toEqual([...t.errors.subarray(1000, rows)]);
   });
 });

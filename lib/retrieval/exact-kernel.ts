@@ -13,18 +13,73 @@ const kernel = () => (compiled ??= new WebAssembly.Module(Buffer.from(KERNEL_WAS
 interface Kernel {
   scores1(q: number, data: number, rows: number, dim: number, out: number): void;
   scores4(q: number, data: number, rows: number, dim: number, out: number): void;
+  scoresI8(q: number, data: number, scales: number, rows: number, dim: number, qs: number, out: number): void;
   normalize(data: number, rows: number, dim: number): void;
+}
+
+/**
+ * How a table stores its rows: `f32`, the vectors as Chroma holds them (exact distances); `i8`,
+ * each unit row as signed bytes times a scale of its own (a quarter of the memory), whose
+ * distances are approximate within a bound known per row (errorBound), for a compact table that
+ * picks the candidates an exact scoring then ranks (lib/retrieval/compact.ts).
+ */
+export type Precision = "f32" | "i8";
+
+/** The largest byte value of a quantized component. */
+const I8_MAX = 127;
+
+/** A unit query as the i8 kernel takes it: int8-range values, their scale, and how far the scaled values are from the query (Euclidean). */
+export interface QuantizedQuery {
+  values: Int16Array;
+  scale: number;
+  error: number;
+}
+
+/** Rounds a unit vector to int8 values times one scale, with the Euclidean size of the rounding. */
+function quantize(v: ArrayLike<number>, out: { set(i: number, x: number): void }): { scale: number; error: number } {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]));
+  if (max === 0) return { scale: 0, error: 0 };
+  const scale = Math.fround(max / I8_MAX);
+  let sq = 0;
+  for (let i = 0; i < v.length; i++) {
+    const b = Math.max(-I8_MAX, Math.min(I8_MAX, Math.round(v[i] / scale)));
+    out.set(i, b);
+    sq += (v[i] - b * scale) ** 2;
+  }
+  // Rounded up a little: the bound must not be below the error it bounds.
+  return { scale, error: Math.sqrt(sq) * (1 + 1e-6) };
+}
+
+export function quantizeQuery(q: Float32Array): QuantizedQuery {
+  const values = new Int16Array(q.length);
+  const { scale, error } = quantize(q, { set: (i, x) => (values[i] = x) });
+  return { values, scale, error };
 }
 
 const PAGE = 65_536;
 /** Rows scored per kernel call: the output area holds four queries' worth of them. */
 export const ROWS_PER_CALL = 16_384;
-/** The kernel reads 16 floats at a time: rows are padded with zeros to a multiple of 16. */
+/** The kernel reads 16 floats (or bytes) at a time: rows are padded with zeros to a multiple of 16. */
 const padded = (dim: number) => Math.ceil(dim / 16) * 16;
+const align16 = (n: number) => Math.ceil(n / 16) * 16;
+
+/** Where a table's parts lie in its WebAssembly memory, and the bytes the memory takes. */
+function layout(dimension: number, capacity: number, precision: Precision) {
+  const stride = padded(dimension);
+  const cap = Math.max(1, capacity);
+  // The query area holds four float32 queries, or one query as i16 values.
+  const outAt = precision === "f32" ? 4 * stride * 4 : align16(stride * 2);
+  const scalesAt = outAt + 4 * ROWS_PER_CALL * 4;
+  const dataAt = precision === "f32" ? scalesAt : align16(scalesAt + cap * 4);
+  const end = dataAt + cap * stride * (precision === "f32" ? 4 : 1);
+  return { stride, outAt, scalesAt, dataAt, memory: Math.ceil(end / PAGE) * PAGE };
+}
 
 export class VectorTable {
   readonly dimension: number;
   readonly capacity: number;
+  readonly precision: Precision;
   /** Rows written so far (removed ones included, until the table is rebuilt). */
   rows = 0;
   /** Rows of documents removed since: skipped by every ranking. */
@@ -32,39 +87,48 @@ export class VectorTable {
   readonly documentOf: Int32Array;
   readonly chunkOf: Int32Array;
   readonly alive: Uint8Array;
+  /** i8: per row, how far its stored value is from the unit row (Euclidean); empty for f32. */
+  readonly errors: Float32Array;
   private readonly runs = new Map<number, { start: number; count: number }[]>();
   private readonly stride: number;
   private readonly memory: WebAssembly.Memory;
   private readonly fn: Kernel;
   private readonly f32: Float32Array;
+  private readonly i8: Int8Array;
+  private readonly i16: Int16Array;
   private readonly outAt: number;
+  private readonly scalesAt: number;
   private readonly dataAt: number;
 
   /** Throws a RangeError when the memory cannot be had (more than WebAssembly's 4 GB). */
-  constructor(dimension: number, capacity: number) {
+  constructor(dimension: number, capacity: number, precision: Precision = "f32") {
     this.dimension = dimension;
     this.capacity = Math.max(1, capacity);
-    this.stride = padded(dimension);
-    this.outAt = 4 * this.stride * 4;
-    this.dataAt = this.outAt + 4 * ROWS_PER_CALL * 4;
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.dataAt + this.capacity * this.stride * 4) / PAGE) });
+    this.precision = precision;
+    const at = layout(dimension, capacity, precision);
+    this.stride = at.stride;
+    this.outAt = at.outAt;
+    this.scalesAt = at.scalesAt;
+    this.dataAt = at.dataAt;
+    this.memory = new WebAssembly.Memory({ initial: at.memory / PAGE });
     this.fn = new WebAssembly.Instance(kernel(), { env: { mem: this.memory } }).exports as unknown as Kernel;
     this.f32 = new Float32Array(this.memory.buffer);
+    this.i8 = new Int8Array(this.memory.buffer);
+    this.i16 = new Int16Array(this.memory.buffer);
     this.documentOf = new Int32Array(this.capacity);
     this.chunkOf = new Int32Array(this.capacity);
     this.alive = new Uint8Array(this.capacity);
+    this.errors = new Float32Array(precision === "i8" ? this.capacity : 0);
   }
 
   /** Bytes this table takes: its WebAssembly memory and the row index. */
   get bytes(): number {
-    return VectorTable.bytesFor(this.dimension, this.capacity);
+    return VectorTable.bytesFor(this.dimension, this.capacity, this.precision);
   }
 
   /** Bytes a table of this size takes, before it is made. */
-  static bytesFor(dimension: number, capacity: number): number {
-    const stride = padded(dimension);
-    const memory = Math.ceil((4 * stride * 4 + 4 * ROWS_PER_CALL * 4 + Math.max(1, capacity) * stride * 4) / PAGE) * PAGE;
-    return memory + Math.max(1, capacity) * 9;
+  static bytesFor(dimension: number, capacity: number, precision: Precision = "f32"): number {
+    return layout(dimension, capacity, precision).memory + Math.max(1, capacity) * (precision === "i8" ? 13 : 9);
   }
 
   get live(): number {
@@ -79,10 +143,21 @@ export class VectorTable {
   append(documentId: number, firstChunk: number, count: number, vectors: Float32Array): void {
     if (this.rows + count > this.capacity) throw new RangeError("vector table full");
     const dim = this.dimension;
-    const at = this.dataAt / 4 + this.rows * this.stride;
-    if (dim === this.stride) this.f32.set(vectors.subarray(0, count * dim), at);
-    else for (let r = 0; r < count; r++) this.f32.set(vectors.subarray(r * dim, (r + 1) * dim), at + r * this.stride);
-    this.fn.normalize(at * 4, count, this.stride);
+    if (this.precision === "f32") {
+      const at = this.dataAt / 4 + this.rows * this.stride;
+      if (dim === this.stride) this.f32.set(vectors.subarray(0, count * dim), at);
+      else for (let r = 0; r < count; r++) this.f32.set(vectors.subarray(r * dim, (r + 1) * dim), at + r * this.stride);
+      this.fn.normalize(at * 4, count, this.stride);
+    } else {
+      for (let r = 0; r < count; r++) {
+        const row = this.rows + r;
+        const at = this.dataAt + row * this.stride;
+        const unit = unitQuery(vectors.subarray(r * dim, (r + 1) * dim));
+        const { scale, error } = quantize(unit, { set: (i, x) => (this.i8[at + i] = x) });
+        this.f32[this.scalesAt / 4 + row] = scale;
+        this.errors[row] = error;
+      }
+    }
     for (let r = 0; r < count; r++) {
       this.documentOf[this.rows + r] = documentId;
       this.chunkOf[this.rows + r] = firstChunk + r;
@@ -109,11 +184,17 @@ export class VectorTable {
 
   /** A table of `capacity` rows holding this one's live rows (already unit length), in order. */
   compacted(capacity: number): VectorTable {
-    const t = new VectorTable(this.dimension, capacity);
+    const t = new VectorTable(this.dimension, capacity, this.precision);
+    const rowBytes = this.precision === "f32" ? this.stride * 4 : this.stride;
+    const bytes = new Uint8Array(this.memory.buffer);
+    const into = new Uint8Array(t.memory.buffer);
     for (const [documentId, runs] of this.runs) {
       for (const { start, count } of runs) {
-        const from = this.dataAt / 4 + start * this.stride;
-        t.f32.set(this.f32.subarray(from, from + count * this.stride), t.dataAt / 4 + t.rows * t.stride);
+        into.set(bytes.subarray(this.dataAt + start * rowBytes, this.dataAt + (start + count) * rowBytes), t.dataAt + t.rows * rowBytes);
+        if (this.precision === "i8") {
+          t.f32.set(this.f32.subarray(this.scalesAt / 4 + start, this.scalesAt / 4 + start + count), t.scalesAt / 4 + t.rows);
+          t.errors.set(this.errors.subarray(start, start + count), t.rows);
+        }
         t.documentOf.set(this.documentOf.subarray(start, start + count), t.rows);
         t.chunkOf.set(this.chunkOf.subarray(start, start + count), t.rows);
         t.alive.fill(1, t.rows, t.rows + count);
@@ -126,10 +207,21 @@ export class VectorTable {
 
   /**
    * Distances of rows [from, from + n) (n at most ROWS_PER_CALL) to each query (unit length,
-   * `dimension` floats), written into out[q] at `at`.
+   * `dimension` floats), written into out[q] at `at`. An i8 table's are approximate: within
+   * errorBound of the exact ones.
    */
   score(queries: Float32Array[], from: number, n: number, out: Float32Array[], at: number): void {
     const q0 = 0;
+    if (this.precision === "i8") {
+      for (const [k, q] of queries.entries()) {
+        const { values, scale } = quantizeQuery(q);
+        this.i16.fill(0, 0, this.stride);
+        this.i16.set(values, 0);
+        this.fn.scoresI8(q0, this.dataAt + from * this.stride, this.scalesAt + from * 4, n, this.stride, scale, this.outAt);
+        out[k].set(this.f32.subarray(this.outAt / 4, this.outAt / 4 + n), at);
+      }
+      return;
+    }
     const data = this.dataAt + from * this.stride * 4;
     for (let g = 0; g < queries.length; g += 4) {
       const group = queries.slice(g, g + 4);
@@ -140,10 +232,27 @@ export class VectorTable {
       group.forEach((_, k) => out[g + k].set(this.f32.subarray(this.outAt / 4 + k * n, this.outAt / 4 + (k + 1) * n), at));
     }
   }
+
+  /**
+   * How far an i8 table's distance of `row` can be from the exact one for a query whose
+   * quantized form is off by `queryError`: |q.x - q'.x'| <= |q.(x - x')| + |(q - q').x'|, with
+   * |q| = 1 and |x'| <= 1 + the row's error, plus the float32 sums of the exact scoring (0 for f32).
+   */
+  errorBound(row: number, queryError: number): number {
+    if (this.precision === "f32") return 0;
+    const e = this.errors[row];
+    return e + queryError * (1 + e) + FLOAT_SUMS;
+  }
 }
 
+/**
+ * What the float32 sums of an exact scoring can be off by, with room: 1,024 products of at most 1
+ * in total, added in 16 lanes of 64 steps, at float32's 6e-8 a step (about 4e-6).
+ */
+const FLOAT_SUMS = 1e-4;
+
 /** A query vector as Chroma receives it (float32), scaled to unit length. */
-export function unitQuery(v: number[]): Float32Array {
+export function unitQuery(v: ArrayLike<number>): Float32Array {
   const q = Float32Array.from(v);
   let sq = 0;
   for (let i = 0; i < q.length; i++) sq += q[i] * q[i];

@@ -114,6 +114,41 @@
         (br $row)))
   )
 
+;; Approximate cosine distances from rows quantized to int8 (lib/retrieval/exact-kernel.ts,
+;; compact tables): row r is `dim` signed bytes whose float value is scale[r] * byte, the query is
+;; `dim` i16 values (int8 range) whose float value is $qs * value. out[r] = 1 - $qs * scale[r] *
+;; (the integer dot product). The caller bounds the error of each row (exact-kernel.ts).
+  (func (export "scoresI8") (param $q i32) (param $data i32) (param $scales i32) (param $rows i32) (param $dim i32) (param $qs f32) (param $out i32)
+    (local $r i32) (local $i i32) (local $p i32) (local $v v128) (local $a0 v128) (local $a1 v128) (local $s v128)
+    (local.set $p (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $dim)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (v128.load (i32.add (local.get $q) (i32.shl (local.get $i) (i32.const 1)))))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (v128.load offset=16 (i32.add (local.get $q) (i32.shl (local.get $i) (i32.const 1)))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step)))
+        (local.set $s (i32x4.add (local.get $a0) (local.get $a1)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.sub (f32.const 1)
+            (f32.mul (f32.mul (local.get $qs) (f32.load (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2)))))
+              (f32.convert_i32_s
+                (i32.add (i32.add (i32x4.extract_lane 0 (local.get $s)) (i32x4.extract_lane 1 (local.get $s)))
+                         (i32.add (i32x4.extract_lane 2 (local.get $s)) (i32x4.extract_lane 3 (local.get $s))))))))
+        (local.set $p (i32.add (local.get $p) (local.get $dim)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
   (func $sum (param $a v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
              (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))

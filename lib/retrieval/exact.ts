@@ -3,7 +3,7 @@ import { env } from "../env.mjs";
 import { processState } from "../core/process-state";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
-import { ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
 
@@ -115,18 +115,18 @@ function streamed(agentId: number, model: string, signature = readySignature(age
  * dropped and the new ones appended, or a new one when it has no room left (or a quarter is
  * removed rows). Null when the memory cannot be had: the agent is then streamed.
  */
-async function tableFor(agent: AgentVectors, model: string, before: VectorTable | null): Promise<VectorTable | null> {
+async function tableFor(agent: AgentVectors, model: string, before: VectorTable | null, precision: Precision): Promise<VectorTable | null> {
   const ready = new Set(agent.documents);
-  let table = before && before.dimension === agent.dimension ? before : null;
+  let table = before && before.dimension === agent.dimension && before.precision === precision ? before : null;
   if (table) for (const id of [...table.documentOf.subarray(0, table.rows)]) if (!ready.has(id) && table.hasDocument(id)) table.remove(id);
   const added = agent.documents.flatMap((id, i) => (table?.hasDocument(id) ? [] : [{ id, chunks: agent.chunkCounts[i] }]));
   const addedRows = agent.chunks - (table?.live ?? 0);
   try {
     if (!table || table.rows + addedRows > table.capacity || table.dead * 4 > table.rows) {
       let capacity = table ? Math.ceil(agent.chunks * SLACK) : agent.chunks;
-      if (VectorTable.bytesFor(agent.dimension, capacity) > memoryBudget()) capacity = agent.chunks;
-      if (VectorTable.bytesFor(agent.dimension, capacity) > memoryBudget()) return null;
-      table = table ? table.compacted(capacity) : new VectorTable(agent.dimension, capacity);
+      if (VectorTable.bytesFor(agent.dimension, capacity, precision) > memoryBudget()) capacity = agent.chunks;
+      if (VectorTable.bytesFor(agent.dimension, capacity, precision) > memoryBudget()) return null;
+      table = table ? table.compacted(capacity) : new VectorTable(agent.dimension, capacity, precision);
     }
   } catch (err) {
     if (err instanceof RangeError) return null; // past what WebAssembly memory can hold
@@ -136,16 +136,44 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
   return table;
 }
 
-async function load(agentId: number, model: string, signature: string, before: AgentVectors | undefined): Promise<AgentVectors | null> {
+async function load(agentId: number, model: string, signature: string, before: AgentVectors | undefined, precision: Precision): Promise<AgentVectors | null> {
   // A ready document without its copy: served by Chroma until start-up or the repair copies it.
   const agent = streamed(agentId, model, signature);
   if (!agent) return null;
-  if (VectorTable.bytesFor(agent.dimension, agent.chunks) > memoryBudget()) return agent;
-  const key = `${agentId}|${model}`;
-  evictFor(VectorTable.bytesFor(agent.dimension, agent.chunks) - (before?.bytes ?? 0), key);
-  const table = await tableFor(agent, model, before?.table ?? null);
+  const bytes = VectorTable.bytesFor(agent.dimension, agent.chunks, precision);
+  // Too large to hold: an exactly ranked agent is streamed; a compact table is of no use streamed.
+  if (bytes > memoryBudget()) return precision === "f32" ? agent : null;
+  const key = keyOf(agentId, model, precision);
+  evictFor(bytes - (before?.bytes ?? 0), key);
+  const table = await tableFor(agent, model, before?.table ?? null, precision);
   if (table) evictFor(table.bytes - (before?.bytes ?? 0), key); // a table that grew took room to spare
-  return table ? { ...agent, table, bytes: table.bytes } : agent;
+  if (!table) return precision === "f32" ? agent : null;
+  return { ...agent, table, bytes: table.bytes };
+}
+
+const keyOf = (agentId: number, model: string, precision: Precision) => (precision === "f32" ? `${agentId}|${model}` : `${agentId}|${model}|${precision}`);
+
+/** The held vectors of `key`, loaded or brought up to date with the agent's ready documents (one load at a time per key). */
+async function held(agentId: number, model: string, precision: Precision): Promise<AgentVectors | null> {
+  const key = keyOf(agentId, model, precision);
+  for (;;) {
+    const signature = readySignature(agentId, model);
+    const have = state().agents.get(key);
+    if (have?.signature === signature) {
+      have.usedAt = Date.now();
+      return have;
+    }
+    let loading = state().loading.get(key);
+    if (!loading) {
+      loading = load(agentId, model, signature, have, precision).finally(() => state().loading.delete(key));
+      state().loading.set(key, loading);
+      const loaded = await loading;
+      if (loaded) state().agents.set(key, loaded);
+      else state().agents.delete(key);
+      return loaded;
+    }
+    await loading; // another search is loading it: look again once it is done
+  }
 }
 
 /**
@@ -159,29 +187,20 @@ export async function exactVectors(agentId: number, model: string, opts: { anySi
     // The ranking a diagnosis compares with: read from SQLite as it goes, never held.
     return opts.anySize ? streamed(agentId, model) : null;
   }
-  const key = `${agentId}|${model}`;
-  for (;;) {
-    const signature = readySignature(agentId, model);
-    const held = state().agents.get(key);
-    if (held?.signature === signature) {
-      held.usedAt = Date.now();
-      return held;
-    }
-    let loading = state().loading.get(key);
-    if (!loading) {
-      loading = load(agentId, model, signature, held).finally(() => state().loading.delete(key));
-      state().loading.set(key, loading);
-      const loaded = await loading;
-      if (loaded) state().agents.set(key, loaded);
-      else state().agents.delete(key);
-      return loaded;
-    }
-    await loading; // another search is loading it: look again once it is done
-  }
+  return held(agentId, model, "f32");
+}
+
+/**
+ * An agent past the exact limit held as a compact table (int8, a quarter of the memory; see
+ * lib/retrieval/compact.ts), within the same memory budget; null when it does not fit, or a
+ * ready document's vectors have no copy yet.
+ */
+export async function compactVectors(agentId: number, model: string): Promise<AgentVectors | null> {
+  return held(agentId, model, "i8");
 }
 
 /** The n-th smallest of xs (quickselect on a copy). */
-function nthSmallest(xs: Float32Array, n: number): number {
+export function nthSmallest(xs: Float32Array, n: number): number {
   const a = Float32Array.from(xs);
   let lo = 0;
   let hi = a.length - 1;
@@ -202,8 +221,8 @@ function nthSmallest(xs: Float32Array, n: number): number {
   return a[k];
 }
 
-/** Every ready chunk's distance to each query, in the order the scan met them. */
-interface Scan {
+/** Every ready chunk's distance to each query, in the order the scan met them (a held table's: its row order). */
+export interface Scan {
   rows: number;
   documentOf: Int32Array;
   chunkOf: Int32Array;
@@ -217,7 +236,7 @@ interface Scan {
  * or lose documents meanwhile (another search brings it up to date): rows past those it had are
  * not read, and rows of documents removed by then are dropped.
  */
-function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
+export function scan(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
   // Counted as a search, so that uploads' adds give way to it as they do to Chroma's queries:
   // what competes with a scan is the app's own work of sending them.
   return asSearch(() => scanNow(agent, model, vectors));

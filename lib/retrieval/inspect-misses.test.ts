@@ -72,6 +72,7 @@ describe("the inspector's approximate-search misses", () => {
     useExactLimits({ chunks: 0 }); // served by Chroma's graph alone
     const cases = await missedQueries(6);
     expect(cases.length).toBeGreaterThan(0);
+    let unreachable = 0;
     for (const { agentId, query, nearest, exact } of cases) {
       const ins = await inspectQuery(agentId, query, TOP_K, nearest.document_id, "vector");
       expect(ins).toMatchObject({ ranked_exactly: false, exact_unavailable: false });
@@ -95,6 +96,14 @@ describe("the inspector's approximate-search misses", () => {
       const nearer = exact.filter((x) => !ins.results.some((r) => key(r) === x.id) && x.score < last);
       expect(ins.index_misses.map(key)).toEqual(expect.arrayContaining(nearer.map((x) => x.id)));
 
+      // A chunk of the document that the index cannot return is placed in the exact ranking.
+      const [v] = (await embedForAgent(agentId, [query])).vectors;
+      const ranking = await bruteForce(agentId, v, Number.POSITIVE_INFINITY);
+      for (const c of ins.expected!.chunks.filter((c) => c.unreachable)) {
+        expect(c.rank, query).toBe(ranking.findIndex((x) => x.id === chunkId(nearest.document_id, c.chunk_index)) + 1);
+        unreachable++;
+      }
+
       // The diagnosis: exact rank 1, and the words that the index did not return it.
       expect(ins.expected!.best_rank).toBe(1);
       expect(ins.expected!.index_miss).toEqual(miss);
@@ -105,6 +114,26 @@ describe("the inspector's approximate-search misses", () => {
       expect(hybrid.index_misses.find((m) => key(m) === nearest.id)).toMatchObject({ nearer_than: 1 });
       expect(hybrid.expected!.index_miss).toMatchObject({ chunk_index: miss!.chunk_index, nearer_than: 1 });
     }
+
+    // Another case's missed chunk, looked for with this query: farther down, behind this query's
+    // own missed nearest chunk, which the index's ranking does not hold either.
+    let behindMissed = 0;
+    for (const a of cases) {
+      for (const b of cases) {
+        if (a === b || a.agentId !== b.agentId || a.nearest.document_id === b.nearest.document_id) continue;
+        const ins = await inspectQuery(a.agentId, a.query, TOP_K, b.nearest.document_id, "vector");
+        const [v] = (await embedForAgent(a.agentId, [a.query])).vectors;
+        const ranking = await bruteForce(a.agentId, v, Number.POSITIVE_INFINITY);
+        for (const c of ins.expected!.chunks.filter((c) => c.unreachable)) {
+          const rank = ranking.findIndex((x) => x.id === chunkId(b.nearest.document_id, c.chunk_index)) + 1;
+          expect(c.rank, `${a.query}: ${b.nearest.id}`).toBe(rank);
+          if (rank > 1) behindMissed++;
+        }
+      }
+    }
+    console.log(`[inspect-misses.test] ${cases.length} missed queries, ${unreachable} unreachable chunks of their documents, ${behindMissed} behind another`);
+    expect(unreachable).toBeGreaterThan(0);
+    expect(behindMissed).toBeGreaterThan(0);
 
     // Ranked exactly, the same queries retrieve the nearest chunk first and nothing is missing.
     useExactLimits({});

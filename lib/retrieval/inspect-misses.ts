@@ -2,7 +2,8 @@ import "server-only";
 import type { Collection } from "../vector-store/client";
 import { chunkKey, readyChunks } from "../db/chunks";
 import type { RankedChunk } from "../vector-store/chunks";
-import { exactPlaces, exactVectors } from "./exact";
+import { compactVectors, exactPlaces, exactVectors } from "./exact";
+import { compactNearest } from "./compact";
 
 /**
  * What the inspector checks the vector index's answer against: the exact ranking of every ready
@@ -34,8 +35,11 @@ export interface ExactCheck {
   exact_unavailable: boolean;
   /** The first n of the exact ranking; null when ranked exactly (the results are it) or unavailable. */
   exact: RankedChunk[] | null;
-  /** Exact rank of every chunk of the looked-for documents, by chunkKey (empty when `exact` is null). */
-  ranks: Map<string, number>;
+  /**
+   * Exact rank of every chunk of the looked-for documents, by chunkKey (empty when `exact` is
+   * null); null when the check did not rank them (a compact table's): exactRanks gives them.
+   */
+  ranks: Map<string, number> | null;
 }
 
 /** Chroma sums in float32 and the exact scan in float64: the same chunk differs in the seventh digit. */
@@ -50,11 +54,22 @@ export async function exactCheck(agentId: number, collection: Collection, model:
   // The exact scan measures cosine distances; any other space's results could not be compared.
   if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
   if (await exactVectors(agentId, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
+  // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again.
+  const compact = await compactVectors(agentId, model);
+  if (compact) return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
+  const ranks = await exactRanks(agentId, model, vector, n, targets);
+  return ranks ? { ranked_exactly: false, exact_unavailable: false, ...ranks } : { ranked_exactly: false, exact_unavailable: true, ...none };
+}
+
+/**
+ * The first n of the exact ranking and the exact rank of every chunk of the `targets` documents,
+ * from one scan of the agent's copy read from SQLite as it goes; null without a full copy.
+ */
+export async function exactRanks(agentId: number, model: string, vector: number[], n: number, targets: number[]): Promise<{ exact: RankedChunk[]; ranks: Map<string, number> } | null> {
   const all = await exactVectors(agentId, model, { anySize: true });
-  if (!all) return { ranked_exactly: false, exact_unavailable: true, ...none };
+  if (!all) return null;
   const [place] = await exactPlaces(all, model, [vector], n, [targets]);
-  const ranks = new Map(place.chunks.map((c) => [chunkKey(c.document_id, c.chunk_index), c.rank]));
-  return { ranked_exactly: false, exact_unavailable: false, exact: place.head, ranks };
+  return { exact: place.head, ranks: new Map(place.chunks.map((c) => [chunkKey(c.document_id, c.chunk_index), c.rank])) };
 }
 
 export type RankedMiss = Omit<IndexMiss, "filename" | "chunk_text">;

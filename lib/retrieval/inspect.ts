@@ -9,7 +9,7 @@ import { agentChunkCount, findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
 import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
-import { exactCheck, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
+import { exactCheck, exactRanks, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
 
@@ -100,12 +100,12 @@ export async function inspectQuery(
   const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
-  const { results, location, check } = await logged(
+  const { results, location, check, vector: vectorOf } = await logged(
     agentId,
     "inspector",
     { query, top_k: topK },
     async () => {
-      if (agentChunkCount(agentId) === 0) return { results: [], location: null, check: null };
+      if (agentChunkCount(agentId) === 0) return { results: [], location: null, check: null, vector: null };
       const { model, vectors } = await embedForAgent(agentId, [query]);
       const collection = await collectionFor(model);
       // The exact check scans the agent's copy here while Chroma answers the ranking in its own
@@ -119,7 +119,7 @@ export async function inspectQuery(
         mode === "vector"
           ? resultsWithText(agentId, location.head.slice(0, topK))
           : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
-      return { results, location, check };
+      return { results, location, check, vector: vectors[0] };
     },
     (r) => r.results.length,
   );
@@ -127,11 +127,16 @@ export async function inspectQuery(
   const indexMisses = location && check?.exact ? withText(agentId, missesAgainst(location.head, check.exact, topK)) : [];
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
+    // A chunk the index cannot return is placed in the exact ranking; a compact check did not rank
+    // every chunk, so the agent's copy is scanned for it (rare: a chunk the index lost).
+    if (check && check.ranks === null && location?.chunks.some((c) => c.unreachable)) {
+      check.ranks = (await exactRanks(agentId, model, vectorOf!, window, [doc!.id]))?.ranks ?? new Map();
+    }
     const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
     const chunks = (location?.chunks ?? []).map((c) => ({
       chunk_index: c.chunk_index,
       // A chunk the index did not return has no place in its ranking; the exact one gives it its own.
-      rank: c.unreachable ? (check?.ranks.get(chunkKey(c.document_id, c.chunk_index)) ?? c.rank) : c.rank,
+      rank: c.unreachable ? (check?.ranks?.get(chunkKey(c.document_id, c.chunk_index)) ?? c.rank) : c.rank,
       distance: c.distance,
       chunk_text: texts.get(c.chunk_index) ?? "",
       unreachable: c.unreachable,

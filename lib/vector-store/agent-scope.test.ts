@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { Metadata } from "chromadb";
 import { embedder } from "../embeddings/configured";
 import { chunkText } from "../core/chunking";
 import { insertDocument } from "../db/documents";
@@ -97,7 +98,7 @@ describe("a query scoped by the agent's own chunk ids", () => {
     expect(sent.map((q) => (q.ids ? "ids" : "where"))).toEqual(["where"]);
 
     // Repaired, and a new document ready: the list is made again and Chroma takes it.
-    await collection.add({ ids: [lost], embeddings: kept.embeddings, metadatas: kept.metadatas });
+    await collection.add({ ids: [lost], embeddings: kept.embeddings, metadatas: kept.metadatas as Metadata[] });
     await ingest(agent.id, "password.md", ARTICLES.password, 60, 10);
     sent.length = 0;
     const again = await searchAgentDocuments(agent, "premium support response", 3);

@@ -1,0 +1,62 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { embedder } from "../embeddings/configured";
+import { ingest, newAgent } from "../../test/helpers";
+import { embedForAgent } from "./retrieve";
+import { compactVectors, exactBytesHeld, exactVectors, useExactLimits } from "./exact";
+import { compactNearest } from "./compact";
+import { exactRanks } from "./inspect-misses";
+
+// An agent past the exact limit held as bytes: its first n must be the exact first n, in the same
+// order and at the same distances as a scan of the float32 copy, ties included.
+const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket".split(" ");
+let seed = 11;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const words = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ");
+const CHUNK = 300;
+
+let agentId = 0;
+beforeAll(async () => {
+  agentId = newAgent("compact").id;
+  for (let i = 0; i < 30; i++) await ingest(agentId, `doc-${i}.md`, `${words(400)} zz${i}tag.`, CHUNK, 40);
+  // Two documents whose first chunks are the same text: chunks at the same distance from any query.
+  const shared = words(200).padEnd(CHUNK, " ").slice(0, CHUNK);
+  await ingest(agentId, "twin-a.md", `${shared}alpha tail of the first twin with ${words(30)}`, CHUNK, 0);
+  await ingest(agentId, "twin-b.md", `${shared}beta tail of the second twin with ${words(30)}`, CHUNK, 0);
+}, 120_000);
+
+afterEach(() => useExactLimits({}));
+
+describe("a compact table of an agent past the exact limit", () => {
+  it("gives the exact first n, ties included, as a scan of the float32 copy does", async () => {
+    useExactLimits({ chunks: 10 });
+    const model = embedder().model;
+    expect(await exactVectors(agentId, model)).toBeNull();
+    const compact = await compactVectors(agentId, model);
+    expect(compact?.table?.precision).toBe("i8");
+    const queries = [...Array.from({ length: 12 }, (_, i) => `${words(3)} zz${i}tag`), words(5), "refund", "alpha tail", VOCAB.slice(0, 8).join(" ")];
+    const { vectors } = await embedForAgent(agentId, queries);
+    let ties = 0;
+    for (const [q, vector] of vectors.entries()) {
+      for (const n of [1, 5, 50, 10_000]) {
+        const got = await compactNearest(compact!, model, vector, n);
+        const want = (await exactRanks(agentId, model, vector, n, []))!.exact;
+        expect(got, `${queries[q]}, n ${n}`).toEqual(want);
+        for (let i = 1; i < got.length; i++) if (got[i].score === got[i - 1].score) ties++;
+      }
+    }
+    expect(ties).toBeGreaterThan(0); // the twins' shared chunk came out tied, in document order
+  });
+
+  it("is held within EXACT_MEMORY_MB, at about a quarter of the float32 table, and not at all when it does not fit", async () => {
+    const model = embedder().model;
+    useExactLimits({});
+    const full = (await exactVectors(agentId, model))!.bytes;
+    useExactLimits({ chunks: 10 });
+    const compact = (await compactVectors(agentId, model))!;
+    expect(compact.bytes).toBeLessThan(full / 2);
+    expect(exactBytesHeld()).toBe(compact.bytes);
+    useExactLimits({ chunks: 10, memoryMb: 0.1 });
+    expect(await compactVectors(agentId, model)).toBeNull();
+    expect(exactBytesHeld()).toBe(0);
+  });
+});

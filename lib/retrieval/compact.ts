@@ -1,0 +1,54 @@
+import "server-only";
+import { chunkVectorsOf } from "../db/chunk-vectors";
+import { chunkKey } from "../db/chunks";
+import { closestFirst, type RankedChunk } from "../vector-store/chunks";
+import { quantizeQuery, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+import { nthSmallest, scan, type AgentVectors } from "./exact";
+
+/**
+ * The exact nearest chunks of an agent past the exact limit, from a compact table: its rows held
+ * as bytes (lib/retrieval/exact-kernel.ts), a quarter of the memory of float32, so an agent of
+ * 333,000 chunks takes 350 MB instead of 1.4 GB and the inspector's check does not read it from
+ * SQLite on every inspection (docs/performance.md, '1,000,000 chunks').
+ *
+ * Each row's distance from the bytes is within a bound of its exact distance (errorBound), so
+ * with U the n-th smallest of (approximate + bound), every row whose exact distance can be at most
+ * U is one whose approximate distance minus its bound is at most U; any other row is farther than
+ * n rows for certain. Those candidates are scored again exactly from the stored float32 copies,
+ * and their first n in ranking order are the exact first n, ties included.
+ */
+export async function compactNearest(agent: AgentVectors, model: string, vector: number[], n: number): Promise<RankedChunk[]> {
+  const table = agent.table;
+  if (!table || table.precision !== "i8") throw new Error("compactNearest needs a compact table");
+  const query = unitQuery(vector);
+  const s = await scan(agent, model, [vector]);
+  const d = s.dist[0];
+  const queryError = quantizeQuery(query).error;
+  const upper = new Float32Array(s.rows);
+  let live = 0;
+  for (let r = 0; r < s.rows; r++) {
+    const alive = d[r] !== Number.POSITIVE_INFINITY;
+    upper[r] = alive ? d[r] + table.errorBound(r, queryError) : Number.POSITIVE_INFINITY;
+    live += alive ? 1 : 0;
+  }
+  if (live === 0 || n <= 0) return [];
+  const cut = n >= live ? Number.POSITIVE_INFINITY : nthSmallest(upper, n);
+  const candidates: { document_id: number; chunk_index: number }[] = [];
+  for (let r = 0; r < s.rows; r++) {
+    if (d[r] !== Number.POSITIVE_INFINITY && d[r] - table.errorBound(r, queryError) <= cut) candidates.push({ document_id: s.documentOf[r], chunk_index: s.chunkOf[r] });
+  }
+  return exactlyRanked(candidates, model, agent.dimension, query).slice(0, n);
+}
+
+/** The chunks scored exactly from their stored copies, in ranking order; one whose copy is gone (removed meanwhile) is left out. */
+function exactlyRanked(chunks: { document_id: number; chunk_index: number }[], model: string, dimension: number, query: Float32Array): RankedChunk[] {
+  const vectors = chunkVectorsOf(chunks, model);
+  const pool = new VectorTable(dimension, Math.max(1, vectors.size));
+  for (const c of chunks) {
+    const v = vectors.get(chunkKey(c.document_id, c.chunk_index));
+    if (v) pool.append(c.document_id, c.chunk_index, 1, v);
+  }
+  const dist = new Float32Array(pool.rows);
+  for (let from = 0; from < pool.rows; from += ROWS_PER_CALL) pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
+  return Array.from({ length: pool.rows }, (_, r) => ({ document_id: pool.documentOf[r], chunk_index: pool.chunkOf[r], score: dist[r] })).sort(closestFirst);
+}
