@@ -35,25 +35,39 @@ export interface QuantizedQuery {
   error: number;
 }
 
-/** Rounds a unit vector to int8 values times one scale, with the Euclidean size of the rounding. */
-function quantize(v: ArrayLike<number>, out: { set(i: number, x: number): void }): { scale: number; error: number } {
+/**
+ * Rounds `v` scaled to unit length to int8 values times one scale, written into `out` from `at`,
+ * with the Euclidean size of the rounding (against the unit vector in float64; the float32 one
+ * the exact scoring uses is within FLOAT_SUMS of it).
+ */
+function quantize(v: Float32Array, out: Int8Array | Int16Array, at: number): { scale: number; error: number } {
   let max = 0;
-  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]));
-  if (max === 0) return { scale: 0, error: 0 };
-  const scale = Math.fround(max / I8_MAX);
   let sq = 0;
   for (let i = 0; i < v.length; i++) {
-    const b = Math.max(-I8_MAX, Math.min(I8_MAX, Math.round(v[i] / scale)));
-    out.set(i, b);
-    sq += (v[i] - b * scale) ** 2;
+    max = Math.max(max, Math.abs(v[i]));
+    sq += v[i] * v[i];
+  }
+  if (max === 0) {
+    out.fill(0, at, at + v.length);
+    return { scale: 0, error: 0 };
+  }
+  const norm = Math.sqrt(sq);
+  const scale = Math.fround(max / norm / I8_MAX);
+  const inv = 1 / (scale * norm);
+  let err = 0;
+  for (let i = 0; i < v.length; i++) {
+    const b = Math.max(-I8_MAX, Math.min(I8_MAX, Math.round(v[i] * inv)));
+    out[at + i] = b;
+    const e = v[i] / norm - b * scale;
+    err += e * e;
   }
   // Rounded up a little: the bound must not be below the error it bounds.
-  return { scale, error: Math.sqrt(sq) * (1 + 1e-6) };
+  return { scale, error: Math.sqrt(err) * (1 + 1e-6) };
 }
 
 export function quantizeQuery(q: Float32Array): QuantizedQuery {
   const values = new Int16Array(q.length);
-  const { scale, error } = quantize(q, { set: (i, x) => (values[i] = x) });
+  const { scale, error } = quantize(q, values, 0);
   return { values, scale, error };
 }
 
@@ -151,9 +165,7 @@ export class VectorTable {
     } else {
       for (let r = 0; r < count; r++) {
         const row = this.rows + r;
-        const at = this.dataAt + row * this.stride;
-        const unit = unitQuery(vectors.subarray(r * dim, (r + 1) * dim));
-        const { scale, error } = quantize(unit, { set: (i, x) => (this.i8[at + i] = x) });
+        const { scale, error } = quantize(vectors.subarray(r * dim, (r + 1) * dim), this.i8, this.dataAt + row * this.stride);
         this.f32[this.scalesAt / 4 + row] = scale;
         this.errors[row] = error;
       }
