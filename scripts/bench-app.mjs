@@ -807,28 +807,45 @@ async function main() {
     }
     return out;
   };
+  // The same query scoped by the agent's chunk ids instead of the filter, as the app sends it
+  // (lib/vector-store/agent-scope.ts): Chroma's cost for the scope the app's search pays now.
+  const idsOf = new Map(agents.map((a) => [a.id, JSON.stringify(a.articles.flatMap((f) => Array.from({ length: f.chunkCount }, (_, i) => `doc${f.documentId}#${i}`)))]));
+  const rawIdsLatencies = async (list, n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const a = list[i % list.length];
+      const body = `{"query_embeddings":[${JSON.stringify(pick(nearVectors.get(a.id), qrand))}],"n_results":${TOP_K},"include":["distances"],"ids":${idsOf.get(a.id)}}`;
+      const t0 = performance.now();
+      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
   // One untimed call per agent on each side: the first search builds the agent's corpus counts.
   await searchLatencies(agents, agents.length);
   await rawLatencies(agents, agents.length);
+  await rawIdsLatencies(agents, agents.length);
 
   /** The app's search and the raw query alternate, one of each per agent in turn: a change of load during the run weighs on both sides alike. */
   const paired = async (list) => {
     const app = [];
     const direct = [];
+    const byIds = [];
     for (let i = 0; i < SEARCHES; i++) {
       const a = list[i % list.length];
       app.push(...(await searchLatencies([a], 1)));
       direct.push(...(await rawLatencies([a], 1)));
+      byIds.push(...(await rawIdsLatencies([a], 1)));
     }
-    return [app, direct];
+    return [app, direct, byIds];
   };
-  let [search, raw, smallSearch, smallRaw] = [[], [], [], []];
+  let [search, raw, rawIds, smallSearch, smallRaw] = [[], [], [], [], []];
   if (runs("search")) {
-    [search, raw] = await paired(large);
+    [search, raw, rawIds] = await paired(large);
     [smallSearch, smallRaw] = await paired([small]);
     // Logged as they come, so that a run stopped before its end still has them.
     log(
-      `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
+      `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}, raw by ids ${ms(percentile(rawIds, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
         `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
     );
   }
@@ -1064,6 +1081,8 @@ async function main() {
     ["search_p95_ms", ms(percentile(search, 95))],
     ["raw_query_p50_ms", ms(p50(raw))],
     ["search_overhead_ratio", ratio(p50(search) / p50(raw))],
+    ["raw_ids_query_p50_ms", ms(p50(rawIds))],
+    ["search_to_raw_ids_ratio", ratio(p50(search) / p50(rawIds))],
     ["small_agent_search_p50_ms", ms(p50(smallSearch))],
     ["small_agent_overhead_ratio", ratio(p50(smallSearch) / p50(smallRaw))],
     ["inspect_p50_ms", ms(p50(inspect))],
@@ -1102,7 +1121,7 @@ async function main() {
 function phaseOf(key) {
   if (/under_ingest/.test(key)) return "under-ingest";
   if (/^inspect/.test(key)) return "inspect";
-  if (/^(search|raw_query|small_agent)/.test(key)) return "search";
+  if (/^(search|raw_query|raw_ids|small_agent)/.test(key)) return "search";
   if (/^eval/.test(key)) return "eval";
   if (/^unclean_restart/.test(key)) return "crash";
   if (/^(restart|first_search_after_restart)/.test(key)) return "restart";
