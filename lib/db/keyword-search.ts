@@ -9,18 +9,43 @@ export interface KeywordHit {
   bm25: number;
 }
 
-/** The agent's best matches of FTS5 `terms` (already quoted) among its ready chunks of `model`, best first. */
+/**
+ * The agent's best matches of FTS5 `terms` (already quoted) among its ready chunks of `model`,
+ * best first (ties by chunk). The agent's index holds its ready chunks only, so the matches are
+ * ranked on the index alone and their documents checked afterwards: joining every match to its
+ * document doubled the time when common words matched most of a large agent (261,000 of 333,000
+ * chunks: 514 ms against 250, docs/performance.md). When a document of the first `limit` fails
+ * the check (another model while the agent is re-embedded, or a change racing the read), the
+ * ranking is read again with the check in it, so the answer is the same either way.
+ */
 export function keywordMatches(agentId: number, model: string, terms: string, limit: number): KeywordHit[] {
   if (!hasKeywordTable(db(), agentId)) return [];
   const table = keywordTable(agentId);
-  // The index holds ready chunks only; the join keeps a document of another model out.
-  const rows = db()
-    .prepare(
-      `SELECT f.rowid AS id, bm25(${table}) AS bm25
-       FROM ${table} f JOIN documents d ON d.id = f.rowid / ${MAX_CHUNKS_PER_DOCUMENT}
-       WHERE ${table} MATCH ? AND d.agent_id = ? AND d.status = 'ready' AND d.embedding_model = ?
-       ORDER BY bm25 LIMIT ?`,
-    )
-    .all(terms, agentId, model, limit) as { id: number; bm25: number }[];
-  return rows.map((r) => ({ document_id: Math.floor(r.id / MAX_CHUNKS_PER_DOCUMENT), chunk_index: r.id % MAX_CHUNKS_PER_DOCUMENT, bm25: r.bm25 }));
+  const first = db()
+    .prepare(`SELECT f.rowid AS id, bm25(${table}) AS bm25 FROM ${table} f WHERE ${table} MATCH ? ORDER BY bm25, f.rowid LIMIT ?`)
+    .all(terms, limit) as { id: number; bm25: number }[];
+  const documents = [...new Set(first.map((r) => documentOf(r.id)))];
+  const ok = new Set(
+    (
+      db()
+        .prepare(
+          `SELECT id FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND agent_id = ? AND status = 'ready' AND embedding_model = ?`,
+        )
+        .all(JSON.stringify(documents), agentId, model) as { id: number }[]
+    ).map((r) => r.id),
+  );
+  const rows =
+    ok.size === documents.length
+      ? first
+      : (db()
+          .prepare(
+            `SELECT f.rowid AS id, bm25(${table}) AS bm25
+             FROM ${table} f JOIN documents d ON d.id = f.rowid / ${MAX_CHUNKS_PER_DOCUMENT}
+             WHERE ${table} MATCH ? AND d.agent_id = ? AND d.status = 'ready' AND d.embedding_model = ?
+             ORDER BY bm25, f.rowid LIMIT ?`,
+          )
+          .all(terms, agentId, model, limit) as { id: number; bm25: number }[]);
+  return rows.map((r) => ({ document_id: documentOf(r.id), chunk_index: r.id % MAX_CHUNKS_PER_DOCUMENT, bm25: r.bm25 }));
 }
+
+const documentOf = (rowid: number) => Math.floor(rowid / MAX_CHUNKS_PER_DOCUMENT);

@@ -3,8 +3,10 @@ import { embedder } from "../embeddings/configured";
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent } from "./retrieve";
 import { compactVectors, exactBytesHeld, exactVectors, useExactLimits } from "./exact";
-import { compactNearest } from "./compact";
-import { exactRanks } from "./inspect-misses";
+import { compactNearest, compactRanks } from "./compact";
+import { listDocuments } from "../db/documents";
+import { exactRanks, exactRanksOf } from "./inspect-misses";
+import { chunkKey } from "../db/chunks";
 
 // An agent past the exact limit held as bytes: its first n must be the exact first n, in the same
 // order and at the same distances as a scan of the float32 copy, ties included.
@@ -45,6 +47,32 @@ describe("a compact table of an agent past the exact limit", () => {
       }
     }
     expect(ties).toBeGreaterThan(0); // the twins' shared chunk came out tied, in document order
+  });
+
+  it("ranks any chunk exactly, with no k limit, as a scan of the float32 copy does", async () => {
+    useExactLimits({ chunks: 10 });
+    const model = embedder().model;
+    const compact = (await compactVectors(agentId, model))!;
+    const docs = listDocuments(agentId).filter((d) => d.status === "ready");
+    const { vectors } = await embedForAgent(agentId, ["zz3tag refund", "alpha tail", words(6)]);
+    let deepest = 0;
+    for (const vector of vectors) {
+      for (const doc of [docs[0], docs[7], docs.at(-1)!, docs.at(-2)!]) {
+        const chunks = Array.from({ length: doc.chunk_count }, (_, i) => ({ document_id: doc.id, chunk_index: i }));
+        const want = (await exactRanks(agentId, model, vector, 1, [doc.id]))!.ranks;
+        const got = await compactRanks(compact, model, vector, chunks);
+        expect(got).toEqual(want);
+        deepest = Math.max(deepest, ...want.values());
+      }
+    }
+    expect(deepest).toBeGreaterThan(50); // past any first page of results
+    // Without room for a compact table, the same ranks come from a scan of the copy.
+    const doc = docs[5];
+    const chunks = Array.from({ length: doc.chunk_count }, (_, i) => ({ document_id: doc.id, chunk_index: i }));
+    const held = await exactRanksOf(agentId, model, vectors[0], chunks);
+    useExactLimits({ chunks: 10, memoryMb: 0.1 });
+    expect(await exactRanksOf(agentId, model, vectors[0], chunks)).toEqual(held);
+    expect([...held!.keys()]).toEqual(expect.arrayContaining([chunkKey(doc.id, 0)]));
   });
 
   it("is held within EXACT_MEMORY_MB, at about a quarter of the float32 table, and not at all when it does not fit", async () => {

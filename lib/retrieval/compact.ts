@@ -52,3 +52,46 @@ function exactlyRanked(chunks: { document_id: number; chunk_index: number }[], m
   for (let from = 0; from < pool.rows; from += ROWS_PER_CALL) pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
   return Array.from({ length: pool.rows }, (_, r) => ({ document_id: pool.documentOf[r], chunk_index: pool.chunkOf[r], score: dist[r] })).sort(closestFirst);
 }
+
+/** Past this many rows within their bound of a looked-for chunk's distance, ranking them is left to a full scan. */
+const MAX_UNSURE = 100_000;
+
+/**
+ * The exact rank of each given chunk of the agent (1 + the chunks before it in ranking order, by
+ * chunkKey), from the compact table: a row whose distance plus its bound is below the chunk's is
+ * ahead of it, one whose distance minus its bound is above is behind, and the rows in between are
+ * scored exactly from their copies. Null when more than MAX_UNSURE rows lie in between.
+ */
+export async function compactRanks(agent: AgentVectors, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
+  const table = agent.table;
+  if (!table || table.precision !== "i8") throw new Error("compactRanks needs a compact table");
+  const query = unitQuery(vector);
+  const targets = exactlyRanked(chunks, model, agent.dimension, query);
+  const ranks = new Map<string, number>();
+  if (targets.length === 0) return ranks;
+  const s = await scan(agent, model, [vector]);
+  const d = s.dist[0];
+  const queryError = quantizeQuery(query).error;
+  const ahead = new Array<number>(targets.length).fill(0);
+  // Rows in between for some chunk, with the highest distance they can have (a row surely ahead of
+  // another of the chunks was counted for that one already).
+  const unsure = new Map<string, { document_id: number; chunk_index: number; highest: number }>();
+  for (let r = 0; r < s.rows; r++) {
+    if (d[r] === Number.POSITIVE_INFINITY) continue;
+    const bound = table.errorBound(r, queryError);
+    let inBetween = false;
+    for (const [j, t] of targets.entries()) {
+      if (d[r] + bound < t.score) ahead[j]++;
+      else if (d[r] - bound <= t.score) inBetween = true;
+    }
+    if (inBetween) unsure.set(chunkKey(s.documentOf[r], s.chunkOf[r]), { document_id: s.documentOf[r], chunk_index: s.chunkOf[r], highest: d[r] + bound });
+    if (unsure.size > MAX_UNSURE) return null;
+  }
+  const scored = exactlyRanked([...unsure.values()], model, agent.dimension, query);
+  for (const [j, t] of targets.entries()) {
+    let before = 0;
+    for (const c of scored) if (!(unsure.get(chunkKey(c.document_id, c.chunk_index))!.highest < t.score) && closestFirst(c, t) < 0) before++;
+    ranks.set(chunkKey(t.document_id, t.chunk_index), ahead[j] + before + 1);
+  }
+  return ranks;
+}

@@ -3,7 +3,7 @@ import type { Collection } from "../vector-store/client";
 import { chunkKey, readyChunks } from "../db/chunks";
 import type { RankedChunk } from "../vector-store/chunks";
 import { compactVectors, exactPlaces, exactVectors } from "./exact";
-import { compactNearest } from "./compact";
+import { compactNearest, compactRanks } from "./compact";
 
 /**
  * What the inspector checks the vector index's answer against: the exact ranking of every ready
@@ -59,6 +59,18 @@ export async function exactCheck(agentId: number, collection: Collection, model:
   if (compact) return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
   const ranks = await exactRanks(agentId, model, vector, n, targets);
   return ranks ? { ranked_exactly: false, exact_unavailable: false, ...ranks } : { ranked_exactly: false, exact_unavailable: true, ...none };
+}
+
+/**
+ * The exact rank of each given chunk of the agent, by chunkKey: from its compact table where one
+ * is held, else from a scan of the agent's copy; null without a full copy.
+ */
+export async function exactRanksOf(agentId: number, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
+  const compact = await compactVectors(agentId, model);
+  const ranks = compact ? await compactRanks(compact, model, vector, chunks) : null;
+  if (ranks) return ranks;
+  const documents = [...new Set(chunks.map((c) => c.document_id))];
+  return (await exactRanks(agentId, model, vector, 1, documents))?.ranks ?? null;
 }
 
 /**

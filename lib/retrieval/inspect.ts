@@ -9,7 +9,7 @@ import { agentChunkCount, findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
 import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
-import { exactCheck, exactRanks, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
+import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
 
@@ -127,11 +127,10 @@ export async function inspectQuery(
   const indexMisses = location && check?.exact ? withText(agentId, missesAgainst(location.head, check.exact, topK)) : [];
   let expected: ExpectedDiagnosis | null = null;
   if (expectedDocumentId !== undefined) {
-    // A chunk the index cannot return is placed in the exact ranking; a compact check did not rank
-    // every chunk, so the agent's copy is scanned for it (rare: a chunk the index lost).
-    if (check && check.ranks === null && location?.chunks.some((c) => c.unreachable)) {
-      check.ranks = (await exactRanks(agentId, model, vectorOf!, window, [doc!.id]))?.ranks ?? new Map();
-    }
+    // A chunk the index did not return although nearer than its last result is placed in the exact
+    // ranking; a compact check ranked only the first results, so those chunks are ranked now.
+    const unplaced = (location?.chunks ?? []).filter((c) => c.unreachable);
+    if (check && check.ranks === null && unplaced.length > 0) check.ranks = (await exactRanksOf(agentId, model, vectorOf!, unplaced)) ?? new Map();
     const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
     const chunks = (location?.chunks ?? []).map((c) => ({
       chunk_index: c.chunk_index,

@@ -26,6 +26,24 @@ describe("the keyword index", () => {
     expect(keywordRanking(other.id, model(), "refund", 10).every((h) => otherIds.has(h.document_id))).toBe(true);
   });
 
+  it("leaves out a document of another model among the best matches, also when it is the first of them", async () => {
+    const agent = newAgent("keyword model");
+    const ids = [];
+    for (const [i, text] of ["refund refund refund policy", "refund window of 30 days", "a refund reaches the card", "shipping times"].entries()) {
+      ids.push((await ingest(agent.id, `r${i}.txt`, text)).document_id!);
+    }
+    const all = keywordRanking(agent.id, model(), "refund", 10);
+    expect(all.map((h) => h.document_id)).toEqual(expect.arrayContaining(ids.slice(0, 3)));
+    // The best match is being re-embedded with another model: it is not this model's to rank.
+    const best = all[0].document_id;
+    db().prepare("UPDATE documents SET embedding_model = 'another-model' WHERE id = ?").run(best);
+    const rest = all.filter((h) => h.document_id !== best);
+    expect(keywordRanking(agent.id, model(), "refund", 10)).toEqual(rest);
+    expect(keywordRanking(agent.id, model(), "refund", 1)).toEqual(rest.slice(0, 1));
+    db().prepare("UPDATE documents SET embedding_model = ? WHERE id = ?").run(model(), best);
+    expect(keywordRanking(agent.id, model(), "refund", 1)).toEqual(all.slice(0, 1));
+  });
+
   it("treats a user's text as words only: quotes, operators, NEAR and a lone star are never FTS syntax", async () => {
     const agent = newAgent("keyword syntax");
     await ingest(agent.id, "sku.txt", "Error E-4411 on SKU-88 means the card was declined. NEAR the till.");
