@@ -3,7 +3,7 @@ import { chunkVectorsOf } from "../db/chunk-vectors";
 import { chunkKey } from "../db/chunks";
 import { closestFirst, type RankedChunk } from "../vector-store/chunks";
 import { quantizeQuery, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
-import { nthSmallest, scan, type AgentVectors } from "./exact";
+import { chunksPerRead, nthSmallest, scan, type AgentVectors } from "./exact";
 
 /**
  * The exact nearest chunks of an agent past the exact limit, from a compact table: its rows held
@@ -40,17 +40,27 @@ export async function compactNearest(agent: AgentVectors, model: string, vector:
   return exactlyRanked(candidates, model, agent.dimension, query).slice(0, n);
 }
 
-/** The chunks scored exactly from their stored copies, in ranking order; one whose copy is gone (removed meanwhile) is left out. */
+/**
+ * The chunks scored exactly from their stored copies, in ranking order, a page at a time so that
+ * memory stays flat however many there are; one whose copy is gone (removed meanwhile) is left out.
+ */
 function exactlyRanked(chunks: { document_id: number; chunk_index: number }[], model: string, dimension: number, query: Float32Array): RankedChunk[] {
-  const vectors = chunkVectorsOf(chunks, model);
-  const pool = new VectorTable(dimension, Math.max(1, vectors.size));
-  for (const c of chunks) {
-    const v = vectors.get(chunkKey(c.document_id, c.chunk_index));
-    if (v) pool.append(c.document_id, c.chunk_index, 1, v);
+  const out: RankedChunk[] = [];
+  const perPage = chunksPerRead(); // their copies and a table of them: about 16 MB each at 1,024 dimensions
+  const pool = new VectorTable(dimension, Math.max(1, Math.min(perPage, chunks.length)));
+  const dist = new Float32Array(pool.capacity);
+  for (let at = 0; at < chunks.length; at += perPage) {
+    const page = chunks.slice(at, at + perPage);
+    const vectors = chunkVectorsOf(page, model);
+    pool.clear();
+    for (const c of page) {
+      const v = vectors.get(chunkKey(c.document_id, c.chunk_index));
+      if (v) pool.append(c.document_id, c.chunk_index, 1, v);
+    }
+    for (let from = 0; from < pool.rows; from += ROWS_PER_CALL) pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
+    for (let r = 0; r < pool.rows; r++) out.push({ document_id: pool.documentOf[r], chunk_index: pool.chunkOf[r], score: dist[r] });
   }
-  const dist = new Float32Array(pool.rows);
-  for (let from = 0; from < pool.rows; from += ROWS_PER_CALL) pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
-  return Array.from({ length: pool.rows }, (_, r) => ({ document_id: pool.documentOf[r], chunk_index: pool.chunkOf[r], score: dist[r] })).sort(closestFirst);
+  return out.sort(closestFirst);
 }
 
 /** Past this many rows within their bound of a looked-for chunk's distance, ranking them is left to a full scan. */

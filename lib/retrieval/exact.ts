@@ -59,6 +59,9 @@ export const exactBytesHeld = (): number => [...state().agents.values()].reduce(
  * 1,024 dimensions: 16 MB a step), however large its documents; a larger document is one step.
  */
 const CHUNKS_PER_READ = 4_096;
+/** Chunks a step of a read from SQLite takes (tests make it small). */
+export const chunksPerRead = (): number => state().limits.readChunks ?? CHUNKS_PER_READ;
+
 /** Room a table that grew is made with beyond what it holds, for more documents to come; a first load has none. */
 const SLACK = 1.25;
 const turn = () => new Promise<void>((r) => setImmediate(r));
@@ -80,7 +83,7 @@ export function readSteps(chunkCounts: number[], perRead = CHUNKS_PER_READ): num
 /** The documents' stored runs, about CHUNKS_PER_READ chunks at a time. */
 async function* runsOf(documents: number[], chunkCounts: number[], model: string): AsyncGenerator<VectorRun[]> {
   let from = 0;
-  for (const end of readSteps(chunkCounts, state().limits.readChunks ?? CHUNKS_PER_READ)) {
+  for (const end of readSteps(chunkCounts, chunksPerRead())) {
     yield readVectorRuns(documents.slice(from, end), model);
     from = end;
     await turn();
@@ -268,7 +271,7 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
   for await (const page of runsOf(agent.documents, agent.chunkCounts, model)) {
     const rows = page.reduce((n, r) => n + r.count, 0);
     if (rows === 0 || out.rows + rows > size) continue; // documents changed since the agent was described
-    if (!t || t.capacity < rows) t = new VectorTable(agent.dimension, Math.max(rows, state().limits.readChunks ?? CHUNKS_PER_READ));
+    if (!t || t.capacity < rows) t = new VectorTable(agent.dimension, Math.max(rows, chunksPerRead()));
     t.clear();
     for (const r of page) t.append(r.document_id, r.first_chunk, r.count, r.vectors);
     await scoreTable(t, out);
