@@ -195,11 +195,19 @@ export async function exactVectors(agentId: number, model: string, opts: { anySi
 
 /**
  * An agent past the exact limit held as a compact table (int8, a quarter of the memory; see
- * lib/retrieval/compact.ts), within the same memory budget; null when it does not fit, or a
- * ready document's vectors have no copy yet.
+ * lib/retrieval/compact.ts), within the same memory budget, brought up to date with its new
+ * documents; null when it does not fit, or a ready document's vectors have no copy yet. Making
+ * one reads every vector of the agent (about 9 s at 333,000 chunks), so when none is held its load
+ * starts in the background and null is returned at once, unless `wait`: the caller scans the copy
+ * from SQLite that once, as it would without the table.
  */
-export async function compactVectors(agentId: number, model: string): Promise<AgentVectors | null> {
-  return held(agentId, model, "i8");
+export async function compactVectors(agentId: number, model: string, { wait = false } = {}): Promise<AgentVectors | null> {
+  const key = keyOf(agentId, model, "i8");
+  if (wait || state().agents.has(key)) return held(agentId, model, "i8");
+  if (!state().loading.has(key)) {
+    held(agentId, model, "i8").catch((err) => console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err));
+  }
+  return null;
 }
 
 /** The n-th smallest of xs (quickselect on a copy). */

@@ -37,7 +37,7 @@ export interface ExactCheck {
   exact: RankedChunk[] | null;
   /**
    * Exact rank of every chunk of the looked-for documents, by chunkKey (empty when `exact` is
-   * null); null when the check did not rank them (a compact table's): exactRanks gives them.
+   * null); null when the check did not rank them (a compact table's): exactRanksOf gives them.
    */
   ranks: Map<string, number> | null;
 }
@@ -54,7 +54,8 @@ export async function exactCheck(agentId: number, collection: Collection, model:
   // The exact scan measures cosine distances; any other space's results could not be compared.
   if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
   if (await exactVectors(agentId, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
-  // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again.
+  // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again
+  // (the first inspection of the agent scans its copy while the table is made).
   const compact = await compactVectors(agentId, model);
   if (compact) return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
   const ranks = await exactRanks(agentId, model, vector, n, targets);

@@ -29,7 +29,6 @@ interface Scope {
   key: string;
   /** The ids as a JSON array, spliced into the query's body as it is. */
   json: string;
-  ids: number;
   /** Chroma refused this list: the `where` filter is used until the key changes. */
   refused: boolean;
   usedAt: number;
@@ -42,7 +41,6 @@ export interface IdScope {
   slot: string;
   key: string;
   json: string;
-  ids: number;
 }
 
 /**
@@ -62,7 +60,7 @@ export function agentIdScope(agentId: number, model: string, leftOut: number[]):
     evict(slot);
   }
   scope.usedAt = Date.now();
-  return scope.refused ? null : { slot, key, json: scope.json, ids: scope.ids };
+  return scope.refused ? null : { slot, key, json: scope.json };
 }
 
 /** Chroma refused the list (an id it does not hold): queries use the `where` filter until the ready set changes. */
@@ -75,10 +73,10 @@ function build(agentId: number, model: string, key: string, leftOut: Set<number>
   const documents = readyChunkCounts(agentId, model).filter((d) => !leftOut.has(d.id));
   const ids = documents.reduce((n, d) => n + d.chunk_count, 0);
   // Too long to send: kept as refused, so that the ready set is not read again on every query.
-  if (ids > MAX_SCOPE_IDS) return { key, json: "", ids, refused: true, usedAt: Date.now() };
+  if (ids > MAX_SCOPE_IDS) return { key, json: "", refused: true, usedAt: Date.now() };
   const parts: string[] = [];
   for (const d of documents) for (let i = 0; i < d.chunk_count; i++) parts.push(`"${chunkId(d.id, i)}"`);
-  return { key, json: `[${parts.join(",")}]`, ids, refused: false, usedAt: Date.now() };
+  return { key, json: `[${parts.join(",")}]`, refused: false, usedAt: Date.now() };
 }
 
 function evict(keep: string): void {
