@@ -6,6 +6,7 @@ import { env } from "../env.mjs";
 import { processState } from "../core/process-state";
 import { chunkText } from "../core/chunking";
 import { rebuildKeywordIndexes } from "./keyword-index";
+import { logTightening, tightenDataDir } from "./data-dir";
 import { questionKey, questionText } from "../core/normalize";
 
 // Each entry moves the schema one version forward; never edit a shipped one.
@@ -440,6 +441,8 @@ function open(): Database.Database {
   // The database holds every article, question and token hash: only this user may read it.
   // SQLite gives its -wal and -shm files the database file's permissions.
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // An install made before the app did so has its modes tightened, before SQLite opens a journal.
+  logTightening(dir, tightenDataDir(dir));
   const file = path.join(dir, "kb.sqlite");
   fs.closeSync(fs.openSync(file, "a", 0o600));
   const db = new Database(file);
