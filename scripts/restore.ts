@@ -7,6 +7,7 @@
 import path from "node:path";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { BackupError, restoreFiles, verifyBackup } from "../lib/backup/files";
+import { logTightening } from "../lib/db/data-dir";
 import { startChroma } from "./chroma-server.mjs";
 
 const USAGE = "Usage: npm run restore -- <dir> [--force]   (into DATA_DIR, ./data by default; --force replaces what it holds)";
@@ -29,7 +30,7 @@ async function main(): Promise<number> {
     const dir = path.resolve(rest[0]!);
     const dataDir = path.resolve(env.DATA_DIR);
     const manifest = await verifyBackup(dir);
-    restoreFiles(dir, manifest, dataDir, force);
+    logTightening(dataDir, await restoreFiles(dir, manifest, dataDir, force));
     console.log(`Backup of ${manifest.created_at} (app ${manifest.app_version}): ${manifest.documents} documents, ${manifest.vectors} vectors; files checked and copied into ${dataDir}.`);
     if (!env.CHROMA_URL) {
       const chroma = await startChroma({ dataDir: path.join(dataDir, "chroma"), restart: false });

@@ -11,7 +11,7 @@ import { retrieve } from "@/lib/retrieval/retrieve";
 import { embedder } from "@/lib/embeddings/configured";
 import { collectionFor } from "@/lib/vector-store/client";
 import { queryAgent } from "@/lib/vector-store/chunks";
-import { createBackup, MANIFEST, verifyBackup } from "./files";
+import { createBackup, MANIFEST, restoreFiles, verifyBackup } from "./files";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "kb-backup-test-"));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -135,5 +135,53 @@ describe("backup and restore", () => {
     fs.rmSync(path.join(dir, MANIFEST));
     expect((await restore(dir, dataDir, "never")).out).toMatch(/has no manifest\.json: it is not a backup, or its backup did not finish/);
     await expect(createBackup(process.env.DATA_DIR!, dir, "test")).rejects.toThrow(/is not empty; back up into a new or empty folder/);
+  });
+
+  it("writes every file 0600, and the backup folder holds exactly the manifest's files; a restore keeps those modes", async () => {
+    const before = process.umask(0o022);
+    try {
+      await agentWithArticles("Backup modes");
+      const salt = path.join(process.env.DATA_DIR!, "session-salt");
+      if (!fs.existsSync(salt)) fs.writeFileSync(salt, "0123456789abcdef0123456789abcdef");
+      fs.chmodSync(salt, 0o644);
+      const mode = (p: string) => fs.statSync(p).mode & 0o777;
+
+      const dir = fresh("modes");
+      const m = await createBackup(process.env.DATA_DIR!, dir, "test");
+      expect(m.files.map((f) => f.name).sort()).toEqual(["kb.sqlite", "session-salt"]);
+      expect(fs.readdirSync(dir).sort()).toEqual([...m.files.map((f) => f.name), MANIFEST].sort());
+      expect(mode(dir)).toBe(0o700);
+      for (const name of fs.readdirSync(dir)) expect(mode(path.join(dir, name)), name).toBe(0o600);
+      // Reading the copy (as a restore's check does) leaves nothing beside it either.
+      const copy = new Database(path.join(dir, "kb.sqlite"), { readonly: true });
+      copy.prepare("SELECT COUNT(*) FROM documents").get();
+      copy.close();
+      expect(fs.readdirSync(dir).sort()).toEqual([...m.files.map((f) => f.name), MANIFEST].sort());
+
+      // Into an empty DATA_DIR made by hand with the umask, from a backup whose files were loosened.
+      for (const name of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, name), 0o644);
+      const dataDir = fresh("modes-restored");
+      fs.mkdirSync(dataDir, { mode: 0o755 });
+      const t = await restoreFiles(dir, await verifyBackup(dir), dataDir, false);
+      expect(mode(dataDir)).toBe(0o700);
+      expect(fs.readdirSync(dataDir).sort()).toEqual(m.files.map((f) => f.name).sort());
+      for (const name of fs.readdirSync(dataDir)) expect(mode(path.join(dataDir, name)), name).toBe(0o600);
+      expect(t.failed).toEqual([]);
+    } finally {
+      process.umask(before);
+    }
+  });
+
+  it("with --force, replaces what the DATA_DIR held, down to the count of Chroma restarts checked", async () => {
+    await agentWithArticles("Backup force");
+    const dir = fresh("force");
+    const m = await createBackup(process.env.DATA_DIR!, dir, "test");
+    const dataDir = fresh("force-restored");
+    fs.mkdirSync(path.join(dataDir, "chroma"), { recursive: true });
+    for (const name of ["kb.sqlite", "kb.sqlite-wal", "kb.sqlite-journal", "session-salt", "chroma/unclean-restarts", "unclean-restarts-checked"]) fs.writeFileSync(path.join(dataDir, name), "old\n");
+    await expect(async () => restoreFiles(dir, m, dataDir, false)).rejects.toThrow(/is not empty/);
+    await restoreFiles(dir, m, dataDir, true);
+    // Chroma's folder goes, so the count of its restarts already checked must go with it.
+    expect(fs.readdirSync(dataDir).sort()).toEqual(m.files.map((f) => f.name).sort());
   });
 });

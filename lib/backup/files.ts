@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { backupDatabase, summarizeDatabase, type DatabaseSummary } from "../db/backup";
+import { tightenDataDir, type Tightening } from "../db/data-dir";
 
 export const MANIFEST = "manifest.json";
 const DATABASE = "kb.sqlite";
@@ -30,34 +31,54 @@ async function sha256(file: string): Promise<string> {
 
 const isEmptyDir = (dir: string) => !fs.existsSync(dir) || fs.readdirSync(dir).length === 0;
 
+/** Copies a file into a 0700 folder of ours, as 0600 (copyFile gives it the source's mode first). */
+function copyPrivate(from: string, to: string): void {
+  fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+  fs.chmodSync(to, 0o600);
+}
+
+/** A 0700 folder inside `dir` to make files in before they are moved into `dir`; removed after `work`. */
+async function inWorkFolder<T>(dir: string, prefix: string, work: (folder: string) => T | Promise<T>): Promise<T> {
+  const folder = fs.mkdtempSync(path.join(dir, prefix));
+  try {
+    return await work(folder);
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 /** Copies DATA_DIR's database and salt into `dest` (a new or empty folder) while the app serves. */
 export async function createBackup(dataDir: string, dest: string, appVersion: string): Promise<Manifest> {
   const db = path.join(dataDir, DATABASE);
   if (!fs.existsSync(db)) throw new BackupError(`There is no database at ${db}: is DATA_DIR the app's?`);
   if (!isEmptyDir(dest)) throw new BackupError(`${dest} is not empty; back up into a new or empty folder.`);
   fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
-  await backupDatabase(db, path.join(dest, DATABASE));
-  fs.chmodSync(path.join(dest, DATABASE), 0o600);
-  const names = [DATABASE];
-  for (const extra of EXTRA_FILES) {
-    if (!fs.existsSync(path.join(dataDir, extra))) continue;
-    fs.copyFileSync(path.join(dataDir, extra), path.join(dest, extra));
-    names.push(extra);
-  }
-  const files = [];
-  for (const name of names) files.push({ name, bytes: fs.statSync(path.join(dest, name)).size, sha256: await sha256(path.join(dest, name)) });
-  const manifest: Manifest = {
-    format: "kb-inspector-backup",
-    version: 1,
-    created_at: new Date().toISOString(),
-    app_version: appVersion,
-    ...summarizeDatabase(path.join(dest, DATABASE)),
-    files,
-  };
-  // Last, and whole or not at all: a folder without a manifest is a backup that did not finish.
-  fs.writeFileSync(path.join(dest, `${MANIFEST}.tmp`), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-  fs.renameSync(path.join(dest, `${MANIFEST}.tmp`), path.join(dest, MANIFEST));
-  return manifest;
+  // Made in a 0700 folder, then moved in: no file is readable by others for a moment, anything
+  // SQLite leaves beside its copy stays behind, and a backup that fails leaves `dest` empty.
+  return inWorkFolder(dest, ".partial-", async (work) => {
+    await backupDatabase(db, path.join(work, DATABASE));
+    const names = [DATABASE];
+    for (const extra of EXTRA_FILES) {
+      if (!fs.existsSync(path.join(dataDir, extra))) continue;
+      copyPrivate(path.join(dataDir, extra), path.join(work, extra));
+      names.push(extra);
+    }
+    const files = [];
+    for (const name of names) files.push({ name, bytes: fs.statSync(path.join(work, name)).size, sha256: await sha256(path.join(work, name)) });
+    const manifest: Manifest = {
+      format: "kb-inspector-backup",
+      version: 1,
+      created_at: new Date().toISOString(),
+      app_version: appVersion,
+      ...summarizeDatabase(path.join(work, DATABASE)),
+      files,
+    };
+    for (const name of names) fs.renameSync(path.join(work, name), path.join(dest, name));
+    // Last, and whole or not at all: a folder without a manifest is a backup that did not finish.
+    fs.writeFileSync(path.join(work, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(path.join(work, MANIFEST), path.join(dest, MANIFEST));
+    return manifest;
+  });
 }
 
 /** The manifest of a backup whose every file has the size and SHA-256 it lists; a BackupError naming the first file that does not. */
@@ -82,16 +103,23 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
   return manifest;
 }
 
-/** Copies a verified backup's files into `dataDir`, which must be empty unless `force` (then its database, salt and Chroma data are replaced). */
-export function restoreFiles(dir: string, manifest: Manifest, dataDir: string, force: boolean): void {
+/**
+ * Copies a verified backup's files into `dataDir`, which must be empty unless `force` (then its
+ * database, salt and Chroma data are replaced). The files land 0600 and the folder is made 0700,
+ * as the app keeps them; what could not be tightened (another user's folder) is returned.
+ */
+export async function restoreFiles(dir: string, manifest: Manifest, dataDir: string, force: boolean): Promise<Tightening> {
   if (!isEmptyDir(dataDir)) {
     if (!force) throw new BackupError(`${dataDir} is not empty; restore into an empty DATA_DIR, or pass --force to replace what it holds (stop the app first).`);
-    for (const name of [DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, ...EXTRA_FILES, "chroma"]) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    // The count of Chroma restarts already checked goes with Chroma's folder, or new ones would pass unchecked.
+    const replaced = [DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, `${DATABASE}-journal`, ...EXTRA_FILES, "chroma", "unclean-restarts-checked"];
+    for (const name of replaced) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  for (const f of manifest.files) {
-    const to = path.join(dataDir, path.basename(f.name));
-    fs.copyFileSync(path.join(dir, path.basename(f.name)), to);
-    fs.chmodSync(to, 0o600);
-  }
+  await inWorkFolder(dataDir, ".restoring-", (work) => {
+    const names = manifest.files.map((f) => path.basename(f.name));
+    for (const name of names) copyPrivate(path.join(dir, name), path.join(work, name));
+    for (const name of names) fs.renameSync(path.join(work, name), path.join(dataDir, name));
+  });
+  return tightenDataDir(dataDir);
 }

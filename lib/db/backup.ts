@@ -2,6 +2,7 @@
 // SQLite's online backup API, and what a copy holds. Plain file paths, no app connection: the
 // backup command runs beside the app, and restore reads a copy before the app opens it.
 import Database from "better-sqlite3";
+import fs from "node:fs";
 
 export interface DatabaseSummary {
   schema_version: number;
@@ -22,12 +23,22 @@ export interface DatabaseSummary {
  * process meanwhile cannot restart it, and the copy is the database as of that moment.
  */
 export async function backupDatabase(from: string, to: string): Promise<void> {
+  // Made here, 0600 and new, so SQLite writes into it rather than creating it with the umask.
+  fs.closeSync(fs.openSync(to, "wx", 0o600));
   const src = new Database(from, { fileMustExist: true });
   try {
     src.pragma("busy_timeout = 5000");
     await src.backup(to, { progress: () => 2 ** 30 });
   } finally {
     src.close();
+  }
+  // The copy inherits the live database's WAL mode; in rollback mode it is one file, and
+  // opening it later (to summarise or restore it) leaves no -wal or -shm beside it.
+  const copy = new Database(to, { fileMustExist: true });
+  try {
+    copy.pragma("journal_mode = DELETE");
+  } finally {
+    copy.close();
   }
 }
 
