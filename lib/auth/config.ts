@@ -10,6 +10,8 @@ export interface AuthConfig {
   viewerPassword?: string;
   maxAgeSeconds: number;
   access: AccessSettings;
+  /** TRUST_PROXY: the client is X-Forwarded-For's last entry, written by a proxy the operator runs. */
+  trustProxy: boolean;
 }
 
 export function authConfig(): AuthConfig {
@@ -20,6 +22,7 @@ export function authConfig(): AuthConfig {
     viewerPassword: e.VIEWER_PASSWORD,
     maxAgeSeconds: Math.round(e.SESSION_MAX_AGE_HOURS * 3600),
     access: accessSettings(e),
+    trustProxy: e.TRUST_PROXY,
   };
 }
 

@@ -6,6 +6,8 @@ import { ERROR_STATUS } from "../core/errors";
 // Sign-in off (no ADMIN_PASSWORD): everyone who reaches the app is an editor, so the app itself
 // answers only requests from this machine that came straight to it.
 delete process.env.ADMIN_PASSWORD;
+// A name listed for a proxy: with sign-in off it is refused all the same.
+process.env.ALLOWED_HOSTS = "kb.example.com";
 
 const request = (peer: { address: string; forwarded?: string[] } | null, headers: Record<string, string> = {}) =>
   new Request("http://127.0.0.1:3000/api/agents", {
@@ -36,6 +38,39 @@ describe("the gate with sign-in off", () => {
     const r = await refusal(request({ address: "192.0.2.10" }));
     expect(r).toMatchObject({ status: 403, code: "sign_in_required" });
     expect(r!.message).toMatch(/192\.0\.2\.10.*ADMIN_PASSWORD/);
+  });
+
+  it("refuses a request addressed to a name other than this machine's, as a proxy that adds no header passes it on", async () => {
+    const local = { address: "127.0.0.1" };
+    for (const [headers, named] of [
+      [{ host: "kb.example.com" }, "Host"], // HAProxy's default, nginx with `proxy_set_header Host $host`
+      [{ host: "kb.example.com:443" }, "Host"],
+      [{ referer: "https://kb.example.com/agents/1" }, "Referer"], // nginx's default Host, then a click in the app
+      [{ referer: "https://kb.example.com/agents/1", "sec-fetch-site": "same-origin" }, "Referer"],
+      [{ origin: "https://kb.example.com" }, "Origin"],
+      [{ referer: "http://192.0.2.10:3000/" }, "Referer"],
+    ] as const) {
+      const r = await refusal(request(local, headers));
+      expect(r, JSON.stringify(headers)).toMatchObject({ status: 403, code: "sign_in_required" });
+      expect(r!.message).toContain(`its ${named} header`);
+      expect(r!.message).toContain("ADMIN_PASSWORD");
+      expect(r!.message).toContain("ALLOWED_HOSTS");
+    }
+  });
+
+  it("answers this machine's names, and a link from another site whose Referer names that site", async () => {
+    const local = { address: "127.0.0.1" };
+    for (const host of ["localhost:3000", "app.localhost:3000", "127.0.0.2:3000", "[::1]:3000"]) {
+      expect(await gateRequest(request(local, { host, referer: `http://${host}/agents` })), host).toBeNull();
+    }
+    expect(await gateRequest(request(local, { referer: "https://wiki.example.com/runbook", "sec-fetch-site": "cross-site" }))).toBeNull();
+    expect(await gateRequest(request(local, { origin: "null" }))).toBeNull();
+  });
+
+  it("says an unknown Host needs ADMIN_PASSWORD as well as ALLOWED_HOSTS", async () => {
+    const r = await refusal(request({ address: "127.0.0.1" }, { host: "other.example.com" }));
+    expect(r).toMatchObject({ status: 403, code: "forbidden_host" });
+    expect(r!.message).toMatch(/ADMIN_PASSWORD.*ALLOWED_HOSTS/);
   });
 
   it("answers 503 to a request the server did not stamp (one that arrived while it was starting)", async () => {

@@ -67,10 +67,16 @@ describe("clientAddress and peerOf", () => {
     expect(clientAddress(stamped("10.0.0.2"), true)).toBe("10.0.0.2");
   });
 
-  it("counts an IPv6 client by its /64 and writes IPv4-mapped addresses as IPv4", () => {
-    expect(clientAddress(stamped("2001:db8:1:2:aaaa::1"), false)).toBe("2001:db8:1:2::/64");
-    expect(clientAddress(stamped("2001:db8:1:2:bbbb:cccc:dddd:eeee"), false)).toBe("2001:db8:1:2::/64");
-    expect(clientAddress(stamped("2001:db8:1:3::1"), false)).toBe("2001:db8:1:3::/64");
+  it("counts an IPv6 client by its /56 (a holder of a /56 or /48 cannot spread over /64s) and writes IPv4-mapped addresses as IPv4", () => {
+    const bucket = "2001:db8:1:0::/56";
+    for (const a of ["2001:db8:1:2:aaaa::1", "2001:db8:1:2:bbbb:cccc:dddd:eeee", "2001:db8:1:3::1", "2001:db8:1:ff::1", "2001:DB8:1::1"]) {
+      expect(clientAddress(stamped(a), false), a).toBe(bucket);
+    }
+    expect(clientAddress(stamped("2001:db8:1:100::1"), false)).toBe("2001:db8:1:100::/56");
+    expect(clientAddress(stamped("2001:db8:1:abff::1"), false)).toBe("2001:db8:1:ab00::/56");
+    expect(clientAddress(stamped("2001:db8:2:2::1"), false)).toBe("2001:db8:2:0::/56");
+    // Behind a trusted proxy, the address it wrote is bucketed the same way.
+    expect(clientAddress(stamped("10.0.0.2", { "x-forwarded-for": "2001:db8:1:42::9" }, ["x-forwarded-for"]), true)).toBe(bucket);
     expect(clientAddress(stamped("::ffff:192.0.2.1"), false)).toBe("192.0.2.1");
   });
 

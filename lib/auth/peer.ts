@@ -35,7 +35,8 @@ export function isLoopbackAddress(address: string): boolean {
 /**
  * The address sign-in attempts are counted under. Without a trusted proxy it is the socket's:
  * a client cannot pick it. Behind one (TRUST_PROXY) it is the last X-Forwarded-For entry, the
- * one that proxy wrote. An IPv6 client counts by its /64, which one machine usually holds whole.
+ * one that proxy wrote. An IPv6 client counts by its /56: a home or small office is handed a
+ * /56 or a /48 (RIPE-690), so a /64 key would give one holder 256 to 65,536 fresh counts.
  */
 export function clientAddress(headers: Headers, trustProxy: boolean): string {
   const peer = peerOf(headers);
@@ -44,7 +45,9 @@ export function clientAddress(headers: Headers, trustProxy: boolean): string {
   if (!address) return "unknown";
   if (isIP(address) !== 6) return address;
   const groups = expandIpv6(address);
-  return groups ? `${groups.slice(0, 4).join(":")}::/64` : address;
+  if (!groups) return address;
+  const fourth = (parseInt(groups[3], 16) & 0xff00).toString(16);
+  return `${groups.slice(0, 3).join(":")}:${fourth}::/56`;
 }
 
 /** The eight groups of an IPv6 address, or null when it is not one. */

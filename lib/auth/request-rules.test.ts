@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   accessSettings,
+  decodedPath,
   isAllowedHost,
+  isLoopbackHostname,
   isAllowedRequestOrigin,
   isPublicPath,
   requiredRole,
@@ -38,6 +40,26 @@ describe("Host header", () => {
     expect(isAllowedHost("evil.example:3000", accessSettings({ HOST: "0.0.0.0" }))).toBe(false);
     expect(isAllowedHost("192.168.1.6:3000", accessSettings({ HOST: "192.168.1.5" }))).toBe(false);
     expect(isAllowedHost("[::1]:3000", accessSettings({ HOST: "::1" }))).toBe(true);
+  });
+});
+
+describe("this machine's names", () => {
+  it("are localhost, *.localhost, 127.0.0.0/8 and [::1], and nothing that only starts like one", () => {
+    for (const h of ["localhost", "LOCALHOST", "app.localhost", "localhost.", "127.0.0.1", "127.255.0.9", "[::1]"]) expect(isLoopbackHostname(h), h).toBe(true);
+    for (const h of ["localhost.evil.example", "127.0.0.1.nip.io", "128.0.0.1", "[::2]", "10.0.0.1", "evillocalhost", ""]) expect(isLoopbackHostname(h), h).toBe(false);
+    expect(isAllowedHost("app.localhost:3000", defaults)).toBe(true);
+    expect(isAllowedHost("127.0.0.2:3000", defaults)).toBe(true);
+  });
+});
+
+describe("the path as Next routes it", () => {
+  it("decodes escapes a path may need, and refuses those of characters it never escapes, '/' and '\\'", () => {
+    expect(decodedPath("/api/agents/7/documents")).toEqual({ pathname: "/api/agents/7/documents" });
+    expect(decodedPath("/agents/7/documents/caf%C3%A9%20menu")).toEqual({ pathname: "/agents/7/documents/café menu" });
+    for (const raw of ["/%61pi/agents", "/api/agents/%37", "/api/agents/7%2fask", "/api%5Cagents", "/%7Euser", "/a%2Db", "/a%2e"]) {
+      expect(decodedPath(raw), raw).toHaveProperty("refusal");
+    }
+    expect(decodedPath("/a%E0%A4%A")).toEqual({ refusal: expect.stringContaining("percent-encoding") });
   });
 });
 

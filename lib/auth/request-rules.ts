@@ -44,7 +44,12 @@ export function parseHost(value: string): { hostname: string; port: string } | n
   return { hostname: m[1].toLowerCase(), port: m[2] ?? "" };
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+/** A name of this machine only: localhost and *.localhost (RFC 6761), 127.0.0.0/8, [::1]. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || h === "[::1]" || (isIP(h) === 4 && h.startsWith("127."));
+}
+
 const WILDCARD = new Set(["0.0.0.0", "[::]"]);
 const isIpLiteral = (hostname: string) => isIP(hostname.replace(/^\[|\]$/g, "")) !== 0;
 
@@ -58,7 +63,7 @@ export function isAllowedHost(header: string | null, s: AccessSettings): boolean
   const parsed = parseHost(header);
   if (!parsed) return false;
   const { hostname, port } = parsed;
-  if (LOOPBACK.has(hostname) || hostname === s.host) return true;
+  if (isLoopbackHostname(hostname) || hostname === s.host) return true;
   if (WILDCARD.has(s.host) && isIpLiteral(hostname)) return true;
   return s.allowedHosts.some((entry) => entry === hostname || (port !== "" && entry === `${hostname}:${port}`));
 }
@@ -99,6 +104,31 @@ export function isAllowedRequestOrigin(
   const source = headers.origin ?? headers.referer;
   if (source === null) return true;
   return isAllowedOrigin(source, headers.host, s);
+}
+
+/** Characters a path never needs to escape, and "/" and "\", whose escapes would route otherwise than they read. */
+const NEVER_ESCAPED = /[A-Za-z0-9\-._~/\\]/;
+
+/**
+ * The path as Next routes it (percent-decoded), or why it is refused: a path that escapes a
+ * character it never needs to ("/%61pi") reads as one route to these rules and reaches another.
+ */
+export function decodedPath(raw: string): { pathname: string } | { refusal: string } {
+  for (const m of raw.matchAll(/%([0-9a-f]{2})/gi)) {
+    const c = String.fromCharCode(parseInt(m[1], 16));
+    if (NEVER_ESCAPED.test(c)) {
+      return {
+        refusal: "/\\".includes(c)
+          ? `The path contains ${m[0]}, an escaped "${c}", which this app does not accept; send the path without it.`
+          : `The path escapes "${c}" as ${m[0]}, which a path never needs; send "${c}" as itself.`,
+      };
+    }
+  }
+  try {
+    return { pathname: decodeURIComponent(raw) };
+  } catch {
+    return { refusal: "The path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)." };
+  }
 }
 
 const SEARCH_ALIAS = /^\/agents\/[^/]+\/documents\/search\/?$/;

@@ -3,11 +3,13 @@ import type { RejectionCode } from "../extract/errors";
 /**
  * Every error code the API answers with, and its HTTP status: the one place a status is chosen.
  * lib/auth/gate.ts answers forbidden_host, forbidden_origin, sign_in_required, starting,
- * unauthorized and forbidden itself, and proxy.ts request_too_large, with these statuses.
+ * invalid_path, unauthorized and forbidden itself, and proxy.ts request_too_large, with these statuses.
  */
 export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_multipart: 400,
+  // A path whose percent-escapes would make Next route it otherwise than it reads ("/%61pi").
+  invalid_path: 400,
   unauthorized: 401,
   forbidden: 403,
   forbidden_host: 403,

@@ -31,6 +31,7 @@ export const PROCESS_STATE = {
   // lib/auth
   sessionKeys: "The session signing keys, derived from the passwords and the salt in DATA_DIR. Written by lib/auth/config.ts. Outlives a request because the proxy and the pages sign and verify with the same keys, and deriving them reads (or creates) the salt file.",
   loginThrottle: "Each client's failed sign-ins and the wait they earned (a LoginThrottle). Written by lib/actions/auth.ts. Outlives a request because a client's failures must count against its next attempts.",
+  untrustedProxyWarned: "Whether the warning that a proxy forwards requests while TRUST_PROXY is off was logged. Written by lib/auth/gate.ts. Outlives a request because the warning is logged once per process, whichever bundle sees the first forwarded request.",
 
   // lib/embeddings
   embedder: "The configured embedding provider (the local word vectors or OpenAI). Written by lib/embeddings/configured.ts; tests and scripts/bench/run.ts put one of their own in its place. Outlives a request because it holds a loaded model or an API client, and every ingest, search and health check must embed with the same one.",

@@ -1,7 +1,7 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { gateRequest } from "../auth/gate";
+import { gateRequest, handlerRoleRefusal, type Access } from "../auth/gate";
 import { getAgent, type Agent } from "../db/agents";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import { AppError, ERROR_STATUS, vectorStoreUnavailable, type ErrorCode } from "../core/errors";
@@ -34,11 +34,14 @@ export function toErrorResponse(err: unknown) {
   return errorResponse("internal", "Something went wrong on the server; the details are in its log.");
 }
 
-/** Wraps a route handler so every thrown error becomes a JSON error response. */
-export function route<C>(handler: (req: Request, ctx: C) => Promise<Response>) {
+/**
+ * Wraps a route handler: checks the role it declares (`access`; sign-in off, everyone is an
+ * editor) before it runs, and turns every thrown error into a JSON error response.
+ */
+export function route<C>(access: Access, handler: (req: Request, ctx: C) => Promise<Response>) {
   return async (req: Request, ctx: C): Promise<Response> => {
     try {
-      return await handler(req, ctx);
+      return (await handlerRoleRefusal(req, access)) ?? (await handler(req, ctx));
     } catch (err) {
       return toErrorResponse(err);
     }
@@ -47,11 +50,11 @@ export function route<C>(handler: (req: Request, ctx: C) => Promise<Response>) {
 
 /**
  * route() for the handlers the proxy leaves out (uploads: Next would buffer their bodies for
- * it): the same access checks run first, before a byte of the body is read.
+ * it): all of the proxy's checks run first, with the declared role, before a byte of the body is read.
  */
-export function gatedRoute<C>(handler: (req: Request, ctx: C) => Promise<Response>) {
-  const inner = route(handler);
-  return async (req: Request, ctx: C): Promise<Response> => (await gateRequest(req)) ?? inner(req, ctx);
+export function gatedRoute<C>(access: Access, handler: (req: Request, ctx: C) => Promise<Response>) {
+  const inner = route("public", handler);
+  return async (req: Request, ctx: C): Promise<Response> => (await gateRequest(req, access)) ?? inner(req, ctx);
 }
 
 /** The `[name]` segments of a route path. */
@@ -74,11 +77,12 @@ export interface AgentRequest<C extends AgentCtx> {
 }
 
 /**
- * route() for the handlers that act on one agent: parses `[id]` and loads the agent (404
- * not_found for a malformed or unknown id) before the handler runs. `gated` runs the access
- * checks first, for the routes the proxy leaves out (see gatedRoute).
+ * route() for the handlers that act on one agent: checks the declared role, then parses `[id]`
+ * and loads the agent (404 not_found for a malformed or unknown id) before the handler runs.
+ * `gated` runs all of the proxy's checks first, for the routes the proxy leaves out (see gatedRoute).
  */
 export function withAgent<C extends AgentCtx>(
+  access: Access,
   handler: (args: AgentRequest<C>) => Promise<Response>,
   options: { gated?: boolean } = {},
 ): (req: Request, ctx: C) => Promise<Response> {
@@ -87,7 +91,7 @@ export function withAgent<C extends AgentCtx>(
     const agent = getAgent(parseId(params.id, "Agent"));
     return handler({ req, agent, params });
   };
-  return options.gated ? gatedRoute(inner) : route(inner);
+  return options.gated ? gatedRoute(access, inner) : route(access, inner);
 }
 
 export function parseId(raw: string, what = "id"): number {

@@ -31,7 +31,7 @@ import { db } from "@/lib/db/client";
 import { EmbeddingError } from "@/lib/embeddings";
 import { ChatError } from "@/lib/ask/chat";
 import { RejectedFileError, SIZE_LIMIT_CODES, type RejectionCode } from "@/lib/extract";
-import { call, filesForm } from "@/test/http";
+import { call, filesForm, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 
 type Answer = { status: number; body: { error?: { code?: string; message?: string } } | null };
@@ -65,26 +65,26 @@ const previewOf = (name: string, content: string | Uint8Array) =>
 
 // Every handler that acts on an agent, called for the agent `agentId`.
 const agentHandlers: [string, (agentId: string) => Promise<Answer>][] = [
-  ["GET /agents/{id}", (a) => call(agent.GET, { method: "GET", params: { id: a } })],
-  ["PATCH /agents/{id}", (a) => call(agent.PATCH, { method: "PATCH", json: { name: "renamed" }, params: { id: a } })],
-  ["DELETE /agents/{id}", (a) => call(agent.DELETE, { method: "DELETE", params: { id: a } })],
+  ["GET /agents/{id}", (a) => call(agent.GET, { method: "GET", headers: editor, params: { id: a } })],
+  ["PATCH /agents/{id}", (a) => call(agent.PATCH, { method: "PATCH", json: { name: "renamed" }, headers: editor, params: { id: a } })],
+  ["DELETE /agents/{id}", (a) => call(agent.DELETE, { method: "DELETE", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/documents", (a) => call(documents.GET, { method: "GET", headers: editor, params: { id: a } })],
   ["POST /agents/{id}/documents", (a) => call(documents.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } })],
-  ["GET /agents/{id}/documents/{docId}", (a) => call(document.GET, { method: "GET", params: { id: a, docId: "1" } })],
-  ["DELETE /agents/{id}/documents/{docId}", (a) => call(document.DELETE, { method: "DELETE", params: { id: a, docId: "1" } })],
+  ["GET /agents/{id}/documents/{docId}", (a) => call(document.GET, { method: "GET", headers: editor, params: { id: a, docId: "1" } })],
+  ["DELETE /agents/{id}/documents/{docId}", (a) => call(document.DELETE, { method: "DELETE", headers: editor, params: { id: a, docId: "1" } })],
   ["POST /agents/{id}/documents/preview", (a) => call(preview.POST, { body: oneFile("a.txt", "text"), headers: editor, params: { id: a } })],
   // A broken body too: the agent is looked up before the body is read.
   ["POST /agents/{id}/documents/search", (a) => call(search.POST, { body: "{", headers: editor, params: { id: a } })],
-  ["GET /agents/{id}/evals", (a) => call(evals.GET, { method: "GET", params: { id: a } })],
-  ["POST /agents/{id}/evals", (a) => call(evals.POST, { json: {}, params: { id: a } })],
-  ["GET /agents/{id}/evals/{runId}", (a) => call(run.GET, { method: "GET", params: { id: a, runId: "1" } })],
-  ["POST /agents/{id}/inspect", (a) => call(inspect.POST, { json: { query: "x" }, params: { id: a } })],
-  ["GET /agents/{id}/pairs", (a) => call(pairs.GET, { method: "GET", params: { id: a } })],
-  ["POST /agents/{id}/pairs", (a) => call(pairs.POST, { json: [], params: { id: a } })],
-  ["GET /agents/{id}/pairs/{pairId}", (a) => call(pair.GET, { method: "GET", params: { id: a, pairId: "1" } })],
-  ["PATCH /agents/{id}/pairs/{pairId}", (a) => call(pair.PATCH, { method: "PATCH", json: {}, params: { id: a, pairId: "1" } })],
-  ["DELETE /agents/{id}/pairs/{pairId}", (a) => call(pair.DELETE, { method: "DELETE", params: { id: a, pairId: "1" } })],
-  ["GET /agents/{id}/tool-calls", (a) => call(toolCalls.GET, { method: "GET", params: { id: a } })],
+  ["GET /agents/{id}/evals", (a) => call(evals.GET, { method: "GET", headers: editor, params: { id: a } })],
+  ["POST /agents/{id}/evals", (a) => call(evals.POST, { json: {}, headers: editor, params: { id: a } })],
+  ["GET /agents/{id}/evals/{runId}", (a) => call(run.GET, { method: "GET", headers: editor, params: { id: a, runId: "1" } })],
+  ["POST /agents/{id}/inspect", (a) => call(inspect.POST, { json: { query: "x" }, headers: editor, params: { id: a } })],
+  ["GET /agents/{id}/pairs", (a) => call(pairs.GET, { method: "GET", headers: editor, params: { id: a } })],
+  ["POST /agents/{id}/pairs", (a) => call(pairs.POST, { json: [], headers: editor, params: { id: a } })],
+  ["GET /agents/{id}/pairs/{pairId}", (a) => call(pair.GET, { method: "GET", headers: editor, params: { id: a, pairId: "1" } })],
+  ["PATCH /agents/{id}/pairs/{pairId}", (a) => call(pair.PATCH, { method: "PATCH", json: {}, headers: editor, params: { id: a, pairId: "1" } })],
+  ["DELETE /agents/{id}/pairs/{pairId}", (a) => call(pair.DELETE, { method: "DELETE", headers: editor, params: { id: a, pairId: "1" } })],
+  ["GET /agents/{id}/tool-calls", (a) => call(toolCalls.GET, { method: "GET", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/uploads/{jobId}", (a) => call(uploads.GET, { method: "GET", headers: viewer, params: { id: a, jobId: "x" } })],
   ["POST /agents/{id}/uploads/{jobId}", (a) => call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a, jobId: "x" } })],
   ["POST /agents/{id}/uploads", (a) => call(newUpload.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } })],
@@ -105,10 +105,10 @@ describe("agent routes", () => {
   });
 
   it("answer 404 for an unknown document, run, pair or upload of a known agent", async () => {
-    expectError(await call(document.GET, { method: "GET", params: { id, docId: "999999" } }), "not_found");
-    expectError(await call(document.GET, { method: "GET", params: { id, docId: "x" } }), "not_found");
-    expectError(await call(run.GET, { method: "GET", params: { id, runId: "999999" } }), "not_found");
-    expectError(await call(pair.DELETE, { method: "DELETE", params: { id, pairId: "999999" } }), "not_found");
+    expectError(await call(document.GET, { method: "GET", headers: editor, params: { id, docId: "999999" } }), "not_found");
+    expectError(await call(document.GET, { method: "GET", headers: editor, params: { id, docId: "x" } }), "not_found");
+    expectError(await call(run.GET, { method: "GET", headers: editor, params: { id, runId: "999999" } }), "not_found");
+    expectError(await call(pair.DELETE, { method: "DELETE", headers: editor, params: { id, pairId: "999999" } }), "not_found");
     expectError(await call(uploads.GET, { method: "GET", headers: viewer, params: { id, jobId: "no-such-job" } }), "not_found");
     expectError(await call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id, jobId: "no-such-job" } }), "not_found");
   });
@@ -117,15 +117,15 @@ describe("agent routes", () => {
 describe("every error code, through the API", () => {
   it("invalid_json, invalid_request and conflict", async () => {
     expectError(await call(search.POST, { body: "{not json", headers: { ...editor, "content-type": "application/json" }, params: { id } }), "invalid_json");
-    expectError(await call(agents.POST, { body: "", headers: { "content-type": "application/json" } }), "invalid_json");
+    expectError(await call(agents.POST, { body: "", headers: { ...editor, "content-type": "application/json" } }), "invalid_json");
     expectError(await call(search.POST, { json: { query: " " }, headers: editor, params: { id } }), "invalid_request");
-    expectError(await call(pairs.GET, { method: "GET", url: "?format=xml", params: { id } }), "invalid_request");
+    expectError(await call(pairs.GET, { method: "GET", url: "?format=xml", headers: editor, params: { id } }), "invalid_request");
     const name = `Twin ${id}`;
-    expect((await call(agents.POST, { json: { name, tools: [] } })).status).toBe(201);
-    expectError(await call(agents.POST, { json: { name: name.toUpperCase(), tools: [] } }), "conflict");
+    expect((await call(agents.POST, { json: { name, tools: [] }, headers: editor })).status).toBe(201);
+    expectError(await call(agents.POST, { json: { name: name.toUpperCase(), tools: [] }, headers: editor }), "conflict");
   });
 
-  it("the upload routes' access refusals: unauthorized, forbidden, forbidden_origin, forbidden_host", async () => {
+  it("the upload routes' access refusals: unauthorized, forbidden, forbidden_origin, forbidden_host, invalid_path", async () => {
     const form = () => filesForm([["a.txt", "text"]]);
     expectError(await call(documents.POST, { body: form(), params: { id } }), "unauthorized");
     expectError(await call(documents.POST, { body: form(), headers: { authorization: "Bearer kbi_revoked" }, params: { id } }), "unauthorized");
@@ -138,6 +138,10 @@ describe("every error code, through the API", () => {
     const rebound = new Request("http://evil.example/api/agents/1/documents/preview", { method: "POST", headers: editor, body: oneFile("a.txt", "x") });
     const res = await preview.POST(rebound, { params: Promise.resolve({ id }) });
     expectError({ status: res.status, body: await res.json() }, "forbidden_host");
+    // A path whose escapes would route otherwise than it reads ("%61" is "a").
+    const escaped = new Request("http://localhost/%61pi/agents/1/documents/preview", { method: "POST", headers: { ...LOCAL_PEER, ...editor }, body: oneFile("a.txt", "x") });
+    const bad = await preview.POST(escaped, { params: Promise.resolve({ id }) });
+    expectError({ status: bad.status, body: await bad.json() }, "invalid_path");
   });
 
   it("forbidden for an agent without the document_search tool", async () => {
@@ -163,10 +167,10 @@ describe("every error code, through the API", () => {
   });
 
   it("no_pairs and unknown_document", async () => {
-    expectError(await call(evals.POST, { json: { k: 1 }, params: { id } }), "no_pairs");
-    expect((await call(pairs.POST, { json: [{ query: "support SLA", expected: "sla.md" }], params: { id } })).status).toBe(201);
-    const [{ id: pairId }] = (await call(pairs.GET, { method: "GET", params: { id } })).body.pairs;
-    const res = await call(pair.PATCH, { method: "PATCH", json: { expected: "missing.md" }, params: { id, pairId: String(pairId) } });
+    expectError(await call(evals.POST, { json: { k: 1 }, headers: editor, params: { id } }), "no_pairs");
+    expect((await call(pairs.POST, { json: [{ query: "support SLA", expected: "sla.md" }], headers: editor, params: { id } })).status).toBe(201);
+    const [{ id: pairId }] = (await call(pairs.GET, { method: "GET", headers: editor, params: { id } })).body.pairs;
+    const res = await call(pair.PATCH, { method: "PATCH", json: { expected: "missing.md" }, headers: editor, params: { id, pairId: String(pairId) } });
     expectError(res, "unknown_document");
   });
 
@@ -181,7 +185,7 @@ describe("every error code, through the API", () => {
 });
 
 describe("errors from outside systems, through the same mapper", () => {
-  const failing = (err: unknown) => call(route<unknown>(async () => Promise.reject(err)));
+  const failing = (err: unknown) => call(route<unknown>("public", async () => Promise.reject(err)));
   afterEach(() => vi.restoreAllMocks());
 
   it("an unexpected error is a 500 internal whose detail stays in the server log", async () => {

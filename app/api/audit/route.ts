@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
  * `?reachability=1` also chunks a query by their own vector does not return (slow: every chunk,
  * so one such audit at a time across the app; 409 while one runs).
  */
-export const GET = route(async (req) => {
+export const GET = route("viewer", async (req) => {
   const reachability = new URL(req.url).searchParams.get("reachability") === "1";
   if (!reachability) return NextResponse.json(await auditIndex());
   return NextResponse.json(await oneReachabilityAudit(() => auditIndex({ reachability })));

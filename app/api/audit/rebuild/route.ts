@@ -12,7 +12,7 @@ import { requestRecheck } from "@/lib/index-upkeep/after-restart";
  * index check then runs over every chunk, as after a restart: what a query by its own vector
  * cannot return is written again or ranked by its exact distance.
  */
-export const POST = route(async () => {
+export const POST = route("editor", async () => {
   void rebuildIndex(embedder(), "asked for on Index health")
     .then(() => requestRecheck("the index was rebuilt", { follow: false }))
     .catch(() => {}); // logged by the rebuild, and in /api/health under index.rebuild.last_error

@@ -8,7 +8,7 @@ import { repairIndex } from "@/lib/index-upkeep/audit";
  * with `?reachability=1` it also writes again the chunks the index does not return (a
  * reachability audit before and after: one at a time, with GET /api/audit's).
  */
-export const POST = route(async (req) => {
+export const POST = route("editor", async (req) => {
   const reachability = new URL(req.url).searchParams.get("reachability") === "1";
   if (!reachability) return NextResponse.json(await repairIndex());
   return NextResponse.json(await oneReachabilityAudit(() => repairIndex({ reachability })));

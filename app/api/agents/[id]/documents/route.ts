@@ -7,11 +7,13 @@ import { ingestFiles, readUploadForm, uploadStatus } from "@/lib/ingest/uploads"
 
 // The proxy leaves this path out (Next would buffer upload bodies for it), so both methods gate.
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
+  "viewer",
   async ({ agent }) => NextResponse.json({ documents: listDocuments(agent.id) }),
   { gated: true },
 );
 
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
+  "editor",
   async ({ req, agent }) => {
     const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
     const results = await ingestFiles(agent.id, upload.files, upload);

@@ -6,14 +6,14 @@ import { runView } from "@/lib/evaluation/views";
 import { evalRequestSchema, pairSourceSchema } from "@/lib/validations/pair";
 
 /** The agent's runs, oldest first; `?source=log` keeps the runs that scored that source's pairs only. */
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ req, agent }) => {
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", async ({ req, agent }) => {
   const raw = new URL(req.url).searchParams.get("source");
   const source = raw === null ? null : pairSourceSchema.parse(raw);
   return NextResponse.json({ runs: listRuns(agent.id).filter((r) => source === null || r.pair_source === source).map((r) => runView(r)) });
 });
 
 /** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>(async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", async ({ req, agent }) => {
   const { k, wait, mode, source } = evalRequestSchema.parse(await readJson(req));
   const { runId, done } = startEvaluation(agent.id, k, mode, source ?? null);
   if (!wait) {

@@ -3,7 +3,7 @@ import { agentFileName, exportAgentLines, linesStream } from "@/lib/transfer/exp
 import { AGENT_FILE_TYPE } from "@/lib/transfer/format";
 
 /** The agent as an NDJSON file, streamed one document at a time (lib/transfer/format.ts). */
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/export">>(async ({ agent }) =>
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/export">>("viewer", async ({ agent }) =>
   new Response(linesStream(exportAgentLines(agent.id)), {
     headers: { "content-type": AGENT_FILE_TYPE, "content-disposition": `attachment; filename="${agentFileName(agent)}"`, "cache-control": "no-store" },
   }),

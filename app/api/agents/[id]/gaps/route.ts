@@ -5,7 +5,7 @@ import { gapsQuerySchema } from "@/lib/validations/questions";
 import { slug } from "@/lib/format/slug";
 
 /** The questions no article answers yet, the most asked first: `?beyond=0.6` (default: the cut), `?format=csv`. */
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/gaps">>(async ({ req, agent }) => {
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/gaps">>("viewer", async ({ req, agent }) => {
   const { beyond, format } = gapsQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
   const list = await listGaps(agent.id, beyond ?? null);
   if (format !== "csv") return NextResponse.json(list);

@@ -13,7 +13,7 @@ const FORMATS = {
   jsonl: { type: "application/jsonl; charset=utf-8", render: toJsonl },
 };
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, agent }) => {
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs">>("viewer", async ({ req, agent }) => {
   const format = new URL(req.url).searchParams.get("format");
   if (!format || format === "json") return NextResponse.json({ pairs: listPairs(agent.id).map(pairView) });
   // A file holds the pairs that count: proposals awaiting review stay out of it.
@@ -36,7 +36,7 @@ async function readRows(req: Request): Promise<RawPairRow[]> {
   return rows;
 }
 
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/pairs">>(async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/pairs">>("editor", async ({ req, agent }) => {
   const report = importPairs(agent.id, await readRows(req));
   return NextResponse.json({ ...report, total: listPairs(agent.id).length }, { status: report.accepted > 0 ? 201 : 200 });
 });

@@ -4,10 +4,10 @@ import { createSource } from "@/lib/db/sources";
 import { sourceSummaries } from "@/lib/sources/views";
 import { sourceCreateSchema } from "@/lib/validations/source";
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/sources">>(async ({ agent }) => NextResponse.json({ sources: sourceSummaries(agent.id) }));
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/sources">>("viewer", async ({ agent }) => NextResponse.json({ sources: sourceSummaries(agent.id) }));
 
 /** `{"sitemap": url}` or `{"urls": [...]}`, with `on_removed` and `interval_minutes`; nothing is fetched until a sync. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/sources">>(async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/sources">>("editor", async ({ req, agent }) => {
   const input = sourceCreateSchema.parse(await readJson(req));
   return NextResponse.json({ source: createSource(agent.id, input) }, { status: 201 });
 });

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { withAgent, type RouteCtx } from "@/lib/http/route";
 import { recentQueries, recentToolCalls } from "@/lib/db/tool-calls";
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/tool-calls">>(async ({ req, agent }) => {
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/tool-calls">>("viewer", async ({ req, agent }) => {
   const search = new URL(req.url).searchParams;
   const limit = Math.min(Math.max(Number(search.get("limit")) || 20, 1), 200);
   // ?distinct=query: the latest call of each query (the inspector's "Recent queries").

@@ -5,6 +5,7 @@ import { expectedFilesField, readUploadForm, startUploadJob } from "@/lib/ingest
 
 // Left out of the proxy like the other upload routes (Next would buffer the body first): gated here.
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/uploads">>(
+  "editor",
   async ({ req, agent }) => {
     const form = await readLimitedForm(req, 'the files in the field "files"');
     const upload = await readUploadForm(form);

@@ -8,7 +8,7 @@ import { serveFromNode } from "@/lib/http/node-handler";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { searchSchema } from "@/lib/validations/search";
 
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>("viewer", async ({ req, agent }) => {
   const { query, top_k } = searchSchema.parse(await readJson(req));
   const results = await documentSearchTool(agent, query, top_k);
   // no-transform: Next would gzip these few kilobytes, which costs the caller more time than

@@ -11,6 +11,7 @@ const PREVIEW_CHARS = 200_000;
 
 /** Extracts a file's text without storing anything, for the chunk preview before upload. */
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/preview">>(
+  "editor",
   async ({ req }) => {
     const file = (await readLimitedForm(req, 'one file in the field "file"')).get("file");
     if (!file || typeof file === "string") throw invalid('Send one file in the multipart field "file".');

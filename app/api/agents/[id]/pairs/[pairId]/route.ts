@@ -7,17 +7,17 @@ import { pairUpdateSchema } from "@/lib/validations/pair";
 
 const pairId = (params: { pairId: string }) => parseId(params.pairId, "Labeled pair");
 
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ agent, params }) =>
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>("viewer", async ({ agent, params }) =>
   NextResponse.json(pairView(getPair(agent.id, pairId(params)))),
 );
 
-export const PATCH = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ req, agent, params }) => {
+export const PATCH = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>("editor", async ({ req, agent, params }) => {
   const id = pairId(params);
   const input = pairUpdateSchema.parse(await readJson(req));
   return NextResponse.json(pairView(editPair(agent.id, id, input)));
 });
 
-export const DELETE = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>(async ({ agent, params }) => {
+export const DELETE = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]">>("editor", async ({ agent, params }) => {
   deletePair(agent.id, pairId(params));
   return new NextResponse(null, { status: 204 });
 });

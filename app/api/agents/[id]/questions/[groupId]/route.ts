@@ -5,7 +5,7 @@ import { triageSchema } from "@/lib/validations/questions";
 import { pairView } from "@/lib/evaluation/views";
 
 /** One triage action: `{"action": "label", "expected": "refunds.md"}`, `unanswerable`, `gap`, `ignore` or `reopen`. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/questions/[groupId]">>(async ({ req, agent, params }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/questions/[groupId]">>("editor", async ({ req, agent, params }) => {
   const groupId = parseId(params.groupId, "Question");
   const input = triageSchema.parse(await readJson(req));
   const { group, pair } = triageQuestion(agent.id, groupId, input);

@@ -4,7 +4,7 @@ import { replayQuestions } from "@/lib/questions/replay";
 import { replaySchema } from "@/lib/validations/questions";
 
 /** Re-runs logged questions now and compares: `{"since": "...", "limit": 100}` or `{"groups": [ids]}`. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/questions/replay">>(async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/questions/replay">>("viewer", async ({ req, agent }) => {
   const input = replaySchema.parse(await readJson(req));
   return NextResponse.json(await replayQuestions(agent.id, { since: input.since, groupIds: input.groups, limit: input.limit }));
 });

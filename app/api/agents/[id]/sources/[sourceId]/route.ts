@@ -6,15 +6,15 @@ import { sourceUpdateSchema } from "@/lib/validations/source";
 
 type Ctx = RouteCtx<"/api/agents/[id]/sources/[sourceId]">;
 
-export const GET = withAgent<Ctx>(async ({ agent, params }) => NextResponse.json(sourceDetail(agent.id, parseId(params.sourceId, "Source"))));
+export const GET = withAgent<Ctx>("viewer", async ({ agent, params }) => NextResponse.json(sourceDetail(agent.id, parseId(params.sourceId, "Source"))));
 
-export const PATCH = withAgent<Ctx>(async ({ req, agent, params }) => {
+export const PATCH = withAgent<Ctx>("editor", async ({ req, agent, params }) => {
   const patch = sourceUpdateSchema.parse(await readJson(req));
   return NextResponse.json({ source: updateSource(agent.id, parseId(params.sourceId, "Source"), patch) });
 });
 
 /** The source, its pages and its syncs go; the documents it made stay. */
-export const DELETE = withAgent<Ctx>(async ({ agent, params }) => {
+export const DELETE = withAgent<Ctx>("editor", async ({ agent, params }) => {
   deleteSource(agent.id, parseId(params.sourceId, "Source"));
   return new NextResponse(null, { status: 204 });
 });

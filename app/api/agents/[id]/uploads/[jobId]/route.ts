@@ -6,6 +6,7 @@ import { addToUploadJob, getUploadJob, MAX_UPLOAD_WAIT_S, readUploadFiles, waitF
 
 // Left out of the proxy (its POST carries files): both methods run the gate here.
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
+  "viewer",
   async ({ req, agent, params }) => {
     const query = new URL(req.url).searchParams;
     const which = query.get("files") ?? "all";
@@ -26,6 +27,7 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
 
 /** Adds the next files of an upload to its job; answers when the job has room for more. */
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
+  "editor",
   async ({ req, agent, params }) => {
     if (!getUploadJob(agent.id, params.jobId)) throw notFound(`Upload ${params.jobId}`);
     const files = await readUploadFiles(await readLimitedForm(req, 'the files in the field "files"'));

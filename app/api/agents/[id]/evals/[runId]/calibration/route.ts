@@ -8,7 +8,7 @@ import { noMatchCut } from "@/lib/retrieval/cut";
 import { MAX_K } from "@/lib/validations/pair";
 
 /** The no-match cut this finished run's pairs recommend (`?k=`, default the run's k), and the figures at the agent's cut now. */
-export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals/[runId]/calibration">>(async ({ req, agent, params }) => {
+export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals/[runId]/calibration">>("viewer", async ({ req, agent, params }) => {
   const run = getRun(agent.id, parseId(params.runId, "Evaluation run"));
   if (run.status !== "done") throw invalid(`Run ${run.id} has not finished; calibrate from a finished run.`);
   const raw = new URL(req.url).searchParams.get("k");

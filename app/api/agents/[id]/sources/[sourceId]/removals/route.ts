@@ -4,7 +4,7 @@ import { resolveRemovals } from "@/lib/sources/removals";
 import { removalsSchema } from "@/lib/validations/source";
 
 /** `{"action": "remove" | "keep", "urls": [...] | "all"}` on the source's proposed removals. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/sources/[sourceId]/removals">>(async ({ req, agent, params }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/sources/[sourceId]/removals">>("editor", async ({ req, agent, params }) => {
   const input = removalsSchema.parse(await readJson(req));
   return NextResponse.json(await resolveRemovals(agent.id, parseId(params.sourceId, "Source"), input.action, input.urls));
 });
