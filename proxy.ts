@@ -1,6 +1,7 @@
 // Runs before every page, route handler and server action (Node.js runtime): refuses unknown
 // Host headers and cross-origin writes even with sign-in off, then, with ADMIN_PASSWORD set,
 // requires a session or a bearer token and the role a route handler needs (lib/auth/gate.ts).
+// It is the first gate, not the only one: each route handler checks the role it declares too.
 import { NextResponse, type NextRequest } from "next/server";
 import { gateRequest } from "@/lib/auth/gate";
 import { SMALL_BODY_BYTES } from "@/lib/env.mjs";

@@ -12,6 +12,7 @@ import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { freePort, startChroma } from "./chroma-server.mjs";
 import { seedDemo } from "./demo-seed.mjs";
 import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
+import { openAccessWarning } from "../lib/auth/start-warning.mjs";
 import { describeExit, spawnWatched, stopOnSignals, supervise } from "./supervise.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,6 +36,8 @@ if (refusal) {
   console.error(refusal);
   process.exit(1);
 }
+const openWarning = openAccessWarning(env);
+if (openWarning) console.warn(openWarning.replace(/^/gm, "[kb-inspector] "));
 
 let build = null;
 let chroma = null;
