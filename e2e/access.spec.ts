@@ -75,6 +75,16 @@ test.describe("with sign-in off", () => {
       body: JSON.stringify({ query: "support SLA" }),
     });
     expect(search.status).toBe(403);
+    // A proxy that adds no forwarding header (nginx's default rewrites Host): the app's own pages still name the public host.
+    const viaPage = await send(`${baseURL}/api/agents`, { headers: { referer: "https://kb.example.com/agents" } });
+    expect(viaPage.status).toBe(403);
+    expect(JSON.parse(viaPage.body).error).toMatchObject({ code: "sign_in_required", message: expect.stringContaining("Referer") });
+  });
+
+  test("a path whose escapes would route it otherwise than it reads is refused", async ({ baseURL }) => {
+    const res = await send(`${baseURL}/%61pi/agents`, { method: "POST", headers: { "content-type": "application/json", "next-action": "x" }, body: "{}" });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body).error.code).toBe("invalid_path");
   });
 
   test("a body larger than 1 MB is refused outside the upload routes, before it is read", async ({ baseURL }) => {
