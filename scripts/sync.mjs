@@ -114,16 +114,41 @@ async function findAgent(base, ref) {
   return agent;
 }
 
-/** The folder's supported files, each with its document name, size and sha256. */
+/**
+ * The folder's supported files, each with its document name, size and sha256, and the links not
+ * followed with why. A link is followed only when its target lies inside the folder and is not
+ * synced under its own name already (so no file outside the folder is read, and no loop).
+ */
 function walk(root) {
   if (!fs.existsSync(root)) throw new UsageError(`There is no folder ${root}.`);
   if (!fs.statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder.`);
+  const top = fs.realpathSync(root);
+  const inside = (real) => real === top || real.startsWith(top + path.sep);
+  const relative = (full) => path.relative(root, full).split(path.sep).join("/");
   const files = [];
+  const skipped = [];
+  const links = [];
+  const dirs = new Map(); // real path of each folder read -> its name in the folder
+  const synced = new Map(); // real path of each file synced -> its name in the folder
   let unsupported = 0;
-  const visit = (dir) => {
+  const addFile = (full, real) => {
+    const rel = relative(full);
+    if (!ACCEPTED_EXTENSIONS.includes(path.extname(full).toLowerCase())) unsupported++;
+    else if (synced.has(real)) skipped.push({ rel, why: `the same file as ${synced.get(real)}, which is synced already` });
+    else {
+      synced.set(real, rel);
+      files.push(describe(real, rel));
+    }
+  };
+  const visit = (dir, real) => {
+    if (dirs.has(real)) {
+      const why = real === top ? "the synced folder itself" : `the same folder as ${dirs.get(real)}, which is synced already`;
+      return void skipped.push({ rel: relative(dir), why });
+    }
+    dirs.set(real, relative(dir));
     let entries;
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (err) {
       // Fatal, not skipped: with --delete, a skipped folder's documents would be removed.
       throw new UsageError(`Cannot read the folder ${dir} (${err.code ?? err.message}).`);
@@ -131,36 +156,56 @@ function walk(root) {
     for (const e of entries) {
       if (e.name.startsWith(".") || e.name === "node_modules") continue;
       const full = path.join(dir, e.name);
-      if (e.isDirectory()) visit(full);
-      // A link is read only when it leads to a file: one to a folder may loop or lead elsewhere.
-      else if (!(e.isFile() || (e.isSymbolicLink() && isFile(full)))) continue;
-      else if (!ACCEPTED_EXTENSIONS.includes(path.extname(e.name).toLowerCase())) unsupported++;
-      else files.push(describe(full, path.relative(root, full).split(path.sep).join("/")));
+      if (e.isSymbolicLink()) links.push(full);
+      else if (e.isDirectory()) visit(full, path.join(real, e.name));
+      else if (e.isFile()) addFile(full, path.join(real, e.name));
+      // Pipes, sockets and devices hold no document (and reading a pipe would wait forever).
     }
   };
-  visit(root);
-  return { files: files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), unsupported };
+  visit(root, top);
+  // Links after the folder's own files and folders, so one to something synced anyway is left out rather than synced twice.
+  for (let i = 0; i < links.length; i++) {
+    const full = links[i];
+    const rel = relative(full);
+    let real;
+    let stat;
+    try {
+      real = fs.realpathSync(full);
+      stat = fs.statSync(real);
+    } catch (err) {
+      skipped.push({ rel, why: err.code === "ELOOP" ? "a link that loops" : "a link to nothing (broken)" });
+      continue;
+    }
+    if (!inside(real)) skipped.push({ rel, why: `a link to ${real}, outside the folder` });
+    else if (stat.isDirectory()) visit(full, real);
+    else if (stat.isFile()) addFile(full, real);
+    else skipped.push({ rel, why: "a link to something that is not a file or folder" });
+  }
+  const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { files: files.sort(byName), unsupported, skipped: skipped.sort((a, b) => (a.rel < b.rel ? -1 : 1)) };
+}
+
+/** A file's bytes, read only if no part of its path has become a link since the folder was read. */
+function readInFolder(real) {
+  if (fs.realpathSync(real) !== real) throw new Error("part of its path became a link since the folder was read");
+  const fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function describe(full, rel) {
   let bytes;
   try {
-    bytes = fs.readFileSync(full);
+    bytes = readInFolder(full);
   } catch (err) {
     // Fatal like an unreadable folder: with --delete, its document would be removed.
     throw new UsageError(`Cannot read ${full} (${err.code ?? err.message}).`);
   }
   return { full, rel, name: documentName(rel), size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
-
-// A broken link, a loop or a target we may not read is no file to sync.
-const isFile = (p) => {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
 
 /** What the run has to do, from the folder's files and the agent's documents. */
 function plan(files, documents, settings, del) {
@@ -194,12 +239,14 @@ function plan(files, documents, settings, del) {
   return p;
 }
 
+const linksNotFollowed = (n) => `${n} link${n === 1 ? "" : "s"} not followed`;
 const settingsText = (s) => `${s.chunk_size}/${s.chunk_overlap}/${s.chunk_strategy}`;
 
 function printPlan(agent, root, p, del, unsupported) {
   const counts = [`${p.new.length} new`, `${p.changed.length} changed`, `${p.rechunk.length} to re-chunk`, `${p.unchanged.length} unchanged`, `${p.missing.length} missing from the folder`];
   if (p.duplicate.length) counts.push(`${p.duplicate.length} with the same content as another document`);
   if (p.failed.length) counts.push(`${p.failed.length} that cannot be synced`);
+  if (p.skipped.length) counts.push(linksNotFollowed(p.skipped.length));
   console.log(`Plan for agent "${agent.name}" (${agent.id}) from ${root}: ${counts.join(", ")}.`);
   if (unsupported) console.log(`  (${unsupported} file${unsupported === 1 ? "" : "s"} of other types left out; supported: ${ACCEPTED_EXTENSIONS.join(" ")})`);
   const row = (label, text) => console.log(`  ${label.padEnd(10)}${text}`);
@@ -209,6 +256,7 @@ function printPlan(agent, root, p, del, unsupported) {
   for (const d of p.missing) row("missing", `${d.filename} (${del ? "will be removed" : "kept; --delete would remove it"})`);
   for (const x of p.duplicate) row("duplicate", `${x.name} (same content as ${x.of}, which the app keeps instead; not uploaded)`);
   for (const x of p.failed) row("cannot", `${x.name}: ${x.message}`);
+  for (const x of p.skipped) row("skipped", `${x.rel} (${x.why}; not followed)`);
 }
 
 /** Upload batches: at most BATCH_FILES files and BATCH_BYTES bytes each (a larger file goes alone). */
@@ -253,7 +301,7 @@ async function carryOut(base, agent, p, opts) {
     const sent = [];
     for (const f of batch) {
       try {
-        form.append("files", new Blob([fs.readFileSync(f.full)]), f.name);
+        form.append("files", new Blob([readInFolder(f.full)]), f.name);
         sent.push(f);
       } catch (err) {
         failed(f.name, `cannot read it (${err.code ?? err.message})`);
@@ -322,10 +370,10 @@ async function main() {
   let started = false;
   try {
     const agent = await findAgent(opts.url, opts.agent);
-    const { files, unsupported } = walk(opts.folder);
+    const { files, unsupported, skipped } = walk(opts.folder);
     const res = await api(opts.url, `/api/agents/${agent.id}/documents`);
     if (res.status !== 200) throw new UsageError(failure(res, `GET /api/agents/${agent.id}/documents`));
-    const p = plan(files, res.body.documents, opts.settings, opts.delete);
+    const p = { ...plan(files, res.body.documents, opts.settings, opts.delete), skipped };
     if (opts.delete && files.length === 0 && p.missing.length > 0) {
       throw new UsageError(`${opts.folder} has no supported files: refusing to --delete all ${p.missing.length} documents of the agent. Check the folder.`);
     }

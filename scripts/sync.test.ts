@@ -10,7 +10,7 @@ import * as agent from "@/app/api/agents/[id]/route";
 import * as documents from "@/app/api/agents/[id]/documents/route";
 import * as document from "@/app/api/agents/[id]/documents/[docId]/route";
 import { stampPeer } from "@/lib/auth/peer";
-import { listDocuments } from "@/lib/db/documents";
+import { getDocument, listDocuments } from "@/lib/db/documents";
 import { ACCEPTED_EXTENSIONS } from "@/lib/extract/detect";
 import { sanitizeDocumentPath } from "@/lib/validations/filename";
 import { newAgent } from "@/test/helpers";
@@ -114,14 +114,17 @@ describe("npm run sync", () => {
     });
     // Not followed: it would bring the same files in again under another name.
     fs.symlinkSync(path.join(dir, "guides"), path.join(dir, "linked"));
+    fs.symlinkSync("missing.md", path.join(dir, "broken.md"));
   });
 
   it("uploads the supported files of a folder and its subfolders, named by their relative paths", async () => {
     const res = await sync("--agent", a.name, dir);
     expect(res.err).toBe("");
     expect(res.code).toBe(0);
-    expect(res.out).toContain("3 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder.");
+    expect(res.out).toContain("3 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder, 2 links not followed.");
     expect(res.out).toContain("(1 file of other types left out;");
+    expect(res.out).toMatch(/^ {2}skipped {3}broken\.md \(a link to nothing \(broken\); not followed\)$/m);
+    expect(res.out).toMatch(/^ {2}skipped {3}linked \(the same folder as guides, which is synced already; not followed\)$/m);
     expect(res.out).toMatch(/^ {2}new {7}guides\/setup\.md$/m);
     expect(res.out).toMatch(/^\[\d\/3\] added guides\/setup\.md \(1 chunk\)$/m);
     expect(res.out).toContain(`Agent "${a.name}" (${a.id}): 3 added, 0 replaced, 0 re-chunked, 0 removed, 0 unchanged, 0 failed.`);
@@ -143,7 +146,7 @@ describe("npm run sync", () => {
 
     const dry = await sync("--agent", a.name, dir, "--delete", "--dry-run");
     expect(dry.code).toBe(0);
-    expect(dry.out).toContain("1 new, 1 changed, 0 to re-chunk, 1 unchanged, 1 missing from the folder.");
+    expect(dry.out).toContain("1 new, 1 changed, 0 to re-chunk, 1 unchanged, 1 missing from the folder, 2 links not followed.");
     expect(dry.out).toMatch(/^ {2}missing {3}guides\/faq\.txt \(will be removed\)$/m);
     expect(dry.out).toContain("Dry run: nothing was changed.");
     expect(readyIds(a.id)).toEqual(firstIds);
@@ -191,10 +194,73 @@ describe("npm run sync", () => {
     expect(kept.out).toContain("is in step with the folder");
     const moved = await sync("--agent", a.name, dir, "--delete");
     expect(moved.code).toBe(0);
-    expect(moved.out).toContain("1 new, 0 changed, 0 to re-chunk, 2 unchanged, 1 missing from the folder.");
+    expect(moved.out).toContain("1 new, 0 changed, 0 to re-chunk, 2 unchanged, 1 missing from the folder, 2 links not followed.");
     expect(moved.out).toContain("[1/2] removed guides/setup.md");
     expect(moved.out).toContain("[2/2] added setup.md");
     expect(readyNames(a.id)).toEqual(["a.md", "guides/new.md", "setup.md"]);
+  });
+});
+
+describe("npm run sync, links", () => {
+  const SECRET = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+  /** Every ready document's text of the agent, to look for text that must not be there. */
+  const texts = (agentId: number) => listDocuments(agentId).map((d) => getDocument(agentId, d.id).text).join("\n");
+  let outside: string;
+  beforeAll(() => {
+    outside = fs.realpathSync(folder({ "credentials.txt": SECRET, "private/secret.md": `Private notes. ${SECRET}` }));
+  });
+
+  it("does not follow a link to a file outside the folder, and the plan says so", async () => {
+    const a = newAgent("sync file link out");
+    const dir = folder({ "notes.md": TEXT.a });
+    fs.symlinkSync(path.join(outside, "credentials.txt"), path.join(dir, "credentials.txt"));
+    const skippedRow = `  skipped   credentials.txt (a link to ${path.join(outside, "credentials.txt")}, outside the folder; not followed)`;
+
+    const dry = await sync("--agent", a.name, dir, "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain("1 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder, 1 link not followed.");
+    expect(dry.out.split("\n")).toContain(skippedRow);
+
+    const res = await sync("--agent", a.name, dir);
+    expect(res.code).toBe(0);
+    expect(res.out.split("\n")).toContain(skippedRow);
+    expect(readyNames(a.id)).toEqual(["notes.md"]);
+    expect(texts(a.id)).toBe(TEXT.a);
+  });
+
+  it("does not follow a link to a folder outside the folder, and the plan says so", async () => {
+    const a = newAgent("sync dir link out");
+    const dir = folder({ "notes.md": TEXT.a });
+    fs.symlinkSync(path.join(outside, "private"), path.join(dir, "shared"));
+    const res = await sync("--agent", a.name, dir);
+    expect(res.code).toBe(0);
+    expect(res.out).toContain("1 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder, 1 link not followed.");
+    expect(res.out.split("\n")).toContain(`  skipped   shared (a link to ${path.join(outside, "private")}, outside the folder; not followed)`);
+    expect(readyNames(a.id)).toEqual(["notes.md"]);
+    expect(texts(a.id)).toBe(TEXT.a);
+  });
+
+  it("follows links to files and folders inside the folder under the link's name, once each, without looping", async () => {
+    const a = newAgent("sync link inside");
+    const dir = folder({ "notes.md": TEXT.a, ".drafts/v2.md": TEXT.setup, ".site/docs/faq.md": TEXT.faq });
+    fs.symlinkSync(".drafts/v2.md", path.join(dir, "current.md"));
+    fs.symlinkSync(".site/docs", path.join(dir, "docs"));
+    // Loops back to the folder, and up to a folder already followed: neither is read twice.
+    fs.symlinkSync("..", path.join(dir, ".site/docs/up"));
+    fs.symlinkSync("../..", path.join(dir, ".site/docs/top"));
+    // Another name for a file synced anyway.
+    fs.symlinkSync("notes.md", path.join(dir, "notes-link.md"));
+
+    const res = await sync("--agent", a.name, dir);
+    expect(res.code).toBe(0);
+    expect(res.out).toContain("3 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder, 3 links not followed.");
+    const rows = res.out.split("\n");
+    expect(rows).toContain("  skipped   docs/top (the synced folder itself; not followed)");
+    // docs/up leads to .site, whose docs folder is the one followed as docs.
+    expect(rows).toContain("  skipped   docs/up/docs (the same folder as docs, which is synced already; not followed)");
+    expect(rows).toContain("  skipped   notes-link.md (the same file as notes.md, which is synced already; not followed)");
+    expect(readyNames(a.id)).toEqual(["current.md", "docs/faq.md", "notes.md"]);
+    expect(getDocument(a.id, readyIds(a.id)["current.md"]).text).toBe(TEXT.setup);
   });
 });
 
