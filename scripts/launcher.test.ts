@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "./chroma-server.mjs";
 import { accessRefusal, isLoopbackHost, localUrl, nextArgs } from "./launch-options.mjs";
+import { DEMO_SEED_FILE } from "./demo-seed.mjs";
 
 describe("the launcher's options", () => {
   it("knows which addresses are loopback", () => {
@@ -47,6 +48,8 @@ function scratchRoot() {
   fs.cpSync(path.join(here, "scripts"), path.join(root, "scripts"), { recursive: true, filter: (p) => !p.endsWith(".test.ts") });
   fs.mkdirSync(path.join(root, "lib"));
   fs.copyFileSync(path.join(here, "lib", "env.mjs"), path.join(root, "lib", "env.mjs"));
+  fs.mkdirSync(path.join(root, "lib", "auth"));
+  fs.copyFileSync(path.join(here, "lib", "auth", "start-warning.mjs"), path.join(root, "lib", "auth", "start-warning.mjs"));
   fs.symlinkSync(path.join(here, "node_modules"), path.join(root, "node_modules"));
   return root;
 }
@@ -105,5 +108,17 @@ describe("npm start", () => {
     expect(code).toBe(0);
     // The build's own helpers get their SIGKILL as the launcher exits; they are gone once the kernel has ended them.
     await expect.poll(() => processesUnder(root), { timeout: 15_000 }).toEqual([]);
+  });
+
+  it("says the demo agent is owed before the server starts on a first start, so health answers starting from its first answer", async () => {
+    const { code, stdout, root } = await launch({ KB_DEMO: "1" }, { stopWhen: /building the app/ });
+    expect(code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(root, "data", DEMO_SEED_FILE), "utf8"))).toEqual({ agent_id: null });
+    expect(stdout).not.toMatch(/serving the app/);
+  });
+
+  it("owes no demo agent when ADMIN_PASSWORD is set", async () => {
+    const { root } = await launch({ KB_DEMO: "1", ADMIN_PASSWORD: "correct horse battery" }, { stopWhen: /building the app/ });
+    expect(fs.existsSync(path.join(root, "data", DEMO_SEED_FILE))).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: checks the configuration, builds if the sources changed, starts the
 // embedded Chroma unless CHROMA_URL is set, serves the app on HOST (127.0.0.1 by default),
-// and seeds the demo agent on the first start with an empty DATA_DIR. Every child runs
+// and seeds the demo agent on the first start with an empty DATA_DIR (health says "starting"
+// until it is whole; a seeding cut short resumes on the next start). Every child runs
 // under a watchdog (scripts/supervise.mjs): it dies with this process even on SIGKILL;
 // a crashed app is restarted; SIGTERM/SIGINT stop the app, then Chroma, then exit 0.
 import fs from "node:fs";
@@ -10,13 +11,15 @@ import { createHash } from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { freePort, startChroma } from "./chroma-server.mjs";
-import { seedDemo } from "./demo-seed.mjs";
+import { planDemoSeed, seedDemo } from "./demo-seed.mjs";
 import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
 import { openAccessWarning } from "../lib/auth/start-warning.mjs";
 import { describeExit, spawnWatched, stopOnSignals, supervise } from "./supervise.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
+// For tests of the first start: seeding stops once the demo agent exists, until SIGUSR2.
+const holdDemoSeed = process.argv.includes("--hold-demo-seed");
 const log = (msg) => console.log(`[kb-inspector] ${msg}`);
 
 let env;
@@ -87,6 +90,8 @@ async function buildIfNeeded() {
 const firstStart = !fs.existsSync(path.join(env.DATA_DIR, "kb.sqlite"));
 // Articles, questions and token hashes live here: only this user may read them.
 fs.mkdirSync(env.DATA_DIR, { recursive: true, mode: 0o700 });
+// Decided, and its marker written, before the server answers its first health check.
+const demo = planDemoSeed({ dataDir: env.DATA_DIR, firstStart, demo: env.KB_DEMO, signedIn: Boolean(env.ADMIN_PASSWORD) });
 if (!dev) await buildIfNeeded();
 
 // The embedded Chroma and the app start side by side: a large index takes Chroma a while to
@@ -134,11 +139,17 @@ if (chromaStarting) {
   log(`Chroma is answering at ${chroma.url}`);
 }
 
-if (firstStart && env.KB_DEMO && env.ADMIN_PASSWORD) {
+if (demo === "signed-in") {
   // A shared, signed-in install starts empty: the launcher holds no credentials to seed it with.
   log("no demo agent: ADMIN_PASSWORD is set (sign in and create agents from the start page)");
-} else if (firstStart && env.KB_DEMO) {
-  seedDemo(localUrl({ host: env.HOST, port: env.PORT }), path.join(root, "demo"), log).catch((err) =>
-    console.error(`[kb-inspector] the demo agent could not be created: ${err.message}`),
+} else if (demo === "seed") {
+  const hold = async (stage) => {
+    if (!holdDemoSeed) return;
+    const released = new Promise((resolve) => process.once("SIGUSR2", resolve));
+    log(`demo seeding held: ${stage} (send SIGUSR2 to go on)`);
+    await released;
+  };
+  seedDemo({ base: localUrl({ host: env.HOST, port: env.PORT }), demoDir: path.join(root, "demo"), dataDir: env.DATA_DIR, log, hold }).catch((err) =>
+    console.error(`[kb-inspector] the demo agent could not be created: ${err.message} (the next start tries again)`),
   );
 }

@@ -1,4 +1,6 @@
 import "server-only";
+import fs from "node:fs";
+import path from "node:path";
 import { peekProcessState, setProcessState } from "../core/process-state";
 import { EmbeddingError } from "../embeddings/index";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
@@ -108,6 +110,25 @@ export async function checkHealth(): Promise<Health> {
   }
   health.ok = health.chroma.ok && health.embedder.ok;
   return health;
+}
+
+/** Written in DATA_DIR by the launcher while it seeds the demo agent (scripts/demo-seed.mjs, DEMO_SEED_FILE). */
+const DEMO_SEED_FILE = "demo-seed.json";
+
+/**
+ * Why the app is not ready yet although it answers: the demo agent of a first start is being
+ * seeded, and a search of it now would find nothing. Read from one small file, so health says
+ * so at once; a seeding that gave up says "failed" in it and no longer holds health back.
+ */
+export function startingState(): { status: "starting"; message: string } | null {
+  let seed: { failed?: string } | null;
+  try {
+    seed = JSON.parse(fs.readFileSync(path.join(env().DATA_DIR, DEMO_SEED_FILE), "utf8"));
+  } catch {
+    return null; // no marker (or none the launcher finished writing): nothing is being seeded
+  }
+  if (!seed || seed.failed) return null;
+  return { status: "starting", message: "The demo agent of the first start is being set up (its articles are being indexed); health answers ok once a search of it finds them." };
 }
 
 /** How long the page banner and anonymous GET /api/health reuse a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
