@@ -7,6 +7,8 @@ import path from "node:path";
 // Set once here; worker processes inherit it from the main process.
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "kb-e2e-"));
 const port = Number(process.env.E2E_PORT ?? 3100);
+// The sources spec serves its help-centre site on this port; the app may fetch 127.0.0.1 on it only.
+process.env.E2E_SITE_PORT ??= String(port + 1);
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 export default defineConfig({
@@ -49,7 +51,7 @@ export default defineConfig({
       NEXT_TELEMETRY_DISABLED: "1",
       KB_DEMO: "1",
       // The sources spec syncs a help-centre site it serves on 127.0.0.1, without pacing.
-      FETCH_ALLOW_HOSTS: "127.0.0.1",
+      FETCH_ALLOW_HOSTS: `127.0.0.1:${process.env.E2E_SITE_PORT}`,
       FETCH_RATE_PER_S: "0",
     },
   },

@@ -33,8 +33,8 @@ const test = base.extend<{ site: HelpSite }>({
       const page = site.pages.get(path);
       res.writeHead(page?.status ?? 404, { "content-type": "text/html; charset=utf-8" }).end(page?.body ?? "Not found");
     });
-    // Only this machine's loopback: the app is told to fetch from 127.0.0.1 (FETCH_ALLOW_HOSTS in playwright.config.ts).
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    // Only this machine's loopback: the app is told to fetch from 127.0.0.1 on this port (FETCH_ALLOW_HOSTS in playwright.config.ts).
+    await new Promise<void>((resolve) => server.listen(Number(process.env.E2E_SITE_PORT), "127.0.0.1", resolve));
     site.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await use(site);
     server.closeAllConnections();

@@ -20,6 +20,8 @@ const seen: string[] = [];
 
 const gzipped = zlib.gzipSync("<p>packed</p>");
 const bomb = zlib.gzipSync(Buffer.alloc(1024 * 1024));
+const gzipTwice = zlib.gzipSync(zlib.gzipSync("<p>packed</p>"));
+const gzipThrice = zlib.gzipSync(gzipTwice);
 
 function route(req: http.IncomingMessage, res: http.ServerResponse) {
   const path = req.url ?? "/";
@@ -44,6 +46,13 @@ function route(req: http.IncomingMessage, res: http.ServerResponse) {
       return res.writeHead(200, { "content-encoding": "deflate" }).end(zlib.deflateSync("<p>packed</p>"));
     case "/deflate-raw":
       return res.writeHead(200, { "content-encoding": "deflate" }).end(zlib.deflateRawSync("<p>packed</p>"));
+    case "/gzip-twice":
+      return res.writeHead(200, { "content-encoding": "gzip, gzip" }).end(gzipTwice);
+    case "/gzip-thrice":
+      return res.writeHead(200, { "content-encoding": "gzip, gzip, gzip" }).end(gzipThrice);
+    case "/gzip-chain":
+      // One long header asking for thousands of decoders.
+      return res.writeHead(200, { "content-encoding": Array(3000).fill("gzip").join(",") }).end(gzipped);
     case "/bomb":
       return res.writeHead(200, { "content-encoding": "gzip", "content-length": bomb.length }).end(bomb);
     case "/r/1":
@@ -61,7 +70,11 @@ function route(req: http.IncomingMessage, res: http.ServerResponse) {
     case "/to-ftp":
       return res.writeHead(302, { location: `ftp://127.0.0.1:${port}/secret` }).end();
     case "/to-other-origin":
-      return res.writeHead(302, { location: `http://localhost:${port}/echo` }).end();
+      return res.writeHead(302, { location: `http://other.test:${port}/echo` }).end();
+    case "/to-wiki":
+      return res.writeHead(302, { location: `http://wiki.test:${port}/secret` }).end();
+    case "/to-own-page":
+      return res.writeHead(302, { location: "/page" }).end();
     case "/echo":
       return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(req.headers));
     case "/secret":
@@ -97,12 +110,12 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-/** Limits for a test: the fixture's address allowed, everything else explicit. */
+/** Limits for a test: the fixture's address and port allowed, everything else explicit. */
 const limits = (over: Partial<FetchLimits> = {}): FetchLimits => ({
   maxBytes: 1024 * 1024,
   timeoutMs: 10_000,
   maxRedirects: 5,
-  allowHosts: ["127.0.0.1"],
+  allowHosts: [`127.0.0.1:${port}`],
   ...over,
 });
 
@@ -169,7 +182,20 @@ describe("isPublicAddress", () => {
     ["0:0:0:0:0:ffff:a00:1", false],
     ["::ffff:169.254.169.254", false],
     ["::FFFF:192.168.0.1", false],
-    ["::ffff:8.8.8.8", true],
+    // Every IPv4-mapped address, whatever it maps and however it is spelt.
+    ["::ffff:8.8.8.8", false],
+    ["0:0:0:0:0:ffff:808:808", false],
+    ["::ffff:0:0", false],
+    // Local-use NAT64, Teredo, the discard prefix.
+    ["64:ff9b:1::1", false],
+    ["64:ff9b:1:ffff::8.8.8.8", false],
+    ["2001::1", false],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", false],
+    ["100::1", false],
+    ["100::ffff:ffff:ffff:ffff", false],
+    ["3fff::1", false],
+    ["4000::1", false],
+    ["2001:4860::1", true],
     ["2606:4700:4700::1111", true],
     ["2001:4860:4860::8888", true],
     ["fec0::1", false],
@@ -272,17 +298,19 @@ describe("guardedFetch against an allowed host", () => {
   });
 
   it("drops credentials-bearing headers on a redirect to another origin, keeps the rest", async () => {
+    // other.test stands for a public host: its loopback answer counts as public here.
     const page = await guardedFetch(`${base}/to-other-origin`, {
-      limits: limits({ allowHosts: ["127.0.0.1", "localhost"] }),
-      lookup: lookupFrom({ localhost: ["127.0.0.1"] }),
+      limits: limits(),
+      lookup: lookupFrom({ "other.test": ["127.0.0.1"] }),
+      isPublic: () => true,
       headers: { Authorization: "Bearer secret", Cookie: "s=1", "If-None-Match": '"x"' },
     });
-    expect(page.url).toBe(`http://localhost:${port}/echo`);
+    expect(page.url).toBe(`http://other.test:${port}/echo`);
     const sent = JSON.parse(page.body.toString());
     expect(sent.authorization).toBeUndefined();
     expect(sent.cookie).toBeUndefined();
     expect(sent["if-none-match"]).toBe('"x"');
-    expect(sent.host).toBe(`localhost:${port}`);
+    expect(sent.host).toBe(`other.test:${port}`);
   });
 });
 
@@ -296,10 +324,14 @@ describe("guardedFetch refuses before connecting", () => {
     expect(seen).toEqual([]);
   });
 
-  it("matches allowHosts by name, or name:port with the URL's effective port, case-insensitively", async () => {
+  it("matches allowHosts by name:port with the URL's effective port, a bare name only on the scheme's default port, case-insensitively", async () => {
     expect((await guardedFetch(`${base}/page`, { limits: limits({ allowHosts: [`127.0.0.1:${port}`] }) })).status).toBe(200);
     const otherPort = await rejection(guardedFetch(`${base}/page`, { limits: limits({ allowHosts: ["127.0.0.1:80"] }) }));
     expect(otherPort).toBeInstanceOf(FetchRefused);
+    // A bare name stands for port 80 (http) or 443 (https), not for every port of the host.
+    const bare = await rejection(guardedFetch(`${base}/page`, { limits: limits({ allowHosts: ["127.0.0.1"] }) }));
+    expect(bare).toBeInstanceOf(FetchRefused);
+    expect(bare.message).toMatch(/private, loopback or link-local address/);
     const lookup = lookupFrom({ "docs.test": ["127.0.0.1"] });
     expect((await guardedFetch(`http://DOCS.test:${port}/page`, { limits: limits({ allowHosts: [`Docs.Test:${port}`] }), lookup })).status).toBe(200);
     expect(seen).toEqual(["/page", "/page"]);
@@ -308,7 +340,7 @@ describe("guardedFetch refuses before connecting", () => {
   it("refuses localhost and *.localhost without resolving them, unless listed", async () => {
     const lookup = lookupFrom({ localhost: ["127.0.0.1"], "app.localhost": ["127.0.0.1"] });
     for (const url of [`http://localhost:${port}/page`, `http://LOCALHOST.:${port}/page`, `http://app.localhost:${port}/page`]) {
-      const err = await rejection(guardedFetch(url, { limits: limits({ allowHosts: ["127.0.0.1"] }), lookup }));
+      const err = await rejection(guardedFetch(url, { limits: limits(), lookup }));
       expect(err, url).toBeInstanceOf(FetchRefused);
       expect(err.message).toMatch(/FETCH_ALLOW_HOSTS/);
     }
@@ -335,7 +367,7 @@ describe("guardedFetch refuses before connecting", () => {
     const lookup = lookupFrom({ "intranet.test": ["127.0.0.1"] });
     const private_ = await rejection(guardedFetch(`${base}/to-intranet`, { limits: limits(), lookup }));
     expect(private_).toBeInstanceOf(FetchRefused);
-    expect(private_.message).toMatch(/intranet\.test resolves to a private, loopback or link-local address \(127\.0\.0\.1\)/);
+    expect(private_.message).toMatch(/intranet\.test resolves to a private, loopback or link-local address\. FETCH_ALLOW_HOSTS/);
     const ftp = await rejection(guardedFetch(`${base}/to-ftp`, { limits: limits() }));
     expect(ftp).toBeInstanceOf(FetchRefused);
     expect(ftp.message).toMatch(/is not an http\(s\) URL/);
@@ -348,7 +380,7 @@ describe("guardedFetch refuses before connecting", () => {
     for (const host of ["intranet.test", "mixed.test"]) {
       const err = await rejection(guardedFetch(`http://${host}:${port}/secret`, { limits: limits(), lookup }));
       expect(err, host).toBeInstanceOf(FetchRefused);
-      expect(err.message).toMatch(new RegExp(`${host.replace(".", "\\.")} resolves to a private, loopback or link-local address \\(127\\.0\\.0\\.1\\)\\. FETCH_ALLOW_HOSTS lists hosts allowed anyway`));
+      expect(err.message).toMatch(new RegExp(`${host.replace(".", "\\.")} resolves to a private, loopback or link-local address\\. FETCH_ALLOW_HOSTS lists hosts allowed anyway`));
     }
     expect(lookup).toHaveBeenCalledTimes(2);
     expect(seen).toEqual([]);
@@ -371,6 +403,91 @@ describe("guardedFetch refuses before connecting", () => {
       expect((err as FetchRefused).url).not.toContain("pw");
     }
     expect(seen).toEqual([]);
+  });
+});
+
+describe("an allow-listed host is reached only by callers configured with its site", () => {
+  // wiki.test is the internal wiki of one agent's source, partner.test another agent's partner site; both listed.
+  const lookup = () => lookupFrom({ "wiki.test": ["127.0.0.1"], "partner.test": ["127.0.0.1"] });
+  const both = () => limits({ allowHosts: [`wiki.test:${port}`, `partner.test:${port}`] });
+
+  it("fetches a listed host for a caller whose scope names its site, and redirects within that site", async () => {
+    const page = await guardedFetch(`http://wiki.test:${port}/to-own-page`, { limits: both(), lookup: lookup(), scope: [`http://wiki.test:${port}/sitemap.xml`] });
+    expect(page).toMatchObject({ status: 200, url: `http://wiki.test:${port}/page` });
+    expect(seen).toEqual(["/to-own-page", "/page"]);
+  });
+
+  it("refuses a listed host to a caller configured with another site, naming the rule, before connecting", async () => {
+    const err = await rejection(guardedFetch(`http://wiki.test:${port}/secret`, { limits: both(), lookup: lookup(), scope: [`http://partner.test:${port}/sitemap.xml`] }));
+    expect(err).toBeInstanceOf(FetchRefused);
+    expect(err.message).toMatch(new RegExp(`admits wiki\\.test:${port} only for a source whose own sitemap or page URLs are on it`));
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses a redirect from one listed site to another, even when the caller names both", async () => {
+    const scope = [`http://partner.test:${port}/a.html`, `http://wiki.test:${port}/b.html`];
+    const err = await rejection(guardedFetch(`http://partner.test:${port}/to-wiki`, { limits: both(), lookup: lookup(), scope }));
+    expect(err).toBeInstanceOf(FetchRefused);
+    expect(err.message).toContain(`redirected from "http://partner.test:${port}/to-wiki"`);
+    expect(seen).toEqual(["/to-wiki"]);
+  });
+
+  it("refuses a redirect from a public site into a listed one", async () => {
+    // public.test stands for a public host: a second server on 127.0.0.2, whose address counts as public here.
+    const other = http.createServer(route);
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
+    try {
+      const otherPort = (other.address() as AddressInfo).port;
+      const err = await rejection(
+        guardedFetch(`http://public.test:${otherPort}/to-wiki`, {
+          limits: both(),
+          lookup: lookupFrom({ "public.test": ["127.0.0.2"], "wiki.test": ["127.0.0.1"] }),
+          isPublic: (address) => address === "127.0.0.2",
+          scope: [`http://public.test:${otherPort}/`, `http://wiki.test:${port}/`],
+        }),
+      );
+      expect(err).toBeInstanceOf(FetchRefused);
+      expect(err.message).toMatch(/wiki\.test resolves to a private, loopback or link-local address\. FETCH_ALLOW_HOSTS admits/);
+      expect(seen).toEqual(["/to-wiki"]);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});
+
+describe("refusals name the rule, not the address", () => {
+  it("never repeats what a name resolved to", async () => {
+    const lookup = lookupFrom({ "intranet.test": ["10.1.2.3", "fd00::7"] });
+    const direct = await rejection(guardedFetch(`http://intranet.test:${port}/secret`, { limits: limits(), lookup }));
+    const redirected = await rejection(guardedFetch(`${base}/to-intranet`, { limits: limits(), lookup }));
+    for (const err of [direct, redirected]) {
+      expect(err).toBeInstanceOf(FetchRefused);
+      expect(err.message).toMatch(/intranet\.test resolves to a private, loopback or link-local address/);
+      expect(err.message).not.toContain("10.1.2.3");
+      expect(err.message).not.toContain("fd00");
+    }
+  });
+});
+
+describe("the Content-Encoding chain is bounded", () => {
+  it("decodes two encodings and fails three or more with a clear reason", async () => {
+    expect((await guardedFetch(`${base}/gzip-twice`, { limits: limits() })).body.toString()).toBe("<p>packed</p>");
+    const three = await rejection(guardedFetch(`${base}/gzip-thrice`, { limits: limits() }));
+    expect(three).toBeInstanceOf(FetchFailed);
+    expect(three.message).toMatch(/answered with 3 content-encodings; at most 2 are decoded/);
+    const chain = await rejection(guardedFetch(`${base}/gzip-chain`, { limits: limits() }));
+    expect(chain).toBeInstanceOf(FetchFailed);
+    expect(chain.message).toMatch(/answered with 3000 content-encodings/);
+  });
+});
+
+describe("a sink takes the body as it is read", () => {
+  it("hands each decoded chunk to the sink and keeps none", async () => {
+    const chunks: Buffer[] = [];
+    const page = await guardedFetch(`${base}/gzip`, { limits: limits(), sink: (c) => chunks.push(c) });
+    expect(page.body.length).toBe(0);
+    expect(Buffer.concat(chunks).toString()).toBe("<p>packed</p>");
   });
 });
 
@@ -405,13 +522,13 @@ describe("guardedFetch fails within its limits", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const err = await rejection(guardedFetch(`http://127.0.0.1:${freePort}/`, { limits: limits() }));
+    const err = await rejection(guardedFetch(`http://127.0.0.1:${freePort}/`, { limits: limits({ allowHosts: [`127.0.0.1:${freePort}`] }) }));
     expect(err).toBeInstanceOf(FetchFailed);
     expect(err.message).toBe(`Could not fetch "http://127.0.0.1:${freePort}/": connection refused.`);
   });
 
   it("says when an allowed name does not resolve", async () => {
-    const err = await rejection(guardedFetch(`http://docs.test:${port}/`, { limits: limits({ allowHosts: ["docs.test"] }), lookup: lookupFrom({}) }));
+    const err = await rejection(guardedFetch(`http://docs.test:${port}/`, { limits: limits({ allowHosts: [`docs.test:${port}`] }), lookup: lookupFrom({}) }));
     expect(err).toBeInstanceOf(FetchFailed);
     expect(err.message).toMatch(/docs\.test was not found/);
   });
@@ -422,7 +539,7 @@ describe("the connection goes to the address that was checked", () => {
     let calls = 0;
     // 127.0.0.2 is loopback too, but nothing listens there: were it asked again, the fetch would fail.
     const lookup: Lookup = async () => [{ address: calls++ === 0 ? "127.0.0.1" : "127.0.0.2", family: 4 }];
-    const page = await guardedFetch(`http://docs.test:${port}/page`, { limits: limits({ allowHosts: ["docs.test"] }), lookup });
+    const page = await guardedFetch(`http://docs.test:${port}/page`, { limits: limits({ allowHosts: [`docs.test:${port}`] }), lookup });
     expect(page.status).toBe(200);
     expect(calls).toBe(1);
     expect(seen).toEqual(["/page"]);

@@ -4,10 +4,12 @@ import "server-only";
 import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import { BlockList, isIP, type LookupFunction } from "node:net";
-import type { Duplex } from "node:stream";
-import zlib from "node:zlib";
+import { isIP, type LookupFunction } from "node:net";
 import { env } from "../env.mjs";
+import { allowListed, isPublicAddress, siteOf, withoutDot } from "./addresses";
+import { readBody } from "./body";
+
+export { isPublicAddress } from "./addresses";
 
 export interface FetchLimits {
   /** Most bytes of the decoded body. */
@@ -15,7 +17,7 @@ export interface FetchLimits {
   /** Bounds the whole fetch: lookups, every redirect, the body. */
   timeoutMs: number;
   maxRedirects: number;
-  /** Lowercased `name` or `name:port`: fetched whatever address they resolve to. */
+  /** Lowercased `name` (the scheme's default port) or `name:port`: fetched whatever address they resolve to, for callers configured with them. */
   allowHosts: string[];
 }
 
@@ -61,63 +63,6 @@ const OWN_HEADERS = new Set(["host", "accept-encoding", "content-length", "trans
 // Credentials meant for one origin are not handed to another a redirect names.
 const ORIGIN_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
-// Not reachable from the public internet, or not unicast: this host, its networks, documentation ranges.
-const notPublic = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  notPublic.addSubnet(net, prefix, "ipv4");
-}
-notPublic.addAddress("::", "ipv6");
-notPublic.addAddress("::1", "ipv6");
-for (const [net, prefix] of [
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-  ["2001:db8::", 32],
-  ["64:ff9b::", 96],
-  // Deprecated forms that can carry a private IPv4 address or site: IPv4-compatible, 6to4, site-local.
-  ["::", 96],
-  ["2002::", 16],
-  ["fec0::", 10],
-] as const) {
-  notPublic.addSubnet(net, prefix, "ipv6");
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:a.b.c.d, any spelling); null otherwise. */
-function mappedIpv4(ipv6: string): string | null {
-  // The URL parser writes every IPv6 address one canonical way: ::ffff:7f00:1 for ::ffff:127.0.0.1.
-  const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(new URL(`http://[${ipv6}]/`).hostname);
-  if (!m) return null;
-  const [hi, lo] = [parseInt(m[1], 16), parseInt(m[2], 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
-/** True only for an IP address the public internet routes to; false for private, loopback, link-local, reserved, and anything not an IP. */
-export function isPublicAddress(address: string): boolean {
-  // A zone (fe80::1%eth0) would make BlockList miss the address it qualifies.
-  const bare = address.trim().replace(/%.*$/, "");
-  const family = isIP(bare);
-  if (family === 4) return !notPublic.check(bare, "ipv4");
-  if (family !== 6) return false;
-  const v4 = mappedIpv4(bare);
-  if (v4 !== null) return isPublicAddress(v4);
-  return !notPublic.check(bare, "ipv6");
-}
-
 const list = (value: string) =>
   value
     .split(",")
@@ -155,16 +100,6 @@ function shown(url: URL): string {
   return copy.href;
 }
 
-const withoutDot = (name: string) => name.replace(/\.$/, "");
-
-function allowListed(url: URL, allowHosts: string[]): boolean {
-  const hostname = withoutDot(url.hostname);
-  const bare = hostname.replace(/^\[(.*)\]$/, "$1");
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const names = new Set([hostname, bare, `${hostname}:${port}`]);
-  return allowHosts.some((entry) => names.has(withoutDot(entry)));
-}
-
 /** Rejects with signal's reason once it aborts: a DNS lookup cannot be cancelled, only abandoned. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -175,6 +110,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** What one fetch may reach, fixed for all its hops. */
+interface Policy {
+  allowHosts: string[];
+  /** Sites (siteOf) the caller was configured with: an allow-listed host is reached only on one of them. */
+  scope: Set<string>;
+  isPublic: (address: string) => boolean;
+  lookup: Lookup;
+}
+
 /**
  * Checks one URL (the first or a redirect's) against the policy; throws FetchRefused naming what
  * to change. `refuse` and `fail` build the errors so they carry the URL the caller asked for.
@@ -182,8 +126,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 async function checkTarget(
   raw: string,
   base: URL | undefined,
-  allowHosts: string[],
-  lookup: Lookup,
+  policy: Policy,
   signal: AbortSignal,
   refuse: (message: string) => FetchRefused,
   fail: (message: string, at?: URL) => FetchFailed,
@@ -201,12 +144,11 @@ async function checkTarget(
   if (url.username || url.password) {
     throw refuse(`"${label}" has a user name or password in it${via}; pages are fetched without credentials, so remove them.`);
   }
-  const hint = "FETCH_ALLOW_HOSTS lists hosts allowed anyway.";
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const literal = isIP(hostname) !== 0;
   const resolve = async () => {
     try {
-      const found = await untilAborted(lookup(hostname), signal);
+      const found = await untilAborted(policy.lookup(hostname), signal);
       if (found.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENOTFOUND" });
       return found;
     } catch (err) {
@@ -216,24 +158,25 @@ async function checkTarget(
     }
   };
 
-  if (allowListed(url, allowHosts)) return { url, addresses: literal ? null : await resolve() };
+  const site = siteOf(url);
+  const listed = allowListed(url, policy.allowHosts);
+  // The allowance is the configured site's own: never reached from another site's redirect or sitemap.
+  if (listed && policy.scope.has(site) && (!base || siteOf(base) === site)) return { url, addresses: literal ? null : await resolve() };
+  const hint = listed
+    ? `FETCH_ALLOW_HOSTS admits ${site} only for a source whose own sitemap or page URLs are on it, never through a redirect from another site or another site's sitemap.`
+    : "FETCH_ALLOW_HOSTS lists hosts allowed anyway.";
   const name = withoutDot(hostname);
   if (name === "localhost" || name.endsWith(".localhost")) {
     throw refuse(`"${label}" was not fetched${via}: ${name} is this server itself. ${hint}`);
   }
   if (literal) {
-    if (!isPublicAddress(hostname)) {
-      throw refuse(`"${label}" was not fetched${via}: ${hostname} is a private, loopback or link-local address. ${hint}`);
-    }
+    if (!policy.isPublic(hostname)) throw refuse(`"${label}" was not fetched${via}: it is a private, loopback or link-local address. ${hint}`);
     return { url, addresses: null };
   }
   const addresses = await resolve();
-  const inside = addresses.filter((a) => !isPublicAddress(a.address));
-  if (inside.length > 0) {
-    throw refuse(
-      `"${label}" was not fetched${via}: ${hostname} resolves to a private, loopback or link-local address ` +
-        `(${inside.map((a) => a.address).join(", ")}). ${hint}`,
-    );
+  // The rule is named, never the address: what a name resolves to inside is not the user's to see.
+  if (addresses.some((a) => !policy.isPublic(a.address))) {
+    throw refuse(`"${label}" was not fetched${via}: ${hostname} resolves to a private, loopback or link-local address. ${hint}`);
   }
   return { url, addresses };
 }
@@ -280,92 +223,6 @@ function describeCode(err: unknown): string {
   return code ? `network error (${code})` : "network error";
 }
 
-function sizeLimit(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  if (mb >= 1) return `${Number(mb.toFixed(1))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
-  return `${bytes} bytes`;
-}
-
-/** Decoders for a Content-Encoding list, in the order to apply them; null when one is unknown. */
-function decoders(encodings: string[], first: Buffer): Duplex[] | null {
-  const out: Duplex[] = [];
-  // The last encoding named was applied last, so it comes off first.
-  for (const encoding of [...encodings].reverse()) {
-    // Lenient like browsers: a body cut short after its last full block still decodes.
-    if (encoding === "gzip" || encoding === "x-gzip") out.push(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
-    else if (encoding === "deflate") {
-      // Some servers send raw deflate for "deflate"; a zlib stream's first byte says method 8.
-      const zlibWrapped = out.length > 0 || (first[0] & 0x0f) === 8;
-      out.push(zlibWrapped ? zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }) : zlib.createInflateRaw({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
-    } else if (encoding === "br") out.push(zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
-    else return null;
-  }
-  return out;
-}
-
-/** Reads and decodes a response body, failing the moment the decoded bytes pass maxBytes. */
-function readBody(res: http.IncomingMessage, maxBytes: number, fail: (message: string) => FetchFailed): Promise<Buffer> {
-  const encodings = (res.headers["content-encoding"] ?? "")
-    .split(",")
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s && s !== "identity");
-  const length = Number(res.headers["content-length"]);
-  if (res.headers["content-length"] !== undefined && Number.isFinite(length) && length > maxBytes) {
-    res.destroy();
-    return Promise.reject(fail(`the page is over ${sizeLimit(maxBytes)}`));
-  }
-
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    let chain: Duplex[] | null = null;
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      if (err) {
-        res.destroy();
-        for (const s of chain ?? []) s.destroy();
-        reject(err);
-      } else resolve(Buffer.concat(chunks, size));
-    };
-    const take = (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > maxBytes) return finish(fail(`the page is over ${sizeLimit(maxBytes)}`));
-      chunks.push(chunk);
-    };
-    const undecodable = () => fail(`its ${encodings.join(", ")} body could not be decoded`);
-
-    res.on("data", (chunk: Buffer) => {
-      if (settled) return;
-      if (encodings.length === 0) return take(chunk);
-      // Made on the first byte: an empty body (304, 204) has nothing to decode.
-      if (!chain) {
-        chain = decoders(encodings, chunk);
-        if (!chain) return finish(fail(`it answered in an unsupported content-encoding (${encodings.join(", ")})`));
-        for (let i = 0; i < chain.length; i++) {
-          chain[i].on("error", () => finish(undecodable()));
-          if (i + 1 < chain.length) chain[i].pipe(chain[i + 1]);
-        }
-        const last = chain[chain.length - 1];
-        last.on("data", take);
-        last.on("end", () => finish(null));
-      }
-      if (!chain[0].write(chunk)) {
-        res.pause();
-        chain[0].once("drain", () => res.resume());
-      }
-    });
-    res.on("end", () => (chain ? chain[0].end() : finish(null)));
-    res.on("error", (err) => finish(err));
-    res.on("close", () => {
-      if (!res.complete) finish(fail("the connection closed before the page was complete"));
-    });
-  });
-}
-
 /** Sends one GET and resolves with the response once its headers are in. */
 function send(options: https.RequestOptions): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -385,18 +242,29 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> 
 
 /**
  * GETs a user-supplied URL under the fetch policy: http(s) only, no credentials, no private,
- * loopback or link-local address unless its host is in allowHosts, checked again on every
- * redirect before connecting. Any status is returned as a page; throws FetchRefused or FetchFailed.
+ * loopback or link-local address unless its host is in allowHosts and on a site of `scope`
+ * (reached directly, not from another site), checked again on every redirect before connecting.
+ * Any status is returned as a page; throws FetchRefused or FetchFailed.
  */
 export async function guardedFetch(
   url: string,
-  opts: { headers?: Record<string, string>; limits?: Partial<FetchLimits>; lookup?: Lookup } = {},
+  opts: {
+    headers?: Record<string, string>;
+    limits?: Partial<FetchLimits>;
+    lookup?: Lookup;
+    /** URLs the caller was configured with (a source's sitemap or page URLs); by default the URL asked for. */
+    scope?: string[];
+    /** Takes the decoded body chunk by chunk instead of keeping it: the page's body is then empty. */
+    sink?: (chunk: Buffer) => void;
+    /** Which resolved addresses count as public; tests let a loopback address stand in for a public host. */
+    isPublic?: (address: string) => boolean;
+  } = {},
 ): Promise<FetchedPage> {
   const given = opts.limits ?? {};
   const needsEnv = given.maxBytes === undefined || given.timeoutMs === undefined || given.maxRedirects === undefined || given.allowHosts === undefined;
   const limits: FetchLimits = { ...(needsEnv ? fetchLimits() : ({} as FetchLimits)), ...stripUndefined(given) };
   const allowHosts = limits.allowHosts.map((h) => h.trim().toLowerCase()).filter(Boolean);
-  const lookup = opts.lookup ?? defaultLookup;
+  const policy: Policy = { allowHosts, scope: scopeSites(opts.scope ?? [url]), isPublic: opts.isPublic ?? isPublicAddress, lookup: opts.lookup ?? defaultLookup };
 
   let asked = url;
   try {
@@ -424,7 +292,7 @@ export async function guardedFetch(
   try {
     let next = url;
     for (let redirects = 0; ; redirects++) {
-      const target = await checkTarget(next, current, allowHosts, lookup, controller.signal, refuse, fail);
+      const target = await checkTarget(next, current, policy, controller.signal, refuse, fail);
       if (current && current.origin !== target.url.origin) for (const name of ORIGIN_HEADERS) delete headers[name];
       current = target.url;
       const res = await send(pinnedRequestOptions(target, headers, controller.signal));
@@ -437,7 +305,7 @@ export async function guardedFetch(
         redirected = true;
         continue;
       }
-      const body = await readBody(res, limits.maxBytes, fail);
+      const body = await readBody(res, limits.maxBytes, fail, opts.sink);
       return { url: current.href, status, headers: flatHeaders(res.headers), body };
     }
   } catch (err) {
@@ -449,6 +317,18 @@ export async function guardedFetch(
   } finally {
     clearTimeout(timer);
   }
+}
+
+function scopeSites(urls: string[]): Set<string> {
+  const sites = new Set<string>();
+  for (const u of urls) {
+    try {
+      sites.add(siteOf(new URL(u)));
+    } catch {
+      // Not a URL: it names no site.
+    }
+  }
+  return sites;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -16,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => site.close());
 
-// The real fetcher, with only the fixture's host allowed and a short wait for the page that never answers.
-const fetcher: Fetcher = (url, o) => guardedFetch(url, { ...o, limits: { allowHosts: ["127.0.0.1"], timeoutMs: 4_000 } });
+// The real fetcher, with only the fixture's host and port allowed and a short wait for the page that never answers.
+const fetcher: Fetcher = (url, o) => guardedFetch(url, { ...o, limits: { allowHosts: [new URL(site.origin).host], timeoutMs: 4_000 } });
 const sync = (agentId: number, sourceId: number) => syncSource(agentId, sourceId, { fetcher, ratePerSecond: 0 });
 
 const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status === "ready");

@@ -23,10 +23,11 @@ Object.assign(process.env, {
   CHROMA_COLLECTION_PREFIX: "bench",
   EMBEDDING_PROVIDER: "local",
   KB_DEMO: "0",
-  FETCH_ALLOW_HOSTS: "127.0.0.1",
   FETCH_RATE_PER_S: "0",
 });
 const site = await startFixtureSite();
+// Its host and port: a bare name would stand for port 80 only.
+process.env.FETCH_ALLOW_HOSTS = new URL(site.origin).host;
 try {
   // Imported only now: lib/ reads the environment on first use.
   const { createAgent } = await import("../../lib/db/agents");

@@ -12,13 +12,14 @@ import { listDocuments } from "@/lib/db/documents";
 import { listSources } from "@/lib/db/sources";
 import { requiredRole } from "@/lib/auth/request-rules";
 
-// Read by env() on first use, which comes after this line: the route handlers fetch from the fixture site.
-process.env.FETCH_ALLOW_HOSTS = "127.0.0.1";
+// Read by env() on first use, which comes after these lines: the route handlers fetch from the fixture site.
 process.env.FETCH_RATE_PER_S = "0";
 
 let site: FixtureSite;
 beforeAll(async () => {
   site = await startFixtureSite();
+  // Its host and port: a bare name would stand for port 80 only.
+  process.env.FETCH_ALLOW_HOSTS = new URL(site.origin).host;
   site.pages.set("/a.html", { body: site.article("Refunds", "A full refund is available within 30 days of purchase.") });
   site.pages.set("/b.html", { body: site.article("Shipping", "Orders ship within two business days.") });
   site.sitemap(["/a.html", "/b.html"]);
