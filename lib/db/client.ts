@@ -408,6 +408,9 @@ export const MIGRATIONS = [
      full_finished_at TEXT
    );
    INSERT INTO index_check (id) VALUES (1);`,
+  // Sources: whether sitemap entries on other (public) hosts are fetched, and why a sync read less than its whole source.
+  `ALTER TABLE sources ADD COLUMN cross_host INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE source_syncs ADD COLUMN note TEXT;`,
 ];
 
 /**
