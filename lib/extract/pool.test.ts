@@ -4,7 +4,7 @@ import path from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { extractText } from "./index";
-import { ExtractOutOfMemory, ExtractPool, extractPool, workerFile, type ExtractJob } from "./pool";
+import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, extractPool, workerFile, type ExtractJob } from "./pool";
 import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "./test-fixtures";
 
 // How long the main thread stalls and how long requests wait while a large PDF is read are
@@ -15,11 +15,12 @@ const bigPdf = buildPdf(Array.from({ length: 1_500 }, (_, i) => `Page ${i + 1}: 
 
 /**
  * A stand-in for worker.mjs that behaves as its job says, and names its thread in every answer.
- * A PDF job never ends (a reader stuck in a loop); a job with a `gate` holds its thread until the
- * test opens the gate; any other job is answered at once. Before it is stuck or holds, it says so
- * on the "kb-stand-in" channel, with its thread's ids.
+ * It takes a job as the real worker does (saying `started`, which starts the job's deadline). A PDF
+ * job never ends (a reader stuck in a loop); a job with a `gate` holds its thread until the test
+ * opens the gate; any other job is answered at once. Before it is stuck or holds, it says so on the
+ * "kb-stand-in" channel, with its thread's ids. `boot` runs first, before the worker takes jobs.
  */
-const STAND_IN = `
+const standInSource = (boot = "") => `
 import fs from "node:fs";
 import { BroadcastChannel, parentPort, threadId } from "node:worker_threads";
 const say = (event) => {
@@ -27,20 +28,23 @@ const say = (event) => {
   channel.postMessage({ event, threadId, tid: fs.readlinkSync("/proc/thread-self").split("/").pop() });
   channel.close();
 };
+${boot}
 parentPort.on("message", (job) => {
   if (job.kind === "pdf") {
     say("stuck");
+    parentPort.postMessage({ started: true });
     for (;;);
   }
   if (job.gate) {
     say("holding");
+    parentPort.postMessage({ started: true });
     Atomics.wait(job.gate, 0, 0);
-  }
+  } else parentPort.postMessage({ started: true });
   parentPort.postMessage({ ok: true, text: String(threadId) });
 });
 `;
 interface StandInNews {
-  event: "stuck" | "holding";
+  event: "stuck" | "holding" | "booting";
   threadId: number;
   /** The thread's id in the system, as in /proc/self/task. */
   tid: string;
@@ -53,7 +57,20 @@ function listenToStandIns() {
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kb-extract-pool-"));
 const standIn = path.join(tmp, "stand-in-worker.mjs");
-fs.writeFileSync(standIn, STAND_IN);
+fs.writeFileSync(standIn, standInSource());
+// Boots only when the test says "go" on the "kb-stand-in-go" channel.
+const slowStandIn = path.join(tmp, "slow-stand-in-worker.mjs");
+fs.writeFileSync(
+  slowStandIn,
+  standInSource(`const go = new BroadcastChannel("kb-stand-in-go");
+const gone = new Promise((resolve) => (go.onmessage = resolve));
+say("booting");
+await gone;
+go.close();`),
+);
+// Never boots: stuck in a loop before it could take a job.
+const deadStandIn = path.join(tmp, "dead-stand-in-worker.mjs");
+fs.writeFileSync(deadStandIn, standInSource(`say("booting");\nfor (;;);`));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => {
   vi.restoreAllMocks();
@@ -83,7 +100,7 @@ describe("extraction off the main thread", () => {
       // A reader left running would keep a core busy: its thread is gone from this process.
       const { event, threadId, tid } = await standIns.next;
       expect(event).toBe("stuck");
-      await expect.poll(() => fs.existsSync(`/proc/self/task/${tid}`), { timeout: 20_000 }).toBe(false);
+      await expect.poll(() => fs.existsSync(`/proc/self/task/${tid}`), { timeout: 60_000 }).toBe(false);
       // The pool goes on with a fresh worker.
       expect(await stuck.run(answer("next"), 60_000)).toEqual({ ok: true, text: expect.not.stringMatching(`^${threadId}$`) });
     } finally {
@@ -151,6 +168,45 @@ describe("ExtractPool", () => {
       await expect(pool.run({ kind: "html", html: wide, maxChars: 1e9 }, 30_000)).rejects.toBeInstanceOf(ExtractOutOfMemory);
       await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 60_000)).resolves.toEqual({ ok: true, text: "still here" });
     } finally {
+      await pool.close();
+    }
+  });
+
+  it("counts a job's deadline from when its worker takes it, not from when the worker was started", async () => {
+    // The pool's clock is the test's: only the worker's start and the test decide what happens.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const pool = new ExtractPool({ size: 1, memoryMb: 64, idleMs: 1_000, workerFile: slowStandIn, startMs: 60_000 });
+    const standIns = listenToStandIns();
+    const go = new BroadcastChannel("kb-stand-in-go");
+    try {
+      const answered = expect(pool.run(answer("late"), 200)).resolves.toEqual({ ok: true, text: expect.stringMatching(/^\d+$/) });
+      expect((await standIns.next).event).toBe("booting");
+      // A cold worker on a busy machine: ten seconds go by before it takes the job.
+      vi.advanceTimersByTime(10_000);
+      go.postMessage("go");
+      await answered;
+    } finally {
+      go.close();
+      standIns.close();
+      await pool.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it("stops a job whose worker never takes it, and ends that worker's thread", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const pool = new ExtractPool({ size: 1, memoryMb: 64, idleMs: 1_000, workerFile: deadStandIn, startMs: 100 });
+    const standIns = listenToStandIns();
+    try {
+      // Bounded by the job's deadline too, so a timeout's message stays true.
+      const stopped = expect(pool.run(answer("never"), 200)).rejects.toBeInstanceOf(ExtractTimeout);
+      const { event, tid } = await standIns.next;
+      expect(event).toBe("booting");
+      await stopped;
+      expect(logged).toHaveBeenCalledWith("text extraction worker did not take its job within 200 ms; it was stopped");
+      await expect.poll(() => fs.existsSync(`/proc/self/task/${tid}`), { timeout: 60_000 }).toBe(false);
+    } finally {
+      standIns.close();
       await pool.close();
     }
   });

@@ -16,6 +16,11 @@ export type ExtractReply =
   | { ok: false; failure: "damaged_zip" }
   | { ok: false; failure: "parse"; name: string; message: string };
 
+/** What a worker says when it takes a job, before it reads: the job's deadline starts here. */
+export interface ExtractStarted {
+  started: true;
+}
+
 /** The job ran past its deadline; its worker was terminated. */
 export class ExtractTimeout extends Error {}
 
@@ -32,6 +37,11 @@ export interface PoolOptions {
   /** An idle worker is stopped after this long, giving its memory back. */
   idleMs: number;
   workerFile: string;
+  /**
+   * How long a worker may take to boot and take its job (a cold worker on a busy machine can take
+   * seconds); a job whose worker has not taken it by then, nor within its own deadline, is stopped.
+   */
+  startMs?: number;
 }
 
 interface Pending {
@@ -58,7 +68,7 @@ export class ExtractPool {
 
   constructor(private readonly options: PoolOptions) {}
 
-  /** The deadline counts from the moment a worker takes the job, not from the queue. */
+  /** The deadline counts from the moment a worker takes the job, not from the queue nor the worker's start. */
   run(job: ExtractJob, timeoutMs: number): Promise<ExtractReply> {
     // A page is copied onto the worker's heap before its reader runs; one that does not fit there
     // would stop the whole process rather than the worker. Half the heap leaves room to read it.
@@ -93,7 +103,7 @@ export class ExtractPool {
       execArgv: [],
     });
     const slot: Slot = { worker };
-    worker.on("message", (reply: ExtractReply) => this.finish(slot, reply));
+    worker.on("message", (reply: ExtractReply | ExtractStarted) => ("started" in reply ? this.begin(slot) : this.finish(slot, reply)));
     worker.on("error", (err: Error & { code?: string }) => {
       if (err.code === "ERR_WORKER_OUT_OF_MEMORY") return void this.retire(slot, new ExtractOutOfMemory(err.message));
       // Logged here: the user only learns that the file could not be read.
@@ -109,7 +119,12 @@ export class ExtractPool {
     clearTimeout(slot.timer);
     slot.pending = pending;
     slot.worker.ref();
-    slot.timer = setTimeout(() => void this.retire(slot, new ExtractTimeout()), pending.timeoutMs);
+    // Bounds a worker that never takes the job; as long as the deadline at least, which a timeout's message names.
+    const startMs = Math.max(pending.timeoutMs, this.options.startMs ?? START_MS);
+    slot.timer = setTimeout(() => {
+      console.error(`text extraction worker did not take its job within ${startMs} ms; it was stopped`);
+      void this.retire(slot, new ExtractTimeout());
+    }, startMs);
     const { job } = pending;
     try {
       // Bytes go over as a fresh copy whose buffer is transferred, so the caller's stay intact
@@ -122,6 +137,14 @@ export class ExtractPool {
     } catch (err) {
       this.finishWith(slot, () => pending.reject(err as Error));
     }
+  }
+
+  /** The worker has the job in hand: its deadline counts from now, so a slow start costs it nothing. */
+  private begin(slot: Slot): void {
+    const pending = slot.pending;
+    if (!pending) return;
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => void this.retire(slot, new ExtractTimeout()), pending.timeoutMs);
   }
 
   private finish(slot: Slot, reply: ExtractReply): void {
@@ -170,6 +193,7 @@ const MAX_WORKERS = 4;
 // docs/performance.md, 'A 20 MB upload'). The rest is headroom for heavy PDFs.
 const MEMORY_MB = 1024;
 const IDLE_MS = 60_000;
+const START_MS = 60_000;
 
 /**
  * The worker is plain ESM beside this module (Next bundles lib/ into .next/, where a worker file

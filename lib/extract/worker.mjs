@@ -31,6 +31,8 @@ function failure(err) {
 }
 
 parentPort?.on("message", async (/** @type {ExtractJob} */ job) => {
+  // The pool starts the job's deadline on this, so the time this worker took to boot is not counted.
+  parentPort?.postMessage({ started: true });
   /** @type {ExtractReply} */
   let reply;
   try {
