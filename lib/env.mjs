@@ -76,6 +76,10 @@ const schema = z
     FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).default(5),
     /** Most pages one sync reads. */
     FETCH_MAX_PAGES: z.coerce.number().int().positive().default(5_000),
+    /** Most sitemap files (an index and the sitemaps it lists) one sync reads. */
+    FETCH_MAX_SITEMAPS: z.coerce.number().int().positive().default(100),
+    /** Most entries read from one sitemap file (the sitemap protocol's own limit by default). */
+    FETCH_MAX_SITEMAP_URLS: z.coerce.number().int().positive().default(50_000),
     /** Pages fetched at once per sync. */
     FETCH_CONCURRENCY: z.coerce.number().int().positive().default(4),
     /** Most page requests per second per sync; 0: no limit. */

@@ -13,11 +13,11 @@ export interface FixturePage {
 }
 
 /**
- * A help-centre site on 127.0.0.1 for sync tests and the bench: pages the test changes between
+ * A help-centre site on 127.0.0.1 (or another loopback address, standing for another host) for sync tests and the bench: pages the test changes between
  * syncs, strong ETags and Last-Modified so a conditional fetch answers 304, and a log of every
  * request (path and the validators it carried).
  */
-export async function startFixtureSite() {
+export async function startFixtureSite(host = "127.0.0.1") {
   const pages = new Map<string, FixturePage>();
   const requests: { path: string; conditional: boolean }[] = [];
   const modified = new Map<string, string>();
@@ -39,8 +39,8 @@ export async function startFixtureSite() {
     if (status === 200 && options.validators && req.headers["if-none-match"] === etag) return void res.writeHead(304, headers).end();
     res.writeHead(status, headers).end(body);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => server.listen(0, host, r));
+  const origin = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     options,

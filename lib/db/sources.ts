@@ -13,10 +13,13 @@ export interface SourceRow {
   location: string;
   on_removed: OnRemoved;
   interval_minutes: number | null;
+  /** 1: a sitemap's entries on other public hosts are fetched too; 0: they are left out. */
+  cross_host: number;
   created_at: string;
 }
 
-export interface Source extends Omit<SourceRow, "location"> {
+export interface Source extends Omit<SourceRow, "location" | "cross_host"> {
+  cross_host: boolean;
   sitemap: string | null;
   urls: string[] | null;
 }
@@ -52,17 +55,27 @@ export interface SyncRecord extends SyncCounts {
   finished_at: string | null;
   failures: { url: string; reason: string }[];
   error: string | null;
+  /** Why a sync that finished read less than its whole source (a bound it stopped at, entries left out). */
+  note: string | null;
 }
 
 const toSource = (r: SourceRow): Source => {
   const { location, ...rest } = r;
-  return { ...rest, sitemap: r.kind === "sitemap" ? location : null, urls: r.kind === "urls" ? (JSON.parse(location) as string[]) : null };
+  return {
+    ...rest,
+    cross_host: r.cross_host === 1,
+    sitemap: r.kind === "sitemap" ? location : null,
+    urls: r.kind === "urls" ? (JSON.parse(location) as string[]) : null,
+  };
 };
 
-export function createSource(agentId: number, s: { kind: SourceKind; location: string; on_removed: OnRemoved; interval_minutes: number | null }): Source {
+export function createSource(
+  agentId: number,
+  s: { kind: SourceKind; location: string; on_removed: OnRemoved; interval_minutes: number | null; cross_host?: boolean },
+): Source {
   const { lastInsertRowid } = db()
-    .prepare("INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(agentId, s.kind, s.location, s.on_removed, s.interval_minutes, now());
+    .prepare("INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, cross_host, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .run(agentId, s.kind, s.location, s.on_removed, s.interval_minutes, s.cross_host ? 1 : 0, now());
   return getSource(agentId, Number(lastInsertRowid));
 }
 
@@ -77,8 +90,9 @@ export function getSource(agentId: number, id: number): Source {
   return toSource(row);
 }
 
-export function updateSource(agentId: number, id: number, patch: { on_removed?: OnRemoved; interval_minutes?: number | null }): Source {
+export function updateSource(agentId: number, id: number, patch: { on_removed?: OnRemoved; interval_minutes?: number | null; cross_host?: boolean }): Source {
   getSource(agentId, id);
+  if (patch.cross_host !== undefined) db().prepare("UPDATE sources SET cross_host = ? WHERE id = ?").run(patch.cross_host ? 1 : 0, id);
   if (patch.on_removed !== undefined) db().prepare("UPDATE sources SET on_removed = ? WHERE id = ?").run(patch.on_removed, id);
   if (patch.interval_minutes !== undefined) db().prepare("UPDATE sources SET interval_minutes = ? WHERE id = ?").run(patch.interval_minutes, id);
   return getSource(agentId, id);
@@ -159,9 +173,9 @@ export function saveSyncProgress(id: number, counts: SyncCounts, failures: SyncR
     .run({ ...counts, failures: JSON.stringify(failures), id });
 }
 
-export function finishSync(id: number, counts: SyncCounts, failures: SyncRecord["failures"], error: string | null): SyncRecord {
+export function finishSync(id: number, counts: SyncCounts, failures: SyncRecord["failures"], error: string | null, note: string | null = null): SyncRecord {
   saveSyncProgress(id, counts, failures);
-  db().prepare("UPDATE source_syncs SET status = ?, error = ?, finished_at = ? WHERE id = ?").run(error ? "failed" : "done", error, now(), id);
+  db().prepare("UPDATE source_syncs SET status = ?, error = ?, note = ?, finished_at = ? WHERE id = ?").run(error ? "failed" : "done", error, note, now(), id);
   return getSync(id)!;
 }
 

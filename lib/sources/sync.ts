@@ -24,9 +24,10 @@ import {
 } from "../db/sources";
 import { FetchFailed, FetchRefused, guardedFetch, type FetchedPage } from "../fetch/guarded";
 import { pageFilename } from "./page-name";
-import { parseSitemap } from "./sitemap";
+import { readPageList } from "./page-list";
 
-export type Fetcher = (url: string, opts?: { headers?: Record<string, string> }) => Promise<FetchedPage>;
+/** `scope`: the URLs the source was configured with; `sink` takes a sitemap's body as it streams in. */
+export type Fetcher = (url: string, opts?: { headers?: Record<string, string>; scope?: string[]; sink?: (chunk: Buffer) => void }) => Promise<FetchedPage>;
 
 export interface SyncOptions {
   trigger?: SyncRecord["trigger"];
@@ -35,42 +36,18 @@ export interface SyncOptions {
   concurrency?: number;
   ratePerSecond?: number;
   maxPages?: number;
+  /** Sitemap files read and entries read per file; FETCH_MAX_SITEMAPS and FETCH_MAX_SITEMAP_URLS by default. */
+  maxSitemaps?: number;
+  maxSitemapUrls?: number;
+  /** Awaited before every request, sitemaps and pages alike; by default spaced at ratePerSecond. */
+  pace?: () => Promise<void>;
 }
-
-/** Sitemaps within a sitemap index are read this deep, no deeper. */
-const INDEX_DEPTH = 2;
 const PROGRESS_EVERY = 25;
 /** Pages indexed at once, as many as an upload's files (their Chroma writes are shared). */
 const INGESTS_AT_ONCE = FILES_IN_PARALLEL;
 const MAX_FAILURES_KEPT = 500;
 
 const problem = (err: unknown) => (err instanceof FetchRefused || err instanceof FetchFailed ? err.message : null);
-
-/** The page URLs a source lists now: its own list, or its sitemap's (sitemap indexes followed). */
-async function pageList(source: Source, fetcher: Fetcher): Promise<string[]> {
-  if (source.urls) return source.urls;
-  const seen = new Set<string>();
-  const pages: string[] = [];
-  const read = async (url: string, depth: number) => {
-    const res = await fetcher(url);
-    if (res.status < 200 || res.status > 299) throw new FetchFailed(url, `${url} answered HTTP ${res.status}.`);
-    let parsed;
-    try {
-      parsed = parseSitemap(res.body.toString("utf8"));
-    } catch (err) {
-      throw new FetchFailed(url, `${url}: ${err instanceof Error ? err.message : "unreadable"}.`);
-    }
-    for (const loc of parsed.locations) {
-      if (!/^https?:\/\//i.test(loc) || seen.has(loc)) continue;
-      seen.add(loc);
-      if (parsed.index) {
-        if (depth < INDEX_DEPTH) await read(loc, depth + 1);
-      } else pages.push(loc);
-    }
-  };
-  await read(source.sitemap!, 0);
-  return pages;
-}
 
 /** Spaces request starts at most `perSecond` a second; 0 leaves them unspaced. */
 function pacer(perSecond: number) {
@@ -91,7 +68,14 @@ type PageOutcome = { kind: "added" | "changed" | "unchanged" } | { kind: "failed
  * or, when its text is new, the ingest that brings its document in step, to run apart from the
  * fetches (a few pages are fetched at once, many more can be indexed at once).
  */
-async function fetchPage(agentId: number, sourceId: number, url: string, known: SourcePage | undefined, fetcher: Fetcher): Promise<PageOutcome | { ingest: () => Promise<PageOutcome> }> {
+async function fetchPage(
+  agentId: number,
+  sourceId: number,
+  url: string,
+  known: SourcePage | undefined,
+  fetcher: Fetcher,
+  scope: string[],
+): Promise<PageOutcome | { ingest: () => Promise<PageOutcome> }> {
   const doc = known && pageDocument(agentId, known.filename, url);
   // A conditional fetch only while the document the validators describe is still there.
   const headers: Record<string, string> = {};
@@ -101,7 +85,7 @@ async function fetchPage(agentId: number, sourceId: number, url: string, known: 
   }
   let res: FetchedPage;
   try {
-    res = await fetcher(url, { headers });
+    res = await fetcher(url, { headers, scope });
   } catch (err) {
     const reason = problem(err);
     if (reason === null) throw err;
@@ -200,20 +184,25 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
     counts.failed++;
     if (failures.length < MAX_FAILURES_KEPT) failures.push({ url, reason });
   };
+  // An allow-listed host is reached only on the sites the source itself names.
+  const scope = source.sitemap ? [source.sitemap] : source.urls!;
   try {
-    let listed: string[];
+    const known = new Map(sourcePages(source.id).map((p) => [p.url, p]));
+    const pace = opts.pace ?? pacer(opts.ratePerSecond ?? e.FETCH_RATE_PER_S);
+    const bounds = {
+      maxPages: opts.maxPages ?? e.FETCH_MAX_PAGES,
+      maxSitemaps: opts.maxSitemaps ?? e.FETCH_MAX_SITEMAPS,
+      maxSitemapUrls: opts.maxSitemapUrls ?? e.FETCH_MAX_SITEMAP_URLS,
+    };
+    let list;
     try {
-      listed = await pageList(source, fetcher);
+      list = await readPageList(source, (url, sink) => fetcher(url, { scope, sink }), bounds, new Set(known.keys()), pace);
     } catch (err) {
       const reason = problem(err);
       if (reason === null) throw err;
       return finishSync(record.id, counts, failures, `The sitemap could not be read, so nothing was changed: ${reason}`);
     }
-    const maxPages = opts.maxPages ?? e.FETCH_MAX_PAGES;
-    const pages = listed.slice(0, maxPages);
-    if (listed.length > maxPages) failures.push({ url: source.sitemap ?? "", reason: `The source lists ${listed.length} pages; this sync read the first ${maxPages} (FETCH_MAX_PAGES).` });
-    const known = new Map(sourcePages(source.id).map((p) => [p.url, p]));
-    const pace = pacer(opts.ratePerSecond ?? e.FETCH_RATE_PER_S);
+    const { pages } = list;
     const count = async (url: string, outcome: PageOutcome) => {
       counts.seen++;
       if (outcome.kind === "failed") fail(url, outcome.reason);
@@ -230,7 +219,7 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
       while (next < pages.length) {
         const url = pages[next++]!;
         await pace();
-        const step = await fetchPage(agentId, source.id, url, known.get(url), fetcher);
+        const step = await fetchPage(agentId, source.id, url, known.get(url), fetcher, scope);
         if (!("ingest" in step)) {
           await count(url, step);
           continue;
@@ -245,12 +234,14 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
     };
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? e.FETCH_CONCURRENCY) }, worker));
     await Promise.all(indexing);
-    // Pages the list no longer names (those past FETCH_MAX_PAGES are still listed, so they stay).
-    const stillListed = new Set(listed);
-    for (const page of known.values()) {
-      if (!stillListed.has(page.url)) counts[await pageGone(agentId, source, page)]++;
+    // Pages the list no longer names (those past FETCH_MAX_PAGES are still listed, so they stay);
+    // a list cut short may name them in its unread part.
+    if (list.complete) {
+      for (const page of known.values()) {
+        if (!list.isListed(page.url)) counts[await pageGone(agentId, source, page)]++;
+      }
     }
-    return finishSync(record.id, counts, failures, null);
+    return finishSync(record.id, counts, failures, null, list.note);
   } catch (err) {
     console.error(`[kb-inspector] sync of source ${source.id} failed:`, err);
     return finishSync(record.id, counts, failures, "The sync stopped on a server error; the details are in its log. The next sync finishes it.");

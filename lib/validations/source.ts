@@ -25,6 +25,9 @@ const interval = z.coerce
   .max(60 * 24 * 31, "interval_minutes must be at most 44640 (31 days).")
   .nullable();
 
+/** Whether a sitemap's entries on other hosts are fetched (public ones only; allow-listed hosts never). */
+const crossHost = z.boolean({ error: "cross_host must be true or false." });
+
 /** POST /api/agents/{id}/sources: a sitemap URL or a list of page URLs, one of the two. */
 export const sourceCreateSchema = z
   .object({
@@ -32,6 +35,7 @@ export const sourceCreateSchema = z
     urls: z.array(httpUrl).min(1, "urls needs at least one URL.").max(MAX_LISTED_URLS, `urls holds at most ${MAX_LISTED_URLS} URLs.`).optional(),
     on_removed: onRemoved.default("propose"),
     interval_minutes: interval.default(null),
+    cross_host: crossHost.default(false),
   })
   .refine((s) => (s.sitemap === undefined) !== (s.urls === undefined), { message: 'Give either "sitemap" (a sitemap URL) or "urls" (page URLs), not both.', path: ["sitemap"] })
   .transform((s) => ({
@@ -39,9 +43,10 @@ export const sourceCreateSchema = z
     location: s.sitemap ?? JSON.stringify([...new Set(s.urls)]),
     on_removed: s.on_removed,
     interval_minutes: s.interval_minutes,
+    cross_host: s.cross_host,
   }));
 
-export const sourceUpdateSchema = z.object({ on_removed: onRemoved.optional(), interval_minutes: interval.optional() });
+export const sourceUpdateSchema = z.object({ on_removed: onRemoved.optional(), interval_minutes: interval.optional(), cross_host: crossHost.optional() });
 
 export const syncRequestSchema = z.object({ wait: z.boolean().default(false) });
 
