@@ -1,10 +1,10 @@
 /**
- * A source's two settings, for the add form and the settings form alike. `forName` is said to
+ * A source's settings, for the add form and the settings form alike. `forName` is said to
  * screen readers after each label, so several sources on a page keep their fields apart.
  */
 export function SettingsFields(props: {
   id: string;
-  values: { on_removed?: string; interval_minutes?: string } | undefined;
+  values: { on_removed?: string; interval_minutes?: string; cross_host?: string } | undefined;
   invalid: (field: string) => true | undefined;
   statusId: string;
   forName?: string;
@@ -51,6 +51,16 @@ export function SettingsFields(props: {
       <p id={hint} className="pb-2 text-xs text-slate-600">
         Blank: synced only with Sync now. At least 5.
       </p>
+      <div className="flex basis-full flex-col gap-1">
+        <label className="flex items-center gap-2 text-sm font-medium">
+          <input type="checkbox" name="cross_host" value="on" defaultChecked={values?.cross_host === "on"} aria-describedby={`${id}-cross-host-hint ${statusId}`} />
+          Follow other hosts{suffix}
+        </label>
+        <p id={`${id}-cross-host-hint`} className="text-xs text-slate-600">
+          Off: a sitemap&apos;s entries on another host than its own are left out. On: those on public hosts are fetched too; hosts in
+          FETCH_ALLOW_HOSTS never are.
+        </p>
+      </div>
     </div>
   );
 }

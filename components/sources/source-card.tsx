@@ -35,7 +35,9 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
   const headingId = `source-${s.id}-heading`;
   const last = s.last_sync;
   const running = last?.status === "running";
-  const note = s.syncs.find((r) => r.status !== "running")?.failures.find((f) => f.url === s.sitemap);
+  const finished = s.syncs.find((r) => r.status !== "running");
+  // Older syncs kept their note among the failures, under the sitemap's URL.
+  const note = finished?.note ?? finished?.failures.find((f) => f.url === s.sitemap)?.reason ?? null;
   return (
     <article aria-labelledby={headingId} className="space-y-4 rounded border border-slate-200 bg-white p-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
@@ -46,11 +48,12 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
           <p className="text-sm text-slate-600">
             {plural(s.pages, "page")} · when a page is gone: {s.on_removed === "propose" ? "its removal is proposed" : "its document is removed"} ·{" "}
             {s.interval_minutes === null ? "synced only with Sync now" : `synced every ${plural(s.interval_minutes, "minute")} and with Sync now`}
+            {s.sitemap && (s.cross_host ? " · follows entries on other public hosts" : "")}
           </p>
         </div>
         {canEdit && <SyncNowForm agentId={agentId} sourceId={s.id} running={running} />}
       </div>
-      {canEdit && <SourceSettingsForm agentId={agentId} sourceId={s.id} name={name} onRemoved={s.on_removed} intervalMinutes={s.interval_minutes} />}
+      {canEdit && <SourceSettingsForm agentId={agentId} sourceId={s.id} name={name} onRemoved={s.on_removed} intervalMinutes={s.interval_minutes} crossHost={s.cross_host} />}
       {s.urls && (
         <details className="text-sm">
           <summary className="cursor-pointer text-slate-700">The {plural(s.urls.length, "URL")} it lists</summary>
@@ -66,7 +69,7 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
         {last ? syncSentence(last) : canEdit ? "Not synced yet: Sync now fetches its pages." : "Not synced yet."}
       </p>
       <SyncRefresher agentId={agentId} running={running} />
-      {note && <p className="text-sm text-amber-900">{note.reason}</p>}
+      {note && <p className="text-sm text-amber-900">{note}</p>}
       <FailedPages rows={failedPages(s)} />
       <ProposedRemovals
         agentId={agentId}

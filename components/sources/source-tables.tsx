@@ -67,7 +67,8 @@ const syncColumns: Column<SyncRecord>[] = [
     id: "status",
     header: "Status",
     className: "min-w-[8rem]",
-    cell: (s) => (s.status === "failed" ? <span className="text-red-700">failed{s.error ? `: ${s.error}` : ""}</span> : s.status),
+    cell: (s) =>
+      s.status === "failed" ? <span className="text-red-700">failed{s.error ? `: ${s.error}` : ""}</span> : s.note ? <span className="text-amber-900">{`${s.status}: ${s.note}`}</span> : s.status,
   },
 ];
 

@@ -13,9 +13,9 @@ import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
 import { plural } from "@/lib/format/plural";
 import { formText, toFormState, type FormState } from "./form-state";
 
-export type SourceFormValues = { kind: string; sitemap: string; urls: string; on_removed: string; interval_minutes: string };
+export type SourceFormValues = { kind: string; sitemap: string; urls: string; on_removed: string; interval_minutes: string; cross_host: string };
 export type SourceFormState = FormState<SourceFormValues>;
-export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes">;
+export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes" | "cross_host">;
 export type SourceSettingsState = FormState<SourceSettingsValues>;
 export type SourceActionState = Pick<FormState, "ok" | "message">;
 
@@ -47,6 +47,7 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
     urls: formText(form, "urls"),
     on_removed: formText(form, "on_removed"),
     interval_minutes: formText(form, "interval_minutes"),
+    cross_host: formText(form, "cross_host"),
   };
   const failed = { message: "The source was not added.", values };
   const urls = lines(values.urls);
@@ -59,6 +60,8 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
     on_removed: values.on_removed || undefined,
     // Blank: synced only with "Sync now".
     interval_minutes: values.interval_minutes.trim() === "" ? null : values.interval_minutes.trim(),
+    // An unticked box sends nothing.
+    cross_host: values.cross_host === "on",
   });
   if (!parsed.success) return toFormState(inFormTerms(parsed.error, urls), failed);
   try {
@@ -74,12 +77,13 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
 /** "Save settings": what a gone page's document becomes, and how often the source syncs by itself. */
 export async function updateSourceAction(agentId: number, sourceId: number, _prev: SourceSettingsState, form: FormData): Promise<SourceSettingsState> {
   await requireRole("editor");
-  const values: SourceSettingsValues = { on_removed: formText(form, "on_removed"), interval_minutes: formText(form, "interval_minutes") };
+  const values: SourceSettingsValues = { on_removed: formText(form, "on_removed"), interval_minutes: formText(form, "interval_minutes"), cross_host: formText(form, "cross_host") };
   const failed = { message: "The settings were not saved.", values };
   const parsed = sourceUpdateSchema.safeParse({
     on_removed: values.on_removed || undefined,
     // Blank: synced only with "Sync now".
     interval_minutes: values.interval_minutes.trim() === "" ? null : values.interval_minutes.trim(),
+    cross_host: values.cross_host === "on",
   });
   if (!parsed.success) return toFormState(inFormTerms(parsed.error, []), failed);
   let saved: Source;
@@ -92,7 +96,8 @@ export async function updateSourceAction(agentId: number, sourceId: number, _pre
   revalidatePath(`/agents/${agentId}`);
   const gone = saved.on_removed === "propose" ? "its removal is proposed" : "its document is removed";
   const when = saved.interval_minutes === null ? "synced only with Sync now" : `synced every ${plural(saved.interval_minutes, "minute")}`;
-  return { ok: true, message: `Saved: when a page is gone, ${gone}; ${when}.` };
+  const hosts = saved.cross_host ? "entries on other public hosts followed" : "entries on other hosts left out";
+  return { ok: true, message: `Saved: when a page is gone, ${gone}; ${when}; ${hosts}.` };
 }
 
 /** "Sync now": the sync goes on in the background; the page follows it until it finishes. */

@@ -42,6 +42,12 @@ describe("sources API", () => {
     expect(listed.body.sources).toMatchObject([{ id: Number(sourceId), pages: 2, last_sync: { id: done.body.sync.id, added: 2 } }]);
 
     expect((await call(source.PATCH, { json: { interval_minutes: 60 }, params: { id, sourceId } })).body.source.interval_minutes).toBe(60);
+    // Following other hosts: off unless asked for, set and cleared by PATCH, a bad value refused and nothing changed.
+    expect(created.body.source.cross_host).toBe(false);
+    expect((await call(source.PATCH, { json: { cross_host: true }, params: { id, sourceId } })).body.source).toMatchObject({ cross_host: true, interval_minutes: 60 });
+    const bad = await call(source.PATCH, { json: { cross_host: "yes", interval_minutes: 30 }, params: { id, sourceId } });
+    expect(bad).toMatchObject({ status: 422, body: { error: { code: "invalid_request", message: expect.stringMatching(/cross_host must be true or false/) } } });
+    expect((await call(source.PATCH, { json: { cross_host: false }, params: { id, sourceId } })).body.source).toMatchObject({ cross_host: false, interval_minutes: 60 });
     const other = await call(sources.POST, { json: { urls: [site.url("/a.html")], on_removed: "remove" }, params: { id } });
     expect(other.body.source).toMatchObject({ kind: "urls", urls: [site.url("/a.html")], sitemap: null });
 
