@@ -223,6 +223,8 @@ describe("fetchLimits and the FETCH_* settings", () => {
       FETCH_TIMEOUT_MS: 15000,
       FETCH_MAX_REDIRECTS: 5,
       FETCH_MAX_PAGES: 5000,
+      FETCH_MAX_SITEMAPS: 100,
+      FETCH_MAX_SITEMAP_URLS: 50000,
       FETCH_CONCURRENCY: 4,
       FETCH_RATE_PER_S: 10,
     });
