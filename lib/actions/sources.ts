@@ -96,8 +96,8 @@ export async function updateSourceAction(agentId: number, sourceId: number, _pre
   revalidatePath(`/agents/${agentId}`);
   const gone = saved.on_removed === "propose" ? "its removal is proposed" : "its document is removed";
   const when = saved.interval_minutes === null ? "synced only with Sync now" : `synced every ${plural(saved.interval_minutes, "minute")}`;
-  const hosts = saved.cross_host ? "entries on other public hosts followed" : "entries on other hosts left out";
-  return { ok: true, message: `Saved: when a page is gone, ${gone}; ${when}; ${hosts}.` };
+  const hosts = saved.cross_host ? " Sitemap entries on other public hosts are followed." : "";
+  return { ok: true, message: `Saved: when a page is gone, ${gone}; ${when}.${hosts}` };
 }
 
 /** "Sync now": the sync goes on in the background; the page follows it until it finishes. */
