@@ -92,3 +92,45 @@ export function cleanupCount(): number {
 export function nextCleanupAt(): string | null {
   return (db().prepare("SELECT MIN(next_attempt_at) AS t FROM vector_cleanup").get() as { t: string | null }).t;
 }
+
+/** A document whose vectors may be in Chroma though its row is gone or failed (an orphan sweep's candidate). */
+export interface DeadDocument {
+  agent_id: number;
+  document_id: number;
+  /** Chunks its logged writes carried, or the caller knew of if more: a bound on its chunk indices. */
+  chunks: number;
+}
+
+/** The newest vector write's place in the log (lib/db/index-check.ts), 0 when none. */
+export function lastVectorWriteSeq(): number {
+  return (db().prepare("SELECT COALESCE(MAX(seq), 0) AS s FROM vector_writes").get() as { s: number }).s;
+}
+
+// A document is dead when its row is gone or failed (neither ever becomes ready again: ids are
+// never reused), and nothing awaits its vectors when no clean-up entry names it or its agent.
+const DEAD = `NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.agent_id = c.agent_id AND d.status != 'failed')
+  AND NOT EXISTS (SELECT 1 FROM vector_cleanup q WHERE q.agent_id = c.agent_id AND (q.document_id IS NULL OR q.document_id = c.document_id))`;
+
+/**
+ * Of the documents written after `afterSeq` and of `also`, those that are dead with no clean-up
+ * queued, with the chunks their logged writes carried (all of the log, so a long document's
+ * early slices count too).
+ */
+export function deadDocuments(afterSeq: number, also: { agent_id: number; document_id: number; chunks: number }[] = []): DeadDocument[] {
+  return db()
+    .prepare(
+      `WITH c AS (
+         SELECT agent_id, document_id, 0 AS chunks FROM vector_writes WHERE seq > ?
+         UNION ALL SELECT json_extract(value, '$.agent_id'), json_extract(value, '$.document_id'), json_extract(value, '$.chunks') FROM json_each(?)
+       ), dead AS (SELECT agent_id, document_id, MAX(chunks) AS chunks FROM c WHERE ${DEAD} GROUP BY agent_id, document_id),
+       -- One pass over the log for all of them (it has no index by document).
+       logged AS (
+         SELECT w.agent_id, w.document_id, SUM(w.chunks) AS chunks FROM vector_writes w
+         WHERE w.document_id IN (SELECT document_id FROM dead) GROUP BY w.agent_id, w.document_id
+       )
+       SELECT dead.agent_id, dead.document_id, MAX(dead.chunks, COALESCE(logged.chunks, 0)) AS chunks
+       FROM dead LEFT JOIN logged ON logged.agent_id = dead.agent_id AND logged.document_id = dead.document_id
+       ORDER BY dead.agent_id, dead.document_id`,
+    )
+    .all(afterSeq, JSON.stringify(also)) as DeadDocument[];
+}

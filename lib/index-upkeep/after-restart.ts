@@ -24,7 +24,8 @@ import { rebuildIndex } from "./rebuild";
 import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
 import { documentVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
-import { enqueueCleanup } from "../ingest/cleanup";
+import { queueCleanup } from "../ingest/cleanup";
+import { sweepOrphans, sweepOrphansSoon } from "./orphans";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
 import { searchPause } from "../vector-store/batched-add";
@@ -73,6 +74,8 @@ const START_DELAY_MS = 1_000;
 export const REBUILD_SHARE = 0.002;
 /** Whether a check that wrote `rewritten` of `checked` chunks again found damage enough for a rebuild. */
 export const damageCallsForRebuild = (rewritten: number, checked: number): boolean => rewritten > 0 && rewritten >= REBUILD_SHARE * checked;
+/** A sweep for orphans that Chroma refused is tried again after this long. */
+const ORPHAN_RETRY_MS = 5_000;
 /** How long after a restart new documents are suspect until checked. */
 export const FOLLOW_MS = 10 * 60_000;
 /** The full check rests this many times as long as each step took: it takes at most half the time. */
@@ -219,6 +222,11 @@ async function run(): Promise<void> {
         }
       }
     } while (c.again);
+    // What the pass and the rebuild wrote, and removals made meanwhile, are swept for orphans.
+    await sweepOrphans().catch((err) => {
+      console.error("[kb-inspector] orphan sweep after the index check must wait:", err instanceof Error ? err.message : err);
+      sweepOrphansSoon(ORPHAN_RETRY_MS);
+    });
     if (restarts !== null && restarts > checkedRestarts()) markChecked(restarts);
     c.s.last_finished_at = new Date().toISOString();
     if (c.s.rewritten > 0) {
@@ -361,13 +369,32 @@ async function rewrite(collection: Collection, agentId: number, ids: string[]): 
   const ready = readyAmong(agentId, again.map((v) => v.document_id));
   const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id)).map((v) => v.id);
   if (target.length === 0) return 0;
-  const written = await readdVectors(collection, agentId, target, { byCheck: true });
-  // A document removed while its chunks were written again gets its removal queued once more.
-  const stillReady = readyAmong(agentId, written.map((v) => v.document_id));
-  for (const documentId of new Set(written.map((v) => v.document_id))) {
-    if (!stillReady.has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");
-  }
+  const documents = new Set(again.filter((v) => target.includes(v.id)).map((v) => v.document_id));
+  const written = await writingAgain(agentId, documents, () => readdVectors(collection, agentId, target, { byCheck: true }));
   return written.length;
+}
+
+/**
+ * Runs a write of chunks of these documents again; a document removed meanwhile gets its removal
+ * queued once more, and when the write failed (its answer lost, as when Chroma is killed) the
+ * removal is checked again later, since the write may still land.
+ */
+async function writingAgain<T>(agentId: number, documents: Set<number>, write: () => Promise<T>): Promise<T> {
+  const requeue = (lateWrites: boolean) => {
+    const ready = readyAmong(agentId, documents);
+    for (const documentId of documents) {
+      if (!ready.has(documentId)) queueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart", { lateWrites });
+    }
+  };
+  let result: T;
+  try {
+    result = await write();
+  } catch (err) {
+    requeue(true);
+    throw err;
+  }
+  requeue(false);
+  return result;
 }
 
 /**
@@ -391,10 +418,8 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
       }
     }
     if (chunks.length === 0) continue;
-    await upsertChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true });
+    await writingAgain(agentId, new Set([documentId]), () => upsertChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }));
     written += chunks.length;
-    // Removed while it was written: its removal is queued once more.
-    if (!readyAmong(agentId, [documentId]).has(documentId)) enqueueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart");
   }
   return written;
 }

@@ -3,7 +3,7 @@ import type { Collection } from "../vector-store/client";
 import { chunkId, ownCollections } from "../vector-store/client";
 import { documentStates, failIndexingDocuments, findDocument } from "../db/documents";
 import { activeIngests, rechunkDocument } from "../ingest/pipeline";
-import { enqueueCleanup, pendingCleanups, runCleanup } from "../ingest/cleanup";
+import { enqueueCleanup, pendingCleanups, runCleanup, scheduleCleanup } from "../ingest/cleanup";
 import { readyAmong } from "../db/chunks";
 import { clearUnreachable, markUnreachable } from "../db/unreachable";
 import { documentsWithoutVectors } from "../db/chunk-vectors";
@@ -163,6 +163,16 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
     }
   }
 
+  // Read again after the scan: a document indexed, or a removal queued, while Chroma was read
+  // is no orphan. A row gone stays gone (ids are never reused), so what is left is one.
+  const queuedNow = pendingCleanups();
+  for (const [key, o] of orphans) {
+    const row = findDocument(o.agent_id, o.document_id);
+    const owned = row && (row.status === "indexing" || (row.status === "ready" && !docs.has(row.id)));
+    const awaitedNow = queuedNow.some((c) => c.agent_id === o.agent_id && (c.document_id === null || c.document_id === o.document_id));
+    if (owned || awaitedNow) orphans.delete(key);
+  }
+
   const missing: DocumentIssue[] = [];
   const mismatches: DocumentIssue[] = [];
   for (const doc of docs.values()) {
@@ -266,6 +276,8 @@ export async function repairIndex(options: AuditOptions = {}): Promise<RepairRep
     before.stuck_documents.map((s) => s.document_id),
   );
   const cleanupLeft = await runCleanup({ all: true });
+  // What Chroma refused, and checks for late writes, are left to the loop's retries.
+  if (cleanupLeft > 0) scheduleCleanup();
 
   const reindexed: RepairReport["reindexed"] = [];
   const broken = new Map(before.count_mismatches.map((d) => [d.document_id, d]));

@@ -4,6 +4,7 @@ import { isVectorStoreUnavailable, ownCollections } from "../vector-store/client
 import {
   cleanupCount,
   completeCleanup,
+  enqueueCleanup,
   dueCleanups,
   markRemoved,
   nextCleanupAt,
@@ -57,8 +58,35 @@ interface CleanupState {
   running: Promise<number> | null;
   timer: NodeJS.Timeout | null;
   due: number;
+  /** Documents whose removal Chroma confirmed lately, for the orphan sweep (lib/index-upkeep/orphans.ts). */
+  removed: Map<string, RemovedDocument>;
 }
-const state = () => processState<CleanupState>("cleanup", () => ({ running: null, timer: null, due: 0 }));
+const state = () => processState<CleanupState>("cleanup", () => ({ running: null, timer: null, due: 0, removed: new Map() }));
+
+export interface RemovedDocument {
+  agent_id: number;
+  document_id: number;
+  chunks: number;
+}
+/** Removals remembered for the next sweep: a write that lands after one is what the sweep looks for. */
+const REMEMBERED_REMOVALS = 10_000;
+
+function remember(entry: CleanupEntry): void {
+  if (entry.document_id === null) return;
+  const removed = state().removed;
+  const key = `${entry.agent_id}:${entry.document_id}`;
+  removed.delete(key);
+  removed.set(key, { agent_id: entry.agent_id, document_id: entry.document_id, chunks: entry.vectors });
+  if (removed.size > REMEMBERED_REMOVALS) removed.delete(removed.keys().next().value!);
+}
+
+/** The documents whose removal completed since the last call (the orphan sweep's second source). */
+export function takeRemovedDocuments(): RemovedDocument[] {
+  const s = state();
+  const taken = [...s.removed.values()];
+  s.removed = new Map();
+  return taken;
+}
 
 /**
  * Runs every entry that is due (or all of them with `all`, except checks for late writes that
@@ -72,8 +100,10 @@ export async function runCleanup(opts: { all?: boolean } = {}): Promise<number> 
     const due = dueCleanups(opts);
     for (const [i, entry] of due.entries()) {
       try {
-        if (await attempt(entry)) completeCleanup(entry.id);
-        else markRemoved(entry.id, new Date(Date.now() + LATE_WRITE_CHECK_MS));
+        if (await attempt(entry)) {
+          completeCleanup(entry.id);
+          remember(entry);
+        } else markRemoved(entry.id, new Date(Date.now() + LATE_WRITE_CHECK_MS));
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
         // Chroma down: the rest would fail the same way; all of them wait for the next attempt.
@@ -123,6 +153,15 @@ export function scheduleCleanup(delayMs = 0): void {
     }
   }, delayMs);
   s.timer.unref?.();
+}
+
+/**
+ * Queues vectors for removal outside a transaction of the change that orphaned them (a write
+ * found to have raced a removal, an orphan found by a sweep) and makes sure the loop runs it.
+ */
+export function queueCleanup(...args: Parameters<typeof enqueueCleanup>): void {
+  enqueueCleanup(...args);
+  scheduleCleanup();
 }
 
 /**
