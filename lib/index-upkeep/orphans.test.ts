@@ -47,7 +47,7 @@ const NEW_MANUAL = "The new lamp manual covers the dimmer and the timer.";
 
 /** What a new server process starts with: no clean-up timer, no sweep state of its own. */
 function freshProcess() {
-  const g = globalThis as Record<string, { timer?: NodeJS.Timeout | null } | undefined>;
+  const g = globalThis as unknown as Record<string, { timer?: NodeJS.Timeout | null } | undefined>;
   for (const key of ["__kbCleanup", "__kbOrphanSweep"]) {
     if (g[key]?.timer) clearTimeout(g[key]!.timer!);
     delete g[key];
