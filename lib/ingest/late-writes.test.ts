@@ -3,15 +3,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
- * Chroma can apply a write after the app gave up on it: the request reached the server, the
- * app's deadline passed, the ingest failed and its clean-up ran, and then the write landed.
- * Here a proxy in front of the test's real Chroma holds every add until the test lets it go,
- * after the app's deadline and the clean-up, and then delivers it anyway, as a slow or briefly
- * hung Chroma does. The order is the test's, not a race between timers.
+ * Chroma can apply a write after the app gave up on it: the request reached the server, the app
+ * was told it failed (its deadline passed, or a gateway in front of Chroma gave up), the ingest
+ * failed and its clean-up ran, and then the write landed. Here a proxy in front of the test's
+ * real Chroma answers every add 504 at once, as a gateway that gave up does, holds it until the
+ * test lets it go, after the clean-up, and then delivers it anyway. The order is the test's, not
+ * a race between timers: no request waits for a deadline, so a busy machine changes nothing.
  */
-
-/** The app's deadline: what is held runs past it however long it is; the rest is answered well within it. */
-const TIMEOUT_MS = 5_000;
 
 let proxy: http.Server;
 let upstream: string;
@@ -33,21 +31,25 @@ beforeAll(async () => {
     req.on("end", () => {
       const hold = holdAdds && req.method === "POST" && /\/add$/.test(req.url ?? "");
       const until = released;
+      if (hold) {
+        res.writeHead(504, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "GatewayTimeout", message: "Chroma did not answer the gateway in time" }));
+      }
       const delivered = (async () => {
         if (hold) await until;
-        // Delivered whether or not the app still waits for the answer.
+        // Delivered although the app was already told the write failed.
         const answer = await fetch(upstream + req.url, {
           method: req.method,
           headers: { "content-type": req.headers["content-type"] ?? "application/json" },
           body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(body),
         });
         const bytes = Buffer.from(await answer.arrayBuffer());
-        if (!res.destroyed) {
+        if (!res.headersSent && !res.destroyed) {
           res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
           res.end(bytes);
         }
       })().catch(() => {
-        if (!res.destroyed) res.destroy();
+        if (!res.headersSent && !res.destroyed) res.destroy();
       });
       if (hold) {
         held.add(delivered);
@@ -57,7 +59,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
   process.env.CHROMA_URL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  process.env.CHROMA_TIMEOUT_MS = String(TIMEOUT_MS);
 });
 afterAll(async () => {
   releaseHeld();
