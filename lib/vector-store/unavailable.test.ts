@@ -8,8 +8,10 @@ import { startChroma } from "../../scripts/chroma-server.mjs";
 // This file runs its own Chroma so it can stop (SIGSTOP) and kill it without touching the
 // one the other test files share. The app is pointed at it before any lib module loads.
 
-// Longer than the health check's own 3 s deadline, so each shows on its own.
-const TIMEOUT_MS = 4000;
+// Longer than the health check's own 3 s deadline, so each shows on its own; not the default, so
+// the setting is seen to be used; and long enough that a live Chroma on a busy machine (this
+// file's ingest, the search once it resumes) answers within it.
+const TIMEOUT_MS = 12_000;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kb-chroma-down-"));
 const chroma = await startChroma({ dataDir: dir, restart: false });
 const pid = chroma.pid()!;
@@ -80,7 +82,7 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
   it("health answers within seconds, naming the deadline", async () => {
     await hang();
     try {
-      // Its own 3 s deadline, not CHROMA_TIMEOUT_MS (4 s here), is what ends the wait.
+      // Its own 3 s deadline, not CHROMA_TIMEOUT_MS (12 s here), is what ends the wait.
       const health = await checkHealth();
       expect(health).toMatchObject({ ok: false, chroma: { ok: false, error: "Chroma did not answer within 3 s" }, embedder: { ok: true } });
 
@@ -97,7 +99,7 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
       const err = await settled(() => searchAgentDocuments(agent.id, "blue lamp", 3));
       // The request's own deadline ran out: it waited CHROMA_TIMEOUT_MS, then gave up.
       expect(err).toBeInstanceOf(ChromaTimeoutError);
-      expect(err).toMatchObject({ timeoutMs: TIMEOUT_MS, message: "Chroma did not answer within 4 s" });
+      expect(err).toMatchObject({ timeoutMs: TIMEOUT_MS, message: "Chroma did not answer within 12 s" });
       await expect503(err);
 
       const res = await searchViaRoute();
