@@ -170,4 +170,30 @@ describe("orphan vectors after a crash", () => {
     expect(await vectorsOf(agent.id, d1)).toEqual([]);
     expect(await vectorsOf(agent.id, replace.document_id!)).toHaveLength(replace.chunk_count);
   });
+
+  it("the audit names no orphan for a document indexed while it reads Chroma", async () => {
+    const { newAgent, ingest, auditIndex } = await lib();
+    const agent = newAgent("indexed during the audit");
+    await ingest(agent.id, "before.md", "Indexed before the audit began.", 40, 0);
+    const realFetch = globalThis.fetch;
+    let during: Awaited<ReturnType<typeof ingest>> | undefined;
+    let armed = true;
+    globalThis.fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      // The audit's first read of vectors (its first page): its list of documents is read already.
+      if (armed && url.endsWith("/get")) {
+        armed = false;
+        during = await ingest(agent.id, "during.md", "Indexed while the audit read Chroma.", 40, 0);
+      }
+      return realFetch(input, init);
+    };
+    let audit;
+    try {
+      audit = await auditIndex();
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(during).toMatchObject({ status: "ready" });
+    expect(audit.orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
+  });
 });
