@@ -107,7 +107,7 @@ describe("npm start", () => {
     expect(stdout).toMatch(/SIGTERM: stopping/);
     expect(code).toBe(0);
     // The build's own helpers get their SIGKILL as the launcher exits; they are gone once the kernel has ended them.
-    await expect.poll(() => processesUnder(root), { timeout: 15_000 }).toEqual([]);
+    await expect.poll(() => processesUnder(root), { timeout: 60_000 }).toEqual([]);
   });
 
   it("says the demo agent is owed before the server starts on a first start, so health answers starting from its first answer", async () => {

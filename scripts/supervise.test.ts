@@ -121,18 +121,18 @@ describe("supervised children", () => {
 
     parent.kill("SIGKILL");
     await exited;
-    await expect.poll(() => alive(pids.app) || alive(pids.db), { timeout: 15_000 }).toBe(false);
-    await expect.poll(() => listening(ports[0]), { timeout: 5_000 }).toBe(false);
-    await expect.poll(() => listening(ports[1]), { timeout: 5_000 }).toBe(false);
-    await expect.poll(() => processesMentioning(log), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => alive(pids.app) || alive(pids.db), { timeout: 60_000 }).toBe(false);
+    await expect.poll(() => listening(ports[0]), { timeout: 60_000 }).toBe(false);
+    await expect.poll(() => listening(ports[1]), { timeout: 60_000 }).toBe(false);
+    await expect.poll(() => processesMentioning(log), { timeout: 60_000 }).toEqual([]);
   });
 
   it("die with their parent when its whole process group is SIGKILLed", async () => {
     const { parent, exited, pids, ports } = await startParent({ ownGroup: true });
     process.kill(-parent.pid!, "SIGKILL");
     await exited;
-    await expect.poll(() => alive(pids.app) || alive(pids.db), { timeout: 15_000 }).toBe(false);
-    await expect.poll(() => listening(ports[0]), { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => alive(pids.app) || alive(pids.db), { timeout: 60_000 }).toBe(false);
+    await expect.poll(() => listening(ports[0]), { timeout: 60_000 }).toBe(false);
   });
 
   it("on SIGTERM stop the app first, then the db, and the parent exits 0", async () => {
@@ -167,12 +167,12 @@ describe("supervised children", () => {
       backoffMs: 100,
     });
     try {
-      await expect.poll(() => child.pid(), { timeout: 10_000 }).toBeTruthy();
+      await expect.poll(() => child.pid(), { timeout: 60_000 }).toBeTruthy();
       const first = child.pid()!;
       process.kill(first, "SIGKILL");
       await scheduled;
       vi.advanceTimersByTime(100);
-      await expect.poll(() => child.pid() !== undefined && child.pid() !== first, { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => child.pid() !== undefined && child.pid() !== first, { timeout: 60_000 }).toBe(true);
       expect(alive(child.pid()!)).toBe(true);
       expect(logs).toEqual(["sleeper exited unexpectedly (signal SIGKILL)", "restarting sleeper in 100 ms"]);
     } finally {
@@ -197,7 +197,7 @@ describe("supervised children", () => {
       log: (m: string) => m.startsWith("restarting") && restartScheduled(),
       backoffMs: 100,
     });
-    await expect.poll(() => child.pid(), { timeout: 10_000 }).toBeTruthy();
+    await expect.poll(() => child.pid(), { timeout: 60_000 }).toBeTruthy();
     process.kill(child.pid()!, "SIGKILL");
     await scheduled;
     await child.stop();

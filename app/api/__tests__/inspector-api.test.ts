@@ -89,7 +89,7 @@ describe("inspector endpoints", () => {
       { filename: "new.txt", bytes: new TextEncoder().encode("A brand new article about parcels.") },
       { filename: "bad.exe", bytes: new Uint8Array([0x4d, 0x5a]) },
     ], { chunkSize: 800, chunkOverlap: 100 });
-    await expect.poll(() => getUploadJob(Number(id), job.id)?.finished, { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => getUploadJob(Number(id), job.id)?.finished, { timeout: 60_000 }).toBe(true);
     const res = await call(uploads.GET, { method: "GET", params: { id, jobId: job.id } });
     expect(res.body.files.map((f: { result: { outcome: string } }) => f.result.outcome)).toEqual(["indexed", "rejected"]);
     const other = newAgent("other");
