@@ -12,6 +12,7 @@ import * as evals from "@/app/api/agents/[id]/evals/route";
 import * as health from "@/app/api/health/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { embedder } from "@/lib/embeddings/configured";
+import { useHealthDeadline } from "@/lib/index-upkeep/health";
 import { LOCAL_PEER } from "@/test/http";
 import { DEMO_AGENT_NAME, DEMO_SEED_FILE, demoArticles, planDemoSeed, readDemoSeed, seedDemo } from "./demo-seed.mjs";
 
@@ -40,6 +41,11 @@ const logged: string[] = [];
 const log = (msg: string) => logged.push(msg);
 let server: http.Server;
 let base: string;
+
+// Healthy however long a busy machine's Chroma takes to answer (within CHROMA_TIMEOUT_MS): the 3 s probe deadline is not under test here.
+let undoDeadline: () => void;
+beforeAll(() => void (undoDeadline = useHealthDeadline(Number.POSITIVE_INFINITY)));
+afterAll(() => undoDeadline());
 
 beforeAll(async () => {
   server = http.createServer(async (req, res) => {

@@ -1,11 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/health/route";
 import { HealthBanner } from "@/components/layout/health-banner";
 import { embedder } from "../embeddings/configured";
-import { cachedHealth, HEALTH_CACHE_MS } from "./health";
+import { cachedHealth, HEALTH_CACHE_MS, useHealthDeadline } from "./health";
 
 // The banner marks itself request-time with connection(), which needs Next's request scope.
 vi.mock("next/server", async (original) => ({ ...(await original<typeof import("next/server")>()), connection: async () => {} }));
+
+// Healthy however long a busy machine's Chroma takes to answer (within CHROMA_TIMEOUT_MS): the 3 s probe deadline is not under test here.
+let undoDeadline: () => void;
+beforeAll(() => void (undoDeadline = useHealthDeadline(Number.POSITIVE_INFINITY)));
+afterAll(() => undoDeadline());
 
 // Only the clock is faked: the checks still talk to the real Chroma over real sockets.
 beforeEach(() => vi.useFakeTimers({ toFake: ["Date"] }));

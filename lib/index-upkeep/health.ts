@@ -57,7 +57,17 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 /** The health check answers within seconds even when Chroma hangs, whatever CHROMA_TIMEOUT_MS is. */
 export const HEALTH_CHROMA_DEADLINE_MS = 3_000;
-const probe = <T>(work: () => Promise<T>) => withChromaDeadline(HEALTH_CHROMA_DEADLINE_MS, work);
+let chromaDeadlineMs = HEALTH_CHROMA_DEADLINE_MS;
+const probe = <T>(work: () => Promise<T>) => withChromaDeadline(chromaDeadlineMs, work);
+
+/**
+ * For tests that need a healthy answer from a Chroma a busy machine slows down: the probes' own
+ * deadline (Infinity: only CHROMA_TIMEOUT_MS). Returns the undo.
+ */
+export function useHealthDeadline(ms: number): () => void {
+  chromaDeadlineMs = ms;
+  return () => void (chromaDeadlineMs = HEALTH_CHROMA_DEADLINE_MS);
+}
 
 /** What start-up recovery or the clean-up queue has not finished: read from SQLite only. */
 export function indexBacklog(): Health["index"] {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 // Sign-in on, so a request without a session or token is anonymous; read once by env().
 vi.hoisted(() => {
@@ -16,7 +16,12 @@ vi.mock("next/headers", () => ({
 import { GET } from "../health/route";
 import { createToken } from "@/lib/db/api-tokens";
 import { embedder } from "@/lib/embeddings/configured";
-import { HEALTH_CACHE_MS } from "@/lib/index-upkeep/health";
+import { HEALTH_CACHE_MS, useHealthDeadline } from "@/lib/index-upkeep/health";
+
+// Healthy however long a busy machine's Chroma takes to answer (within CHROMA_TIMEOUT_MS): the 3 s probe deadline is not under test here.
+let undoDeadline: () => void;
+beforeAll(() => void (undoDeadline = useHealthDeadline(Number.POSITIVE_INFINITY)));
+afterAll(() => undoDeadline());
 
 // Only the clock is faked: the checks still embed and query the real Chroma over real sockets.
 beforeEach(() => {
