@@ -22,35 +22,39 @@ export interface QuestionGroupRow {
   triaged_at: string | null;
 }
 
-/** Keys in the log that no group holds yet, oldest first, with the text they were first asked in. */
-export function ungroupedKeys(agentId: number): { key: string; text: string }[] {
+/**
+ * Keys in the log that no group holds yet, oldest first, with the text they were first asked in
+ * and the id of that call (`first`): the next `limit` after the key whose first call was `after`.
+ */
+export function ungroupedKeys(agentId: number, after = 0, limit = -1): { key: string; text: string; first: number }[] {
   return db()
     .prepare(
       `SELECT question_key AS key, COALESCE(json_extract(input, '$.query'), json_extract(input, '$.question')) AS text, MIN(id) AS first
        FROM tool_calls t
        WHERE agent_id = ? AND question_key IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.agent_id = t.agent_id AND k.key = t.question_key)
-       GROUP BY question_key ORDER BY first`,
+       GROUP BY question_key HAVING MIN(id) > ? ORDER BY first LIMIT ?`,
     )
-    .all(agentId) as { key: string; text: string }[];
+    .all(agentId, after, limit) as { key: string; text: string; first: number }[];
 }
 
-export interface Representative {
-  group_id: number;
-  key: string;
-  text: string;
-  model: string | null;
-  vector: Buffer | null;
-}
+// Pages of groups in id order, walked by the primary key: `+g.agent_id` keeps SQLite from taking
+// the (agent_id, status) index, which would sort every group of the agent (vectors included) for each page.
+const REPRESENTATIVES = `FROM question_groups g JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key
+  WHERE +g.agent_id = @agent AND g.id > @after`;
 
-export function representatives(agentId: number): Representative[] {
+/** The next `limit` groups after group `after` whose vector is of `model`, with it (unit length, float32). */
+export function representativePage(agentId: number, model: string, after: number, limit: number): { group_id: number; vector: Buffer }[] {
   return db()
-    .prepare(
-      `SELECT g.id AS group_id, g.key, k.text, k.model, k.vector FROM question_groups g
-       JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key
-       WHERE g.agent_id = ? ORDER BY g.id`,
-    )
-    .all(agentId) as Representative[];
+    .prepare(`SELECT g.id AS group_id, k.vector ${REPRESENTATIVES} AND k.model = @model AND k.vector IS NOT NULL ORDER BY g.id LIMIT @limit`)
+    .all({ agent: agentId, model, after, limit }) as { group_id: number; vector: Buffer }[];
+}
+
+/** The next `limit` groups after group `after` whose first wording has no vector of `model` (made with another, or its first wording went). */
+export function staleRepresentatives(agentId: number, model: string, after: number, limit: number): { group_id: number; key: string; text: string }[] {
+  return db()
+    .prepare(`SELECT g.id AS group_id, g.key, k.text ${REPRESENTATIVES} AND (k.model IS NOT @model OR k.vector IS NULL) ORDER BY g.id LIMIT @limit`)
+    .all({ agent: agentId, model, after, limit }) as { group_id: number; key: string; text: string }[];
 }
 
 export function setRepresentativeVector(agentId: number, key: string, model: string, vector: Float32Array): void {

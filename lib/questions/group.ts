@@ -1,8 +1,8 @@
 import "server-only";
 import { db } from "../db/client";
-import { insertGroup, insertKey, representatives, setRepresentativeVector, ungroupedKeys } from "../db/questions";
+import { insertGroup, insertKey, representativePage, setRepresentativeVector, staleRepresentatives, ungroupedKeys } from "../db/questions";
 import { embedder } from "../embeddings/configured";
-import { ROWS_PER_CALL, unitQuery, VectorTable } from "../retrieval/exact-kernel";
+import { unitQuery, VectorTable } from "../retrieval/exact-kernel";
 import { withKeys } from "../ingest/keyed-lock";
 import { env } from "../env.mjs";
 import { QUESTION_GROUP_DISTANCE } from "./group-threshold";
@@ -11,8 +11,14 @@ import { QUESTION_GROUP_DISTANCE } from "./group-threshold";
 export const groupDistance = () => env().QUESTION_GROUP_DISTANCE ?? QUESTION_GROUP_DISTANCE;
 
 const EMBED_BATCH = 64;
-/** New wordings scored together against the groups: the kernel scores four per pass over the table. */
+/** Groups read from SQLite and scored at a time: memory stays flat however many groups the agent has. */
+export const GROUP_PAGE = 1024;
+/** New wordings grouped per round: each round reads every group once, a page at a time. */
+const ROUND = 512;
+/** New wordings written per transaction; the event loop gets a turn between blocks. */
 const BLOCK = 16;
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -41,73 +47,87 @@ function joined(agentId: number, p: { key: string; text: string }, groupId: numb
   }
 }
 
+/** Groups whose vector is of another model (or none) get one of the configured model, a batch at a time. */
+async function remakeStale(agentId: number, model: string): Promise<void> {
+  for (let after = 0; ; ) {
+    const stale = staleRepresentatives(agentId, model, after, EMBED_BATCH);
+    if (stale.length === 0) return;
+    after = stale.at(-1)!.group_id;
+    const vectors = await embedUnit(stale.map((r) => r.text));
+    db().transaction(() => stale.forEach((r, i) => setRepresentativeVector(agentId, r.key, model, vectors[i])))();
+  }
+}
+
+/** For each vector, the nearest group of the agent now and its distance, reading the groups a page at a time. */
+async function nearestGroups(agentId: number, model: string, vectors: Float32Array[]): Promise<{ group: number; distance: number }[]> {
+  const dimension = vectors[0].length;
+  const best = vectors.map(() => ({ group: -1, distance: Infinity }));
+  const table = new VectorTable(dimension, GROUP_PAGE);
+  const scores = vectors.map(() => new Float32Array(GROUP_PAGE));
+  for (let after = 0; ; await turn()) {
+    const page = representativePage(agentId, model, after, GROUP_PAGE);
+    if (page.length === 0) return best;
+    after = page.at(-1)!.group_id;
+    table.clear();
+    const groupOfRow: number[] = [];
+    for (const r of page) {
+      const v = asFloats(r.vector);
+      if (v.length !== dimension) continue; // cannot be compared; a model names its dimension, so only a damaged row
+      table.append(r.group_id, 0, 1, v);
+      groupOfRow.push(r.group_id);
+    }
+    if (table.rows === 0) continue;
+    table.score(vectors, 0, table.rows, scores, 0);
+    best.forEach((b, q) => {
+      for (let j = 0; j < table.rows; j++) if (scores[q][j] < b.distance) Object.assign(b, { group: groupOfRow[j], distance: scores[q][j] });
+    });
+  }
+}
+
+/** Groups one round of new wordings, in order: each joins the nearest group there before it within `threshold`, or starts one. */
+async function groupRound(agentId: number, model: string, pending: { key: string; text: string }[], threshold: number): Promise<void> {
+  const vectors = await embedUnit(pending.map((p) => p.text));
+  const best = await nearestGroups(agentId, model, vectors);
+  /** The groups this round's earlier wordings started, which the pages above did not hold. */
+  const started: { group: number; vector: Float32Array }[] = [];
+  for (let b = 0; b < pending.length; b += BLOCK) {
+    // A block per transaction, and the event loop gets a turn between blocks: grouping a backlog
+    // of thousands of wordings takes seconds, and searches must not wait for it.
+    if (b > 0) await turn();
+    db().transaction(() => {
+      for (let q = b; q < Math.min(b + BLOCK, pending.length); q++) {
+        const v = vectors[q];
+        for (const s of started) {
+          const d = 1 - dot(v, s.vector);
+          if (d < best[q].distance) best[q] = { group: s.group, distance: d };
+        }
+        const p = pending[q];
+        const nearest = best[q].group >= 0 && best[q].distance <= threshold ? best[q].group : null;
+        if (nearest === null || !joined(agentId, p, nearest)) started.push({ group: insertGroup(agentId, p.key, p.text, model, v), vector: v });
+      }
+    })();
+  }
+}
+
 /**
  * Puts every key the log holds and no group does into a group: the nearest group's first wording
  * within `threshold`, or a new group it stands for. Each new wording is embedded once (with the
  * configured model, as is, without the agent's query weighting, so groups do not move as documents
- * change); a group's vector from another model is made again first. One grouping per agent runs
- * at a time. Returns how many keys were grouped.
+ * change); a group's vector from another model is made again first. Groups are read from SQLite a
+ * page at a time and new wordings taken a round at a time, so memory does not grow with either.
+ * One grouping per agent runs at a time. Returns how many keys were grouped.
  */
 export async function groupQuestions(agentId: number, threshold = groupDistance()): Promise<number> {
   return withKeys([`questions:${agentId}`], async () => {
-    const pending = ungroupedKeys(agentId);
-    if (pending.length === 0) return 0;
     const model = embedder().model;
-    const reps = representatives(agentId);
-    const stale = reps.filter((r) => r.model !== model || r.vector === null);
-    const remade = await embedUnit(stale.map((r) => r.text));
-    const vectors = await embedUnit(pending.map((p) => p.text));
-    const dimension = vectors[0].length;
-
-    const table = new VectorTable(dimension, reps.length + pending.length);
-    const groupOfRow: number[] = [];
-    /** Vectors of the groups the current block started, in table order after the block's first row. */
-    const rowVectors: Float32Array[] = [];
-    const staleVector = new Map(stale.map((r, i) => [r.group_id, remade[i]]));
-    for (const r of reps) {
-      const v = staleVector.get(r.group_id) ?? asFloats(r.vector!);
-      if (v.length !== dimension) continue; // a vector of another dimension cannot be compared (it is made again above)
-      table.append(r.group_id, 0, 1, v);
-      groupOfRow.push(r.group_id);
+    let grouped = 0;
+    for (let after = 0; ; ) {
+      const pending = ungroupedKeys(agentId, after, ROUND);
+      if (pending.length === 0) return grouped;
+      after = pending.at(-1)!.first;
+      if (grouped === 0) await remakeStale(agentId, model);
+      await groupRound(agentId, model, pending, threshold);
+      grouped += pending.length;
     }
-    const scores = Array.from({ length: BLOCK }, () => new Float32Array(ROWS_PER_CALL));
-    db().transaction(() => {
-      for (const r of stale) setRepresentativeVector(agentId, r.key, model, staleVector.get(r.group_id)!);
-    })();
-    for (let b = 0; b < pending.length; b += BLOCK) {
-      // A block per transaction, and the event loop gets a turn between blocks: grouping a backlog
-      // of thousands of wordings takes seconds, and searches must not wait for it.
-      if (b > 0) await new Promise((resolve) => setImmediate(resolve));
-      db().transaction(() => {
-        const block = vectors.slice(b, b + BLOCK);
-        // The groups there before the block, four wordings per kernel pass...
-        const rows = table.rows;
-        const best = block.map(() => ({ row: -1, distance: Infinity }));
-        for (let from = 0; from < rows; from += ROWS_PER_CALL) {
-          const n = Math.min(ROWS_PER_CALL, rows - from);
-          table.score(block, from, n, scores, 0);
-          block.forEach((_, q) => {
-            for (let j = 0; j < n; j++) if (scores[q][j] < best[q].distance) best[q] = { row: from + j, distance: scores[q][j] };
-          });
-        }
-        // ...then the groups the block's own earlier wordings started.
-        block.forEach((v, q) => {
-          for (let row = rows; row < table.rows; row++) {
-            const d = 1 - dot(v, rowVectors[row - rows]);
-            if (d < best[q].distance) best[q] = { row, distance: d };
-          }
-          const p = pending[b + q];
-          const nearest = best[q].row >= 0 && best[q].distance <= threshold ? groupOfRow[best[q].row] : null;
-          if (nearest === null || !joined(agentId, p, nearest)) {
-            const groupId = insertGroup(agentId, p.key, p.text, model, v);
-            table.append(groupId, 0, 1, v);
-            groupOfRow.push(groupId);
-            rowVectors.push(v);
-          }
-        });
-        rowVectors.length = 0;
-      })();
-    }
-    return pending.length;
   });
 }
