@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
-import { PAIR_SOURCES, PAIR_STATUSES } from "../validations/pair";
+import { NO_DOCUMENT, PAIR_SOURCES, PAIR_STATUSES, pairFields } from "../validations/pair";
+import { sanitizeDocumentPath } from "../validations/filename";
 import { CHUNK_STRATEGIES } from "../core/chunking";
 
 /**
@@ -72,11 +73,15 @@ export const vectorsLineSchema = z.object({
   data: z.string(),
 });
 
+/** A document's name as uploads store it, or NO_DOCUMENT (an unanswerable pair). */
+const expectedFilename = z.string().refine((v) => v === NO_DOCUMENT || sanitizeDocumentPath(v) === v, "not a document name this app stores");
+
+// Query and note as the pairs API takes them (trimmed, within its caps).
 export const pairLineSchema = z.object({
   type: z.literal("pair"),
-  query: z.string().min(1),
-  expected_filename: z.string(),
-  note: z.string().nullable(),
+  query: pairFields.shape.query,
+  expected_filename: expectedFilename,
+  note: pairFields.shape.note,
   source: z.enum(PAIR_SOURCES),
   status: z.enum(PAIR_STATUSES),
   created_at: timestamp,
@@ -107,8 +112,8 @@ export const runLineSchema = z.object({
   /** Per pair, by query and expected filename: ids of the other instance mean nothing here. */
   results: z.array(
     z.object({
-      query: z.string(),
-      expected: z.string(),
+      query: pairFields.shape.query,
+      expected: expectedFilename,
       rank: z.number().int().nullable(),
       best_distance: nullableNumber,
       top_distance: nullableNumber,

@@ -5,9 +5,15 @@ import { setDocumentCreatedAt } from "../db/documents";
 import { writeChunkVectors } from "../db/chunk-vectors";
 import { addChunks } from "../vector-store/chunks";
 import { indexExtractedText, type ChunkWriter } from "../ingest/pipeline";
-import { assertChunkSettings, type Chunk } from "../core/chunking";
+import type { Chunk } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { sanitizeDocumentPath } from "../validations/filename";
+import { chunkSettingsSchema } from "../validations/upload";
+import { env } from "../env.mjs";
+import { ACCEPTED_EXTENSIONS, typeFromFilename } from "../extract/detect";
+import { tooMuchText } from "../extract/limits";
+import type { DocumentType } from "../extract/errors";
+import { chunkRangeProblem } from "./chunk-ranges";
 import { vectorsLineSchema, type DocumentLine, type VectorsLine } from "./format";
 import { badLine, lineAs, type FileLine } from "./lines";
 
@@ -22,20 +28,29 @@ export interface DocumentTarget {
 /** The next line, which must be the named document's next vectors line. */
 export type NextVectors = (filename: string) => Promise<FileLine>;
 
-/** The document line's chunks with their text, checked against the text they point into. */
+// The document types uploads detect (txt, md, html, pdf, docx), from the upload's own table.
+const DOCUMENT_TYPES = new Set(ACCEPTED_EXTENSIONS.map((e) => typeFromFilename(e)));
+
+/**
+ * The document line's chunks with their text, checked as an upload of the same text is: its
+ * name as uploads clean it, its type, its text within MAX_TEXT_CHARS, its chunk settings as the
+ * upload form takes them, and chunks the chunker could have made of it at those settings.
+ */
 function chunksOf(line: DocumentLine, n: number): Chunk[] {
-  const { text, chunk_size, chunk_overlap, filename } = line.document;
+  const { text, chunk_size, chunk_overlap, chunk_strategy, filename, type } = line.document;
   if (sanitizeDocumentPath(filename) !== filename) throw badLine(n, `the filename "${filename}" is not one this app stores.`);
-  try {
-    assertChunkSettings(chunk_size, chunk_overlap);
-  } catch (err) {
-    throw badLine(n, (err as Error).message);
-  }
+  if (!DOCUMENT_TYPES.has(type as DocumentType)) throw badLine(n, `"${filename}" is of type "${type}", not one this app reads.`);
+  const maxChars = env().MAX_TEXT_CHARS;
+  if (text.length > maxChars) throw badLine(n, tooMuchText(filename, type as DocumentType, maxChars).message);
+  if (text.trim() === "") throw badLine(n, `"${filename}" contains no text.`);
+  const settings = chunkSettingsSchema.safeParse(line.document);
+  if (!settings.success) throw badLine(n, `"${filename}": ${settings.error.issues[0].message}`);
   if (line.chunks.length >= MAX_CHUNKS_PER_DOCUMENT) throw badLine(n, `"${filename}" has more chunks than one document may hold.`);
-  return line.chunks.map((c, i) => {
-    if (c.index !== i || c.start > c.end || c.end > text.length) throw badLine(n, `chunk ${i} of "${filename}" does not fit its text.`);
-    return { index: i, start: c.start, end: c.end, text: text.slice(c.start, c.end) };
-  });
+  const misplaced = line.chunks.findIndex((c, i) => c.index !== i);
+  if (misplaced >= 0) throw badLine(n, `chunk ${misplaced} of "${filename}" has the index ${line.chunks[misplaced].index}; chunks are listed in order from 0.`);
+  const problem = chunkRangeProblem(text, line.chunks, chunk_size, chunk_overlap, chunk_strategy);
+  if (problem) throw badLine(n, `the chunks of "${filename}" are not ones this app makes: ${problem}`);
+  return line.chunks.map((c, i) => ({ index: i, start: c.start, end: c.end, text: text.slice(c.start, c.end) }));
 }
 
 /** A vectors line's values as one vector per chunk; float32 read back as stored, bit for bit. */

@@ -7,6 +7,7 @@ import { embedder } from "../embeddings/configured";
 import { collectionFor } from "../vector-store/client";
 import { removeAgent } from "../ingest/remove";
 import { conflict, invalid } from "../core/errors";
+import { claim } from "../http/one-at-a-time";
 import { agentSchema } from "../validations/agent";
 import {
   AGENT_FILE_FORMAT,
@@ -64,6 +65,8 @@ export async function importAgent(
   opts: { name?: string; maxLineBytes?: number } = {},
 ): Promise<ImportResult> {
   if (!body) throw invalid("Send the agent file (NDJSON, as GET /api/agents/{id}/export writes it) as the request body.");
+  // One at a time: each holds a whole document's text, chunks and vectors in memory as it writes them.
+  const running = claim("agent-import", "An agent import", "Imports run one at a time; try again when it finishes.");
   const lines = jsonLines(body, opts.maxLineBytes ?? MAX_LINE_BYTES);
   try {
     const first = (await lines.next()).value || undefined;
@@ -72,6 +75,7 @@ export async function importAgent(
     if (findAgentByName(name)) {
       throw conflict(`An agent named "${name}" already exists on this instance: pass ?name= with a new name to import the file under that name.`);
     }
+    running.rename(`The import of agent "${name}"`);
     const model = embedder();
     await collectionFor(model); // also learns the dimension of a model that reports it on first use
     const target: DocumentTarget = {
@@ -91,6 +95,7 @@ export async function importAgent(
     }
   } finally {
     await lines.return(undefined);
+    running.release();
   }
 }
 
