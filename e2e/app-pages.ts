@@ -27,7 +27,8 @@ async function seedSource(page: Page, agent: AgentFixture) {
     const status = at === "/help/broken.html" ? 500 : at === "/help/moved.html" && second ? 404 : 200;
     res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>${at}</title><p>Help page ${at}: where to find your invoices.</p>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // The port the app may fetch 127.0.0.1 on (FETCH_ALLOW_HOSTS in playwright.config.ts).
+  await new Promise<void>((resolve) => server.listen(Number(process.env.E2E_SITE_PORT), "127.0.0.1", resolve));
   try {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const urls = ["/help/invoices.html", "/help/moved.html", "/help/broken.html"].map((p) => origin + p);
