@@ -189,11 +189,15 @@ test("shows the server's message when the vector store is down, and audits again
   process.kill(chroma.pid, "SIGSTOP");
   try {
     // The banner reuses a health check younger than 5 s; once that is stale, its own short
-    // deadline holds even while a page renders.
+    // deadline holds even while a page renders. Waited for on the agents page: every open of
+    // the audit page starts an audit, and one runs at a time (a second meanwhile is a 409).
+    const banner = page.getByRole("alert").filter({ hasText: "Chroma did not answer within 3 s" });
     await expect(async () => {
-      await page.goto("/audit");
-      await expect(page.getByRole("alert").filter({ hasText: "Chroma did not answer within 3 s" })).toBeVisible({ timeout: 1_000 });
+      await page.goto("/");
+      await expect(banner).toBeVisible({ timeout: 1_000 });
     }).toPass({ timeout: 40_000 });
+    await page.goto("/audit");
+    await expect(banner).toBeVisible();
     await expect(status).toContainText("Auditing the index");
     await expect(status).toContainText(/Could not run the audit: The vector store \(Chroma\) did not answer/, { timeout: 45_000 });
     await expect(auditTables(page)).toHaveCount(0);
