@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as gaps from "../agents/[id]/gaps/route";
-import * as exportRoute from "../agents/[id]/export/route";
+import * as gaps from "./agents/[id]/gaps/route";
+import * as exportRoute from "./agents/[id]/export/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";

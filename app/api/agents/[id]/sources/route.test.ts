@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as sources from "../agents/[id]/sources/route";
-import * as source from "../agents/[id]/sources/[sourceId]/route";
-import * as sync from "../agents/[id]/sources/[sourceId]/sync/route";
-import * as removals from "../agents/[id]/sources/[sourceId]/removals/route";
-import * as documents from "../agents/[id]/documents/route";
-import * as document from "../agents/[id]/documents/[docId]/route";
+import * as sources from "./route";
+import * as source from "./[sourceId]/route";
+import * as sync from "./[sourceId]/sync/route";
+import * as removals from "./[sourceId]/removals/route";
+import * as documents from "../documents/route";
+import * as document from "../documents/[docId]/route";
 import { call, filesForm } from "@/test/http";
 import { newAgent } from "@/test/helpers";
 import { startFixtureSite, type FixtureSite } from "@/test/fixture-site";

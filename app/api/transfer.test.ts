@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as exportRoute from "../agents/[id]/export/route";
-import * as importRoute from "../agents/import/route";
+import * as exportRoute from "./agents/[id]/export/route";
+import * as importRoute from "./agents/import/route";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent, undeletedCleanups, vectorsOf } from "@/test/helpers";
 import { findAgentByName, listAgents, updateAgent, type Agent } from "@/lib/db/agents";

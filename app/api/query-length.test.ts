@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as search from "@/pages/api/agents/[id]/documents/search";
-import * as inspect from "../agents/[id]/inspect/route";
-import * as ask from "../agents/[id]/ask/route";
+import * as inspect from "./agents/[id]/inspect/route";
+import * as ask from "./agents/[id]/ask/route";
 import { logToolCall, recentToolCalls } from "@/lib/db/tool-calls";
 import { MAX_QUERY_LENGTH } from "@/lib/validations/search";
 import { call } from "@/test/http";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as inspect from "../agents/[id]/inspect/route";
-import * as preview from "../agents/[id]/documents/preview/route";
-import * as toolCalls from "../agents/[id]/tool-calls/route";
-import * as uploads from "../agents/[id]/uploads/[jobId]/route";
+import * as inspect from "./agents/[id]/inspect/route";
+import * as preview from "./agents/[id]/documents/preview/route";
+import * as toolCalls from "./agents/[id]/tool-calls/route";
+import * as uploads from "./agents/[id]/uploads/[jobId]/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { listAgents } from "@/lib/db/agents";
 import { call } from "@/test/http";

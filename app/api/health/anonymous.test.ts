@@ -13,7 +13,7 @@ vi.mock("next/headers", () => ({
   headers: async () => new Headers(request.authorization ? { authorization: request.authorization } : {}),
 }));
 
-import { GET } from "../health/route";
+import { GET } from "./route";
 import { createToken } from "@/lib/db/api-tokens";
 import { embedder } from "@/lib/embeddings/configured";
 import { HEALTH_CACHE_MS, useHealthDeadline } from "@/lib/index-upkeep/health";

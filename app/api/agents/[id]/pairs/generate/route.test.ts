@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as generate from "../agents/[id]/pairs/generate/route";
-import * as pairs from "../agents/[id]/pairs/route";
-import * as pair from "../agents/[id]/pairs/[pairId]/route";
-import * as evals from "../agents/[id]/evals/route";
+import * as generate from "./route";
+import * as pairs from "../route";
+import * as pair from "../[pairId]/route";
+import * as evals from "../../evals/route";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ingest, newAgent } from "@/test/helpers";
 import { offlineQuestions } from "@/lib/evaluation/generate/offline";
@@ -12,7 +12,7 @@ import { addPair } from "@/lib/evaluation/labeled-pairs";
 import { startEvaluation } from "@/lib/evaluation/run";
 
 // Without OPENAI_CHAT_MODEL the questions come from the documents' own structure (the offline
-// generator); generate-chat.test.ts covers the chat model.
+// generator); chat.test.ts beside this file covers the chat model.
 const demo = (name: string) => fs.readFileSync(path.join(process.cwd(), "demo", name), "utf8");
 const FILES = ["refund-policy.md", "support-sla.md", "data-export.md"];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as indexRecall from "../agents/[id]/index-recall/route";
+import * as indexRecall from "./route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";

@@ -6,10 +6,10 @@ vi.hoisted(() => {
   process.env.MAX_FILES_PER_REQUEST = "3";
 });
 
-import * as documents from "../agents/[id]/documents/route";
-import * as preview from "../agents/[id]/documents/preview/route";
-import * as uploadJobs from "../agents/[id]/uploads/route";
-import * as uploadJob from "../agents/[id]/uploads/[jobId]/route";
+import * as documents from "./agents/[id]/documents/route";
+import * as preview from "./agents/[id]/documents/preview/route";
+import * as uploadJobs from "./agents/[id]/uploads/route";
+import * as uploadJob from "./agents/[id]/uploads/[jobId]/route";
 import { call, filesForm, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, newAgent } from "@/test/helpers";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import * as audit from "../audit/route";
-import * as repair from "../audit/repair/route";
+import * as audit from "./route";
+import * as repair from "./repair/route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { holder, oneAudit, oneReachabilityAudit } from "@/lib/http/one-at-a-time";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import * as questions from "../agents/[id]/questions/route";
-import * as triage from "../agents/[id]/questions/[groupId]/route";
-import * as replay from "../agents/[id]/questions/replay/route";
-import * as gaps from "../agents/[id]/gaps/route";
-import * as toolCalls from "../agents/[id]/tool-calls/route";
+import * as questions from "./route";
+import * as triage from "./[groupId]/route";
+import * as replay from "./replay/route";
+import * as gaps from "../gaps/route";
+import * as toolCalls from "../tool-calls/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";

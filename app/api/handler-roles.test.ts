@@ -15,13 +15,13 @@ import { SESSION_COOKIE, signSession } from "@/lib/auth/session";
 import { createToken } from "@/lib/db/api-tokens";
 import { LOCAL_PEER } from "@/test/http";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../..");
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 function files(dir: string): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
     const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) return e.name === "__tests__" ? [] : files(rel);
+    if (e.isDirectory()) return files(rel);
     return e.name === "route.ts" || (dir.startsWith("pages/") && /\.ts$/.test(e.name) && !e.name.endsWith(".test.ts")) ? [rel] : [];
   });
 }
@@ -73,7 +73,7 @@ describe("every route handler checks its role itself", () => {
   it("refuses a caller with no identity (401), but the public health check", async () => {
     const answered: string[] = [];
     for (const h of handlers) {
-      // Public by the gate's own rule: it answers anonymous callers a bare ok (health-anonymous.test.ts).
+      // Public by the gate's own rule: it answers anonymous callers a bare ok (health/anonymous.test.ts).
       if (isPublicPath(h.path)) {
         answered.push(h.name);
         continue;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import * as agents from "../agents/route";
-import * as agent from "../agents/[id]/route";
-import * as documents from "../agents/[id]/documents/route";
-import * as document from "../agents/[id]/documents/[docId]/route";
+import * as agents from "./agents/route";
+import * as agent from "./agents/[id]/route";
+import * as documents from "./agents/[id]/documents/route";
+import * as document from "./agents/[id]/documents/[docId]/route";
 import { call, filesForm } from "@/test/http";
 import { ARTICLES } from "@/test/helpers";
 
@@ -122,7 +122,7 @@ describe("documents API", () => {
 
 describe("GET /api/health", () => {
   it("answers 200 when Chroma answers and a probe embedding and query succeed", async () => {
-    const { GET } = await import("../health/route");
+    const { GET } = await import("./health/route");
     const { useHealthDeadline } = await import("@/lib/index-upkeep/health");
     // Healthy however long a busy machine's Chroma takes to answer (within CHROMA_TIMEOUT_MS): the 3 s probe deadline is not under test here.
     const undo = useHealthDeadline(Number.POSITIVE_INFINITY);
