@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// `node scripts/layers.mjs [--check]`: the code's layers read from its own imports. Prints the
-// folders under lib/ and which import which, the cycles between folders and between modules,
-// the imports of `chromadb` outside lib/vector-store and of `better-sqlite3` outside lib/db,
-// and the process-wide values (the keys of lib/core/process-state.ts in use, and any `__kb*` global
-// named outside it). With --check it exits 1 when there is any
-// cycle or such an import. Tests (*.test.ts) are left out: a test may reach any layer.
+// `node scripts/layers.mjs [--check] [--root DIR]`: the code's layers read from its own imports.
+// Prints the folders under lib/ and which import which, the cycles between folders and between
+// modules, the imports against the order of levels docs/architecture.md declares (its numbered
+// list under "## Layers"), the imports of `chromadb` outside lib/vector-store and of
+// `better-sqlite3` outside lib/db, and the process-wide values (the keys of
+// lib/core/process-state.ts in use, and any `__kb*` global named outside it). With --check it
+// exits 1 when there is any cycle, import against the order, folder missing from the order or
+// driver import out of place. Tests (*.test.ts) are left out: a test may reach any layer.
 import fs from "node:fs";
 import path from "node:path";
 
-const root = path.resolve(import.meta.dirname, "..");
+const rootArg = process.argv.indexOf("--root");
+const root = rootArg > 0 ? path.resolve(process.argv[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
 const SOURCES = ["lib", "app", "components", "pages", "proxy.ts", "instrumentation.ts"];
 const OWNERS = { chromadb: "lib/vector-store", "better-sqlite3": "lib/db" };
 const EXT = [".ts", ".tsx", ".mjs", ".js"];
@@ -95,6 +98,47 @@ for (const [m, targets] of edges) {
   for (const t of targets) if (folderOf(t).startsWith("lib/") && folderOf(t) !== from) folders.get(from).add(folderOf(t));
 }
 const folderCycles = cycles(folders);
+
+/**
+ * The declared order: the numbered list under "## Layers" in docs/architecture.md, bottom first,
+ * each item a level and its backticked names the folders (or top-level files) on it.
+ */
+function declaredLevels() {
+  const file = path.join(root, "docs", "architecture.md");
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+  const section = /^## Layers\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(text)?.[1] ?? "";
+  const levels = new Map();
+  for (const [, n, item] of section.matchAll(/^(\d+)\. (.+)$/gm)) {
+    for (const [, name] of item.matchAll(/`([^`]+)`/g)) levels.set(name.replace(/\/$/, ""), Number(n));
+  }
+  return levels;
+}
+/** What the order places a module in: its folder under lib/ (lib/db), a file directly under lib/, else its top folder or file. */
+const unitOf = (f) => {
+  const parts = f.split(path.sep);
+  return parts[0] === "lib" ? parts.slice(0, 2).join("/") : parts[0];
+};
+/** Imports against the order that another change in flight removes; each named exactly, module to module. */
+const ALLOWED = new Set([
+  // core's error vocabulary names extract's refusal codes (a type import). Reversed by the
+  // base-error change, after which extract, format and fetch import core's base error.
+  "lib/core/errors.ts -> lib/extract/errors.ts",
+]);
+const levels = declaredLevels();
+const unplaced = new Set();
+const against = [];
+const allowed = [];
+for (const [m, targets] of edges) {
+  const from = unitOf(m);
+  if (!levels.has(from)) unplaced.add(from);
+  for (const t of targets) {
+    const to = unitOf(t);
+    if (to === from || !levels.has(from) || !levels.has(to) || levels.get(to) < levels.get(from)) continue;
+    const edge = `${m.split(path.sep).join("/")} -> ${t.split(path.sep).join("/")}`;
+    const line = `${edge} (${from}, level ${levels.get(from)}, imports ${to}, level ${levels.get(to)})`;
+    (ALLOWED.has(edge) ? allowed : against).push(line);
+  }
+}
 const moduleCycles = cycles(edges);
 const importCount = [...edges.values()].reduce((n, s) => n + s.size, 0);
 
@@ -104,9 +148,15 @@ console.log(`\nfolder-level cycles under lib/: ${folderCycles.length}${folderCyc
 for (const c of folderCycles) console.log(`  ${c.join(" <-> ")}`);
 console.log(`module-level cycles: ${moduleCycles.length}`);
 for (const c of moduleCycles) console.log(`  ${c.join(" <-> ")}`);
+console.log(`declared order (docs/architecture.md, "## Layers"): ${new Set(levels.values()).size} levels; folders missing from it: ${unplaced.size}${unplaced.size ? ` (${[...unplaced].sort().join(", ")})` : ""}`);
+console.log(`imports against the declared order: ${against.length}`);
+for (const a of against) console.log(`  ${a}`);
+for (const a of allowed) console.log(`  allowed for now: ${a}`);
+for (const edge of ALLOWED) if (!allowed.some((a) => a.startsWith(`${edge} (`))) console.log(`  no longer imported, to be taken off ALLOWED in scripts/layers.mjs: ${edge}`);
 console.log(`imports of chromadb or better-sqlite3 outside their folders: ${owned.length}`);
 for (const o of owned) console.log(`  ${o}`);
 const inModules = (m) => new Set([...m.values()].flat());
 console.log(`process-wide values: ${stateKeys.size} keys of ${REGISTRY} in ${inModules(stateKeys).size} modules; globals named outside it: ${ownGlobals.size}${ownGlobals.size ? ` (${[...inModules(ownGlobals)].join(", ")})` : ""}`);
 
-if (process.argv.includes("--check") && (folderCycles.length || moduleCycles.length || owned.length)) process.exitCode = 1;
+const orderBroken = levels.size === 0 || unplaced.size > 0 || against.length > 0;
+if (process.argv.includes("--check") && (folderCycles.length || moduleCycles.length || owned.length || orderBroken)) process.exitCode = 1;

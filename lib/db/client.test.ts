@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 describe("schema migrations", () => {
   it("moves a database of an older version forward and keeps its rows", async () => {
     // A database as the previous release left it (schema version 2), with a recall run in it.
-    const { MIGRATIONS } = await import("./client");
+    const { MIGRATIONS } = await import("./migrations");
     const file = path.join(process.env.DATA_DIR!, "kb.sqlite");
     const old = new Database(file);
     for (const sql of MIGRATIONS.slice(0, 2)) old.exec(sql);
@@ -30,7 +30,8 @@ describe("schema migrations", () => {
 
 describe("schema version 4", () => {
   it("keeps every id, never reuses one, keeps cascades, and queues failed documents' vectors for clean-up", async () => {
-    const { MIGRATIONS, migrate } = await import("./client");
+    const { MIGRATIONS } = await import("./migrations");
+    const { migrate } = await import("./migrate");
     const old = new Database(path.join(process.env.DATA_DIR!, "v3.sqlite"));
     old.pragma("foreign_keys = ON");
     for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
@@ -72,7 +73,8 @@ describe("schema version 4", () => {
 
 describe("schema version 6", () => {
   it("moves chunk text out of Chroma: every document's chunks are stored as the chunker made them", async () => {
-    const { MIGRATIONS, migrate } = await import("./client");
+    const { MIGRATIONS } = await import("./migrations");
+    const { migrate } = await import("./migrate");
     const { chunkText } = await import("../core/chunking");
     const old = new Database(path.join(process.env.DATA_DIR!, "v5.sqlite"));
     for (const sql of MIGRATIONS.slice(0, 5)) old.exec(sql);
@@ -104,7 +106,8 @@ describe("schema version 6", () => {
 
 describe("the keyword index migrations", () => {
   it("index the chunks of ready documents already stored, one table per agent", async () => {
-    const { MIGRATIONS, migrate } = await import("./client");
+    const { MIGRATIONS } = await import("./migrations");
+    const { migrate } = await import("./migrate");
     const at = MIGRATIONS.findIndex((sql) => sql.includes("chunks_fts"));
     const old = new Database(path.join(process.env.DATA_DIR!, `v${at}.sqlite`));
     for (const sql of MIGRATIONS.slice(0, at)) old.exec(sql);
@@ -133,7 +136,8 @@ describe("the keyword index migrations", () => {
 
 describe("the questions migration", () => {
   it("gives the agent's own searches and asks logged before it their question key, and pairs a source", async () => {
-    const { MIGRATIONS, migrate } = await import("./client");
+    const { MIGRATIONS } = await import("./migrations");
+    const { migrate } = await import("./migrate");
     const at = MIGRATIONS.findIndex((sql) => sql.includes("CREATE TABLE question_groups"));
     const old = new Database(path.join(process.env.DATA_DIR!, `q${at}.sqlite`));
     for (const sql of MIGRATIONS.slice(0, at)) old.exec(sql);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readDocxText } from "./docx-reader.mjs";
 import { extractText } from "./index";
 import { LimitExceeded } from "./limit-exceeded.mjs";
-import { buildDocx, buildDocxWithDocument, buildPdf, buildZip, rejection, utf8 } from "./test-fixtures";
+import { buildDocx, buildDocxWithDocument, buildPdf, buildZip, rejection, utf8 } from "../../test/fixtures/extract/builders";
 
 describe("extractText: docx", () => {
   it("extracts both paragraphs of a real .docx", async () => {

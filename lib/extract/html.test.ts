@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { htmlToText } from "./html.mjs";
 import { extractText } from "./index";
 import { LimitExceeded } from "./limit-exceeded.mjs";
-import { rejection, utf8 } from "./test-fixtures";
+import { rejection, utf8 } from "../../test/fixtures/extract/builders";
 
 const PAGE = `<!DOCTYPE html>
 <html>
@@ -84,7 +84,7 @@ describe("htmlToText", () => {
   });
 });
 
-const HELP_PAGE = fs.readFileSync(path.join(import.meta.dirname, "fixtures/help-centre-page.html"), "utf8");
+const HELP_PAGE = fs.readFileSync(path.join(import.meta.dirname, "../../test/fixtures/extract/help-centre-page.html"), "utf8");
 
 describe("htmlToText: article, not page chrome", () => {
   const text = htmlToText(HELP_PAGE);

@@ -5,7 +5,7 @@ import { BroadcastChannel } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { extractText } from "./index";
 import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, extractPool, workerFile, type ExtractJob } from "./pool";
-import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "./test-fixtures";
+import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "../../test/fixtures/extract/builders";
 
 // How long the main thread stalls and how long requests wait while a large PDF is read are
 // figures, printed by `node --import tsx scripts/bench/extract-limits.ts`.

@@ -9,9 +9,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
-import { buildDocxBomb, buildPdfBomb } from "../../lib/extract/bomb-fixtures";
+import { buildDocxBomb, buildPdfBomb } from "../../test/fixtures/extract/bombs";
 import { extractText } from "../../lib/extract/index";
-import { buildPdf } from "../../lib/extract/test-fixtures";
+import { buildPdf } from "../../test/fixtures/extract/builders";
 
 const MB = 1024 * 1024;
 // Every limit given, so lib/env.mjs is never read.

@@ -1,0 +1,148 @@
+// The read side: the app's search against the same query straight to Chroma, the inspector, a
+// recall evaluation, and searches while another team's upload runs.
+import { INSPECTS, PAIRS, SEARCHES, TOP_K, args, log, runs } from "./options.mjs";
+import { http, json, ms, percentile } from "./http.mjs";
+import { buildExtraAgent, int, mulberry32, pick, queryFrom } from "./corpus.mjs";
+
+/**
+ * Runs the search, inspect, eval and under-ingest phases (those --only keeps) against the app at
+ * `base` and its collection (`appSide`, from rawChroma().side()); `upload` is uploader().upload.
+ * Returns their latencies, and the large agents and query randomness the later phases go on with.
+ */
+export async function runReads({ base, chromaApi, appSide, agents, upload }) {
+  // ---- search through the app vs. the same filtered query straight to Chroma
+  const large = agents.filter((a) => !a.small);
+  const small = agents.find((a) => a.small);
+  const qrand = mulberry32(99);
+  const searchLatencies = async (list, n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const a = list[i % list.length];
+      const query = queryFrom(qrand, pick(a.articles, qrand), int(4, 7, qrand));
+      const t0 = performance.now();
+      const body = await http(`${base}/api/agents/${a.id}/documents/search`, json("POST", { query, top_k: TOP_K }), [200]);
+      out.push(performance.now() - t0);
+      if (!Array.isArray(body.results)) throw new Error("search answered no results array");
+    }
+    return out;
+  };
+  // The raw side sends the same agent filter and k with a query vector near the agent's chunks:
+  // Chroma's own cost for that filter and k, which is what the app's search pays underneath.
+  // Query vectors near the agent's own chunks, as real questions are: each is one of the agent's
+  // stored vectors, read from Chroma (the app's own query vectors cannot be read over HTTP).
+  const nearVectors = new Map();
+  for (const a of agents) {
+    const got = await http(
+      `${chromaApi}/collections/${appSide.collection.id}/get`,
+      json("POST", { where: { agent_id: a.id }, include: ["embeddings"], limit: 50, offset: 0 }),
+    );
+    nearVectors.set(a.id, got.embeddings);
+  }
+  const rawLatencies = async (list, n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const a = list[i % list.length];
+      // What the app asks Chroma for: ids and distances (the text of the hits comes from SQLite).
+      const body = JSON.stringify({ query_embeddings: [pick(nearVectors.get(a.id), qrand)], n_results: TOP_K, where: { agent_id: a.id }, include: ["distances"] });
+      const t0 = performance.now();
+      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  // The same query scoped by the agent's chunk ids instead of the filter, as the app sends it
+  // (lib/vector-store/agent-scope.ts): Chroma's cost for the scope the app's search pays now.
+  const idsOf = new Map(agents.map((a) => [a.id, JSON.stringify(a.articles.flatMap((f) => Array.from({ length: f.chunkCount }, (_, i) => `doc${f.documentId}#${i}`)))]));
+  const rawIdsLatencies = async (list, n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const a = list[i % list.length];
+      const body = `{"query_embeddings":[${JSON.stringify(pick(nearVectors.get(a.id), qrand))}],"n_results":${TOP_K},"include":["distances"],"ids":${idsOf.get(a.id)}}`;
+      const t0 = performance.now();
+      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  // One untimed call per agent on each side: the first search builds the agent's corpus counts.
+  await searchLatencies(agents, agents.length);
+  await rawLatencies(agents, agents.length);
+  await rawIdsLatencies(agents, agents.length);
+
+  /** The app's search and the raw query alternate, one of each per agent in turn: a change of load during the run weighs on both sides alike. */
+  const paired = async (list) => {
+    const app = [];
+    const direct = [];
+    const byIds = [];
+    for (let i = 0; i < SEARCHES; i++) {
+      const a = list[i % list.length];
+      app.push(...(await searchLatencies([a], 1)));
+      direct.push(...(await rawLatencies([a], 1)));
+      byIds.push(...(await rawIdsLatencies([a], 1)));
+    }
+    return [app, direct, byIds];
+  };
+  let [search, raw, rawIds, smallSearch, smallRaw] = [[], [], [], [], []];
+  if (runs("search")) {
+    [search, raw, rawIds] = await paired(large);
+    [smallSearch, smallRaw] = await paired([small]);
+    // Logged as they come, so that a run stopped before its end still has them.
+    log(
+      `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}, raw by ids ${ms(percentile(rawIds, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
+        `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
+    );
+  }
+
+  // ---- the inspector on a large agent
+  const target = large[0];
+  const inspect = [];
+  if (runs("inspect")) {
+    for (let i = 0; i < INSPECTS; i++) {
+      const f = pick(target.articles, qrand);
+      const query = queryFrom(qrand, f, int(4, 7, qrand));
+      const t0 = performance.now();
+      await http(`${base}/api/agents/${target.id}/inspect`, json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }), [200]);
+      inspect.push(performance.now() - t0);
+    }
+    log(`inspections done: p50 ${ms(percentile(inspect, 50))} ms`);
+  }
+
+  // ---- recall evaluation of 1,000 pairs on a large agent
+  let evalSeconds = Number.NaN;
+  if (runs("eval")) {
+    const prand = mulberry32(1234);
+    const seen = new Set();
+    const pairs = [];
+    for (let guard = 0; pairs.length < PAIRS && guard < PAIRS * 50; guard++) {
+      const f = target.articles[pairs.length % target.articles.length];
+      const query = `${f.token} ${queryFrom(prand, f, int(3, 5, prand))}`;
+      if (seen.has(query)) continue;
+      seen.add(query);
+      pairs.push({ query, expected: f.filename });
+    }
+    const imported = await http(`${base}/api/agents/${target.id}/pairs`, json("POST", pairs), [201]);
+    if (imported.rejected?.length) throw new Error(`${imported.rejected.length} pairs rejected, e.g. ${JSON.stringify(imported.rejected[0])}`);
+    const evalStarted = performance.now();
+    const run = await http(`${base}/api/agents/${target.id}/evals`, json("POST", { k: TOP_K }), [200, 201]);
+    evalSeconds = (performance.now() - evalStarted) / 1000;
+    log(`evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`);
+  }
+
+  // ---- search while another team's upload runs
+  const underIngest = [];
+  const rawUnderIngest = [];
+  if (runs("under-ingest")) {
+    const extra = buildExtraAgent(Math.max(1000, Math.round(args.chunks / 10)));
+    extra.id = (await http(`${base}/api/agents`, json("POST", { name: extra.name, tools: ["document_search"] }))).id;
+    let uploading = true;
+    const uploadDone = upload([extra]).finally(() => (uploading = false));
+    // The raw query alternates with the app's search, so the figures say how much of the wait is Chroma's.
+    while (uploading) {
+      underIngest.push(...(await searchLatencies(large, 1)));
+      rawUnderIngest.push(...(await rawLatencies(large, 1)));
+    }
+    await uploadDone;
+    log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`);
+  }
+  return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, underIngest, rawUnderIngest };
+}
