@@ -14,7 +14,7 @@ import { keywordPlace } from "../retrieval/modes";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
 import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";
-import { claim, type Claim } from "../http/one-at-a-time";
+import { claim, type Claim } from "../core/one-at-a-time";
 import { env } from "../env.mjs";
 import {
   activeRuns,
