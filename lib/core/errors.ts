@@ -99,8 +99,8 @@ export const forbidden = (message: string) => new AppError("forbidden", message)
 export const unavailable = (message: string) => new AppError("unavailable", message);
 
 /**
- * Chroma did not answer (down, hung or timed out), so `consequence` (by default: the request
- * changed nothing and can be retried).
+ * Chroma did not answer (down, hung or timed out), and what that meant: by default that the
+ * request changed nothing and can be retried.
  */
 export const vectorStoreUnavailable = (consequence = "nothing was changed") =>
   new AppError("vector_store_unavailable", `The vector store (Chroma) did not answer, so ${consequence}. Try again in a moment.`);

@@ -120,7 +120,7 @@ export async function indexExtractedText(
 /** Ingests in progress in this process: an `indexing` row not among them is stuck. */
 export const activeIngests = () => processState("activeIngests", () => new Set<number>());
 
-/** An ingest's own words for Chroma not answering and for the unexpected (ingestFailure). */
+/** An ingest's own words, for describeFailure, for Chroma not answering and for the unexpected. */
 export const INGEST_WORDS = {
   unavailable: "the file was not indexed and nothing was kept",
   unexpected: "Indexing failed on the server; the details are in its log.",
