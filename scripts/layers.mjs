@@ -9,33 +9,11 @@
 // driver import out of place. Tests (*.test.ts) are left out: a test may reach any layer.
 import fs from "node:fs";
 import path from "node:path";
+import { files, importSpecs, isSource, resolve, root } from "./imports.mjs";
 
-const rootArg = process.argv.indexOf("--root");
-const root = rootArg > 0 ? path.resolve(process.argv[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
 const SOURCES = ["lib", "app", "components", "pages", "proxy.ts", "instrumentation.ts"];
 const OWNERS = { chromadb: "lib/vector-store", "better-sqlite3": "lib/db" };
-const EXT = [".ts", ".tsx", ".mjs", ".js"];
 
-function files(p) {
-  const abs = path.join(root, p);
-  if (!fs.existsSync(abs)) return [];
-  if (fs.statSync(abs).isFile()) return [p];
-  return fs.readdirSync(abs).flatMap((e) => (e === "node_modules" ? [] : files(path.join(p, e))));
-}
-const isSource = (f) => EXT.includes(path.extname(f)) && !/\.(test|spec)\.[tj]sx?$/.test(f) && !f.endsWith(".d.ts");
-
-function resolve(from, spec) {
-  let base;
-  if (spec.startsWith("@/")) base = spec.slice(2);
-  else if (spec.startsWith(".")) base = path.join(path.dirname(from), spec);
-  else return null;
-  for (const c of [base, ...EXT.map((e) => base + e), ...EXT.map((e) => path.join(base, `index${e}`))]) {
-    if (fs.existsSync(path.join(root, c)) && fs.statSync(path.join(root, c)).isFile()) return path.normalize(c);
-  }
-  return null;
-}
-
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?:type\s)?[^'"`;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 /** A module's folder: its first two path segments under lib/ (lib/db), else its top folder. */
 const folderOf = (f) => (f.startsWith(`lib${path.sep}`) && f.split(path.sep).length > 2 ? f.split(path.sep).slice(0, 2).join("/") : f.split(path.sep)[0]);
 
@@ -48,8 +26,7 @@ const stateKeys = new Map();
 const ownGlobals = new Map();
 for (const m of modules) {
   const text = fs.readFileSync(path.join(root, m), "utf8");
-  for (const match of text.matchAll(IMPORT)) {
-    const spec = match[1] ?? match[2] ?? match[3];
+  for (const spec of importSpecs(text)) {
     const pkg = Object.keys(OWNERS).find((p) => spec === p || spec.startsWith(`${p}/`));
     if (pkg && !m.split(path.sep).join("/").startsWith(`${OWNERS[pkg]}/`)) owned.push(`${m}: imports ${pkg} (belongs in ${OWNERS[pkg]})`);
     const target = resolve(m, spec);
@@ -119,11 +96,8 @@ const unitOf = (f) => {
   return parts[0] === "lib" ? parts.slice(0, 2).join("/") : parts[0];
 };
 /** Imports against the order that another change in flight removes; each named exactly, module to module. */
-const ALLOWED = new Set([
-  // core's error vocabulary names extract's refusal codes (a type import). Reversed by the
-  // base-error change, after which extract, format and fetch import core's base error.
-  "lib/core/errors.ts -> lib/extract/errors.ts",
-]);
+// Imports against the order that are allowed by name, each with its reason (none today).
+const ALLOWED = new Set([]);
 const levels = declaredLevels();
 const unplaced = new Set();
 const against = [];

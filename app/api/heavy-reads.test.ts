@@ -4,7 +4,7 @@ import * as exportRoute from "./agents/[id]/export/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
-import { holder, oneGapsList } from "@/lib/http/one-at-a-time";
+import { holder, oneGapsList } from "@/lib/core/one-at-a-time";
 import type { Agent } from "@/lib/db/agents";
 
 // Downloads a viewer can start that read a whole agent: each kind runs one at a time across the app.

@@ -4,8 +4,7 @@ import { requireRole } from "@/lib/auth";
 import { askAgent, type AskResult } from "@/lib/ask/ask";
 import { askSchema } from "@/lib/validations/search";
 import { toFormState, type FormState } from "./form-state";
-import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
-import { vectorStoreUnavailable } from "@/lib/core/errors";
+import { describeFailure, isVectorStoreUnavailable } from "@/lib/core/errors";
 import { EmbeddingError } from "@/lib/embeddings";
 
 export type AskState = FormState & { result?: AskResult };
@@ -18,8 +17,8 @@ export async function askFromInspectorAction(agentId: number, question: string, 
   try {
     return { ok: true, result: await askAgent(agentId, parsed.data.question, parsed.data.top_k, "inspector") };
   } catch (err) {
-    if (isVectorStoreUnavailable(err)) return { message: vectorStoreUnavailable().message };
-    if (err instanceof EmbeddingError) return { message: `The embedding provider failed: ${err.message}` };
+    // Chroma down and a provider failing are said in the panel; the unexpected goes to the error page.
+    if (isVectorStoreUnavailable(err) || err instanceof EmbeddingError) return { message: describeFailure(err) };
     return toFormState(err);
   }
 }

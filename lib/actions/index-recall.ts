@@ -4,8 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { requireRole } from "@/lib/auth";
 import { measureIndexRecall, type IndexRecall } from "@/lib/retrieval/index-recall";
-import { vectorStoreUnavailable } from "@/lib/core/errors";
-import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
+import { isVectorStoreUnavailable, vectorStoreUnavailable } from "@/lib/core/errors";
 import { toFormState, type FormState } from "./form-state";
 
 export type MeasureRecallState = FormState;

@@ -5,8 +5,7 @@ import { requireRole } from "@/lib/auth";
 import { replayQuestions, type ReplayedQuestion, type ReplaySummary } from "@/lib/questions/replay";
 import { triageQuestion } from "@/lib/questions/triage";
 import { replaySchema, triageSchema } from "@/lib/validations/questions";
-import { vectorStoreUnavailable } from "@/lib/core/errors";
-import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
+import { isVectorStoreUnavailable, vectorStoreUnavailable } from "@/lib/core/errors";
 import { formText, toFormState, type FormState } from "./form-state";
 
 export type TriageState = FormState<{ expected: string }>;

@@ -8,8 +8,7 @@ import { createSource, deleteSource, updateSource, type Source } from "@/lib/db/
 import { resolveRemovals } from "@/lib/sources/removals";
 import { startSourceSync } from "@/lib/sources/sync";
 import { removalsSchema, sourceCreateSchema, sourceUpdateSchema } from "@/lib/validations/source";
-import { vectorStoreUnavailable } from "@/lib/core/errors";
-import { isVectorStoreUnavailable } from "@/lib/vector-store/client";
+import { isVectorStoreUnavailable, vectorStoreUnavailable } from "@/lib/core/errors";
 import { plural } from "@/lib/format/plural";
 import { formText, toFormState, type FormState } from "./form-state";
 

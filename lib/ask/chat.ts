@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { env } from "../env.mjs";
 import { peekProcessState, setProcessState } from "../core/process-state";
 import { AppError } from "../core/errors";
+import { redactSecrets } from "../core/redact";
 import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
 import { shownUrl } from "../embeddings/openai/errors";
 
@@ -55,7 +56,7 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
   // The provider's own text stays in the server log: it can quote the request, or a key.
   const failed = (what: string, err: unknown): never => {
     const status = (err as { status?: number }).status;
-    const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
+    const detail = redactSecrets(err instanceof Error ? err.message : String(err), [env().OPENAI_API_KEY]);
     console.error(`[kb-inspector] chat model ${model} failed to ${what}:`, detail);
     const how = status ? `answered ${status}` : "did not answer";
     // Users read this: the URL without the user, password or query OPENAI_BASE_URL may carry.

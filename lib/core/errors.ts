@@ -1,4 +1,15 @@
-import type { RejectionCode } from "../extract/errors";
+/** Why lib/extract refused a file; the API answers `rejected_{code}` (ERROR_STATUS below). */
+export type RejectionCode =
+  | "unsupported_type"
+  | "type_mismatch"
+  | "encoding"
+  | "empty"
+  | "too_large"
+  | "unreadable"
+  | "too_much_text"
+  | "too_many_pages"
+  | "extract_timeout"
+  | "extract_out_of_memory";
 
 /**
  * Every error code the API answers with, and its HTTP status: the one place a status is chosen.
@@ -48,8 +59,23 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The base of every error the app throws on purpose (AppError, EmbeddingError, RejectedFileError):
+ * it names the API code it answers with and says what failed in words a user can act on.
+ * Anything else (a library's error, a bug) is worded by describeFailure(), its text left for the server log.
+ */
+export abstract class BaseError extends Error {
+  /** The code the API answers this failure with; its status is ERROR_STATUS[errorCode]. */
+  abstract get errorCode(): ErrorCode;
+
+  /** What a user reads: the message itself, unless the subclass puts it in context. */
+  get userMessage(): string {
+    return this.message;
+  }
+}
+
 /** Expected failures: the code the API returns as is, and the status the code maps to. */
-export class AppError extends Error {
+export class AppError extends BaseError {
   readonly status: number;
 
   constructor(
@@ -60,6 +86,10 @@ export class AppError extends Error {
     this.name = "AppError";
     this.status = ERROR_STATUS[code];
   }
+
+  get errorCode(): ErrorCode {
+    return this.code;
+  }
 }
 
 export const notFound = (what: string) => new AppError("not_found", `${what} was not found.`);
@@ -68,6 +98,81 @@ export const conflict = (message: string) => new AppError("conflict", message);
 export const forbidden = (message: string) => new AppError("forbidden", message);
 export const unavailable = (message: string) => new AppError("unavailable", message);
 
-/** Chroma did not answer (down, hung or timed out): the request changed nothing and can be retried. */
-export const vectorStoreUnavailable = () =>
-  new AppError("vector_store_unavailable", "The vector store (Chroma) did not answer, so nothing was changed. Try again in a moment.");
+/**
+ * Chroma did not answer (down, hung or timed out), and what that meant: by default that the
+ * request changed nothing and can be retried.
+ */
+export const vectorStoreUnavailable = (consequence = "nothing was changed") =>
+  new AppError("vector_store_unavailable", `The vector store (Chroma) did not answer, so ${consequence}. Try again in a moment.`);
+
+// Network failures that mean the other side is gone or hung, wherever they surface.
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+// On the prototype of a driver's error class: which of its errors mean the call was not served.
+// A registered symbol, so every bundle's copy of this module reads the same mark.
+const NOT_SERVED = Symbol.for("kb-inspector.vector-store-not-served");
+type Marked = Error & { [NOT_SERVED]?: (err: Error) => boolean };
+
+/**
+ * Marks a class of the Chroma driver's errors (which this layer cannot import) as Chroma not
+ * serving a call, for the instances `when` accepts; its subclasses inherit the mark and may set
+ * their own. lib/vector-store does it as it loads, before any of them can be thrown.
+ */
+export function markNotServed(errorClass: abstract new (...args: never[]) => Error, when: (err: Error) => boolean = () => true): void {
+  Object.defineProperty(errorClass.prototype, NOT_SERVED, { value: when, configurable: true });
+}
+
+/**
+ * True when Chroma did not serve a call: refused, reset, timed out or aborted, or answered
+ * that it is not serving (the errors lib/vector-store marks with markNotServed), anywhere along
+ * the error's causes. A request Chroma answered and rejected, and the app's own errors (an
+ * embedding provider failure with a refused connection among its causes too), are something else.
+ */
+export function isVectorStoreUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof BaseError) return false;
+    if ((e as Marked)[NOT_SERVED]?.(e)) return true;
+    if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+    if (NETWORK_CODES.has(String((e as { code?: unknown }).code))) return true;
+  }
+  return false;
+}
+
+/** The API code any failure answers with: the app's own, vector_store_unavailable, or internal. */
+export function failureCode(err: unknown): ErrorCode {
+  if (err instanceof BaseError) return err.errorCode;
+  return isVectorStoreUnavailable(err) ? "vector_store_unavailable" : "internal";
+}
+
+/** Where a caller's situation needs other words than describeFailure's own. */
+export interface FailureWords {
+  /** What Chroma not answering meant, after "did not answer, so ": "nothing was changed" unless said. */
+  unavailable?: string;
+  /** The whole sentence for an unexpected failure, instead of "The {what} failed on the server; …". */
+  unexpected?: string;
+}
+
+/**
+ * The message a user reads about any failure: the app's own words for its own errors (an
+ * embedding provider's failure and a rejected file among them) and for Chroma not answering;
+ * for anything else "The {what} failed on the server; the details are in its log." ("Something
+ * went wrong…" without a `what`), since a library's text can hold internals.
+ */
+export function describeFailure(err: unknown, what?: string, words: FailureWords = {}): string {
+  if (err instanceof BaseError) return err.userMessage;
+  if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable(words.unavailable).message;
+  if (words.unexpected) return words.unexpected;
+  return what ? `The ${what} failed on the server; the details are in its log.` : "Something went wrong on the server; the details are in its log.";
+}

@@ -77,7 +77,7 @@ export const PROCESS_STATE = {
   sweepsRunning: "Agents with a chunk-settings sweep or an apply in progress. Written by lib/evaluation/sweep.ts and lib/evaluation/sweep-apply.ts. Outlives a request because a sweep runs after the request that started it answered, and another one for the agent is refused meanwhile.",
   questionWriter: "The question writer on the chat model, with the endpoint and model it was made for. Written by lib/evaluation/generate/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every generation.",
   chat: "The ask pipeline's chat model, with the endpoint and model it was made for. Written by lib/ask/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every question.",
-  oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit) and since when. Written by lib/http/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
+  oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
 } as const;
 
 export type ProcessStateKey = keyof typeof PROCESS_STATE;

@@ -1,3 +1,5 @@
+import { BaseError, type ErrorCode } from "../core/errors";
+
 /** What the rest of the app needs from an embedding provider. */
 export interface Embedder {
   /** Stable name of the model; changes whenever the vectors it produces would change. */
@@ -43,8 +45,8 @@ export interface CorpusStats {
   df: FeatureCounts;
 }
 
-/** The one error type every provider failure is turned into. */
-export class EmbeddingError extends Error {
+/** The one error type every provider failure is turned into; `status` is the provider's HTTP status. */
+export class EmbeddingError extends BaseError {
   constructor(
     message: string,
     readonly provider: string,
@@ -53,5 +55,13 @@ export class EmbeddingError extends Error {
   ) {
     super(message, options);
     this.name = "EmbeddingError";
+  }
+
+  get errorCode(): ErrorCode {
+    return "embedding_failed";
+  }
+
+  get userMessage(): string {
+    return `The embedding provider failed: ${this.message}`;
   }
 }

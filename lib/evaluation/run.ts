@@ -1,11 +1,10 @@
 import "server-only";
 import { getAgent } from "../db/agents";
-import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { collectionFor } from "../vector-store/client";
 import { agentChunkCount, listDocuments, type DocumentRow } from "../db/documents";
 import { exactLimit } from "../retrieval/exact";
 import { embedder } from "../embeddings/configured";
-import { EmbeddingError } from "../embeddings";
-import { AppError } from "../core/errors";
+import { AppError, BaseError, describeFailure, isVectorStoreUnavailable } from "../core/errors";
 import { pairsToRun, type Pair } from "../db/pairs";
 import type { PairSource } from "../validations/pair";
 import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
@@ -15,7 +14,7 @@ import { keywordPlace } from "../retrieval/modes";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
 import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";
-import { claim, type Claim } from "../http/one-at-a-time";
+import { claim, type Claim } from "../core/one-at-a-time";
 import { env } from "../env.mjs";
 import {
   activeRuns,
@@ -92,14 +91,8 @@ export function pairOutcome(
 
 /** A message fit for the page and the API; internal details go to the server log only. */
 function describe(err: unknown): string {
-  if (err instanceof AppError) return err.message;
-  if (err instanceof EmbeddingError) return `The embedding provider failed: ${err.message}`;
-  if (isVectorStoreUnavailable(err)) {
-    console.error("evaluation stopped, vector store unavailable:", err);
-    return "The vector store (Chroma) did not answer, so the evaluation stopped. Try again in a moment.";
-  }
-  console.error("evaluation failed:", err);
-  return "The evaluation failed on the server; the details are in its log.";
+  if (!(err instanceof BaseError)) console.error(isVectorStoreUnavailable(err) ? "evaluation stopped, vector store unavailable:" : "evaluation failed:", err);
+  return describeFailure(err, "evaluation", { unavailable: "the evaluation stopped" });
 }
 
 /** A pair's rank in keyword or hybrid mode: the best of its document's versions in that list. */

@@ -1,28 +1,24 @@
+import { BaseError, type ErrorCode, type RejectionCode } from "../core/errors";
+
 export type DocumentType = "txt" | "md" | "html" | "pdf" | "docx";
 
-export type RejectionCode =
-  | "unsupported_type"
-  | "type_mismatch"
-  | "encoding"
-  | "empty"
-  | "too_large"
-  | "unreadable"
-  | "too_much_text"
-  | "too_many_pages"
-  | "extract_timeout"
-  | "extract_out_of_memory";
+export type { RejectionCode };
 
-/** An upload we refuse; `message` is written for the person who uploaded the file. */
 /** Refusals for being too big in some way (bytes, extracted text, PDF pages): HTTP 413. */
 export const SIZE_LIMIT_CODES: readonly string[] = ["too_large", "too_much_text", "too_many_pages"];
 
-export class RejectedFileError extends Error {
+/** An upload we refuse; `message` is written for the person who uploaded the file. */
+export class RejectedFileError extends BaseError {
   constructor(
     readonly code: RejectionCode,
     message: string,
   ) {
     super(message);
     this.name = "RejectedFileError";
+  }
+
+  get errorCode(): ErrorCode {
+    return `rejected_${this.code}`;
   }
 }
 

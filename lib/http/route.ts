@@ -3,10 +3,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { gateRequest, handlerRoleRefusal, type Access } from "../auth/gate";
 import { getAgent, type Agent } from "../db/agents";
-import { isVectorStoreUnavailable } from "../vector-store/client";
-import { AppError, ERROR_STATUS, vectorStoreUnavailable, type ErrorCode } from "../core/errors";
-import { EmbeddingError } from "../embeddings";
-import { RejectedFileError } from "../extract";
+import { AppError, describeFailure, ERROR_STATUS, failureCode, type ErrorCode } from "../core/errors";
 
 /** The API's error shape, with the status the code maps to. */
 export function errorResponse(code: ErrorCode, message: string) {
@@ -16,22 +13,20 @@ export function errorResponse(code: ErrorCode, message: string) {
 const zodMessage = (err: z.ZodError) =>
   err.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 
+// The server log's line for a failure that is not the app's own refusal, by its code.
+const LOGGED_AS: Partial<Record<ErrorCode, string>> = {
+  embedding_failed: "embedding failed:",
+  vector_store_unavailable: "vector store unavailable:",
+  internal: "unexpected error:",
+};
+
 /** Maps any error to the API's error shape; internal details stay in the server log. */
 export function toErrorResponse(err: unknown) {
-  if (err instanceof AppError) return errorResponse(err.code, err.message);
   if (err instanceof z.ZodError) return errorResponse("invalid_request", zodMessage(err));
-  if (err instanceof RejectedFileError) return errorResponse(`rejected_${err.code}`, err.message);
-  if (err instanceof EmbeddingError) {
-    console.error("embedding failed:", err);
-    return errorResponse("embedding_failed", `The embedding provider failed: ${err.message}`);
-  }
-  if (isVectorStoreUnavailable(err)) {
-    console.error("vector store unavailable:", err);
-    const e = vectorStoreUnavailable();
-    return errorResponse(e.code, e.message);
-  }
-  console.error("unexpected error:", err);
-  return errorResponse("internal", "Something went wrong on the server; the details are in its log.");
+  const code = failureCode(err);
+  const logged = err instanceof AppError ? undefined : LOGGED_AS[code];
+  if (logged) console.error(logged, err);
+  return errorResponse(code, describeFailure(err));
 }
 
 /**

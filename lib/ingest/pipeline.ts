@@ -2,15 +2,14 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
-import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
+import { collectionFor } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
-import { EmbeddingError } from "../embeddings";
 import { env } from "../env.mjs";
-import { AppError } from "../core/errors";
+import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable } from "../core/errors";
 import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { groupedWrite } from "../db/client";
@@ -121,19 +120,18 @@ export async function indexExtractedText(
 /** Ingests in progress in this process: an `indexing` row not among them is stuck. */
 export const activeIngests = () => processState("activeIngests", () => new Set<number>());
 
+/** An ingest's own words, for describeFailure, for Chroma not answering and for the unexpected. */
+export const INGEST_WORDS = {
+  unavailable: "the file was not indexed and nothing was kept",
+  unexpected: "Indexing failed on the server; the details are in its log.",
+};
+
 /** What to tell the user about a failed ingest; internal detail stays in the server log. */
 function failure(err: unknown): { code: string; message: string; keepRow: boolean } {
-  if (isVectorStoreUnavailable(err)) {
-    return {
-      code: "vector_store_unavailable",
-      message: "The vector store (Chroma) did not answer, so the file was not indexed and nothing was kept. Try again in a moment.",
-      keepRow: false,
-    };
-  }
-  if (err instanceof EmbeddingError) return { code: "embedding_failed", message: `The embedding provider failed: ${err.message}`, keepRow: true };
-  if (err instanceof AppError) return { code: err.code, message: err.message, keepRow: true };
-  console.error("[kb-inspector] ingest failed:", err);
-  return { code: "internal", message: "Indexing failed on the server; the details are in its log.", keepRow: true };
+  const code = failureCode(err);
+  if (code === "internal" && !(err instanceof BaseError)) console.error("[kb-inspector] ingest failed:", err);
+  // Chroma not answering leaves no row: the upload can simply be tried again.
+  return { code, message: describeFailure(err, "indexing", INGEST_WORDS), keepRow: !isVectorStoreUnavailable(err) };
 }
 
 async function indexDocument(

@@ -5,7 +5,7 @@ import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
 import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
-import { ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
+import { INGEST_WORDS, ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "../core/chunking";
@@ -78,7 +78,7 @@ async function ingestOne(agentId: number, file: UploadFile, settings: ChunkSetti
       document_id: null,
       chunk_count: 0,
       code: err instanceof AppError ? err.code : "internal",
-      message: err instanceof AppError ? err.message : "Indexing failed on the server; the details are in its log.",
+      message: err instanceof AppError ? err.message : INGEST_WORDS.unexpected,
     };
   }
 }

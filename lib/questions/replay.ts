@@ -1,6 +1,6 @@
 import "server-only";
 import { loggedQuestionCalls } from "../db/questions";
-import { oneAtATime } from "../http/one-at-a-time";
+import { oneAtATime } from "../core/one-at-a-time";
 import { retrieve } from "../retrieval/retrieve";
 import { searchEnding as ending, type RetrievalTrace, type SearchEnding as Ending, type TracedResult } from "../core/trace";
 

@@ -8,8 +8,8 @@ import { agentChunkCount, embeddingModelsInUse } from "../db/documents";
 import { chunkIndexes, chunkKey } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
-import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
-import { AppError, forbidden, vectorStoreUnavailable } from "../core/errors";
+import { chunkId, collectionFor } from "../vector-store/client";
+import { AppError, describeFailure, forbidden } from "../core/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { agentVectors, closestFirst, cosineDistance, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import type { Collection } from "../vector-store/client";
@@ -283,11 +283,12 @@ export async function logged<T>(
   }
 }
 
-/** What the log view shows for a failed call: the app's own words, never a library's. */
+/**
+ * What the log view shows for a failed call: the app's own words, never a library's
+ * (describeFailure), with a provider's failure in its own words alone, as logged calls always had it.
+ */
 export function failureMessage(err: unknown, what: string): string {
-  if (err instanceof AppError || err instanceof EmbeddingError) return err.message;
-  if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable().message;
-  return `The ${what} failed on the server; the details are in its log.`;
+  return err instanceof EmbeddingError ? err.message : describeFailure(err, what);
 }
 
 export type { RankedChunk };

@@ -7,7 +7,7 @@ import { embedder } from "../embeddings/configured";
 import { collectionFor } from "../vector-store/client";
 import { removeAgent } from "../ingest/remove";
 import { conflict, invalid } from "../core/errors";
-import { claim } from "../http/one-at-a-time";
+import { claim } from "../core/one-at-a-time";
 import { agentSchema } from "../validations/agent";
 import {
   AGENT_FILE_FORMAT,

@@ -1,12 +1,11 @@
 import "server-only";
-import { ChromaClient, ChromaConnectionError, ChromaServerError, type Collection, type Metadata, type Where } from "chromadb";
+import { ChromaClient, type Collection, type Metadata, type Where } from "chromadb";
 import { peekProcessState, processState, setProcessState } from "../core/process-state";
-import { chromaFetch, ChromaNotServingError } from "./fetch";
+import { chromaFetch } from "./fetch";
 import { vectorWrite } from "./write-gate";
 import { env } from "../env.mjs";
 import { AppError, unavailable } from "../core/errors";
 import type { Embedder } from "../embeddings";
-import { EmbeddingError } from "../embeddings/types";
 
 /** The app's handle on a collection; modules outside lib/vector-store name it from here, not from chromadb. */
 export type { Collection, Metadata };
@@ -168,37 +167,9 @@ function useFetch(client: ChromaClient, fetchImpl: typeof fetch): void {
   http.setConfig({ fetch: fetchImpl });
 }
 
-// Network failures that mean the other side is gone or hung, wherever they surface.
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-]);
-
-/**
- * True when Chroma did not serve a call: refused, reset, timed out or aborted, or answered
- * that it is not serving (502/503/504). A request Chroma answered and rejected, and any
- * embedding provider failure, are something else.
- */
-export function isVectorStoreUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if (e instanceof EmbeddingError) return false;
-    if (e instanceof ChromaConnectionError || e instanceof ChromaNotServingError) return true;
-    // chromadb's own transport names a status only when the body is not Chroma's JSON (a proxy's page).
-    if (e instanceof ChromaServerError && /^50[234]: /.test(e.message)) return true;
-    if (e.name === "TimeoutError" || e.name === "AbortError") return true;
-    if (NETWORK_CODES.has(String((e as { code?: unknown }).code))) return true;
-  }
-  return false;
-}
+// Which failures mean Chroma did not serve a call is decided in lib/core (the classes of the
+// driver's that do are marked in ./fetch), so the API's error answers need no import of this folder.
+export { isVectorStoreUnavailable } from "../core/errors";
 
 /** One collection per embedding model: vectors of two models never share an index. */
 export function collectionName(model: string, dimension: number): string {

@@ -1,5 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { markNotServed } from "../core/errors";
 import { processState } from "../core/process-state";
 import {
   ChromaClientError,
@@ -38,6 +39,13 @@ export class ChromaNotServingError extends ChromaServerError {
 }
 
 const NOT_SERVING = new Set([502, 503, 504]);
+
+// The driver's errors for a call Chroma did not serve: refused, reset or timed out (ours included,
+// as subclasses), or not serving. Its own transport names a status only when the body is not
+// Chroma's JSON (a proxy's page). Marked here, so lib/core tells them apart without importing chromadb.
+markNotServed(ChromaConnectionError);
+markNotServed(ChromaServerError, (err) => /^50[234]: /.test(err.message));
+markNotServed(ChromaNotServingError);
 
 // A shorter deadline for the Chroma calls made inside one piece of work (the health check).
 // Shared through globalThis like the client itself: pages and route handlers are bundled

@@ -3,7 +3,7 @@ import * as audit from "./route";
 import * as repair from "./repair/route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
-import { holder, oneAudit, oneReachabilityAudit } from "@/lib/http/one-at-a-time";
+import { holder, oneAudit, oneReachabilityAudit } from "@/lib/core/one-at-a-time";
 
 beforeAll(async () => {
   const agent = newAgent("reachability");

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
 import { auditIndex } from "@/lib/index-upkeep/audit";
-import { oneAudit, oneReachabilityAudit } from "@/lib/http/one-at-a-time";
+import { oneAudit, oneReachabilityAudit } from "@/lib/core/one-at-a-time";
 
 export const dynamic = "force-dynamic";
 

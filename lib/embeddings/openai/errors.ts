@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { EmbeddingError } from "../types";
+import { redactSecrets } from "../../core/redact";
 
 // Every failure of the OpenAI provider becomes one EmbeddingError with an actionable message that
 // names the server and never contains the API key (server-provided text is redacted).
@@ -80,7 +81,7 @@ export function toEmbeddingError(err: unknown, retries: number, ctx: ErrorContex
     return new EmbeddingError(`${label}: ${message}`, PROVIDER, status);
   }
   const text = err instanceof Error ? err.message : String(err);
-  return new EmbeddingError(`${label}: unexpected error: ${redact(text, ctx.apiKey)}`, PROVIDER);
+  return new EmbeddingError(`${label}: unexpected error: ${redactSecrets(text, [ctx.apiKey])}`, PROVIDER);
 }
 
 /** The server's own error text, redacted and shortened. */
@@ -88,12 +89,8 @@ function serverDetail(err: APIError, apiKey: string): string {
   const body = err.error as { message?: unknown } | undefined;
   let text = typeof body?.message === "string" ? body.message : err.message.replace(/^\d{3}\s*/, "");
   if (/^status code \(no body\)$/.test(text)) text = "";
-  text = redact(text, apiKey).replace(/\s+/g, " ").trim();
+  text = redactSecrets(text, [apiKey]).replace(/\s+/g, " ").trim();
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
-function redact(text: string, apiKey: string): string {
-  return text.split(apiKey).join("[redacted]").replace(/\bsk-[A-Za-z0-9_*\-.]{4,}/g, "sk-[redacted]");
 }
 
 function connectionReason(err: APIConnectionError): string {

@@ -6,6 +6,7 @@ import { ChatError, chatModel } from "../../ask/chat";
 import { DEFAULT_OPENAI_BASE_URL } from "../../embeddings/openai/embedder";
 import { shownUrl } from "../../embeddings/openai/errors";
 import { questionKey } from "../../core/normalize";
+import { redactSecrets } from "../../core/redact";
 import { MAX_QUERY_LENGTH } from "../../validations/search";
 
 /**
@@ -115,7 +116,7 @@ function openAIWriter(client: OpenAI, model: string, baseURL: string): QuestionW
       } catch (err) {
         // The provider's own text stays in the server log: it can quote the request, or a key.
         const status = (err as { status?: number }).status;
-        const detail = err instanceof Error ? err.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, "sk-…") : String(err);
+        const detail = redactSecrets(err instanceof Error ? err.message : String(err), [env().OPENAI_API_KEY]);
         console.error(`[kb-inspector] chat model ${model} failed to write questions for ${filename}:`, detail);
         throw new ChatError(
           `The chat model ${model} at ${shownUrl(baseURL) ?? "OPENAI_BASE_URL"} ${status ? `answered ${status}` : "did not answer"} when asked to write questions for ${filename}; the details are in the server log.`,

@@ -3,7 +3,7 @@ import { getDocument, listDocuments, type DocumentRow } from "../../db/documents
 import { documentChunks, readyAmong } from "../../db/chunks";
 import { dismissedQuestions, insertPairs, listPairs } from "../../db/pairs";
 import { AppError } from "../../core/errors";
-import { claim } from "../../http/one-at-a-time";
+import { claim } from "../../core/one-at-a-time";
 import { questionKey } from "../../core/normalize";
 import { MAX_GENERATE_DOCUMENTS, tooManyDocuments, type GenerateInput } from "../../validations/generate";
 import { questionWriter } from "./chat";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { route } from "@/lib/http/route";
-import { reachabilityRepair } from "@/lib/http/one-at-a-time";
+import { reachabilityRepair } from "@/lib/core/one-at-a-time";
 import { repairIndex } from "@/lib/index-upkeep/audit";
 
 /**

@@ -1,7 +1,7 @@
 import { withAgent, type RouteCtx } from "@/lib/http/route";
 import { agentFileName, exportAgentLines, linesStream } from "@/lib/transfer/export";
 import { AGENT_FILE_TYPE } from "@/lib/transfer/format";
-import { claimExport, heldWhileRead } from "@/lib/http/one-at-a-time";
+import { claimExport, heldWhileRead } from "@/lib/core/one-at-a-time";
 
 /**
  * The agent as an NDJSON file, streamed one document at a time (lib/transfer/format.ts); one

@@ -3,7 +3,7 @@ import { withAgent, type RouteCtx } from "@/lib/http/route";
 import { gapsCsv, listGaps } from "@/lib/questions/gaps";
 import { gapsQuerySchema } from "@/lib/validations/questions";
 import { slug } from "@/lib/format/slug";
-import { oneGapsList } from "@/lib/http/one-at-a-time";
+import { oneGapsList } from "@/lib/core/one-at-a-time";
 
 /**
  * The questions no article answers yet, the most asked first: `?beyond=0.6` (default: the cut),

@@ -1,6 +1,6 @@
 import "server-only";
-import { processState } from "../core/process-state";
-import { conflict } from "../core/errors";
+import { processState } from "./process-state";
+import { conflict } from "./errors";
 
 /** Slow work a client can start that runs one at a time per key in this process. */
 interface Held {
