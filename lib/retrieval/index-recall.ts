@@ -8,7 +8,8 @@ import { recentSearchTexts } from "../db/tool-calls";
 import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { chunkId, collectionFor, DISTANCE_SPACE } from "../vector-store/client";
-import { queryAgent, type RankedChunk } from "../vector-store/chunks";
+import type { RankedChunk } from "../vector-store/chunks";
+import { queryAgent } from "./index-candidates";
 import { exactNearest, exactVectors } from "./exact";
 import { embedForAgent, servedNearest, visibleOnly } from "./retrieve";
 

@@ -1,7 +1,8 @@
 import "server-only";
 import type { Collection } from "../vector-store/client";
 import { isVectorStoreUnavailable } from "../vector-store/client";
-import { queryAgent, type RankedChunk } from "../vector-store/chunks";
+import type { RankedChunk } from "../vector-store/chunks";
+import { queryAgent } from "./index-candidates";
 import { agentChunkCount, hiddenVectorCount } from "../db/documents";
 import { chunkKey, readyAmong, readyChunks } from "../db/chunks";
 import { AppError } from "../core/errors";
