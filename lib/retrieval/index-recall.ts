@@ -9,9 +9,9 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { chunkId, collectionFor, DISTANCE_SPACE } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
-import { queryAgent } from "./index-candidates";
 import { exactNearest, exactVectors } from "./exact";
-import { embedForAgent, servedNearest, visibleOnly } from "./retrieve";
+import { embedForAgent } from "./retrieve";
+import { indexCandidates, servedCandidates, visibleOnly } from "./read-path";
 
 /**
  * The index-recall monitor: an agent's own recent searches replayed through the ranking searches
@@ -127,8 +127,9 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
   if (!exact) return notMeasured(NO_COPY);
   const truth = await exactTop(exact, model.model, vectors, RECALL_K);
   // Both read as searches read them: chunks of documents that are not ready are left out.
-  const index = await visibleOnly(agentId, vectors.length, RECALL_K, (n) => queryAgent(collection, agentId, vectors, n));
-  const served = await visibleOnly(agentId, vectors.length, RECALL_K, (n) => servedNearest(agentId, collection, model.model, vectors, n));
+  const target = { agentId, collection, model: model.model, vectors };
+  const index = await visibleOnly(target, RECALL_K, indexCandidates(target));
+  const served = await visibleOnly(target, RECALL_K, servedCandidates(target));
   const top = (lists: RankedChunk[][]) => lists.map((l) => l.slice(0, RECALL_K));
   const s = recallAt(truth, top(served.kept));
   const i = recallAt(truth, top(index.kept));

@@ -2,13 +2,14 @@ import "server-only";
 import { getAgent } from "../db/agents";
 import { embedder } from "../embeddings/configured";
 import { beyondCut, noMatchCut } from "./cut";
-import { keywordPlace, rankByMode } from "./modes";
+import { keywordPlace } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
 import { agentChunkCount, findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
-import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
+import { embedForAgent, explainQueryForAgent, locate, logged, type SearchResult } from "./retrieve";
+import { rankedResults, readResults } from "./read-path";
 import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
@@ -114,11 +115,11 @@ export async function inspectQuery(
         locate(agentId, collection, vectors, [ready ? [doc.id] : []], window),
         exactCheck(agentId, collection, model.model, vectors[0], window, ready ? [doc.id] : []),
       ]);
-      // Other modes rank apart; the cut is left to the page, which marks what it drops.
-      const results =
-        mode === "vector"
-          ? resultsWithText(agentId, location.head.slice(0, topK))
-          : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
+      // The results are the head just located, ranked on; other modes read their own lists. The
+      // cut is left to the page, which marks what it drops.
+      const read = { agentId, collection, model: model.model, vectors, queries: [query] };
+      const opts = { mode, topK, cut: null };
+      const [results] = mode === "vector" ? await rankedResults(read, [location.head], opts) : (await readResults(read, opts)).results;
       return { results, location, check, vector: vectors[0] };
     },
     (r) => r.results.length,
