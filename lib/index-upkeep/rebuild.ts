@@ -1,6 +1,6 @@
 import "server-only";
 import type { Collection, Metadata } from "../vector-store/client";
-import { peekProcessState, processState, setProcessState } from "../core/process-state";
+import { peekProcessState, processState } from "../core/process-state";
 import type { Embedder } from "../embeddings/index";
 import { AppError } from "../core/errors";
 import { documentStillIndexed, documentsToRebuild, documentVectorRuns, storedVectorCount, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";

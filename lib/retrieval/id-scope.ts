@@ -1,6 +1,7 @@
 import "server-only";
 import { processState } from "../core/process-state";
-import { readyChunkCounts, readySignature } from "../db/documents";
+import { readyChunkCounts } from "../db/documents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { chunkId } from "../vector-store/client";
 
 /**
@@ -45,13 +46,15 @@ export interface IdScope {
 }
 
 /**
- * The scope of a query of `agentId` in the collection of `model`, leaving out the chunks of
+ * The scope of a query of the agent in the collection of `model`, leaving out the chunks of
  * `leftOut` documents; null when the `where` filter must be used (the list is too long, or Chroma
  * refused it).
  */
-export function agentIdScope(agentId: number, model: string, leftOut: number[]): IdScope | null {
+export function agentIdScope(ref: AgentRef, model: string, leftOut: number[]): IdScope | null {
+  const agent = AgentView.of(ref);
+  const agentId = agent.id;
   const slot = `${agentId}|${model}`;
-  const key = `${readySignature(agentId, model)}|${leftOut.join(",")}`;
+  const key = `${agent.readySignature(model)}|${leftOut.join(",")}`;
   const scopes = held();
   let scope = scopes.get(slot);
   if (!scope || scope.key !== key) {

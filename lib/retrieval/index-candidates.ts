@@ -4,6 +4,7 @@ import { agentVectors, closestFirst, collectionModel, cosineDistance, documentVe
 import { unreachableOf } from "../db/unreachable";
 import { suspectDocumentsOf } from "../db/index-check";
 import { readVectorRuns } from "../db/chunk-vectors";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { agentIdScope, scopeRefused } from "./id-scope";
 
 /**
@@ -17,12 +18,14 @@ import { agentIdScope, scopeRefused } from "./id-scope";
 type ExactVector = { document_id: number; chunk_index: number; embedding: ArrayLike<number> };
 
 /** The nearest `nResults` chunks of one agent for each query vector, closest first (ids and distances). */
-export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+export async function queryAgent(collection: Collection, ref: AgentRef, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const agent = AgentView.of(ref);
+  const agentId = agent.id;
   // No agent of the app has such an id: SQLite has nothing to scope or rank around.
   if (agentId <= 0) return nearestChunks(collection, { agentId }, queryEmbeddings, nResults);
   const model = collectionModel(collection);
   const suspects = suspectDocumentsOf(agentId, model);
-  const lists = await nearestOfAgent(collection, agentId, model, suspects, queryEmbeddings, nResults);
+  const lists = await nearestOfAgent(collection, agent, model, suspects, queryEmbeddings, nResults);
   const exact = [...(await suspectVectors(collection, agentId, model, suspects)), ...(await keptVectors(collection, agentId))];
   if (exact.length === 0) return lists;
   const keys = new Set(exact.map((v) => chunkId(v.document_id, v.chunk_index)));
@@ -41,8 +44,9 @@ export async function queryAgent(collection: Collection, agentId: number, queryE
  * list of their ids (lib/retrieval/id-scope.ts), or by the agent filter when the list is too long
  * or Chroma refused it.
  */
-async function nearestOfAgent(collection: Collection, agentId: number, model: string, suspects: number[], queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const scope = agentIdScope(agentId, model, suspects);
+async function nearestOfAgent(collection: Collection, agent: AgentView, model: string, suspects: number[], queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const agentId = agent.id;
+  const scope = agentIdScope(agent, model, suspects);
   if (scope) {
     try {
       return await nearestChunks(collection, { agentId, idsJson: scope.json }, queryEmbeddings, nResults);

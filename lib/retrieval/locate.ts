@@ -2,8 +2,8 @@ import "server-only";
 import type { Collection } from "../vector-store/client";
 import { chunkId } from "../vector-store/client";
 import { agentVectors, closestFirst, cosineDistance, type RankedChunk, type StoredVector } from "../vector-store/chunks";
-import { agentChunkCount } from "../db/documents";
 import { chunkIndexes } from "../db/chunks";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { exactPlaces, exactVectors } from "./exact";
 import { CANDIDATE_DEPTH, retryRace, servedCandidates, visibleOnly } from "./read-path";
 
@@ -53,15 +53,16 @@ function deepestBest(chunks: RankedChunk[]): number {
  * `targets[q]` are ready document ids of this agent for query q.
  */
 export async function locate(
-  agentId: number,
+  ref: AgentRef,
   collection: Collection,
   vectors: number[][],
   targets: number[][],
   window: number,
 ): Promise<Location[]> {
+  const agent = AgentView.of(ref);
   // Ranked exactly: one scan gives the head and every looked-for chunk's rank, with no k limit.
   const model = String(collection.metadata?.embedding_model ?? "");
-  const ranked = collection.metadata?.distance_space === "cosine" ? await exactVectors(agentId, model) : null;
+  const ranked = collection.metadata?.distance_space === "cosine" ? await exactVectors(agent, model) : null;
   if (ranked) {
     return (await exactPlaces(ranked, model, vectors, Math.max(1, window), targets)).map((p) => ({
       head: p.head,
@@ -73,7 +74,7 @@ export async function locate(
   // exact distance to it computed here: no walk of the index is involved.
   const wanted = [...new Set(targets.flat())];
   const stored = new Map<number, StoredVector[]>();
-  for (const v of await retryRace(() => agentVectors(collection, agentId, chunkIndexes(wanted).map((c) => chunkId(c.document_id, c.chunk_index))))) {
+  for (const v of await retryRace(() => agentVectors(collection, agent.id, chunkIndexes(wanted).map((c) => chunkId(c.document_id, c.chunk_index))))) {
     stored.set(v.document_id, [...(stored.get(v.document_id) ?? []), v]);
   }
   const exact: RankedChunk[][] = vectors.map((vector, q) =>
@@ -89,9 +90,9 @@ export async function locate(
   // keeps all it returns, so a document within that depth costs no second query (a second
   // filtered query is a second of Chroma's time past 1,000,000 chunks: docs/performance.md).
   let want = Math.max(1, window, CANDIDATE_DEPTH);
-  const total = agentChunkCount(agentId);
+  const total = agent.readyChunkCount();
   while (pending.length > 0) {
-    const target = { agentId, collection, model, vectors: pending.map((q) => vectors[q]) };
+    const target = { agent, collection, model, vectors: pending.map((q) => vectors[q]) };
     const { kept, raw, asked } = await visibleOnly(target, want, servedCandidates(target));
     const again: number[] = [];
     pending.forEach((q, i) => {

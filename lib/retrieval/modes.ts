@@ -56,7 +56,7 @@ export async function fusedWithKeywords(
       const head = kept[q].slice(0, depth);
       const vectorRank = new Map(head.map((h, i) => [keyOf(h), i + 1]));
       const distance = new Map(head.map((h) => [keyOf(h), h.score]));
-      const matches = keywordRanking(read.agentId, read.model, query, mode === "keyword" ? topK : depth);
+      const matches = keywordRanking(read.agent.id, read.model, query, mode === "keyword" ? topK : depth);
       const keywordRank = new Map(matches.map((m, i) => [keyOf(m), i + 1]));
       const bm25 = new Map(matches.map((m) => [keyOf(m), m.bm25]));
       const refs = new Map<string, Ref>([...head, ...matches].map((r) => [keyOf(r), { document_id: r.document_id, chunk_index: r.chunk_index }]));
@@ -64,7 +64,7 @@ export async function fusedWithKeywords(
 
       // A keyword match the vector ranking did not reach gets its distance from its stored vector.
       const unread = order.filter((k) => !distance.has(k)).map((k) => refs.get(k)!);
-      for (const v of await agentVectors(read.collection, read.agentId, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
+      for (const v of await agentVectors(read.collection, read.agent.id, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
         distance.set(chunkKey(v.document_id, v.chunk_index), cosineDistance(read.vectors[q], v.embedding));
       }
       return order.flatMap((k, i): PlacedChunk[] => {

@@ -2,6 +2,7 @@ import "server-only";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
 import { agentChunkCount, hiddenVectorCount } from "../db/documents";
+import type { AgentView } from "../db/agent-view";
 import { chunkKey, readyAmong, readyChunks } from "../db/chunks";
 import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
@@ -54,9 +55,9 @@ export const CANDIDATE_DEPTH = 200;
  */
 export function servedCandidates(target: ReadTarget): CandidateRead {
   return async (n) => {
-    const exact = target.collection.metadata?.distance_space === "cosine" ? await exactVectors(target.agentId, target.model) : null;
+    const exact = target.collection.metadata?.distance_space === "cosine" ? await exactVectors(target.agent, target.model) : null;
     if (exact) return exactNearest(exact, target.model, target.vectors, n);
-    return (await queryAgent(target.collection, target.agentId, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) => hits.slice(0, n));
+    return (await queryAgent(target.collection, target.agent, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) => hits.slice(0, n));
   };
 }
 
@@ -64,7 +65,7 @@ export function servedCandidates(target: ReadTarget): CandidateRead {
 export const indexCandidates =
   (target: ReadTarget): CandidateRead =>
   (n) =>
-    queryAgent(target.collection, target.agentId, target.vectors, n);
+    queryAgent(target.collection, target.agent, target.vectors, n);
 
 /**
  * Chroma can fail a query that races a delete (the hit's record is gone by the time it is
@@ -86,7 +87,7 @@ export type Admit = (target: ReadTarget, raw: RankedChunk[][]) => (hit: RankedCh
 
 /** Chunks of the agent's ready documents. Read after the query: a document removed meanwhile is not shown. */
 const readyDocuments: Admit = (target, raw) => {
-  const visible = readyAmong(target.agentId, raw.flatMap((hits) => hits.map((h) => h.document_id)));
+  const visible = readyAmong(target.agent.id, raw.flatMap((hits) => hits.map((h) => h.document_id)));
   return (hit) => visible.has(hit.document_id);
 };
 
@@ -108,14 +109,16 @@ export interface Visible {
  * (they changed meanwhile) the candidates are read again, deeper.
  */
 export async function visibleOnly(target: ReadTarget, want: number, read: CandidateRead): Promise<Visible> {
-  const { agentId } = target;
+  const { agent } = target;
   const none = () => target.vectors.map((): RankedChunk[] => []);
-  if (target.vectors.length === 0 || agentChunkCount(agentId) === 0) return { kept: none(), raw: none(), asked: 0 };
-  let n = Math.min(want, agentChunkCount(agentId)) + hiddenVectorCount(agentId);
+  if (target.vectors.length === 0 || agent.readyChunkCount() === 0) return { kept: none(), raw: none(), asked: 0 };
+  let n = Math.min(want, agent.readyChunkCount()) + hiddenVectorCount(agent.id);
   for (let retries = 0; ; ) {
     const raw = await retryRace(() => read(n));
     const admits = ADMIT.map((admit) => admit(target, raw));
-    const goal = Math.min(want, agentChunkCount(agentId));
+    // Read again after the query, as readiness is: with a document removed meanwhile there are
+    // fewer chunks to find, and the request's earlier count would send the loop asking for them.
+    const goal = Math.min(want, agentChunkCount(agent.id));
     const kept = raw.map((hits) => hits.filter((h) => admits.every((ok) => ok(h))));
     if (kept.every((hits) => hits.length >= goal)) return { kept, raw, asked: n };
     if (raw.some((hits, q) => hits.length === n && kept[q].length < goal)) {
@@ -143,8 +146,8 @@ const RANKING: RankStage[] = [inMode];
 export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChunk[][] => lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut)));
 
 /** Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
-export function resultsWithText(agentId: number, ranked: PlacedChunk[]): SearchResult[] {
-  const rows = readyChunks(agentId, ranked);
+export function resultsWithText(agent: AgentView, ranked: PlacedChunk[]): SearchResult[] {
+  const rows = readyChunks(agent.id, ranked);
   return ranked.flatMap((r): SearchResult[] => {
     const row = rows.get(chunkKey(r.document_id, r.chunk_index));
     if (!row) return [];
@@ -157,7 +160,7 @@ export function resultsWithText(agentId: number, ranked: PlacedChunk[]): SearchR
 export async function rankedResults(read: ReadContext, kept: RankedChunk[][], opts: ReadOptions): Promise<SearchResult[][]> {
   let lists: PlacedChunk[][] = kept;
   for (const stage of RANKING) lists = await stage(read, lists, opts);
-  return withinCut(lists, opts.cut).map((hits) => resultsWithText(read.agentId, hits));
+  return withinCut(lists, opts.cut).map((hits) => resultsWithText(read.agent, hits));
 }
 
 /** One search's read through every stage: each query's results, and its nearest admitted chunk before ranking and the cut. */
@@ -168,7 +171,7 @@ export async function readResults(read: ReadContext, opts: ReadOptions): Promise
 
 /** The trace of each query's read: its settings, the nearest chunk before the cut (named), and the results. */
 export function traces(
-  agentId: number,
+  agent: AgentView,
   setting: Pick<RetrievalTrace, "model" | "mode" | "cut" | "top_k">,
   nearest: (RankedChunk | null)[],
   results: SearchResult[][],
@@ -176,7 +179,7 @@ export function traces(
   // The nearest chunk is the first result unless the cut dropped it (or another mode put another first): only those are read.
   const same = (q: number) => results[q][0] && nearest[q] && chunkKey(results[q][0].document_id, results[q][0].chunk_index) === chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index);
   const unread = nearest.filter((n, q) => n !== null && !same(q)) as RankedChunk[];
-  const named = new Map(resultsWithText(agentId, unread).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
+  const named = new Map(resultsWithText(agent, unread).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
   const near = (q: number) => (same(q) ? traced(results[q][0]) : nearest[q] && named.get(chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index))) ?? null;
   return results.map((r, q) => ({ ...setting, best: nearest[q]?.score ?? null, nearest: near(q), results: r.map(traced) }));
 }

@@ -1,3 +1,4 @@
+import type { AgentView } from "../db/agent-view";
 import type { Collection } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
 import type { RetrievalMode } from "../validations/agent";
@@ -6,7 +7,7 @@ import type { RetrievalMode } from "../validations/agent";
 
 /** Where one read ranks: the agent, the collection of the model that embedded its chunks, the query vectors. */
 export interface ReadTarget {
-  agentId: number;
+  agent: AgentView;
   collection: Collection;
   /** The embedding model of the queries and of the chunks ranked. */
   model: string;

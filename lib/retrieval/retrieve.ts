@@ -1,9 +1,9 @@
 import "server-only";
 import { noMatchCut } from "./cut";
 import type { RetrievalMode } from "../validations/agent";
-import { resolveAgent, type AgentRef } from "../db/agents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { agentCorpusStats } from "./corpus-stats";
-import { agentChunkCount, embeddingModelsInUse } from "../db/documents";
+import { embeddingModelsInUse } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
 import { collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
@@ -32,10 +32,11 @@ function assertModel(agentId: number, model: string): void {
  * Query vectors from the model that embedded this agent's chunks, weighted by the agent's own
  * chunks when the provider supports it (the local embedder: rare words count more).
  */
-export async function embedForAgent(agentId: number, queries: string[]) {
+export async function embedForAgent(ref: AgentRef, queries: string[]) {
+  const agent = AgentView.of(ref);
   const model = embedder();
-  assertModel(agentId, model.model);
-  const corpus = model.embedQueries ? await agentCorpusStats(agentId, model) : null;
+  assertModel(agent.id, model.model);
+  const corpus = model.embedQueries ? await agentCorpusStats(agent, model) : null;
   const vectors = corpus ? await model.embedQueries!(queries, corpus) : await model.embed(queries);
   return { model, vectors };
 }
@@ -44,10 +45,10 @@ export async function embedForAgent(agentId: number, queries: string[]) {
  * How the query's words are weighted for this agent, or null when the provider does not weight
  * queries (the inspector shows it next to the ranking).
  */
-export async function explainQueryForAgent(agentId: number, query: string): Promise<{ chunks: number; words: QueryWord[] } | null> {
+export async function explainQueryForAgent(ref: AgentRef, query: string): Promise<{ chunks: number; words: QueryWord[] } | null> {
   const model = embedder();
   if (!model.explainQuery) return null;
-  const corpus = await agentCorpusStats(agentId, model);
+  const corpus = await agentCorpusStats(ref, model);
   return corpus ? { chunks: corpus.chunks, words: model.explainQuery(query, corpus) } : null;
 }
 
@@ -65,18 +66,18 @@ export async function retrieve(
   queries: string[],
   opts: { topK: number; mode?: RetrievalMode; trace?: RetrievalTrace[] },
 ): Promise<SearchResult[][]> {
-  const agent = resolveAgent(agentRef);
-  const agentId = agent.id;
+  const view = AgentView.of(agentRef);
+  const { agent } = view;
   const setting = (model: string) => ({ model, mode: opts.mode ?? agent.retrieval_mode, cut: noMatchCut(agent, model), top_k: opts.topK });
-  if (queries.length === 0 || agentChunkCount(agentId) === 0) {
+  if (queries.length === 0 || view.readyChunkCount() === 0) {
     opts.trace?.push(...queries.map(() => ({ ...setting(embedder().model), best: null, nearest: null, results: [] })));
     return queries.map(() => []);
   }
-  const { model, vectors } = await embedForAgent(agentId, queries);
+  const { model, vectors } = await embedForAgent(view, queries);
   const { mode, cut } = setting(model.model);
-  const read = { agentId, collection: await collectionFor(model), model: model.model, vectors, queries };
+  const read = { agent: view, collection: await collectionFor(model), model: model.model, vectors, queries };
   const { results, nearest } = await readResults(read, { mode, topK: opts.topK, cut });
-  if (opts.trace) opts.trace.push(...traces(agentId, setting(model.model), nearest, results));
+  if (opts.trace) opts.trace.push(...traces(view, setting(model.model), nearest, results));
   return results;
 }
 
@@ -93,7 +94,7 @@ const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the documen
  * logged as a failed call: the agent asked and was refused, which an operator needs to see.
  */
 export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; top_k: number }): void {
-  const agent = resolveAgent(agentRef);
+  const { agent } = AgentView.of(agentRef);
   if (agent.tools.includes("document_search")) return;
   const message = NOT_ENABLED(agent.name);
   logToolCall({ agentId: agent.id, logQuestions: agent.log_questions, tool: "document_search", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
@@ -102,7 +103,7 @@ export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; t
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
 export async function documentSearchTool(agentRef: AgentRef, query: string, topK: number): Promise<SearchResult[]> {
-  const agent = resolveAgent(agentRef);
+  const agent = AgentView.of(agentRef);
   const input = { query, top_k: topK };
   gateDocumentSearch(agent, input);
   const trace: RetrievalTrace[] = [];
@@ -118,9 +119,9 @@ export async function logged<T>(
   count: (result: T) => number,
   trace?: RetrievalTrace[],
 ): Promise<T> {
-  const agent = typeof agentRef === "number" ? null : agentRef;
+  // Held rows give their setting; for an id, logToolCall reads it only if the call is a question.
   const agentId = typeof agentRef === "number" ? agentRef : agentRef.id;
-  const logQuestions = agent?.log_questions;
+  const logQuestions = typeof agentRef === "number" ? undefined : AgentView.of(agentRef).agent.log_questions;
   const started = performance.now();
   try {
     const result = await run();
@@ -157,10 +158,11 @@ export type { RankedChunk };
  * The whole ranking of an agent's chunks for each query, with no k limit, as the index returns
  * it (tests and the quality benchmark on small corpora; the inspector and recall runs use locate).
  */
-export async function rankAllChunks(agentId: number, queries: string[]): Promise<RankedChunk[][]> {
-  if (queries.length === 0 || agentChunkCount(agentId) === 0) return queries.map(() => []);
-  const { model, vectors } = await embedForAgent(agentId, queries);
-  const target = { agentId, collection: await collectionFor(model), model: model.model, vectors };
+export async function rankAllChunks(ref: AgentRef, queries: string[]): Promise<RankedChunk[][]> {
+  const agent = AgentView.of(ref);
+  if (queries.length === 0 || agent.readyChunkCount() === 0) return queries.map(() => []);
+  const { model, vectors } = await embedForAgent(agent, queries);
+  const target = { agent, collection: await collectionFor(model), model: model.model, vectors };
   return (await visibleOnly(target, Number.MAX_SAFE_INTEGER, servedCandidates(target))).kept;
 }
 
