@@ -25,8 +25,9 @@ export class AgentView {
 
   /** The view itself, a view over a loaded row, or one over an id whose row is loaded when first asked for. */
   static of(ref: AgentRef): AgentView {
-    if (ref instanceof AgentView) return ref;
-    return typeof ref === "number" ? new AgentView(ref) : new AgentView(ref.id, ref);
+    if (typeof ref === "number") return new AgentView(ref);
+    // By shape, not instanceof: a bundle that loaded its own copy of this module may have made it.
+    return "readyChunkCount" in ref ? ref : new AgentView(ref.id, ref);
   }
 
   /** The agent's row as the request loaded it (not found: a 404). */
