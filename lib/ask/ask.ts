@@ -1,5 +1,5 @@
 import "server-only";
-import { resolveAgent, type Agent, type AgentRef } from "../db/agents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../core/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
@@ -40,7 +40,7 @@ export interface AskResult {
 const cite = (r: SearchResult): Citation => ({ document_id: r.document_id, filename: r.filename, chunk_index: r.chunk_index, score: r.score });
 const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
 
-async function pipeline(agent: Agent, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
+async function pipeline(agent: AgentView, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
   const [retrieved] = await retrieve(agent, [question], { topK, trace });
   const chat = chatModel();
   const base = { question, graded_by: chat ? chat.model : "the no-match cut", answer: null, answer_kind: null, citations: [] };
@@ -62,7 +62,8 @@ async function pipeline(agent: Agent, question: string, topK: number, trace: Ret
  * as the agent's call or (`inspector`) as a person trying it, which refusal lists leave out.
  */
 export async function askAgent(agentRef: AgentRef, question: string, topK: number, source: ToolCallSource = "api"): Promise<AskResult> {
-  const agent = resolveAgent(agentRef);
+  const view = AgentView.of(agentRef);
+  const { agent } = view;
   const agentId = agent.id;
   const logQuestions = agent.log_questions;
   const input = { question, top_k: topK };
@@ -74,7 +75,7 @@ export async function askAgent(agentRef: AgentRef, question: string, topK: numbe
   }
   try {
     const trace: RetrievalTrace[] = [];
-    const result = await pipeline(agent, question, topK, trace);
+    const result = await pipeline(view, question, topK, trace);
     logToolCall({
       logQuestions,
       retrieval: trace[0],

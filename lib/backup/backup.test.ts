@@ -10,7 +10,7 @@ import { removeDocument } from "@/lib/ingest/remove";
 import { retrieve } from "@/lib/retrieval/retrieve";
 import { embedder } from "@/lib/embeddings/configured";
 import { collectionFor } from "@/lib/vector-store/client";
-import { queryAgent } from "@/lib/vector-store/chunks";
+import { queryAgent } from "@/lib/retrieval/index-candidates";
 import { createBackup, MANIFEST, restoreFiles, verifyBackup } from "./files";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "kb-backup-test-"));

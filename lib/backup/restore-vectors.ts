@@ -5,8 +5,9 @@ import { documentVectorRuns, replaceChunkVectors, storedVectorCount } from "../d
 import { chunkIndexes, storedChunks } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import type { Embedder } from "../embeddings";
-import { addChunks } from "../vector-store/chunks";
-import { collectionFor } from "../vector-store/client";
+import { noteVectorWrite } from "../db/index-check";
+import { addChunks, collectionModel } from "../vector-store/chunks";
+import { collectionFor, type Collection } from "../vector-store/client";
 
 /** Documents written to Chroma per step: one step's vectors in memory at a time. */
 const DOCUMENTS_PER_STEP = 50;
@@ -18,6 +19,13 @@ export interface VectorRestore {
   re_embedded: number;
   /** Such documents of another model than the configured one: `npm run reindex` embeds them. */
   left_for_reindex: number;
+}
+
+/** Adds a document's chunk vectors, noted first as every write of chunk vectors is (lib/db/index-check.ts). */
+async function addNoted(collection: Collection, doc: { agent_id: number; id: number }, chunks: { index: number }[], vectors: number[][]): Promise<void> {
+  const target = { agentId: doc.agent_id, documentId: doc.id };
+  noteVectorWrite({ collection: collection.name, model: collectionModel(collection), ...target, chunks: chunks.length });
+  await addChunks(collection, target, chunks, vectors);
 }
 
 /**
@@ -41,7 +49,7 @@ export async function restoreVectors(onProgress: (done: number) => void = () => 
         for (const r of documentVectorRuns(doc.id, doc.embedding_model)) {
           const chunks = Array.from({ length: r.count }, (_, i) => ({ index: r.first_chunk + i }));
           const vectors = chunks.map((_, i) => Array.from(r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension)));
-          await addChunks(await collectionFor(modelOf(r.dimension)), { agentId: doc.agent_id, documentId: doc.id }, chunks, vectors);
+          await addNoted(await collectionFor(modelOf(r.dimension)), doc, chunks, vectors);
           out.vectors += r.count;
         }
         out.documents++;
@@ -57,7 +65,7 @@ export async function restoreVectors(onProgress: (done: number) => void = () => 
       replaceChunkVectors(doc.id, doc.embedding_model, chunks, vectors);
       out.re_embedded++;
       if (chunkIndexes([doc.id]).length !== chunks.length) throw new Error(`document ${doc.id}: its chunks and vectors do not match`);
-      await addChunks(await collectionFor(modelOf(vectors[0]?.length ?? 0)), { agentId: doc.agent_id, documentId: doc.id }, chunks, vectors);
+      await addNoted(await collectionFor(modelOf(vectors[0]?.length ?? 0)), doc, chunks, vectors);
       out.documents++;
       out.vectors += vectors.length;
     }

@@ -50,10 +50,6 @@ export function findAgent(id: number): Agent | undefined {
   return row && toAgent(row);
 }
 
-/** An agent as a handler holds it, or its id to be loaded: a request resolves its agent once. */
-export type AgentRef = number | Agent;
-export const resolveAgent = (agent: AgentRef): Agent => (typeof agent === "number" ? getAgent(agent) : agent);
-
 export function getAgent(id: number): Agent {
   const agent = findAgent(id);
   if (!agent) throw notFound(`Agent ${id}`);

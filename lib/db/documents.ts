@@ -280,7 +280,7 @@ export function readySignature(agentId: number, model: string): string {
 
 /**
  * The agent's ready documents of `model` with their chunk counts, in id order: the chunk ids a
- * query of the agent may return (lib/vector-store/agent-scope.ts).
+ * query of the agent may return (lib/retrieval/id-scope.ts).
  */
 export function readyChunkCounts(agentId: number, model: string): { id: number; chunk_count: number }[] {
   return db()

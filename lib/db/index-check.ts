@@ -9,7 +9,7 @@ import { db, now } from "./client";
  *   Chroma persists its graph after every `sync_threshold` additions (lib/vector-store/client.ts),
  *   so the newest writes are what is suspect, however large the index.
  * - `suspect_documents`: documents whose chunks every query of their agent ranks by their exact
- *   distance from the app's copy (lib/vector-store/chunks.ts) until the check has looked at them.
+ *   distance from the app's copy (lib/retrieval/index-candidates.ts) until the check has looked at them.
  *   While `suspect_writes_until` lies ahead (for a while after a restart), every vector write
  *   makes its document suspect, so documents written right after a crash are covered too.
  * - the full check's place: the documents below `full_below` are still to be checked in the

@@ -5,7 +5,7 @@ import { db, now } from "./client";
  * Chunks that Chroma stores but its index could not return even after they were written again
  * (found by the check after a Chroma crash, lib/index-upkeep/after-restart.ts). Every vector query of
  * their agent ranks them by their exact distance besides what the index returns
- * (lib/vector-store/chunks.ts), so a search finds them all the same. Rows go with their document.
+ * (lib/retrieval/index-candidates.ts), so a search finds them all the same. Rows go with their document.
  */
 
 export interface ChunkKey {

@@ -3,6 +3,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { gateRequest, handlerRoleRefusal, type Access } from "../auth/gate";
 import { getAgent, type Agent } from "../db/agents";
+import { AgentView } from "../db/agent-view";
 import { AppError, describeFailure, ERROR_STATUS, failureCode, type ErrorCode } from "../core/errors";
 
 /** The API's error shape, with the status the code maps to. */
@@ -68,6 +69,8 @@ type AgentCtx = { params: Promise<{ id: string }> };
 export interface AgentRequest<C extends AgentCtx> {
   req: Request;
   agent: Agent;
+  /** The request's view of the agent (lib/db/agent-view.ts), to pass down to retrieval and ingest. */
+  view: AgentView;
   params: Awaited<C["params"]>;
 }
 
@@ -84,7 +87,7 @@ export function withAgent<C extends AgentCtx>(
   const inner = async (req: Request, ctx: C) => {
     const params = (await ctx.params) as Awaited<C["params"]>;
     const agent = getAgent(parseId(params.id, "Agent"));
-    return handler({ req, agent, params });
+    return handler({ req, agent, view: AgentView.of(agent), params });
   };
   return options.gated ? gatedRoute(access, inner) : route(access, inner);
 }

@@ -8,7 +8,9 @@ import { chunkText } from "../core/chunking";
 import { env } from "../env.mjs";
 import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE, HNSW } from "../vector-store/client";
 import { rebuildState } from "./rebuild";
-import { addChunks, agentVectors, deleteDocumentVectors, nearestIds, parseChunkId, queryAgent as queryAgentWithLost } from "../vector-store/chunks";
+import { agentVectors, deleteDocumentVectors, nearestIds, parseChunkId } from "../vector-store/chunks";
+import { queryAgent as queryAgentWithLost } from "../retrieval/index-candidates";
+import { addNotedChunks } from "../ingest/write-chunks";
 import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
 import { ingest, newAgent } from "../../test/helpers";
@@ -184,7 +186,7 @@ describe("the index check after Chroma restarts", () => {
         { agent_id: agentId, filename: `${topic}.md`, type: "md", sha256: `fresh-${topic}`, bytes: text.length, chunk_size: 120, chunk_overlap: 0, chunk_strategy: "boundary", text, embedding_model: e.model },
         chunks,
       );
-      await addChunks(collection, { agentId, documentId: id }, chunks, await e.embed(chunks.map((c) => c.text)));
+      await addNotedChunks(collection, { agentId, documentId: id }, chunks, await e.embed(chunks.map((c) => c.text)));
       fresh.push({ agentId, id, filename: `${topic}.md`, count: chunks.length });
     }
     // Asked for in the same turn, so they share one transaction: no pass can see some without the others.

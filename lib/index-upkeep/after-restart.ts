@@ -21,7 +21,8 @@ import {
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, collectionName, isVectorStoreUnavailable } from "../vector-store/client";
 import { rebuildIndex } from "./rebuild";
-import { agentVectors, readdVectors, unreachableAmong, upsertChunks } from "../vector-store/chunks";
+import { agentVectors, unreachableAmong } from "../vector-store/chunks";
+import { readdVectors, upsertNotedChunks } from "./write-again";
 import { documentVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { queueCleanup } from "../ingest/cleanup";
@@ -418,7 +419,7 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
       }
     }
     if (chunks.length === 0) continue;
-    await writingAgain(agentId, new Set([documentId]), () => upsertChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }));
+    await writingAgain(agentId, new Set([documentId]), () => upsertNotedChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }));
     written += chunks.length;
   }
   return written;

@@ -7,7 +7,9 @@ import { commitReady, insertDocument } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { chroma, chunkId, collectionFor, collectionName, DISTANCE_SPACE } from "../vector-store/client";
-import { addChunks, notReturned, readdVectors } from "../vector-store/chunks";
+import { notReturned } from "../vector-store/chunks";
+import { readdVectors } from "./write-again";
+import { addNotedChunks } from "../ingest/write-chunks";
 import { ingest, newAgent } from "../../test/helpers";
 import { unreachableOf } from "../db/unreachable";
 import { db } from "../db/client";
@@ -133,7 +135,7 @@ describe("an index that cannot return some chunks", () => {
       { agent_id: agentId, filename, type: "txt", sha256: `sparse-${filename}`, bytes: text.length, chunk_size: 40, chunk_overlap: 0, chunk_strategy: "fixed", text, embedding_model: MODEL },
       chunks,
     );
-    await addChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));
+    await addNotedChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));
     await commitReady(agentId, id, filename, chunks.length);
     return id;
   }

@@ -8,7 +8,8 @@ import { readyAmong } from "../db/chunks";
 import { clearUnreachable, markUnreachable } from "../db/unreachable";
 import { documentsWithoutVectors } from "../db/chunk-vectors";
 import { copyMissingVectors } from "./exact-copies";
-import { agentVectors, listAgentVectors, listVectorOwners, readdVectors, unreachableAmong } from "../vector-store/chunks";
+import { agentVectors, listAgentVectors, listVectorOwners, unreachableAmong } from "../vector-store/chunks";
+import { readdVectors } from "./write-again";
 
 /**
  * Compares SQLite with Chroma, document by document: vectors nothing accounts for, ready

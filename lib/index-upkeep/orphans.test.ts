@@ -38,6 +38,7 @@ const lib = async () => ({
   ...(await import("./after-restart")),
   ...(await import("../vector-store/client")),
   ...(await import("../vector-store/chunks")),
+  ...(await import("./write-again")),
   ...(await import("../embeddings/configured")),
   ...(await import("../core/chunking")),
 });
@@ -149,7 +150,7 @@ describe("orphan vectors after a crash", () => {
   });
 
   it("a write whose process was killed before it could record anything is swept at the next start", async () => {
-    const { newAgent, ingest, vectorsOf, collectionFor, embedder, upsertChunks, chunkText, findDocument, recoverInterruptedIngests, pendingCleanups } = await lib();
+    const { newAgent, ingest, vectorsOf, collectionFor, embedder, upsertNotedChunks, chunkText, findDocument, recoverInterruptedIngests, pendingCleanups } = await lib();
     const agent = newAgent("killed mid-write");
     const old = await ingest(agent.id, "manual.md", MANUAL, 40, 0);
     const d1 = old.document_id!;
@@ -161,7 +162,7 @@ describe("orphan vectors after a crash", () => {
     // The check of the old version had read it as ready and written it again, logged as every
     // write is; the process was killed before it learnt of the replace.
     const chunks = chunkText(MANUAL, 40, 0);
-    await upsertChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: d1 }, chunks, await embedder().embed(chunks.map((c) => c.text)), { byCheck: true });
+    await upsertNotedChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: d1 }, chunks, await embedder().embed(chunks.map((c) => c.text)), { byCheck: true });
     expect(await leftOf(agent.id)).toEqual({ orphans: [d1], awaiting: [] });
 
     freshProcess();

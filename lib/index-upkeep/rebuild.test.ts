@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { listDocuments } from "../db/documents";
 import { chroma, chunkId, collectionFor, collectionName, live, REBUILD_SUFFIX, RETIRED_SUFFIX } from "../vector-store/client";
-import { addChunks, agentVectors, cosineDistance, queryAgent, unreachableAmong } from "../vector-store/chunks";
+import { agentVectors, cosineDistance, unreachableAmong } from "../vector-store/chunks";
+import { queryAgent } from "../retrieval/index-candidates";
+import { addNotedChunks } from "../ingest/write-chunks";
 import { rebuildIndex, rebuildState } from "./rebuild";
 import { isMirrored } from "../vector-store/write-gate";
 import { removeDocument } from "../ingest/remove";
@@ -123,7 +125,7 @@ describe("rebuilding the vector index", () => {
     const agent = newAgent("rebuild orphans");
     const kept = await ingest(agent.id, "kept.md", "Kept articles are copied into the new index.", 80, 0);
     const [v] = await e.embed(["a vector no document owns"]);
-    await addChunks(await collectionFor(e), { agentId: agent.id, documentId: 950_000 }, [{ index: 0 }], [v]);
+    await addNotedChunks(await collectionFor(e), { agentId: agent.id, documentId: 950_000 }, [{ index: 0 }], [v]);
     // The app's copy lost: the rebuild reads that document's vectors from Chroma.
     deleteChunkVectors(kept.document_id!, {});
     await rebuildIndex(e, "asked for by a test");

@@ -1,10 +1,10 @@
 import "server-only";
 import type { Collection, Metadata } from "../vector-store/client";
-import { peekProcessState, processState, setProcessState } from "../core/process-state";
+import { peekProcessState, processState } from "../core/process-state";
 import type { Embedder } from "../embeddings/index";
 import { AppError } from "../core/errors";
 import { documentStillIndexed, documentsToRebuild, documentVectorRuns, storedVectorCount, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
-import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, writeRecords, type ChunkMetadata } from "../vector-store/client";
+import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, setRebuilding, writeRecords, type ChunkMetadata } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 import { mirrorWrites } from "../vector-store/write-gate";
 
@@ -107,7 +107,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
   const c = current();
   const started = performance.now();
   c.s = { ...c.s, state: "running", reason, copied: 0, total: 0, started_at: new Date().toISOString(), last_error: null };
-  setProcessState("rebuilding", true);
+  setRebuilding(true);
   let mirror: ReturnType<typeof mirrorWrites> | null = null;
   let copy: Collection | null = null;
   try {
@@ -196,6 +196,6 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
     }
     throw err;
   } finally {
-    setProcessState("rebuilding", false);
+    setRebuilding(false);
   }
 }

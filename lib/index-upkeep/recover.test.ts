@@ -7,7 +7,7 @@ import { recoverInterruptedIngests } from "./recover";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ingest, newAgent, undeletedCleanups, vectorsOf } from "../../test/helpers";
 import { runCleanup } from "../ingest/cleanup";
-import { addChunks } from "../vector-store/chunks";
+import { addNotedChunks } from "../ingest/write-chunks";
 
 describe("recoverInterruptedIngests", () => {
   it("fails documents left indexing and removes their partial vectors, leaving ready ones alone", async () => {
@@ -29,7 +29,7 @@ describe("recoverInterruptedIngests", () => {
     const chunks = chunkText(text, 100, 0).slice(0, 2);
     const vectors = await embedder().embed(chunks.map((c) => c.text));
     const doc = { agentId: agent.id, documentId: id, filename: "partial.txt" };
-    await addChunks(await collectionFor(embedder()), doc, chunks, vectors);
+    await addNotedChunks(await collectionFor(embedder()), doc, chunks, vectors);
     expect(await vectorsOf(agent.id, id)).toHaveLength(2);
 
     expect(recoverInterruptedIngests()).toBe(1);

@@ -49,6 +49,7 @@ const lib = async () => ({
   ...(await import("../embeddings/configured")),
   ...(await import("../core/chunking")),
   ...(await import("../vector-store/chunks")),
+  ...(await import("./write-chunks")),
   ...(await import("../index-upkeep/rebuild")),
 });
 
@@ -157,7 +158,7 @@ describe("Chroma dies in the middle of an ingest", () => {
   }, 180_000);
 
   it("keeps retrying the clean-up of an interrupted ingest at start while Chroma is down, then finishes it", async () => {
-    const { newAgent, ingest, insertDocument, getDocument, embedder, collectionFor, chunkText, addChunks, vectorsOf, recoverInterruptedIngests, runCleanup, pendingCleanups, searchAgentDocuments, undeletedCleanups } =
+    const { newAgent, ingest, insertDocument, getDocument, embedder, collectionFor, chunkText, addNotedChunks, vectorsOf, recoverInterruptedIngests, runCleanup, pendingCleanups, searchAgentDocuments, undeletedCleanups } =
       await lib();
     const agent = newAgent("recovery retried");
     await ingest(agent.id, "ready.txt", "A ready article about parcels.");
@@ -167,7 +168,7 @@ describe("Chroma dies in the middle of an ingest", () => {
       chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model,
     }, chunkText(text, 100, 0));
     const chunks = chunkText(text, 100, 0).slice(0, 2);
-    await addChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+    await addNotedChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
 
     const { indexBacklog, checkHealth } = await import("../index-upkeep/health");
     expect(indexBacklog().stuck_documents).toBe(1);

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { processState } from "../core/process-state";
-import { getAgent } from "../db/agents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { collectionFor } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
@@ -9,7 +9,7 @@ import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
-import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable } from "../core/errors";
+import { AppError, BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
 import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { groupedWrite } from "../db/client";
@@ -40,14 +40,30 @@ export interface IngestResult {
  * written for removal. Whatever the result says is what happened.
  */
 export async function ingestFile(
-  agentId: number,
+  agent: AgentRef,
   file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
-  getAgent(agentId);
+  const agentId = AgentView.of(agent).agent.id; // an unknown agent's id is a 404 before anything runs
   // Callers pass a name already cleaned (a basename, or a path they chose to keep); this is a second pass.
-  const filename = sanitizeDocumentPath(file.filename);
+  return ingestNamedFile(agentId, { ...file, filename: sanitizeDocumentPath(file.filename) }, settings, onProgress);
+}
+
+/**
+ * ingestFile for a file whose name is a document's name already (an upload's, cleaned as its
+ * form was read: lib/ingest/uploads.ts), of an agent the caller has loaded: neither is looked at
+ * again per file. An agent deleted since it was loaded is refused as an unknown one, when its
+ * document's row is refused.
+ */
+export async function ingestNamedFile(
+  agent: AgentRef,
+  file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
+  settings: ChunkSettings,
+  onProgress: IngestProgress = () => {},
+): Promise<IngestResult> {
+  const agentId = AgentView.of(agent).id;
+  const { filename } = file;
   const base = { filename, document_id: null, chunk_count: 0 };
 
   const sha256 = createHash("sha256").update(file.bytes).digest("hex");
@@ -74,12 +90,18 @@ export async function ingestFile(
         message: `Already present as "${existing.filename}" (document ${existing.id}); nothing was changed.`,
       };
     }
-    return indexDocument(
-      agentId,
-      { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text, source_url: file.sourceUrl ?? null },
-      settings,
-      onProgress,
-    );
+    try {
+      return await indexDocument(
+        agentId,
+        { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text, source_url: file.sourceUrl ?? null },
+        settings,
+        onProgress,
+      );
+    } catch (err) {
+      // The document's row names an agent that is gone: deleted since the upload loaded it.
+      if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") throw notFound(`Agent ${agentId}`);
+      throw err;
+    }
   });
 }
 

@@ -9,7 +9,7 @@ import { removeDocument } from "./remove";
 import { rankAllChunks, searchAgentDocuments } from "../retrieval/retrieve";
 import { enc, ingest, newAgent, vectorsOf } from "../../test/helpers";
 import { runCleanup } from "./cleanup";
-import { addChunks } from "../vector-store/chunks";
+import { addNotedChunks } from "./write-chunks";
 
 const settings = { chunkSize: 200, chunkOverlap: 20 };
 const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status === "ready");
@@ -24,7 +24,7 @@ async function partialDocument(agentId: number, filename: string, text: string, 
         }, chunkText(text, 100, 0))
       : 900_000 + Math.floor(Math.random() * 1000);
   const chunks = chunkText(text, 100, 0).slice(0, 3);
-  await addChunks(await collectionFor(embedder()), { agentId, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+  await addNotedChunks(await collectionFor(embedder()), { agentId, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
   return id;
 }
 
@@ -110,7 +110,7 @@ describe("audit and repair", () => {
     const n = ready(agent.id)[0]!.chunk_count;
     expect(n).toBeGreaterThan(2);
     const collection = await collectionFor(embedder());
-    await addChunks(collection, { agentId: agent.id, documentId: doc.document_id! }, [{ index: n }], await embedder().embed(["a chunk the document does not have"]));
+    await addNotedChunks(collection, { agentId: agent.id, documentId: doc.document_id! }, [{ index: n }], await embedder().embed(["a chunk the document does not have"]));
     try {
       const report = await auditIndex();
       expect(report.missing_vectors.filter((m) => m.agent_id === agent.id)).toEqual([]);

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import { processState } from "../core/process-state";
 import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
-import { checkFileCount } from "../http/body";
 import { SIZE_LIMIT_CODES } from "../extract";
-import { INGEST_WORDS, ingestFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
+import { INGEST_WORDS, ingestFile, ingestNamedFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "../core/chunking";
@@ -14,6 +14,7 @@ import { isActiveFile, type FileProgress, type UploadJob } from "./upload-progre
 export type { FileProgress, UploadJob };
 
 export interface UploadFile {
+  /** The document's name, cleaned as the form was read (readUploadFiles) and not again. */
   filename: string;
   bytes: Uint8Array;
 }
@@ -29,13 +30,14 @@ export function expectedFilesField(form: FormData, received: number): number {
 
 /**
  * Reads the `files` of a request that adds files to an upload job (the job has the chunk
- * settings). A file's name is its last path segment, unless the field `paths` is `keep`: then
- * its folders stay in the document's name (`guides/setup.md`), as a folder sync sends them.
+ * settings), from the form as readLimitedForm (lib/http/body.ts) read it: that refused more files
+ * than a request may carry. A file's name is its last path segment, unless the field `paths` is
+ * `keep`: then its folders stay in the document's name (`guides/setup.md`), as a folder sync
+ * sends them; cleaned here once, the document's name as ingest stores it.
  */
 export async function readUploadFiles(form: FormData): Promise<UploadFile[]> {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (files.length === 0) throw invalid('Attach one or more files in the multipart field "files".');
-  checkFileCount(form);
   const paths = form.get("paths");
   if (paths !== null && paths !== "keep") throw invalid(`paths must be "keep" (or left out), not "${String(paths)}".`);
   const name = paths === "keep" ? sanitizeDocumentPath : sanitizeFilename;
@@ -65,10 +67,10 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
  */
 export const FILES_IN_PARALLEL = 32;
 
-/** Ingests one file; a rejection or failure comes back as its result, never thrown. */
+/** Ingests one file of an upload (its name cleaned as it was read); a rejection or failure comes back as its result, never thrown. */
 async function ingestOne(agentId: number, file: UploadFile, settings: ChunkSettings, onProgress?: IngestProgress): Promise<IngestResult> {
   try {
-    return await ingestFile(agentId, file, settings, onProgress);
+    return await ingestNamedFile(agentId, file, settings, onProgress);
   } catch (err) {
     if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
     return {
@@ -83,13 +85,17 @@ async function ingestOne(agentId: number, file: UploadFile, settings: ChunkSetti
   }
 }
 
-/** Ingests the files of one upload, several at a time; a rejected or failed file never stops the others. */
+/**
+ * Ingests the files of one upload, several at a time; a rejected or failed file never stops the
+ * others. The agent is the one the request loaded, not looked up again per file.
+ */
 export async function ingestFiles(
-  agentId: number,
+  agent: AgentRef,
   files: UploadFile[],
   settings: ChunkSettings,
   watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
 ): Promise<IngestResult[]> {
+  const agentId = AgentView.of(agent).id;
   const results: IngestResult[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
@@ -212,7 +218,8 @@ function receive(s: JobState, files: UploadFile[]) {
  * Starts indexing in the background and returns at once; poll `getUploadJob` for progress.
  * `expectedFiles`: how many files the whole upload has, when more will follow in `addToUploadJob`.
  */
-export function startUploadJob(agentId: number, files: UploadFile[], settings: ChunkSettings, expectedFiles = files.length): UploadJob {
+export function startUploadJob(agent: AgentRef, files: UploadFile[], settings: ChunkSettings, expectedFiles = files.length): UploadJob {
+  const agentId = AgentView.of(agent).id;
   if (!Number.isInteger(expectedFiles) || expectedFiles < files.length || expectedFiles > MAX_FILES_PER_JOB) {
     throw invalid(`expected_files must be a whole number from ${files.length} (the files in this request) to ${MAX_FILES_PER_JOB}.`);
   }

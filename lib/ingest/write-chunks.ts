@@ -1,12 +1,29 @@
 import "server-only";
 import type { Collection } from "../vector-store/client";
 import type { Embedder } from "../embeddings";
-import { addChunks } from "../vector-store/chunks";
+import { addChunks, collectionModel } from "../vector-store/chunks";
 import { writeChunkVectors } from "../db/chunk-vectors";
+import { noteVectorWrite } from "../db/index-check";
 import type { Chunk } from "../core/chunking";
 
 export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
 export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;
+
+/**
+ * Adds a document's chunk vectors to Chroma, noted first in the log of vector writes
+ * (lib/db/index-check.ts), so that a check after a crash knows they are among the newest; noted
+ * before the add, so a crash between the two leaves the note. Ingest, re-embedding and an agent's
+ * import write through here.
+ */
+export async function addNotedChunks(
+  collection: Collection,
+  doc: { agentId: number; documentId: number },
+  chunks: Pick<Chunk, "index">[],
+  embeddings: number[][],
+): Promise<void> {
+  noteVectorWrite({ collection: collection.name, model: collectionModel(collection), ...doc, chunks: chunks.length });
+  await addChunks(collection, doc, chunks, embeddings);
+}
 
 // Chunks embedded and written per step: bounds memory and gives the UI progress to show.
 const EMBED_SLICE = 64;
@@ -40,7 +57,7 @@ export async function writeChunks(
       // The exact ranking's copy, searchable once the document is made ready (lib/db/chunk-vectors.ts).
       writeChunkVectors(doc.documentId, target.model.model, slice, vectors);
       await settle();
-      const promise = addChunks(target.collection, doc, slice, vectors);
+      const promise = addNotedChunks(target.collection, doc, slice, vectors);
       promise.catch(() => {}); // awaited by settle(); this only keeps it from counting as unhandled meanwhile
       writing = { promise, done: i + slice.length };
     }

@@ -1,7 +1,8 @@
 import "server-only";
 import { processState } from "../core/process-state";
 import { chunkText, type ChunkStrategy } from "../core/chunking";
-import { agentsByLatestChange, readyDocumentKeys, readySignature } from "../db/documents";
+import { agentsByLatestChange, readyDocumentKeys } from "../db/documents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { documentChunks } from "../db/chunks";
 import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";
 import {
@@ -66,9 +67,10 @@ async function serialized<T>(agentId: number, fn: () => Promise<T>): Promise<T> 
  * The counts over an agent's ready chunks embedded by `e`'s model, or null when the provider
  * does not weight queries by corpus.
  */
-export async function agentCorpusStats(agentId: number, e: Embedder): Promise<CorpusStats | null> {
+export async function agentCorpusStats(ref: AgentRef, e: Embedder): Promise<CorpusStats | null> {
   if (!e.countFeatures || !e.embedQueries) return null;
-  return serialized(agentId, () => update(agentId, e));
+  const agent = AgentView.of(ref);
+  return serialized(agent.id, () => update(agent, e));
 }
 
 /** The counts as last saved, if they were made for this model. */
@@ -78,8 +80,9 @@ function fromDisk(agentId: number, model: string): Entry | undefined {
   return { model, signature: "", docs: new Map(stored.docs), chunks: stored.chunks, df: featureCountsFromBuffer(stored.counts) };
 }
 
-async function update(agentId: number, e: Embedder): Promise<CorpusStats> {
-  const signature = readySignature(agentId, e.model);
+async function update(agent: AgentView, e: Embedder): Promise<CorpusStats> {
+  const agentId = agent.id;
+  const signature = agent.readySignature(e.model);
   let entry = cache.get(agentId) ?? fromDisk(agentId, e.model);
   cache.delete(agentId); // re-inserted last: the most recently used
   if (entry && entry.model === e.model && entry.signature === signature) {

@@ -1,7 +1,8 @@
 import "server-only";
 import { env } from "../env.mjs";
 import { processState } from "../core/process-state";
-import { agentChunkCount, readySignature } from "../db/documents";
+import { readySignature } from "../db/documents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
 import { asSearch } from "../vector-store/batched-add";
@@ -103,7 +104,7 @@ function evictFor(bytes: number, keep: string): void {
 }
 
 /** The agent's ready documents as stored copies, streamed (table null); null while a copy is missing. */
-function streamed(agentId: number, model: string, signature = readySignature(agentId, model)): AgentVectors | null {
+function streamed(agentId: number, model: string, signature: string): AgentVectors | null {
   const coverage = readyVectorCoverage(agentId, model);
   if (coverage.some((d) => d.stored !== d.chunk_count)) return null;
   const documents = coverage.map((d) => d.document_id);
@@ -157,10 +158,11 @@ async function load(agentId: number, model: string, signature: string, before: A
 const keyOf = (agentId: number, model: string, precision: Precision) => (precision === "f32" ? `${agentId}|${model}` : `${agentId}|${model}|${precision}`);
 
 /** The held vectors of `key`, loaded or brought up to date with the agent's ready documents (one load at a time per key). */
-async function held(agentId: number, model: string, precision: Precision): Promise<AgentVectors | null> {
+async function held(agent: AgentView, model: string, precision: Precision): Promise<AgentVectors | null> {
+  const agentId = agent.id;
   const key = keyOf(agentId, model, precision);
-  for (;;) {
-    const signature = readySignature(agentId, model);
+  // The request's ready set first; after waiting for another search's load, the set as it is now.
+  for (let signature = agent.readySignature(model); ; signature = readySignature(agentId, model)) {
     const have = state().agents.get(key);
     if (have?.signature === signature) {
       have.usedAt = Date.now();
@@ -184,13 +186,14 @@ async function held(agentId: number, model: string, precision: Precision): Promi
  * null when the agent is not ranked exactly (larger than the limit, or a ready document whose
  * vectors have no copy yet).
  */
-export async function exactVectors(agentId: number, model: string, opts: { anySize?: boolean } = {}): Promise<AgentVectors | null> {
+export async function exactVectors(ref: AgentRef, model: string, opts: { anySize?: boolean } = {}): Promise<AgentVectors | null> {
+  const agent = AgentView.of(ref);
   const limit = exactLimit();
-  if (limit <= 0 || agentChunkCount(agentId) > limit) {
+  if (limit <= 0 || agent.readyChunkCount() > limit) {
     // The ranking a diagnosis compares with: read from SQLite as it goes, never held.
-    return opts.anySize ? streamed(agentId, model) : null;
+    return opts.anySize ? streamed(agent.id, model, agent.readySignature(model)) : null;
   }
-  return held(agentId, model, "f32");
+  return held(agent, model, "f32");
 }
 
 /**
@@ -201,11 +204,12 @@ export async function exactVectors(agentId: number, model: string, opts: { anySi
  * starts in the background and null is returned at once, unless `wait`: the caller scans the copy
  * from SQLite that once, as it would without the table.
  */
-export async function compactVectors(agentId: number, model: string, { wait = false } = {}): Promise<AgentVectors | null> {
-  const key = keyOf(agentId, model, "i8");
-  if (wait || state().agents.has(key)) return held(agentId, model, "i8");
+export async function compactVectors(ref: AgentRef, model: string, { wait = false } = {}): Promise<AgentVectors | null> {
+  const agent = AgentView.of(ref);
+  const key = keyOf(agent.id, model, "i8");
+  if (wait || state().agents.has(key)) return held(agent, model, "i8");
   if (!state().loading.has(key)) {
-    held(agentId, model, "i8").catch((err) => console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err));
+    held(agent, model, "i8").catch((err) => console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err));
   }
   return null;
 }

@@ -2,15 +2,17 @@ import "server-only";
 import { env } from "../env.mjs";
 import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
-import { agentChunkCount, readySignature } from "../db/documents";
+import { AgentView } from "../db/agent-view";
+import { readySignature } from "../db/documents";
 import { insertIndexRecall, latestIndexRecall, type IndexRecallRow, type NewIndexRecall } from "../db/index-recall";
 import { recentSearchTexts } from "../db/tool-calls";
 import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { chunkId, collectionFor, DISTANCE_SPACE } from "../vector-store/client";
-import { queryAgent, type RankedChunk } from "../vector-store/chunks";
+import type { RankedChunk } from "../vector-store/chunks";
 import { exactNearest, exactVectors } from "./exact";
-import { embedForAgent, servedNearest, visibleOnly } from "./retrieve";
+import { embedForAgent } from "./retrieve";
+import { indexCandidates, servedCandidates, visibleOnly } from "./read-path";
 
 /**
  * The index-recall monitor: an agent's own recent searches replayed through the ranking searches
@@ -110,10 +112,11 @@ const notMeasured = (reason: string): Measured => ({
 
 async function replay(agentId: number, queries: string[]): Promise<Measured> {
   if (queries.length === 0) return notMeasured(NO_SEARCHES);
-  if (agentChunkCount(agentId) === 0) return notMeasured(NO_CHUNKS);
+  const agent = AgentView.of(agentId);
+  if (agent.readyChunkCount() === 0) return notMeasured(NO_CHUNKS);
   let embedded: Awaited<ReturnType<typeof embedForAgent>>;
   try {
-    embedded = await embedForAgent(agentId, queries);
+    embedded = await embedForAgent(agent, queries);
   } catch (err) {
     // Documents of another model: nothing is searched until they are re-embedded, which the error says how.
     if (err instanceof AppError && err.code === "embedding_model_mismatch") return notMeasured(err.message);
@@ -122,12 +125,13 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
   const { model, vectors } = embedded;
   const collection = await collectionFor(model);
   if (collection.metadata?.distance_space !== DISTANCE_SPACE) return notMeasured(NOT_COSINE);
-  const exact = await exactVectors(agentId, model.model, { anySize: true });
+  const exact = await exactVectors(agent, model.model, { anySize: true });
   if (!exact) return notMeasured(NO_COPY);
   const truth = await exactTop(exact, model.model, vectors, RECALL_K);
   // Both read as searches read them: chunks of documents that are not ready are left out.
-  const index = await visibleOnly(agentId, vectors.length, RECALL_K, (n) => queryAgent(collection, agentId, vectors, n));
-  const served = await visibleOnly(agentId, vectors.length, RECALL_K, (n) => servedNearest(agentId, collection, model.model, vectors, n));
+  const target = { agent, collection, model: model.model, vectors };
+  const index = await visibleOnly(target, RECALL_K, indexCandidates(target));
+  const served = await visibleOnly(target, RECALL_K, servedCandidates(target));
   const top = (lists: RankedChunk[][]) => lists.map((l) => l.slice(0, RECALL_K));
   const s = recallAt(truth, top(served.kept));
   const i = recallAt(truth, top(index.kept));
@@ -135,7 +139,7 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
     queries: queries.length,
     served_recall: s.recall,
     index_recall: i.recall,
-    served_exactly: (await exactVectors(agentId, model.model)) !== null ? 1 : 0,
+    served_exactly: (await exactVectors(agent, model.model)) !== null ? 1 : 0,
     nearest_missed: s.nearestMissed,
     index_nearest_missed: i.nearestMissed,
     reason: null,

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Collection } from "../vector-store/client";
 import { chunkKey, readyChunks } from "../db/chunks";
+import type { AgentRef } from "../db/agent-view";
 import type { RankedChunk } from "../vector-store/chunks";
 import { compactVectors, exactPlaces, exactVectors } from "./exact";
 import { compactNearest, compactRanks } from "./compact";
@@ -49,16 +50,16 @@ const FLOAT_SLACK = 1e-6;
  * Ranks the agent's chunks exactly for one query vector, unless its search already does: the first
  * n, and where the chunks of the `targets` documents stand, with no limit.
  */
-export async function exactCheck(agentId: number, collection: Collection, model: string, vector: number[], n: number, targets: number[]): Promise<ExactCheck> {
+export async function exactCheck(agent: AgentRef, collection: Collection, model: string, vector: number[], n: number, targets: number[]): Promise<ExactCheck> {
   const none = { exact: null, ranks: new Map<string, number>() };
   // The exact scan measures cosine distances; any other space's results could not be compared.
   if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
-  if (await exactVectors(agentId, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
+  if (await exactVectors(agent, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
   // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again
   // (the first inspection of the agent scans its copy while the table is made).
-  const compact = await compactVectors(agentId, model);
+  const compact = await compactVectors(agent, model);
   if (compact) return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
-  const ranks = await exactRanks(agentId, model, vector, n, targets);
+  const ranks = await exactRanks(agent, model, vector, n, targets);
   return ranks ? { ranked_exactly: false, exact_unavailable: false, ...ranks } : { ranked_exactly: false, exact_unavailable: true, ...none };
 }
 
@@ -66,20 +67,20 @@ export async function exactCheck(agentId: number, collection: Collection, model:
  * The exact rank of each given chunk of the agent, by chunkKey: from its compact table where one
  * is held, else from a scan of the agent's copy; null without a full copy.
  */
-export async function exactRanksOf(agentId: number, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
-  const compact = await compactVectors(agentId, model);
+export async function exactRanksOf(agent: AgentRef, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
+  const compact = await compactVectors(agent, model);
   const ranks = compact ? await compactRanks(compact, model, vector, chunks) : null;
   if (ranks) return ranks;
   const documents = [...new Set(chunks.map((c) => c.document_id))];
-  return (await exactRanks(agentId, model, vector, 1, documents))?.ranks ?? null;
+  return (await exactRanks(agent, model, vector, 1, documents))?.ranks ?? null;
 }
 
 /**
  * The first n of the exact ranking and the exact rank of every chunk of the `targets` documents,
  * from one scan of the agent's copy read from SQLite as it goes; null without a full copy.
  */
-export async function exactRanks(agentId: number, model: string, vector: number[], n: number, targets: number[]): Promise<{ exact: RankedChunk[]; ranks: Map<string, number> } | null> {
-  const all = await exactVectors(agentId, model, { anySize: true });
+export async function exactRanks(agent: AgentRef, model: string, vector: number[], n: number, targets: number[]): Promise<{ exact: RankedChunk[]; ranks: Map<string, number> } | null> {
+  const all = await exactVectors(agent, model, { anySize: true });
   if (!all) return null;
   const [place] = await exactPlaces(all, model, [vector], n, [targets]);
   return { exact: place.head, ranks: new Map(place.chunks.map((c) => [chunkKey(c.document_id, c.chunk_index), c.rank])) };

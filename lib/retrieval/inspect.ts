@@ -1,14 +1,15 @@
 import "server-only";
-import { getAgent } from "../db/agents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { embedder } from "../embeddings/configured";
 import { beyondCut, noMatchCut } from "./cut";
-import { keywordPlace, rankByMode } from "./modes";
+import { keywordPlace } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
-import { agentChunkCount, findDocument, sourceUrlsOf } from "../db/documents";
+import { findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
-import { embedForAgent, explainQueryForAgent, locate, logged, resultsWithText, type SearchResult } from "./retrieve";
+import { embedForAgent, explainQueryForAgent, locate, logged, type SearchResult } from "./retrieve";
+import { rankedResults, readResults } from "./read-path";
 import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
@@ -87,13 +88,15 @@ export interface Inspection {
  * an inspector search, not as the agent's call.
  */
 export async function inspectQuery(
-  agentId: number,
+  ref: AgentRef,
   query: string,
   topK: number,
   expectedDocumentId?: number,
   asMode?: RetrievalMode,
 ): Promise<Inspection> {
-  const agent = getAgent(agentId);
+  const view = AgentView.of(ref);
+  const { agent } = view;
+  const agentId = agent.id;
   const model = embedder().model;
   const cut = noMatchCut(agent, model);
   const mode = asMode ?? agent.retrieval_mode;
@@ -101,24 +104,24 @@ export async function inspectQuery(
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
   const { results, location, check, vector: vectorOf } = await logged(
-    agentId,
+    view,
     "inspector",
     { query, top_k: topK },
     async () => {
-      if (agentChunkCount(agentId) === 0) return { results: [], location: null, check: null, vector: null };
-      const { model, vectors } = await embedForAgent(agentId, [query]);
+      if (view.readyChunkCount() === 0) return { results: [], location: null, check: null, vector: null };
+      const { model, vectors } = await embedForAgent(view, [query]);
       const collection = await collectionFor(model);
       // The exact check scans the agent's copy here while Chroma answers the ranking in its own
       // process: for an agent past the exact limit the two take about as long (docs/performance.md).
       const [[location], check] = await Promise.all([
-        locate(agentId, collection, vectors, [ready ? [doc.id] : []], window),
-        exactCheck(agentId, collection, model.model, vectors[0], window, ready ? [doc.id] : []),
+        locate(view, collection, vectors, [ready ? [doc.id] : []], window),
+        exactCheck(view, collection, model.model, vectors[0], window, ready ? [doc.id] : []),
       ]);
-      // Other modes rank apart; the cut is left to the page, which marks what it drops.
-      const results =
-        mode === "vector"
-          ? resultsWithText(agentId, location.head.slice(0, topK))
-          : (await rankByMode(agentId, mode, { collection, model }, [query], vectors, topK, null))[0];
+      // The results are the head just located, ranked on; other modes read their own lists. The
+      // cut is left to the page, which marks what it drops.
+      const read = { agent: view, collection, model: model.model, vectors, queries: [query] };
+      const opts = { mode, topK, cut: null };
+      const [results] = mode === "vector" ? await rankedResults(read, [location.head], opts) : (await readResults(read, opts)).results;
       return { results, location, check, vector: vectors[0] };
     },
     (r) => r.results.length,
@@ -130,7 +133,7 @@ export async function inspectQuery(
     // A chunk the index did not return although nearer than its last result is placed in the exact
     // ranking; a compact check ranked only the first results, so those chunks are ranked now.
     const unplaced = (location?.chunks ?? []).filter((c) => c.unreachable);
-    if (check && check.ranks === null && unplaced.length > 0) check.ranks = (await exactRanksOf(agentId, model, vectorOf!, unplaced)) ?? new Map();
+    if (check && check.ranks === null && unplaced.length > 0) check.ranks = (await exactRanksOf(view, model, vectorOf!, unplaced)) ?? new Map();
     const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
     const chunks = (location?.chunks ?? []).map((c) => ({
       chunk_index: c.chunk_index,
@@ -154,14 +157,14 @@ export async function inspectQuery(
       keyword: ready ? keywordPlace(agentId, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null) : { rank: null, bm25: null, fused_rank: null },
     };
   }
-  const explained = await explainQueryForAgent(agentId, query);
+  const explained = await explainQueryForAgent(view, query);
   return {
     mode,
     results,
     source_urls: sourceUrlsOf(agentId, results.map((r) => r.document_id)),
     cut,
     stale_cut: cut === null && agent.max_distance !== null ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" } : null,
-    total_chunks: agentChunkCount(agentId),
+    total_chunks: view.readyChunkCount(),
     distances: (location?.head ?? []).slice(0, CHART_RESULTS).map((r) => r.score),
     expected,
     query_words: explained?.words ?? null,

@@ -1,41 +1,33 @@
 import "server-only";
-import type { Collection } from "../vector-store/client";
 import { chunkKey } from "../db/chunks";
-import type { Embedder } from "../embeddings";
 import type { RetrievalMode } from "../validations/agent";
 import { agentVectors, cosineDistance, type RankedChunk } from "../vector-store/chunks";
 import { chunkId } from "../vector-store/client";
-import { beyondCut } from "./cut";
 import { keywordRanking } from "./keyword";
-import { resultsWithText, servedNearest, visibleOnly, type SearchResult } from "./served";
+import type { ModePlaces, PlacedChunk, ReadContext } from "./read-types";
+
+export type { RankedResult } from "./read-types";
 
 /**
- * Keyword and hybrid retrieval. `keyword` ranks the agent's chunks by bm25 (lib/retrieval/
- * keyword.ts); `hybrid` fuses the vector and keyword rankings by reciprocal rank fusion. Either
- * way `score` keeps its meaning, the chunk's raw vector distance (read from its stored vector
- * when the vector ranking did not reach it), so the no-match cut and every client that reads
- * `score` work as in vector mode; each result also says where it stood in each list.
+ * Keyword and hybrid retrieval, the ranking stage of the read path (lib/retrieval/read-path.ts)
+ * in those modes. `keyword` ranks the agent's chunks by bm25 (lib/retrieval/keyword.ts); `hybrid`
+ * fuses the vector and keyword rankings by reciprocal rank fusion. Either way `score` keeps its
+ * meaning, the chunk's raw vector distance (read from its stored vector when the vector ranking
+ * did not reach it), so the no-match cut and every client that reads `score` work as in vector
+ * mode; each result also says where it stood in each list.
  */
 
 /** The constant of reciprocal rank fusion: a result's share is 1 / (RRF_K + its rank) in each list. */
 export const RRF_K = 60;
-
-export interface RankedResult extends SearchResult {
-  /** 1-based rank in the vector ranking; null when it is below the part of that list that was read. */
-  vector_rank: number | null;
-  /** 1-based rank among the keyword matches; null when its words do not match the query's. */
-  keyword_rank: number | null;
-  /** bm25 of the keyword match (lower is better), null without one. */
-  bm25: number | null;
-  /** Hybrid only: 1-based rank after fusion. */
-  fused_rank?: number;
-}
 
 type Ref = Pick<RankedChunk, "document_id" | "chunk_index">;
 const keyOf = (r: Ref) => chunkKey(r.document_id, r.chunk_index);
 
 /** How deep each list is read: enough for fusion to see what either side ranks near the top. */
 export const listDepth = (topK: number) => Math.max(2 * topK, 20);
+
+/** How many admitted candidates a search in `mode` reads: its top_k, or both lists' depth. */
+export const readDepth = (mode: RetrievalMode, topK: number) => (mode === "vector" ? topK : listDepth(topK));
 
 /** Hybrid order: the larger fused share first; ties by the vector rank, then the keyword rank. */
 function fuse(vector: Map<string, number>, keyword: Map<string, number>): string[] {
@@ -48,26 +40,23 @@ function fuse(vector: Map<string, number>, keyword: Map<string, number>): string
     .map((x) => x.k);
 }
 
-export async function rankByMode(
-  agentId: number,
+/**
+ * Each query's first top_k in keyword or hybrid order, from its admitted vector candidates (read
+ * listDepth deep) and the agent's keyword matches, with each chunk's places in both lists.
+ */
+export async function fusedWithKeywords(
+  read: ReadContext,
+  kept: RankedChunk[][],
   mode: Exclude<RetrievalMode, "vector">,
-  target: { collection: Collection; model: Embedder },
-  queries: string[],
-  vectors: number[][],
   topK: number,
-  cut: number | null,
-  /** Filled with each query's nearest chunk by vector distance, before the cut (the log keeps it). */
-  nearest?: (RankedChunk | null)[],
-): Promise<RankedResult[][]> {
+): Promise<PlacedChunk[][]> {
   const depth = listDepth(topK);
-  const { kept } = await visibleOnly(agentId, queries.length, depth, (n) => servedNearest(agentId, target.collection, target.model.model, vectors, n));
-  kept.forEach((hits, q) => nearest && (nearest[q] = hits[0] ?? null));
   return Promise.all(
-    queries.map(async (query, q) => {
+    read.queries.map(async (query, q) => {
       const head = kept[q].slice(0, depth);
       const vectorRank = new Map(head.map((h, i) => [keyOf(h), i + 1]));
       const distance = new Map(head.map((h) => [keyOf(h), h.score]));
-      const matches = keywordRanking(agentId, target.model.model, query, mode === "keyword" ? topK : depth);
+      const matches = keywordRanking(read.agent.id, read.model, query, mode === "keyword" ? topK : depth);
       const keywordRank = new Map(matches.map((m, i) => [keyOf(m), i + 1]));
       const bm25 = new Map(matches.map((m) => [keyOf(m), m.bm25]));
       const refs = new Map<string, Ref>([...head, ...matches].map((r) => [keyOf(r), { document_id: r.document_id, chunk_index: r.chunk_index }]));
@@ -75,27 +64,19 @@ export async function rankByMode(
 
       // A keyword match the vector ranking did not reach gets its distance from its stored vector.
       const unread = order.filter((k) => !distance.has(k)).map((k) => refs.get(k)!);
-      for (const v of await agentVectors(target.collection, agentId, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
-        distance.set(chunkKey(v.document_id, v.chunk_index), cosineDistance(vectors[q], v.embedding));
+      for (const v of await agentVectors(read.collection, read.agent.id, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
+        distance.set(chunkKey(v.document_id, v.chunk_index), cosineDistance(read.vectors[q], v.embedding));
       }
-      const ranked = order.flatMap((k, i) => {
+      return order.flatMap((k, i): PlacedChunk[] => {
         const score = distance.get(k);
-        return score === undefined ? [] : [{ ...refs.get(k)!, score, fused: i + 1 }];
-      });
-      const texts = new Map(resultsWithText(agentId, ranked).map((r) => [keyOf(r), r]));
-      return ranked.flatMap((r): RankedResult[] => {
-        const result = texts.get(keyOf(r));
-        if (!result || beyondCut(r.score, cut)) return [];
-        const k = keyOf(r);
-        return [
-          {
-            ...result,
-            vector_rank: vectorRank.get(k) ?? null,
-            keyword_rank: keywordRank.get(k) ?? null,
-            bm25: bm25.get(k) ?? null,
-            ...(mode === "hybrid" ? { fused_rank: r.fused } : {}),
-          },
-        ];
+        if (score === undefined) return [];
+        const places: ModePlaces = {
+          vector_rank: vectorRank.get(k) ?? null,
+          keyword_rank: keywordRank.get(k) ?? null,
+          bm25: bm25.get(k) ?? null,
+          ...(mode === "hybrid" ? { fused_rank: i + 1 } : {}),
+        };
+        return [{ ...refs.get(k)!, score, places }];
       });
     }),
   );

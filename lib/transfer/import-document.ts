@@ -3,8 +3,8 @@ import type { Embedder } from "../embeddings";
 import { AppError, vectorStoreUnavailable } from "../core/errors";
 import { setDocumentCreatedAt } from "../db/documents";
 import { writeChunkVectors } from "../db/chunk-vectors";
-import { addChunks } from "../vector-store/chunks";
 import { indexExtractedText, type ChunkWriter } from "../ingest/pipeline";
+import { addNotedChunks } from "../ingest/write-chunks";
 import type { Chunk } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { sanitizeDocumentPath } from "../validations/filename";
@@ -111,7 +111,7 @@ export async function importDocument(
   const write: ChunkWriter = (to, doc, docChunks) =>
     readVectors(docChunks, d.filename, next, async (slice, vectors) => {
       writeChunkVectors(doc.documentId, to.model.model, slice, vectors);
-      await addChunks(to.collection, doc, slice, vectors);
+      await addNotedChunks(to.collection, doc, slice, vectors);
     }, target.dimension);
   const given = sameModel ? { chunks, write } : undefined;
   const result = await indexExtractedText(agentId, d, settings, undefined, given);

@@ -1,36 +1,26 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
-import { chroma, chunkId, isVectorStoreUnavailable, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
-import { agentIdScope, scopeRefused } from "./agent-scope";
+import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
-import { unreachableOf } from "../db/unreachable";
-import { noteVectorWrite, suspectDocumentsOf } from "../db/index-check";
-import { readVectorRuns } from "../db/chunk-vectors";
 import type { Chunk } from "../core/chunking";
 
+// The agent-filtered chunk operations: ids, vectors and metadata in and out, nothing decided
+// about what to rank or what a write means (lib/retrieval/index-candidates.ts ranks around what
+// the index cannot return; writers note their writes in lib/db/index-check.ts themselves).
+//
 // Every read and delete below carries the agent_id filter: tenant isolation lives here. A query
-// may carry the agent's own ready chunk ids in its place (agentIdScope), which name nothing of
-// another agent. Two reads do without either and return no other agent's data: the audit's list
-// of owners (listVectorOwners) and the check of whether chunks' own vectors return them
-// (ownVectorsReturned).
+// may carry the agent's own ready chunk ids in its place (AgentScope.idsJson, made from SQLite by
+// lib/retrieval/id-scope.ts), which name nothing of another agent. Two reads do without either and
+// return no other agent's data: the audit's list of owners (listVectorOwners) and the check of
+// whether chunks' own vectors return them (ownVectorsReturned).
 const byAgent = (agentId: number): Where => ({ agent_id: agentId });
 const byDocument = (agentId: number, documentId: number): Where => ({
   $and: [{ agent_id: agentId }, { document_id: documentId }],
 });
 
 /** The embedding model a collection holds (its metadata; its name for one made without). */
-const modelOf = (collection: Collection): string => String(collection.metadata?.embedding_model ?? collection.name);
-
-/** Every write of chunk vectors is noted, so a check after a crash knows which are the newest (lib/db/index-check.ts). */
-function noted(collection: Collection, agentId: number, ids: string[], suspect: boolean): void {
-  const perDocument = new Map<number, number>();
-  for (const id of ids) {
-    const key = parseChunkId(id);
-    if (key) perDocument.set(key.document_id, (perDocument.get(key.document_id) ?? 0) + 1);
-  }
-  for (const [documentId, n] of perDocument) noteVectorWrite({ collection: collection.name, model: modelOf(collection), agentId, documentId, chunks: n }, suspect);
-}
+export const collectionModel = (collection: Collection): string => String(collection.metadata?.embedding_model ?? collection.name);
 
 // One question to Chroma, shared by the documents that ask at the same time (so that they hand
 // over their vectors in the same turn, see batchedAdd); asked again after a failure.
@@ -47,7 +37,8 @@ function maxBatchSize(): Promise<number> {
 
 /**
  * Writes a document's chunk vectors. Chroma keeps the vector and the ids a query filters on;
- * the chunk text is in SQLite (`chunks`), so Chroma does not index it a second time.
+ * the chunk text is in SQLite (`chunks`), so Chroma does not index it a second time. The writer
+ * notes the write first (lib/db/index-check.ts), so a crash between the two leaves the note.
  */
 export async function addChunks(
   collection: Collection,
@@ -55,7 +46,6 @@ export async function addChunks(
   chunks: Pick<Chunk, "index">[],
   embeddings: number[][],
 ): Promise<void> {
-  noteVectorWrite({ collection: collection.name, model: modelOf(collection), ...doc, chunks: chunks.length });
   await batchedAdd(
     collection,
     {
@@ -67,19 +57,13 @@ export async function addChunks(
   );
 }
 
-/**
- * Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time,
- * unbatched). `byCheck`: the index check writes them and checks them itself, so a crash's follow
- * window does not make their document suspect.
- */
+/** Writes some chunks of a document again, as addChunks does, as an upsert (a few at a time, unbatched). */
 export async function upsertChunks(
   collection: Collection,
   doc: { agentId: number; documentId: number },
   chunks: Pick<Chunk, "index">[],
   embeddings: number[][],
-  { byCheck = false } = {},
 ): Promise<void> {
-  noteVectorWrite({ collection: collection.name, model: modelOf(collection), ...doc, chunks: chunks.length }, !byCheck);
   await upsertRecords(collection, {
     ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
     embeddings,
@@ -124,69 +108,22 @@ function ranked(res: { ids: string[][]; distances: (number | null)[][] }): Ranke
 }
 
 /**
- * The nearest `nResults` chunks of one agent for each query vector, closest first: ids and
- * distances only (the id names document and chunk; the text is read from SQLite for the few
- * that are shown).
+ * What a query of one agent may return: its chunks by the agent_id filter, or, with `idsJson`,
+ * only the chunk ids listed there (a JSON array, spliced into the request as it is). The list is
+ * the caller's to make from the agent's own chunks (lib/retrieval/id-scope.ts).
  */
-export async function queryAgent(collection: Collection, agentId: number, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  if (agentId <= 0) return nearestSettled(collection, { where: byAgent(agentId) }, queryEmbeddings, nResults);
-  // Chunks the index is known not to return, and those of documents suspected after a crash
-  // until the check has looked at them, are ranked by their exact distance instead.
-  const suspects = suspectDocumentsOf(agentId, modelOf(collection));
-  const lists = await nearestOfAgent(collection, agentId, suspects, queryEmbeddings, nResults);
-  const exact = [...(await suspectVectors(collection, agentId, suspects)), ...(await keptVectors(collection, agentId))];
-  if (exact.length === 0) return lists;
-  const keys = new Set(exact.map((v) => chunkId(v.document_id, v.chunk_index)));
-  return lists.map((list, q) =>
-    [
-      ...list.filter((r) => !keys.has(chunkId(r.document_id, r.chunk_index))),
-      ...exact.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
-    ]
-      .sort(closestFirst)
-      .slice(0, nResults),
-  );
+export interface AgentScope {
+  agentId: number;
+  idsJson?: string;
 }
 
 /**
- * Chroma's nearest among the agent's ready chunks, the suspect documents' left out: asked by the
- * list of their ids (lib/vector-store/agent-scope.ts), or by the agent filter when the list is
- * too long or Chroma refused it.
+ * Every vector Chroma holds of some documents of one agent, with embedding and metadata (the
+ * agent filter with the documents'; a document's vectors when the app has no copy of them).
  */
-async function nearestOfAgent(collection: Collection, agentId: number, suspects: number[], queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
-  const scope = agentIdScope(agentId, modelOf(collection), suspects);
-  if (scope) {
-    try {
-      return await nearestSettled(collection, { idsJson: scope.json }, queryEmbeddings, nResults);
-    } catch (err) {
-      if (isVectorStoreUnavailable(err)) throw err;
-      scopeRefused(scope); // an id Chroma does not hold: the filter finds what it does hold
-    }
-  }
-  return nearestSettled(collection, { where: byAgent(agentId) }, queryEmbeddings, nResults);
-}
-
-type ExactVector = { document_id: number; chunk_index: number; embedding: ArrayLike<number> };
-
-/** The kept unreachable chunks' vectors, as Chroma stores them. */
-async function keptVectors(collection: Collection, agentId: number): Promise<ExactVector[]> {
-  const lost = unreachableOf(agentId);
-  return lost.length === 0 ? [] : agentVectors(collection, agentId, lost.map((k) => chunkId(k.document_id, k.chunk_index)));
-}
-
-/** The suspect documents' vectors from the app's copy, or from Chroma for a document without one. */
-async function suspectVectors(collection: Collection, agentId: number, documents: number[]): Promise<ExactVector[]> {
-  if (documents.length === 0) return [];
-  const out: ExactVector[] = [];
-  const copied = new Set<number>();
-  for (const r of readVectorRuns(documents, modelOf(collection))) {
-    copied.add(r.document_id);
-    for (let i = 0; i < r.count; i++) out.push({ document_id: r.document_id, chunk_index: r.first_chunk + i, embedding: r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension) });
-  }
-  const uncopied = documents.filter((d) => !copied.has(d));
-  if (uncopied.length > 0) {
-    for (const v of await live(collection).get({ where: { $and: [{ agent_id: agentId }, { document_id: { $in: uncopied } }] }, include: ["embeddings", "metadatas"] }).then(storedVectors)) out.push(v);
-  }
-  return out;
+export async function documentVectors(collection: Collection, agentId: number, documentIds: number[]): Promise<StoredVector[]> {
+  if (documentIds.length === 0) return [];
+  return storedVectors(await live(collection).get({ where: { $and: [{ agent_id: agentId }, { document_id: { $in: documentIds } }] }, include: ["embeddings", "metadatas"] }));
 }
 
 /**
@@ -203,19 +140,17 @@ export function closestFirst(a: RankedChunk, b: RankedChunk): number {
 const MAX_TIE_READ = 4096;
 
 /**
- * The nearest `nResults` in ranking order (closestFirst). One more is read than asked for: when
- * it ties with the last, the read is widened until the tie ends, so the ones kept are the first
- * of the tied chunks in that order, not those the index happened to reach.
+ * The nearest `nResults` chunks in `scope` for each query vector, in ranking order (closestFirst):
+ * ids and distances only (the id names document and chunk; the text is read from SQLite for the
+ * few that are shown). One more is read than asked for: when it ties with the last, the read is
+ * widened until the tie ends, so the ones kept are the first of the tied chunks in that order,
+ * not those the index happened to reach.
  */
-async function nearestSettled(
-  collection: Collection,
-  scope: { where: Where } | { idsJson: string },
-  queryEmbeddings: number[][],
-  nResults: number,
-): Promise<RankedChunk[][]> {
+export async function nearestChunks(collection: Collection, scope: AgentScope, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+  const filter = scope.idsJson === undefined ? { where: byAgent(scope.agentId) } : { idsJson: scope.idsJson };
   let ask = nResults + 1;
   for (;;) {
-    const lists = ranked(await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults: ask, ...scope })));
+    const lists = ranked(await asSearch(() => queryDistances(collection, { queryEmbeddings, nResults: ask, ...filter })));
     const open = lists.some((l) => l.length === ask && nResults > 0 && l[ask - 1].score === l[nResults - 1].score);
     if (!open || ask > nResults + MAX_TIE_READ) return lists.map((l) => l.sort(closestFirst).slice(0, nResults));
     ask = nResults + 4 * (ask - nResults);
@@ -332,19 +267,16 @@ export async function nearestIds(
 }
 
 /**
- * Writes some vectors of one agent again with the same ids, embeddings and metadata: removed,
- * then added, so the index inserts each one afresh. Returns what was written (ids not found are
- * skipped). If the add fails after the delete, the audit reports those chunks missing.
+ * Writes vectors of one agent again with the same ids, embeddings and metadata, as agentVectors
+ * read them: removed (by their ids and the agent filter), then added, so the index inserts each
+ * one afresh. If the add fails after the delete, the audit reports those chunks missing.
  */
-export async function readdVectors(collection: Collection, agentId: number, ids: string[], { byCheck = false } = {}): Promise<StoredVector[]> {
-  const found = await agentVectors(collection, agentId, ids);
-  if (found.length === 0) return [];
-  noted(collection, agentId, found.map((v) => v.id), !byCheck);
+export async function rewriteVectors(collection: Collection, agentId: number, vectors: StoredVector[]): Promise<void> {
+  if (vectors.length === 0) return;
   await vectorWrite(live(collection), async (c) => {
-    await c.delete({ ids: found.map((v) => v.id), where: byAgent(agentId) });
-    await c.add({ ids: found.map((v) => v.id), embeddings: found.map((v) => v.embedding), metadatas: found.map((v) => v.metadata) });
+    await c.delete({ ids: vectors.map((v) => v.id), where: byAgent(agentId) });
+    await c.add({ ids: vectors.map((v) => v.id), embeddings: vectors.map((v) => v.embedding), metadatas: vectors.map((v) => v.metadata) });
   });
-  return found;
 }
 
 /** Own-vector queries per Chroma call, and how many neighbours each asks for. */

@@ -116,7 +116,7 @@ export async function queryDistances(
 ): Promise<{ ids: string[][]; distances: (number | null)[][] }> {
   const body = { query_embeddings: q.queryEmbeddings, n_results: q.nResults, include: ["distances"] };
   if ("where" in q) return postJson(recordsUrl(collection, "query"), { ...body, where: q.where });
-  // The ids list is JSON made once per agent (lib/vector-store/agent-scope.ts): spliced in, not serialised again.
+  // The ids list is JSON made once per agent (lib/retrieval/id-scope.ts): spliced in, not serialised again.
   return postJson(recordsUrl(collection, "query"), `${JSON.stringify(body).slice(0, -1)},"ids":${q.idsJson}}`);
 }
 
@@ -193,9 +193,18 @@ async function listAllCollections(): Promise<Collection[]> {
 }
 
 /**
+ * This process is rebuilding an index (lib/index-upkeep/rebuild.ts says so as it starts and
+ * ends): opening a collection meanwhile must not take the half-built copy for one a stopped
+ * rebuild left behind.
+ */
+export function setRebuilding(on: boolean): void {
+  setProcessState("rebuilding", on);
+}
+
+/**
  * What a rebuild that stopped half-way (the app or Chroma went away) left behind: the original
  * gets its name back if it had already given it up, a partial copy is dropped, and a replaced
- * original is dropped. Not while this process rebuilds.
+ * original is dropped. Not while this process rebuilds (setRebuilding).
  */
 async function settleRebuild(name: string): Promise<void> {
   if (peekProcessState<boolean>("rebuilding")) return;

@@ -7,7 +7,8 @@ import { agentCorpusStats } from "../../lib/retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, insertDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
 import { removeAgent, removeDocument } from "../../lib/ingest/remove";
-import { addChunks, deleteAgentVectors } from "../../lib/vector-store/chunks";
+import { deleteAgentVectors } from "../../lib/vector-store/chunks";
+import { addNotedChunks } from "../../lib/ingest/write-chunks";
 import { useEmbedder } from "./run";
 
 // Far above any real agent id, so the scratch vectors can be deleted by their agent filter.
@@ -16,7 +17,7 @@ const SLICE = 64; // as ingest writes
 
 /**
  * Chroma insert throughput for an embedder's vectors: `count` chunks written in slices of 64
- * through the app's own addChunks, then removed. Embedding time is measured apart.
+ * through the app's own write of chunk vectors (addNotedChunks), then removed. Embedding time is measured apart.
  */
 export async function chromaAddThroughput(e: Embedder, texts: string[], count: number): Promise<{ vectorsPerSecond: number; msPerSlice: number }> {
   const chunks: Chunk[] = Array.from({ length: count }, (_, i) => {
@@ -31,7 +32,7 @@ export async function chromaAddThroughput(e: Embedder, texts: string[], count: n
   try {
     for (let i = 0; i < chunks.length; i += SLICE) {
       // One "document" per slice, as a long upload would be written.
-      await addChunks(collection, { agentId, documentId: i }, chunks.slice(i, i + SLICE), vectors.slice(i, i + SLICE));
+      await addNotedChunks(collection, { agentId, documentId: i }, chunks.slice(i, i + SLICE), vectors.slice(i, i + SLICE));
     }
     ms = performance.now() - started;
   } finally {

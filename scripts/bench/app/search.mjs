@@ -51,7 +51,7 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
     return out;
   };
   // The same query scoped by the agent's chunk ids instead of the filter, as the app sends it
-  // (lib/vector-store/agent-scope.ts): Chroma's cost for the scope the app's search pays now.
+  // (lib/retrieval/id-scope.ts): Chroma's cost for the scope the app's search pays now.
   const idsOf = new Map(agents.map((a) => [a.id, JSON.stringify(a.articles.flatMap((f) => Array.from({ length: f.chunkCount }, (_, i) => `doc${f.documentId}#${i}`)))]));
   const rawIdsLatencies = async (list, n) => {
     const out = [];

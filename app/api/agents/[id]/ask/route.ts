@@ -4,7 +4,7 @@ import { askAgent } from "@/lib/ask/ask";
 import { askSchema } from "@/lib/validations/search";
 
 /** POST /api/agents/{id}/ask (and its alias /agents/{id}/ask): answers from the agent's documents, or refuses and says why. */
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/ask">>("viewer", async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/ask">>("viewer", async ({ req, view }) => {
   const { question, top_k } = askSchema.parse(await readJson(req));
-  return NextResponse.json(await askAgent(agent, question, top_k), { headers: { "Cache-Control": "no-store" } });
+  return NextResponse.json(await askAgent(view, question, top_k), { headers: { "Cache-Control": "no-store" } });
 });

@@ -14,9 +14,9 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
 
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
   "editor",
-  async ({ req, agent }) => {
+  async ({ req, view }) => {
     const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
-    const results = await ingestFiles(agent.id, upload.files, upload);
+    const results = await ingestFiles(view, upload.files, upload);
     const status = uploadStatus(results);
     if (status === 201) return NextResponse.json({ documents: results }, { status });
     const code: ErrorCode = status === 503 ? "vector_store_unavailable" : "rejected";

@@ -9,7 +9,7 @@ export const POST = withAgent<RouteCtx<"/api/agents/[id]/uploads">>(
   async ({ req, agent }) => {
     const form = await readLimitedForm(req, 'the files in the field "files"');
     const upload = await readUploadForm(form);
-    const job = startUploadJob(agent.id, upload.files, upload, expectedFilesField(form, upload.files.length));
+    const job = startUploadJob(agent, upload.files, upload, expectedFilesField(form, upload.files.length));
     return NextResponse.json(job, { status: 202, headers: { Location: `/api/agents/${agent.id}/uploads/${job.id}` } });
   },
   { gated: true },

@@ -8,9 +8,9 @@ import { serveFromNode } from "@/lib/http/node-handler";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { searchSchema } from "@/lib/validations/search";
 
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>("viewer", async ({ req, agent }) => {
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>("viewer", async ({ req, view }) => {
   const { query, top_k } = searchSchema.parse(await readJson(req));
-  const results = await documentSearchTool(agent, query, top_k);
+  const results = await documentSearchTool(view, query, top_k);
   // no-transform: Next would gzip these few kilobytes, which costs the caller more time than
   // it saves on any link an agent's search runs over (docs/performance.md, 'The search
   // endpoint is cheap to reach').

@@ -1,7 +1,8 @@
 import "server-only";
 import { processState } from "../core/process-state";
-import { readyChunkCounts, readySignature } from "../db/documents";
-import { chunkId } from "./client";
+import { readyChunkCounts } from "../db/documents";
+import { AgentView, type AgentRef } from "../db/agent-view";
+import { chunkId } from "../vector-store/client";
 
 /**
  * The chunk ids a query of one agent may return, sent to Chroma as the query's `ids` instead of
@@ -14,9 +15,10 @@ import { chunkId } from "./client";
  *
  * Chroma refuses the whole query when one id is not in its index (a vector a crash lost, or a
  * document removed between the list and the query). The documents a crash may have damaged are
- * left out of the list (the caller ranks their chunks exactly from the app's copy), and a refused
- * list is not sent again until the agent's ready documents change: the query falls back to the
- * `where` filter meanwhile.
+ * left out of the list (lib/retrieval/index-candidates.ts ranks their chunks exactly from the
+ * app's copy), and a refused list is not sent again until the agent's ready documents change: the
+ * query falls back to the `where` filter meanwhile. The lists are held per process, across
+ * requests, since making one reads every ready document of the agent.
  */
 
 /** Past this many chunks the list is not sent (14 MB of JSON; Chroma refuses requests past 40 MB by default). */
@@ -44,13 +46,15 @@ export interface IdScope {
 }
 
 /**
- * The scope of a query of `agentId` in the collection of `model`, leaving out the chunks of
+ * The scope of a query of the agent in the collection of `model`, leaving out the chunks of
  * `leftOut` documents; null when the `where` filter must be used (the list is too long, or Chroma
  * refused it).
  */
-export function agentIdScope(agentId: number, model: string, leftOut: number[]): IdScope | null {
+export function agentIdScope(ref: AgentRef, model: string, leftOut: number[]): IdScope | null {
+  const agent = AgentView.of(ref);
+  const agentId = agent.id;
   const slot = `${agentId}|${model}`;
-  const key = `${readySignature(agentId, model)}|${leftOut.join(",")}`;
+  const key = `${agent.readySignature(model)}|${leftOut.join(",")}`;
   const scopes = held();
   let scope = scopes.get(slot);
   if (!scope || scope.key !== key) {

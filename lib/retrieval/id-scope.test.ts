@@ -5,11 +5,12 @@ import { chunkText } from "../core/chunking";
 import { insertDocument } from "../db/documents";
 import { suspectNewest } from "../db/index-check";
 import { peekProcessState, setProcessState } from "../core/process-state";
-import { useExactLimits } from "../retrieval/exact";
-import { embedForAgent, searchAgentDocuments } from "../retrieval/retrieve";
-import { chroma, chunkId, collectionFor } from "./client";
-import { addChunks, queryAgent } from "./chunks";
-import { agentIdScope } from "./agent-scope";
+import { useExactLimits } from "./exact";
+import { embedForAgent, searchAgentDocuments } from "./retrieve";
+import { chroma, chunkId, collectionFor } from "../vector-store/client";
+import { addNotedChunks } from "../ingest/write-chunks";
+import { queryAgent } from "./index-candidates";
+import { agentIdScope } from "./id-scope";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 
 // Searches of an agent that Chroma ranks (past EXACT_MAX_CHUNKS; 0 here) send the agent's ready
@@ -57,7 +58,7 @@ describe("a query scoped by the agent's own chunk ids", () => {
       { agent_id: agent.id, filename: "indexing.md", type: "md", sha256: "scope-indexing", bytes: text.length, chunk_size: 60, chunk_overlap: 10, chunk_strategy: "fixed", text, embedding_model: e.model },
       chunks,
     );
-    await addChunks(collection, { agentId: agent.id, documentId: indexing }, chunks, await e.embed(chunks.map((c) => c.text)));
+    await addNotedChunks(collection, { agentId: agent.id, documentId: indexing }, chunks, await e.embed(chunks.map((c) => c.text)));
 
     const sent = recordQueries();
     const results = await searchAgentDocuments(agent, "support response time for premium customers", 100);
