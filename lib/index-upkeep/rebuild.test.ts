@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { listDocuments } from "../db/documents";
 import { chroma, chunkId, collectionFor, collectionName, live, REBUILD_SUFFIX, RETIRED_SUFFIX } from "../vector-store/client";
-import { agentVectors, cosineDistance, unreachableAmong } from "../vector-store/chunks";
+import { agentVectors, cosineDistance, parseChunkId, unreachableAmong } from "../vector-store/chunks";
+import { clearUnreachable, markUnreachable } from "../db/unreachable";
 import { queryAgent } from "../retrieval/index-candidates";
 import { addNotedChunks } from "../ingest/write-chunks";
 import { rebuildIndex, rebuildState } from "./rebuild";
@@ -108,16 +109,20 @@ describe("rebuilding the vector index", () => {
     const copied = await agentVectors(fresh, agent.id, ids);
     expect(copied.map((v) => v.metadata)).toEqual(ids.map((_, k) => ({ agent_id: agent.id, document_id: refunds.id, chunk_index: k })));
     // Searches through a handle taken before the rebuild reach the new collection, with the same
-    // answer: the same chunks at the same distances, except one the new graph cannot return
-    // (near-identical bulk vectors can leave a node without a way in; the check that follows
-    // a rebuild handles those), which a query by its own vector then does not find either.
+    // answer: the same chunks at the same distances. Near-identical bulk vectors can leave a node
+    // of the new graph without a way in (as many as chance has it, all of this small agent's
+    // included); the check that follows a rebuild keeps those as unreachable, ranked exactly, as
+    // is done here, so the answer does not depend on the graph.
     expect(live(old).id).toBe(fresh.id);
-    const [after] = (await queryAgent(old, agent.id, [refundVector], 3)).map((list) => list.filter((r) => r.document_id !== late.document_id));
-    const lost = await unreachableAmong(fresh, agent.id, await agentVectors(fresh, agent.id, ids));
-    const expected = exact.filter((r) => !lost.has(chunkId(r.document_id, r.chunk_index)));
-    expect(lost.size).toBeLessThan(exact.length);
-    expect(after.map((r) => [r.document_id, r.chunk_index])).toEqual(expected.map((r) => [r.document_id, r.chunk_index]));
-    for (const [i, r] of after.entries()) expect(r.score).toBeCloseTo(expected[i].score, 5);
+    const lost = [...(await unreachableAmong(fresh, agent.id, await agentVectors(fresh, agent.id, ids)))].map((id) => parseChunkId(id)!);
+    markUnreachable(agent.id, lost);
+    try {
+      const [after] = (await queryAgent(old, agent.id, [refundVector], 3)).map((list) => list.filter((r) => r.document_id !== late.document_id));
+      expect(after.map((r) => [r.document_id, r.chunk_index])).toEqual(exact.map((r) => [r.document_id, r.chunk_index]));
+      for (const [i, r] of after.entries()) expect(r.score).toBeCloseTo(exact[i].score, 5);
+    } finally {
+      clearUnreachable(lost);
+    }
   }, 120_000);
 
   it("leaves out vectors no document owns, and takes a document without the app's copy from Chroma", async () => {
