@@ -32,6 +32,7 @@
 /** The layers that keep process-wide values, and the one module of each that declares and makes them. */
 export const LAYER_STATE = {
   db: "lib/db/state.ts",
+  auth: "lib/auth/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -70,9 +71,6 @@ export const PROCESS_STATE = {
   oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit, a sweep) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/sweep.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
 
   // Keys of modules moving to their layer's state module.
-  sessionKeys: "The session signing keys, derived from the passwords and the salt in DATA_DIR. Written by lib/auth/config.ts. Outlives a request because the proxy and the pages sign and verify with the same keys, and deriving them reads (or creates) the salt file.",
-  loginThrottle: "Each client's failed sign-ins and the wait they earned (a LoginThrottle). Written by lib/actions/auth.ts. Outlives a request because a client's failures must count against its next attempts.",
-  untrustedProxyWarned: "Whether the warning that a proxy forwards requests while TRUST_PROXY is off was logged. Written by lib/auth/gate.ts. Outlives a request because the warning is logged once per process, whichever bundle sees the first forwarded request.",
   embedder: "The configured embedding provider (the local word vectors or OpenAI). Written by lib/embeddings/configured.ts; tests and scripts/bench/run.ts put one of their own in its place. Outlives a request because it holds a loaded model or an API client, and every ingest, search and health check must embed with the same one.",
   alternative: "The other embedding provider a chunk-settings sweep compares with, or null when there is none. Written by lib/embeddings/configured.ts. Outlives a request because it holds a loaded model or an API client, like the configured one, and a sweep runs after its request answered.",
   glove: "Loads of the GloVe word vectors by cache file, as promises (a failed one is dropped and tried again). Written by lib/embeddings/local/glove.ts. Outlives a request because the vectors take seconds and hundreds of MB to load: every local embedder of the process shares one load.",
