@@ -33,6 +33,7 @@
 export const LAYER_STATE = {
   db: "lib/db/state.ts",
   auth: "lib/auth/state.ts",
+  embeddings: "lib/embeddings/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -71,9 +72,6 @@ export const PROCESS_STATE = {
   oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit, a sweep) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/sweep.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
 
   // Keys of modules moving to their layer's state module.
-  embedder: "The configured embedding provider (the local word vectors or OpenAI). Written by lib/embeddings/configured.ts; tests and scripts/bench/run.ts put one of their own in its place. Outlives a request because it holds a loaded model or an API client, and every ingest, search and health check must embed with the same one.",
-  alternative: "The other embedding provider a chunk-settings sweep compares with, or null when there is none. Written by lib/embeddings/configured.ts. Outlives a request because it holds a loaded model or an API client, like the configured one, and a sweep runs after its request answered.",
-  glove: "Loads of the GloVe word vectors by cache file, as promises (a failed one is dropped and tried again). Written by lib/embeddings/local/glove.ts. Outlives a request because the vectors take seconds and hundreds of MB to load: every local embedder of the process shares one load.",
   rebuild: "The index rebuild's state (progress, last result), the rebuild running and the timer that drops the replaced collection. Written by lib/index-upkeep/rebuild.ts. Outlives a request because a rebuild runs after whatever started it (a request, the after-restart check) and a second call joins the one running.",
   rebuildStep: "A hook awaited after each step of a rebuild's copy, so a test can act while a rebuild is half-way; unset in the app. Written by tests (lib/index-upkeep/rebuild.test.ts). Outlives a request because it is a test seam: set before the rebuild it watches starts, read by that rebuild.",
   health: "The last health check (its promise, and when it settled). Written by lib/index-upkeep/health.ts. Outlives a request because page renders and anonymous GET /api/health reuse a check for HEALTH_CACHE_MS, and each check embeds a probe (a paid call with OpenAI) and queries Chroma.",
