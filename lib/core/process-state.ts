@@ -34,6 +34,7 @@ export const LAYER_STATE = {
   db: "lib/db/state.ts",
   auth: "lib/auth/state.ts",
   embeddings: "lib/embeddings/state.ts",
+  extract: "lib/extract/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;

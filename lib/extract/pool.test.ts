@@ -4,7 +4,8 @@ import path from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { extractText } from "./index";
-import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, extractPool, workerFile, type ExtractJob } from "./pool";
+import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, workerFile, type ExtractJob } from "./pool";
+import { closeExtractPool, extractPool } from "./state";
 import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "../../test/fixtures/extract/builders";
 
 // How long the main thread stalls and how long requests wait while a large PDF is read are
@@ -108,6 +109,26 @@ describe("extraction off the main thread", () => {
       await stuck.close();
     }
     await expect(extractText("next.pdf", buildPdf(["Next file"]))).resolves.toMatchObject({ text: "Next file" });
+  });
+
+  it("is one pool for every copy of the extraction modules (Next loads them more than once), and each copy knows its failures", async () => {
+    const pool = extractPool();
+    vi.resetModules();
+    const copy = { ...(await import("./pool")), ...(await import("./state")) };
+    expect(copy.ExtractTimeout).not.toBe(ExtractTimeout);
+    expect(copy.extractPool()).toBe(pool);
+    expect(new copy.ExtractTimeout()).toBeInstanceOf(ExtractTimeout);
+    expect(new copy.ExtractOutOfMemory()).not.toBeInstanceOf(ExtractTimeout);
+  });
+
+  it("is closed as a whole (its workers stopped), and the next file is read by a new pool", async () => {
+    const pool = extractPool();
+    await expect(extractText("one.pdf", buildPdf(["One file"]))).resolves.toMatchObject({ text: "One file" });
+    const close = vi.spyOn(pool, "close");
+    await closeExtractPool();
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(extractPool()).not.toBe(pool);
+    await expect(extractText("two.pdf", buildPdf(["Two files"]))).resolves.toMatchObject({ text: "Two files" });
   });
 });
 
