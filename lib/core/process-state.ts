@@ -35,6 +35,7 @@ export const LAYER_STATE = {
   auth: "lib/auth/state.ts",
   embeddings: "lib/embeddings/state.ts",
   extract: "lib/extract/state.ts",
+  ingest: "lib/ingest/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -78,11 +79,8 @@ export const PROCESS_STATE = {
   health: "The last health check (its promise, and when it settled). Written by lib/index-upkeep/health.ts. Outlives a request because page renders and anonymous GET /api/health reuse a check for HEALTH_CACHE_MS, and each check embeds a probe (a paid call with OpenAI) and queries Chroma.",
   indexRecallWatch: "The timer of the index-recall monitor. Written by lib/index-upkeep/index-recall-watch.ts, started from instrumentation.ts. Outlives a request because the monitor measures the agents due for the life of the process, started once.",
   recheck: "The after-restart check: the pass over suspect documents, the full check, their timers and the restart watch. Written by lib/index-upkeep/after-restart.ts, started from instrumentation.ts. Outlives a request because the watch looks every few seconds for the life of the process, and a pass runs in the background long after whatever asked for it.",
-  cleanup: "The vector clean-up run in progress, its retry timer with when it is due, and the documents whose removal it completed lately. Written by lib/ingest/cleanup.ts. Outlives a request because removals queued by requests (document deletes, failed ingests) are retried with backoff in the background until Chroma confirms them, one run at a time, and the orphan sweep looks again at what they removed.",
   orphanSweep: "The orphan sweep's place in the vector-write log, the sweep running and its retry timer. Written by lib/index-upkeep/orphans.ts, started at start-up and after each check of the index. Outlives a request because each sweep goes on from where the last ones got to, for the life of the process.",
   exactCopies: "The pass that copies into SQLite the vectors it lacks from Chroma: its progress, the documents skipped, the pass running. Written by lib/index-upkeep/exact-copies.ts. Outlives a request because a pass, started after start-up or by a search, runs in the background one at a time, and skipped documents are not tried again in this process.",
-  activeIngests: "Ids of the documents being ingested in this process. Written by lib/ingest/pipeline.ts. Outlives a request because an ingest goes on after the request that started it answered (upload jobs); an `indexing` row not among them is stuck, which the audit and the health check report.",
-  keyedLocks: "The tails of the waiting lines of ingests, per filename and per content. Written by lib/ingest/keyed-lock.ts, for lib/ingest/pipeline.ts. Outlives a request because two requests ingesting one filename or one content must run one after the other, whichever bundle they came through.",
   sourceSchedule: "The timer that starts the due source syncs every minute. Written by lib/sources/schedule.ts, started from instrumentation.ts. Outlives a request because the schedule runs for the life of the process, started once.",
   sweepsRunning: "Agents with a chunk-settings sweep or an apply in progress. Written by lib/evaluation/sweep.ts and lib/evaluation/sweep-apply.ts. Outlives a request because a sweep runs after the request that started it answered, and another one for the agent is refused meanwhile.",
   questionWriter: "The question writer on the chat model, with the endpoint and model it was made for. Written by lib/evaluation/generate/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every generation.",
