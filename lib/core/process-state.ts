@@ -36,6 +36,7 @@ export const LAYER_STATE = {
   embeddings: "lib/embeddings/state.ts",
   extract: "lib/extract/state.ts",
   ingest: "lib/ingest/state.ts",
+  "index-upkeep": "lib/index-upkeep/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -74,13 +75,7 @@ export const PROCESS_STATE = {
   oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit, a sweep) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/sweep.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
 
   // Keys of modules moving to their layer's state module.
-  rebuild: "The index rebuild's state (progress, last result), the rebuild running and the timer that drops the replaced collection. Written by lib/index-upkeep/rebuild.ts. Outlives a request because a rebuild runs after whatever started it (a request, the after-restart check) and a second call joins the one running.",
-  rebuildStep: "A hook awaited after each step of a rebuild's copy, so a test can act while a rebuild is half-way; unset in the app. Written by tests (lib/index-upkeep/rebuild.test.ts). Outlives a request because it is a test seam: set before the rebuild it watches starts, read by that rebuild.",
-  health: "The last health check (its promise, and when it settled). Written by lib/index-upkeep/health.ts. Outlives a request because page renders and anonymous GET /api/health reuse a check for HEALTH_CACHE_MS, and each check embeds a probe (a paid call with OpenAI) and queries Chroma.",
   indexRecallWatch: "The timer of the index-recall monitor. Written by lib/index-upkeep/index-recall-watch.ts, started from instrumentation.ts. Outlives a request because the monitor measures the agents due for the life of the process, started once.",
-  recheck: "The after-restart check: the pass over suspect documents, the full check, their timers and the restart watch. Written by lib/index-upkeep/after-restart.ts, started from instrumentation.ts. Outlives a request because the watch looks every few seconds for the life of the process, and a pass runs in the background long after whatever asked for it.",
-  orphanSweep: "The orphan sweep's place in the vector-write log, the sweep running and its retry timer. Written by lib/index-upkeep/orphans.ts, started at start-up and after each check of the index. Outlives a request because each sweep goes on from where the last ones got to, for the life of the process.",
-  exactCopies: "The pass that copies into SQLite the vectors it lacks from Chroma: its progress, the documents skipped, the pass running. Written by lib/index-upkeep/exact-copies.ts. Outlives a request because a pass, started after start-up or by a search, runs in the background one at a time, and skipped documents are not tried again in this process.",
   sourceSchedule: "The timer that starts the due source syncs every minute. Written by lib/sources/schedule.ts, started from instrumentation.ts. Outlives a request because the schedule runs for the life of the process, started once.",
   sweepsRunning: "Agents with a chunk-settings sweep or an apply in progress. Written by lib/evaluation/sweep.ts and lib/evaluation/sweep-apply.ts. Outlives a request because a sweep runs after the request that started it answered, and another one for the agent is refused meanwhile.",
   questionWriter: "The question writer on the chat model, with the endpoint and model it was made for. Written by lib/evaluation/generate/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every generation.",

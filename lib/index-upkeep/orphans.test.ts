@@ -41,6 +41,7 @@ const lib = async () => ({
   ...(await import("../embeddings/configured")),
   ...(await import("../core/chunking")),
   ...(await import("../ingest/state")),
+  ...(await import("./state")),
 });
 
 const MANUAL = "The lamp manual, part one.\n\nPart two covers bulbs.\n\nPart three covers the switch.";
@@ -48,15 +49,13 @@ const NEW_MANUAL = "The new lamp manual covers the dimmer and the timer.";
 
 /** What a new server process starts with: no clean-up timer, no sweep state of its own. */
 async function freshProcess() {
-  const { ingestState, idleCleanup } = await lib();
+  const { ingestState, idleCleanup, indexUpkeepState, idleOrphanSweep } = await lib();
   const ingest = ingestState();
   if (ingest.cleanup.timer) clearTimeout(ingest.cleanup.timer);
   ingest.cleanup = idleCleanup();
-  const g = globalThis as unknown as Record<string, { timer?: NodeJS.Timeout | null } | undefined>;
-  for (const key of ["__kbOrphanSweep"]) {
-    if (g[key]?.timer) clearTimeout(g[key]!.timer!);
-    delete g[key];
-  }
+  const upkeep = indexUpkeepState();
+  if (upkeep.orphanSweep.timer) clearTimeout(upkeep.orphanSweep.timer);
+  upkeep.orphanSweep = idleOrphanSweep();
 }
 
 /** The agent's orphan vectors and queued removals, as the audit reports them. */
