@@ -74,6 +74,7 @@ describe("the process state registry", () => {
     expect(processStateName("chroma")).toBe("__kbChroma");
     expect(processStateName("oneAtATime")).toBe("__kbOneAtATime");
     expect(layerStateName("db")).toBe("__kbDbState");
+    expect(layerStateName("index-upkeep")).toBe("__kbIndexUpkeepState");
   });
 });
 
@@ -143,7 +144,7 @@ describe("processState", () => {
 
 describe("layerState", () => {
   afterEach(() => {
-    delete g[layerStateName("db")];
+    delete g[layerStateName("ask")];
   });
 
   it("makes a layer's values once, kept on globalThis under the layer's name, so every copy of a module finds them", () => {
@@ -152,14 +153,14 @@ describe("layerState", () => {
       made++;
       return { held: new Set<number>() };
     };
-    const first = layerState("db", make);
+    const first = layerState("ask", make);
     first.held.add(1);
-    const second = layerState("db", make);
+    const second = layerState("ask", make);
     expect(second).toBe(first);
     expect(made).toBe(1);
-    expect(g.__kbDbState).toBe(first);
-    delete g.__kbDbState; // as a new process would
-    expect(layerState("db", make).held.size).toBe(0);
+    expect(g.__kbAskState).toBe(first);
+    delete g.__kbAskState; // as a new process would
+    expect(layerState("ask", make).held.size).toBe(0);
     expect(made).toBe(2);
   });
 });

@@ -37,6 +37,7 @@ export const LAYER_STATE = {
   extract: "lib/extract/state.ts",
   ingest: "lib/ingest/state.ts",
   "index-upkeep": "lib/index-upkeep/state.ts",
+  ask: "lib/ask/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -77,9 +78,6 @@ export const PROCESS_STATE = {
   // Keys of modules moving to their layer's state module.
   indexRecallWatch: "The timer of the index-recall monitor. Written by lib/index-upkeep/index-recall-watch.ts, started from instrumentation.ts. Outlives a request because the monitor measures the agents due for the life of the process, started once.",
   sourceSchedule: "The timer that starts the due source syncs every minute. Written by lib/sources/schedule.ts, started from instrumentation.ts. Outlives a request because the schedule runs for the life of the process, started once.",
-  sweepsRunning: "Agents with a chunk-settings sweep or an apply in progress. Written by lib/evaluation/sweep.ts and lib/evaluation/sweep-apply.ts. Outlives a request because a sweep runs after the request that started it answered, and another one for the agent is refused meanwhile.",
-  questionWriter: "The question writer on the chat model, with the endpoint and model it was made for. Written by lib/evaluation/generate/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every generation.",
-  chat: "The ask pipeline's chat model, with the endpoint and model it was made for. Written by lib/ask/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every question.",
 } as const;
 
 export type ProcessStateKey = keyof typeof PROCESS_STATE;
