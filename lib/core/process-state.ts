@@ -38,6 +38,7 @@ export const LAYER_STATE = {
   ingest: "lib/ingest/state.ts",
   "index-upkeep": "lib/index-upkeep/state.ts",
   ask: "lib/ask/state.ts",
+  runtime: "lib/runtime/services.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;
@@ -74,10 +75,6 @@ export const PROCESS_STATE = {
 
   // lib/core
   oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit, a sweep) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/sweep.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
-
-  // Keys of modules moving to their layer's state module.
-  indexRecallWatch: "The timer of the index-recall monitor. Written by lib/index-upkeep/index-recall-watch.ts, started from instrumentation.ts. Outlives a request because the monitor measures the agents due for the life of the process, started once.",
-  sourceSchedule: "The timer that starts the due source syncs every minute. Written by lib/sources/schedule.ts, started from instrumentation.ts. Outlives a request because the schedule runs for the life of the process, started once.",
 } as const;
 
 export type ProcessStateKey = keyof typeof PROCESS_STATE;
