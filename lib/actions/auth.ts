@@ -3,20 +3,19 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { authConfig, sessionKeys } from "@/lib/auth/config";
-import { LoginThrottle } from "@/lib/auth/login-throttle";
 import { roleForPassword } from "@/lib/auth/passwords";
 import { safeNextPath } from "@/lib/auth/request-rules";
 import { SESSION_COOKIE, signSession } from "@/lib/auth/session";
 import { endSession } from "@/lib/auth/identity";
 import { clientAddress } from "@/lib/auth/peer";
-import { processState } from "@/lib/core/process-state";
+import { authState } from "@/lib/auth/state";
 import { env } from "@/lib/env.mjs";
 
 export interface LoginState {
   message?: string;
 }
 
-const throttle = () => processState("loginThrottle", () => new LoginThrottle());
+const throttle = () => authState().loginThrottle;
 
 export async function loginAction(_prev: LoginState, form: FormData): Promise<LoginState> {
   const config = authConfig();

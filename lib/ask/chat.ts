@@ -1,11 +1,11 @@
 import "server-only";
 import OpenAI from "openai";
 import { env } from "../env.mjs";
-import { peekProcessState, setProcessState } from "../core/process-state";
 import { AppError } from "../core/errors";
 import { redactSecrets } from "../core/redact";
 import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
 import { shownUrl } from "../embeddings/openai/errors";
+import { askState } from "./state";
 
 /**
  * The chat model of the ask pipeline, on the same OpenAI-compatible endpoint and key as the
@@ -32,22 +32,25 @@ export class ChatError extends AppError {
   }
 }
 
-interface CachedChat {
-  key: string;
-  model: ChatModel;
-}
-
-export function chatModel(): ChatModel | null {
+/**
+ * The chat model's OpenAI client, made once per endpoint and model, with the model's name and the
+ * endpoint; null without OPENAI_CHAT_MODEL. Evaluation's question writer uses it too.
+ */
+export function chatClient(): { client: OpenAI; model: string; baseURL: string } | null {
   const e = env();
   if (!e.OPENAI_CHAT_MODEL) return null;
   const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
   const key = `${baseURL}|${e.OPENAI_CHAT_MODEL}`;
-  let cached = peekProcessState<CachedChat>("chat");
-  if (cached?.key !== key) {
-    const client = new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS });
-    cached = setProcessState<CachedChat>("chat", { key, model: openAIChat(client, e.OPENAI_CHAT_MODEL, baseURL) });
+  const state = askState();
+  if (state.chatClient?.key !== key) {
+    state.chatClient = { key, client: new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS }) };
   }
-  return cached.model;
+  return { client: state.chatClient.client, model: e.OPENAI_CHAT_MODEL, baseURL };
+}
+
+export function chatModel(): ChatModel | null {
+  const chat = chatClient();
+  return chat && openAIChat(chat.client, chat.model, chat.baseURL);
 }
 
 const numbered = (sources: Source[]) => sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.text}`).join("\n\n");

@@ -1,7 +1,7 @@
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { accessSettings, type AccessSettings } from "./request-rules";
 import { deriveSessionKeys, loadSessionSalt, type SessionKeys } from "./session";
+import { authState } from "./state";
 
 export interface AuthConfig {
   /** Sign-in is required: ADMIN_PASSWORD is set. */
@@ -32,5 +32,6 @@ export function sessionKeys(): SessionKeys {
   const adminPassword = e.ADMIN_PASSWORD;
   if (!adminPassword) throw new Error("sign-in is off: ADMIN_PASSWORD is not set");
   // Derived once per process: the proxy and the pages share them.
-  return processState("sessionKeys", () => deriveSessionKeys(loadSessionSalt(e.DATA_DIR), adminPassword, e.VIEWER_PASSWORD));
+  const state = authState();
+  return (state.sessionKeys ??= deriveSessionKeys(loadSessionSalt(e.DATA_DIR), adminPassword, e.VIEWER_PASSWORD));
 }

@@ -9,7 +9,7 @@ const { gateRequest } = await import("./gate");
 const { sessionKeys } = await import("./config");
 const { signSession, SESSION_COOKIE } = await import("./session");
 const { PEER_HEADER, peerStamp } = await import("./peer");
-const { setProcessState } = await import("../core/process-state");
+const { authState } = await import("./state");
 
 const send = (method: string, path: string, headers: Record<string, string>) =>
   gateRequest(new Request(`http://127.0.0.1:3000${path}`, { method, headers: { host: "127.0.0.1:3000", ...headers } }));
@@ -53,7 +53,7 @@ describe("the gate with sign-in on", () => {
   });
 
   it("warns once when a proxy forwards requests and TRUST_PROXY is off, since its clients share one sign-in count", async () => {
-    setProcessState("untrustedProxyWarned", undefined);
+    authState().untrustedProxyWarned = false;
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const direct = { [PEER_HEADER]: peerStamp({ address: "127.0.0.1", forwarded: [] }) };

@@ -21,8 +21,8 @@ import {
 } from "./request-rules";
 import { SESSION_COOKIE } from "./session";
 import { isLoopbackAddress, peerOf } from "./peer";
+import { authState } from "./state";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
-import { processState } from "../core/process-state";
 
 /** What a route handler declares it needs: a role, or nothing at all (health). */
 export type Access = Role | "public";
@@ -102,14 +102,14 @@ function warnUntrustedProxy(req: Request, config: AuthConfig) {
   if (config.trustProxy) return;
   const forwarded = peerOf(req.headers)?.forwarded ?? [];
   if (forwarded.length === 0) return;
-  processState("untrustedProxyWarned", () => {
-    console.warn(
-      `[kb-inspector] A request arrived with ${forwarded.join(", ")}, so the app seems to run behind a proxy, and TRUST_PROXY is off: ` +
-        "the sign-in throttle counts every client of that proxy as one (the proxy's address), so one client's failed sign-ins make all of them wait. " +
-        "Set TRUST_PROXY=1 when a proxy you run sets X-Forwarded-For (its last entry is then the client).",
-    );
-    return true;
-  });
+  const state = authState();
+  if (state.untrustedProxyWarned) return;
+  state.untrustedProxyWarned = true;
+  console.warn(
+    `[kb-inspector] A request arrived with ${forwarded.join(", ")}, so the app seems to run behind a proxy, and TRUST_PROXY is off: ` +
+      "the sign-in throttle counts every client of that proxy as one (the proxy's address), so one client's failed sign-ins make all of them wait. " +
+      "Set TRUST_PROXY=1 when a proxy you run sets X-Forwarded-For (its last entry is then the client).",
+  );
 }
 
 /**

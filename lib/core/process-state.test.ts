@@ -1,7 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROCESS_STATE, peekProcessState, processState, processStateName, setProcessState, type ProcessStateKey } from "./process-state";
+import {
+  LAYER_STATE,
+  layerState,
+  layerStateName,
+  PROCESS_STATE,
+  peekProcessState,
+  processState,
+  processStateName,
+  setProcessState,
+  type ProcessStateKey,
+  type StateLayer,
+} from "./process-state";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const REGISTRY = "lib/core/process-state.ts";
@@ -54,21 +65,49 @@ describe("the process state registry", () => {
     expect(unsaid.map(([k]) => k)).toEqual([]);
   });
 
-  it("gives each key a globalThis name of its own", () => {
-    const names = Object.keys(PROCESS_STATE).map((k) => processStateName(k as ProcessStateKey));
+  it("gives each key and each layer a globalThis name of its own", () => {
+    const names = [
+      ...Object.keys(PROCESS_STATE).map((k) => processStateName(k as ProcessStateKey)),
+      ...Object.keys(LAYER_STATE).map((l) => layerStateName(l as StateLayer)),
+    ];
     expect(new Set(names).size).toBe(names.length);
-    expect(processStateName("recheck")).toBe("__kbRecheck");
-    expect(processStateName("db")).toBe("__kbDb");
+    expect(processStateName("chroma")).toBe("__kbChroma");
     expect(processStateName("oneAtATime")).toBe("__kbOneAtATime");
-    expect(processStateName("toolCallsPrunedAt")).toBe("__kbToolCallsPrunedAt");
+    expect(layerStateName("db")).toBe("__kbDbState");
+    expect(layerStateName("index-upkeep")).toBe("__kbIndexUpkeepState");
+  });
+});
+
+describe("the layers' state modules", () => {
+  const layerUse = /\blayerState(?:<[^\n]*?>)?\(\s*["']([\w-]+)["']/g;
+
+  it("are the only modules that reach their layer's values, one module a layer", () => {
+    const uses = SOURCES.filter((f) => f !== REGISTRY).flatMap((f) => [...read(f).matchAll(layerUse)].map((m) => `${m[1]}: ${f}`));
+    expect([...new Set(uses)].sort()).toEqual(Object.entries(LAYER_STATE).map(([layer, file]) => `${layer}: ${file}`).sort());
+  });
+
+  it("sit in the layer they keep values for", () => {
+    for (const [layer, file] of Object.entries(LAYER_STATE)) expect(file.startsWith(`lib/${layer}/`), file).toBe(true);
+  });
+
+  it("say of each value what it holds and why it outlives a request", () => {
+    for (const [layer, file] of Object.entries(LAYER_STATE)) {
+      // The interface named after the layer (IndexUpkeepState for index-upkeep), as its global is.
+      const name = layerStateName(layer as StateLayer).replace(/^__kb/, "");
+      const block = new RegExp(`export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}`).exec(read(file))?.[1];
+      expect(block, `${file} declares no interface ${name} of its values`).toBeDefined();
+      // Each field is preceded by its doc comment.
+      const undocumented = block!.split("\n").filter((line, i, lines) => /^  \w+\??:/.test(line) && !/\*\/$/.test(lines[i - 1]?.trim() ?? ""));
+      expect(undocumented, file).toEqual([]);
+    }
   });
 });
 
 describe("processState", () => {
   afterEach(() => {
-    delete g.__kbKeyedLocks;
-    delete g.__kbAlternative;
-    delete g.__kbRebuildStep;
+    delete g.__kbUploadJobs;
+    delete g.__kbIndexRecallRuns;
+    delete g.__kbCorpusExitHook;
   });
 
   it("makes the value on first use and returns the same one after, from globalThis", () => {
@@ -77,28 +116,51 @@ describe("processState", () => {
       made++;
       return new Map<string, Promise<void>>();
     };
-    const first = processState("keyedLocks", make);
-    const second = processState("keyedLocks", make);
+    const first = processState("uploadJobs", make);
+    const second = processState("uploadJobs", make);
     expect(second).toBe(first);
     expect(made).toBe(1);
-    expect(g.__kbKeyedLocks).toBe(first);
-    expect(peekProcessState("keyedLocks")).toBe(first);
+    expect(g.__kbUploadJobs).toBe(first);
+    expect(peekProcessState("uploadJobs")).toBe(first);
   });
 
   it("keeps null as a value, and makes the value again once it is cleared", () => {
-    expect(peekProcessState("alternative")).toBeUndefined();
-    expect(processState("alternative", () => null)).toBeNull();
-    expect(processState("alternative", () => "again")).toBeNull();
-    setProcessState("alternative", undefined);
-    expect(peekProcessState("alternative")).toBeUndefined();
-    expect(processState("alternative", () => "again")).toBe("again");
+    expect(peekProcessState("indexRecallRuns")).toBeUndefined();
+    expect(processState("indexRecallRuns", () => null)).toBeNull();
+    expect(processState("indexRecallRuns", () => "again")).toBeNull();
+    setProcessState("indexRecallRuns", undefined);
+    expect(peekProcessState("indexRecallRuns")).toBeUndefined();
+    expect(processState("indexRecallRuns", () => "again")).toBe("again");
   });
 
   it("sees a value a test assigned to the global itself", () => {
-    const step = async () => {};
-    g.__kbRebuildStep = step;
-    expect(peekProcessState("rebuildStep")).toBe(step);
-    expect(setProcessState("rebuildStep", undefined)).toBeUndefined();
-    expect(g.__kbRebuildStep).toBeUndefined();
+    const hook = { installed: true };
+    g.__kbCorpusExitHook = hook;
+    expect(peekProcessState("corpusExitHook")).toBe(hook);
+    expect(setProcessState("corpusExitHook", undefined)).toBeUndefined();
+    expect(g.__kbCorpusExitHook).toBeUndefined();
+  });
+});
+
+describe("layerState", () => {
+  afterEach(() => {
+    delete g[layerStateName("ask")];
+  });
+
+  it("makes a layer's values once, kept on globalThis under the layer's name, so every copy of a module finds them", () => {
+    let made = 0;
+    const make = () => {
+      made++;
+      return { held: new Set<number>() };
+    };
+    const first = layerState("ask", make);
+    first.held.add(1);
+    const second = layerState("ask", make);
+    expect(second).toBe(first);
+    expect(made).toBe(1);
+    expect(g.__kbAskState).toBe(first);
+    delete g.__kbAskState; // as a new process would
+    expect(layerState("ask", make).held.size).toBe(0);
+    expect(made).toBe(2);
   });
 });

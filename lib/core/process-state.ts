@@ -4,13 +4,21 @@
  * pages router, the proxy, dev-mode reloads), each copy with module variables of its own, so these
  * values live on globalThis, where every copy finds the same one.
  *
- * Every such value is declared here: PROCESS_STATE names its key and says what it holds, which
- * module writes it and why it must outlive a request. The value is kept on globalThis under
- * `__kb` and the key capitalised (key `recheck`: `globalThis.__kbRecheck`); its type stays with the
- * module that owns it. Tests may set or delete those globals directly.
+ * Each layer that keeps such values has one module for them, named in LAYER_STATE (its
+ * `lib/<layer>/state.ts`): it declares a typed interface of the layer's values, each field with
+ * what it holds and why it outlives a request, makes them in one place, and exports a typed
+ * accessor (`export const dbState = () => layerState("db", createDbState)`) that the layer's other
+ * modules import. The layer's values are kept on globalThis under one property: `__kb`, the layer
+ * capitalised and `State` (layer `index-upkeep`: `globalThis.__kbIndexUpkeepState`). Tests reach
+ * them through the same accessors, never through the global's name.
  *
- * undefined means absent (never set, or cleared): processState creates the value then. null is a
- * value like any other (`alternative`: there is no other provider).
+ * PROCESS_STATE keeps the values still looked up one by one, each by a key: those of the modules
+ * not yet moved to a state module of their layer (lib/vector-store, lib/retrieval,
+ * lib/ingest/uploads.ts, lib/core/one-at-a-time.ts). It names each key and says what it holds,
+ * which module writes it and why it must outlive a request; the value is kept on globalThis under
+ * `__kb` and the key capitalised (key `chroma`: `globalThis.__kbChroma`), its type chosen by the
+ * module that owns it. undefined means absent (never set, or cleared): processState creates the
+ * value then.
  *
  * The exception: lib/auth/peer-stamp.mjs keeps `__kbPeerKey` (the random key of this process's
  * request stamps, which lib/auth/peer.ts checks) and `__kbPeerStamped` (whether the HTTP servers'
@@ -18,26 +26,29 @@
  * `node --import` before Next starts, and plain Node cannot import a .ts file.
  *
  * The bottom layer: no imports, and no `server-only` either, as the proxy loads some of its users
- * (lib/auth/config.ts).
+ * (lib/auth/config.ts, through lib/auth/state.ts).
  */
 
+/** The layers that keep process-wide values, and the one module of each that declares and makes them. */
+export const LAYER_STATE = {
+  db: "lib/db/state.ts",
+  auth: "lib/auth/state.ts",
+  embeddings: "lib/embeddings/state.ts",
+  extract: "lib/extract/state.ts",
+  ingest: "lib/ingest/state.ts",
+  "index-upkeep": "lib/index-upkeep/state.ts",
+  ask: "lib/ask/state.ts",
+  runtime: "lib/runtime/services.ts",
+} as const;
+
+export type StateLayer = keyof typeof LAYER_STATE;
+
+const capitalised = (name: string) => name.replace(/(?:^|-)([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The globalThis property a layer's values are kept under: `__kb`, the layer capitalised, and `State`. */
+export const layerStateName = (layer: StateLayer): string => `__kb${capitalised(layer)}State`;
+
 export const PROCESS_STATE = {
-  // lib/db
-  db: "The SQLite connection to DATA_DIR/kb.sqlite, migrated, with its cache of compiled statements. Written by lib/db/client.ts. Outlives a request because one connection and its statement cache serve the whole process: opening it runs the migrations, and SQLite has one writer at a time.",
-  groupedWrites: "Writes waiting for the next group commit, run together in one transaction on the next turn of the event loop. Written by lib/db/client.ts (groupedWrite). Outlives a request because the writes of concurrent requests and upload jobs share one commit.",
-  toolCallsPrunedAt: "When each agent's tool-call history was last pruned (agent id to epoch ms). Written by lib/db/tool-calls.ts. Outlives a request because prunes are spaced PRUNE_INTERVAL_MS apart over every call logged, whichever request logs it.",
-  activeRuns: "Ids of the evaluation runs executing in this process. Written by lib/evaluation/run.ts through lib/db/eval-runs.ts. Outlives a request because a run goes on after the request that started it answered; a 'running' row not among them was cut off by a restart and is failed.",
-
-  // lib/auth
-  sessionKeys: "The session signing keys, derived from the passwords and the salt in DATA_DIR. Written by lib/auth/config.ts. Outlives a request because the proxy and the pages sign and verify with the same keys, and deriving them reads (or creates) the salt file.",
-  loginThrottle: "Each client's failed sign-ins and the wait they earned (a LoginThrottle). Written by lib/actions/auth.ts. Outlives a request because a client's failures must count against its next attempts.",
-  untrustedProxyWarned: "Whether the warning that a proxy forwards requests while TRUST_PROXY is off was logged. Written by lib/auth/gate.ts. Outlives a request because the warning is logged once per process, whichever bundle sees the first forwarded request.",
-
-  // lib/embeddings
-  embedder: "The configured embedding provider (the local word vectors or OpenAI). Written by lib/embeddings/configured.ts; tests and scripts/bench/run.ts put one of their own in its place. Outlives a request because it holds a loaded model or an API client, and every ingest, search and health check must embed with the same one.",
-  alternative: "The other embedding provider a chunk-settings sweep compares with, or null when there is none. Written by lib/embeddings/configured.ts. Outlives a request because it holds a loaded model or an API client, like the configured one, and a sweep runs after its request answered.",
-  glove: "Loads of the GloVe word vectors by cache file, as promises (a failed one is dropped and tried again). Written by lib/embeddings/local/glove.ts. Outlives a request because the vectors take seconds and hundreds of MB to load: every local embedder of the process shares one load.",
-
   // lib/vector-store
   chroma: "The chromadb client for CHROMA_URL, sending through the app's fetch. Written by lib/vector-store/client.ts. Outlives a request because the collection handles every bundle holds were made by it, and background work (upload jobs, rebuilds, clean-ups) goes on using it.",
   chromaFetch: "The fetch the Chroma client sends with (its deadline and Chroma's error classes), also used for the app's own REST calls to Chroma. Written by lib/vector-store/client.ts, with the client. Outlives a request because it belongs to the one client of the process.",
@@ -48,12 +59,9 @@ export const PROCESS_STATE = {
   searchActivity: "Searches in flight and when the last one ran. Written by lib/vector-store/batched-add.ts (asSearch, around every Chroma query and exact scan). Outlives a request because background work (upload jobs' adds, the index-recall monitor) gives way to the searches of other requests.",
   addQueues: "The group-commit queue of Chroma adds per collection. Written by lib/vector-store/batched-add.ts. Outlives a request because the documents being indexed at one moment, by any request or upload job, share Chroma's add requests.",
   writeMirrors: "The copy each collection's vector changes are also made to while a rebuild builds it (collection id to copy). Written by lib/vector-store/write-gate.ts, for lib/index-upkeep/rebuild.ts. Outlives a request because a rebuild runs in the background for minutes, and every change made meanwhile, by any request, must reach its copy.",
-  rebuild: "The index rebuild's state (progress, last result), the rebuild running and the timer that drops the replaced collection. Written by lib/index-upkeep/rebuild.ts. Outlives a request because a rebuild runs after whatever started it (a request, the after-restart check) and a second call joins the one running.",
   rebuilding: "Whether this process is rebuilding an index now. Written by lib/vector-store/client.ts (setRebuilding, which lib/index-upkeep/rebuild.ts calls as a rebuild starts and ends), which reads it too. Outlives a request because while a rebuild runs, opening a collection must not take its half-built copy for one a stopped rebuild left.",
-  rebuildStep: "A hook awaited after each step of a rebuild's copy, so a test can act while a rebuild is half-way; unset in the app. Written by tests (lib/index-upkeep/rebuild.test.ts). Outlives a request because it is a test seam: set before the rebuild it watches starts, read by that rebuild.",
 
   // lib/retrieval
-  health: "The last health check (its promise, and when it settled). Written by lib/index-upkeep/health.ts. Outlives a request because page renders and anonymous GET /api/health reuse a check for HEALTH_CACHE_MS, and each check embeds a probe (a paid call with OpenAI) and queries Chroma.",
   exact: "Exact ranking's vectors held in memory per agent and model, the loads in progress, and the limits tests set. Written by lib/retrieval/exact.ts. Outlives a request because loading an agent's vectors from SQLite costs far more than the search, and their memory is bounded for the whole process (EXACT_MEMORY_MB).",
   agentScopes: "Each agent's list of ready chunk ids, as the JSON a Chroma query sends instead of the agent filter, with the ready set it was made for and whether Chroma refused it. Written by lib/retrieval/id-scope.ts. Outlives a request because making the list reads every ready document of the agent (333,000 ids for a large agent), and it stays valid until that agent's ready documents change.",
   corpusStats: "Per-agent feature counts for query weighting, for the most recently searched agents. Written by lib/retrieval/corpus-stats.ts. Outlives a request because counting a large agent's chunks takes seconds; each search brings the counts up to date instead.",
@@ -61,23 +69,12 @@ export const PROCESS_STATE = {
   corpusSaves: "Timers of the pending disk writes of corpus counts, per agent. Written by lib/retrieval/corpus-stats.ts. Outlives a request because the counts are written a few seconds after the request that changed them (a burst of uploads once), and at exit.",
   corpusExitHook: "Whether the exit hook that writes the pending corpus counts is installed. Written by lib/retrieval/corpus-stats.ts. Outlives a request because the hook is installed once per process, however many times the module is loaded.",
   indexRecallRuns: "Index-recall measurements in progress, per agent. Written by lib/retrieval/index-recall.ts. Outlives a request because a request for an agent being measured joins the measurement under way, the monitor's or another request's.",
-  indexRecallWatch: "The timer of the index-recall monitor. Written by lib/index-upkeep/index-recall-watch.ts, started from instrumentation.ts. Outlives a request because the monitor measures the agents due for the life of the process, started once.",
 
   // lib/ingest
-  recheck: "The after-restart check: the pass over suspect documents, the full check, their timers and the restart watch. Written by lib/index-upkeep/after-restart.ts, started from instrumentation.ts. Outlives a request because the watch looks every few seconds for the life of the process, and a pass runs in the background long after whatever asked for it.",
-  cleanup: "The vector clean-up run in progress, its retry timer with when it is due, and the documents whose removal it completed lately. Written by lib/ingest/cleanup.ts. Outlives a request because removals queued by requests (document deletes, failed ingests) are retried with backoff in the background until Chroma confirms them, one run at a time, and the orphan sweep looks again at what they removed.",
-  orphanSweep: "The orphan sweep's place in the vector-write log, the sweep running and its retry timer. Written by lib/index-upkeep/orphans.ts, started at start-up and after each check of the index. Outlives a request because each sweep goes on from where the last ones got to, for the life of the process.",
-  exactCopies: "The pass that copies into SQLite the vectors it lacks from Chroma: its progress, the documents skipped, the pass running. Written by lib/index-upkeep/exact-copies.ts. Outlives a request because a pass, started after start-up or by a search, runs in the background one at a time, and skipped documents are not tried again in this process.",
-  activeIngests: "Ids of the documents being ingested in this process. Written by lib/ingest/pipeline.ts. Outlives a request because an ingest goes on after the request that started it answered (upload jobs); an `indexing` row not among them is stuck, which the audit and the health check report.",
   uploadJobs: "Bulk upload jobs by id: their files, queue and progress, kept for an hour after they finish. Written by lib/ingest/uploads.ts. Outlives a request because a job is sent in several requests, runs after the request that started it answered, and is polled for its progress.",
-  keyedLocks: "The tails of the waiting lines of ingests, per filename and per content. Written by lib/ingest/keyed-lock.ts, for lib/ingest/pipeline.ts. Outlives a request because two requests ingesting one filename or one content must run one after the other, whichever bundle they came through.",
 
-  // lib/sources, lib/evaluation, lib/ask, lib/http
-  sourceSchedule: "The timer that starts the due source syncs every minute. Written by lib/sources/schedule.ts, started from instrumentation.ts. Outlives a request because the schedule runs for the life of the process, started once.",
-  sweepsRunning: "Agents with a chunk-settings sweep or an apply in progress. Written by lib/evaluation/sweep.ts and lib/evaluation/sweep-apply.ts. Outlives a request because a sweep runs after the request that started it answered, and another one for the agent is refused meanwhile.",
-  questionWriter: "The question writer on the chat model, with the endpoint and model it was made for. Written by lib/evaluation/generate/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every generation.",
-  chat: "The ask pipeline's chat model, with the endpoint and model it was made for. Written by lib/ask/chat.ts. Outlives a request because its OpenAI client is made once per endpoint and model, not for every question.",
-  oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
+  // lib/core
+  oneAtATime: "What holds each one-at-a-time key (an evaluation, a generation, a replay, a reachability audit, a sweep) and since when. Written by lib/core/one-at-a-time.ts, for lib/evaluation/run.ts, lib/evaluation/sweep.ts, lib/evaluation/generate/index.ts, lib/questions/replay.ts and app/api/audit. Outlives a request because the work can run after the request that claimed it answered, and another request for it is refused meanwhile, whichever bundle it came through.",
 } as const;
 
 export type ProcessStateKey = keyof typeof PROCESS_STATE;
@@ -86,6 +83,16 @@ export type ProcessStateKey = keyof typeof PROCESS_STATE;
 export const processStateName = <K extends ProcessStateKey>(key: K): `__kb${Capitalize<K>}` => `__kb${key.charAt(0).toUpperCase()}${key.slice(1)}` as `__kb${Capitalize<K>}`;
 
 const store = globalThis as unknown as Record<string, unknown>;
+
+/**
+ * The values of `layer`, made by `init` on first use in this process. Only the layer's state
+ * module (LAYER_STATE) calls this; `init`'s return type is the type of the layer's values.
+ */
+export function layerState<T extends object>(layer: StateLayer, init: () => T): T {
+  const name = layerStateName(layer);
+  if (store[name] === undefined) store[name] = init();
+  return store[name] as T;
+}
 
 /** The value of `key`, made by `init` on first use in this process (or after it was cleared). */
 export function processState<T>(key: ProcessStateKey, init: () => T): T {

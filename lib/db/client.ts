@@ -3,9 +3,9 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { logTightening, tightenDataDir } from "./data-dir";
 import { migrate } from "./migrate";
+import { dbState, type GroupedWrite } from "./state";
 
 function open(): Database.Database {
   const dir = env().DATA_DIR;
@@ -56,20 +56,15 @@ export function reusePrepared(conn: Database.Database): Database.Database {
 
 // One connection per process: every module instance (and dev-mode reload) shares it.
 export function db(): Database.Database {
-  return processState("db", open);
+  const state = dbState();
+  return (state.connection ??= open());
 }
 
 export function now(): string {
   return new Date().toISOString();
 }
 
-interface Grouped {
-  work: () => unknown;
-  last?: (value: unknown) => void;
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
-}
-const groupedWrites = () => processState<Grouped[]>("groupedWrites", () => []);
+const groupedWrites = (): GroupedWrite[] => dbState().groupedWrites;
 
 /**
  * Runs `work` in a transaction shared with the other writes asked for in the same turn of the

@@ -1,7 +1,7 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import type { PairSource } from "../validations/pair";
 import { db, now } from "./client";
+import { dbState } from "./state";
 import { notFound } from "../core/errors";
 import type { Summary } from "../core/metrics";
 import type { ChunkStrategy } from "../core/chunking";
@@ -73,7 +73,7 @@ const toRun = (r: RunRow): EvalRun => ({
 export const INTERRUPTED = "interrupted: the server stopped before the run finished";
 
 // Runs executing in this process; a 'running' row outside it was cut off by a restart.
-export const activeRuns = (): Set<number> => processState("activeRuns", () => new Set<number>());
+export const activeRuns = (): Set<number> => dbState().activeRuns;
 
 function sweepInterrupted(agentId: number): void {
   const running = db().prepare("SELECT id FROM eval_runs WHERE agent_id = ? AND status = 'running'").all(agentId) as { id: number }[];

@@ -1,6 +1,6 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { db, now } from "./client";
+import { dbState } from "./state";
 import { env } from "../env.mjs";
 import { MAX_QUERY_LENGTH } from "../validations/search";
 import { questionKey, questionText } from "../core/normalize";
@@ -104,7 +104,7 @@ const DAY_MS = 86_400_000;
 export const PRUNE_INTERVAL_MS = 60_000;
 
 function maybePrune(agentId: number): void {
-  const prunedAt = processState("toolCallsPrunedAt", () => new Map<number, number>());
+  const prunedAt = dbState().toolCallsPrunedAt;
   const at = Date.now();
   if (at - (prunedAt.get(agentId) ?? Number.NEGATIVE_INFINITY) < PRUNE_INTERVAL_MS) return;
   prunedAt.set(agentId, at);

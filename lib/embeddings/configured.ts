@@ -1,22 +1,33 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { createEmbedder, type Embedder } from ".";
+import { embeddingsState } from "./state";
 
 /** The configured embedding provider, created once per process. */
 export function embedder(): Embedder {
-  return processState<Embedder>("embedder", () => {
-    const e = env();
-    return e.EMBEDDING_PROVIDER === "local"
-      ? createEmbedder({ provider: "local" })
-      : createEmbedder({
-          provider: "openai",
-          apiKey: e.OPENAI_API_KEY,
-          baseURL: e.OPENAI_BASE_URL,
-          model: e.OPENAI_EMBEDDING_MODEL,
-          dimension: e.OPENAI_EMBEDDING_DIMENSION,
-        });
-  });
+  const state = embeddingsState();
+  return (state.embedder ??= configuredEmbedder());
+}
+
+function configuredEmbedder(): Embedder {
+  const e = env();
+  return e.EMBEDDING_PROVIDER === "local"
+    ? createEmbedder({ provider: "local" })
+    : createEmbedder({
+        provider: "openai",
+        apiKey: e.OPENAI_API_KEY,
+        baseURL: e.OPENAI_BASE_URL,
+        model: e.OPENAI_EMBEDDING_MODEL,
+        dimension: e.OPENAI_EMBEDDING_DIMENSION,
+      });
+}
+
+/**
+ * Puts `e` in the configured provider's place for the rest of the process (tests, and the bench's
+ * runs of other models); undefined goes back to the configured one, made again on next use.
+ */
+export function useEmbedder(e: Embedder | undefined): void {
+  embeddingsState().embedder = e ?? null;
 }
 
 /**
@@ -26,9 +37,11 @@ export function embedder(): Embedder {
  */
 export function alternativeEmbedder(): Embedder | null {
   // null (there is none) is kept too: decided once.
-  return processState<Embedder | null>("alternative", () => {
-    const e = env();
-    return e.EMBEDDING_PROVIDER === "openai"
+  const state = embeddingsState();
+  if (state.alternative !== undefined) return state.alternative;
+  const e = env();
+  return (state.alternative =
+    e.EMBEDDING_PROVIDER === "openai"
       ? createEmbedder({ provider: "local" })
       : e.OPENAI_API_KEY || e.OPENAI_BASE_URL
         ? createEmbedder({
@@ -38,6 +51,5 @@ export function alternativeEmbedder(): Embedder | null {
             model: e.OPENAI_EMBEDDING_MODEL,
             dimension: e.OPENAI_EMBEDDING_DIMENSION,
           })
-        : null;
-  });
+        : null);
 }

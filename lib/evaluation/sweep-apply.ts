@@ -4,7 +4,7 @@ import { updateSweep } from "../db/sweeps";
 import { embedder } from "../embeddings/configured";
 import { invalid } from "../core/errors";
 import { rechunkDocument } from "../ingest/pipeline";
-import { claim, getSweep, messageOf, running, sameSetting, sweptDocuments } from "./sweep";
+import { claim, getSweep, messageOf, sameSetting, sweptDocuments } from "./sweep";
 import { failureMessage } from "../retrieval/retrieve";
 import { settingLabel, type SweepView } from "../core/sweep-types";
 
@@ -21,7 +21,7 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
     );
   }
   const docs = sweptDocuments(agentId, embedder().model);
-  claim(agentId);
+  const held = claim(agentId);
   updateSweep(sweepId, { apply: { row, status: "running", done: 0, total: docs.length, error: null } });
   const done = (async () => {
     const failures: string[] = [];
@@ -44,6 +44,6 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
     const error = failures.length ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}` : null;
     updateSweep(sweepId, { apply: { row, status: error ? "failed" : "done", done: docs.length, total: docs.length, error } });
     return getSweep(agentId, sweepId);
-  })().finally(() => running().delete(agentId));
+  })().finally(() => held.release());
   return { sweep: getSweep(agentId, sweepId), done };
 }

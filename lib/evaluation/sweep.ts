@@ -1,6 +1,5 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
 import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
 import { pairsToRun, type Pair } from "../db/pairs";
@@ -8,6 +7,7 @@ import { failRunningSweeps, getSweep as readSweep, insertSweep, latestSweep as r
 import { alternativeEmbedder, embedder } from "../embeddings/configured";
 import { newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
 import { conflict, invalid } from "../core/errors";
+import { claim as claimKey, holder, type Claim } from "../core/one-at-a-time";
 import { chunkText } from "../core/chunking";
 import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent, failureMessage } from "../retrieval/retrieve";
@@ -34,14 +34,13 @@ const MAX_RANKED = 30_000;
 
 const sweepPrefix = () => `${env().CHROMA_COLLECTION_PREFIX}_sweep-`;
 
-/** Agents with a sweep or an apply in progress in this process. */
-export const running = () => processState("sweepsRunning", () => new Set<number>());
-
 export const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function claim(agentId: number): void {
-  if (running().has(agentId)) throw conflict("A sweep or an apply is already running for this agent; wait for it to finish.");
-  running().add(agentId);
+/** The agent, for its sweep or apply: one at a time per agent in this process; a second is refused until the claim is released. */
+export function claim(agentId: number): Claim {
+  const key = `sweep:${agentId}`;
+  if (holder(key)) throw conflict("A sweep or an apply is already running for this agent; wait for it to finish.");
+  return claimKey(key, "A sweep or an apply of this agent", "Wait for it to finish.");
 }
 
 /** Ready documents of the configured model: what the sweep re-chunks and what an apply re-indexes. */
@@ -107,7 +106,7 @@ export function startSweep(
     if (settings.findIndex((o) => sameSetting(o, s)) !== i) throw invalid(`The setting ${settingLabel(s)} is listed twice.`);
   });
   assertRowSizes(agentId, settings, docs, maxRowChunks);
-  claim(agentId);
+  const held = claim(agentId);
   try {
     const current = currentSetting(docs);
     const rows: SweepRow[] = settings.map((s) => ({
@@ -120,10 +119,10 @@ export function startSweep(
       error: null,
     }));
     const id = insertSweep({ agent_id: agentId, k, n_pairs: pairs.length, n_documents: docs.length, progress_total: settings.length * (docs.length + pairs.length), rows });
-    const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut, maxRowChunks).finally(() => running().delete(agentId));
+    const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut, maxRowChunks).finally(() => held.release());
     return { sweep: getSweep(agentId, id), done };
   } catch (err) {
-    running().delete(agentId);
+    held.release();
     throw err;
   }
 }

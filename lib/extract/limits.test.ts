@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildDocxBomb, buildPdfBomb, zipOf, zlibRepeated } from "../../test/fixtures/extract/bombs";
 import { extractText } from "./index";
 import { EXPANDED_BYTES_PER_CHAR } from "./limits";
-import { ExtractPool, extractPool, workerFile, type ExtractJob } from "./pool";
+import { ExtractPool, workerFile, type ExtractJob } from "./pool";
+import { extractPool } from "./state";
 import { buildDocx, buildPdf, rejection, utf8 } from "../../test/fixtures/extract/builders";
 
 // How much memory a bomb costs and how long it holds up the main thread are figures, printed by

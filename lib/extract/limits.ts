@@ -1,6 +1,7 @@
 import { env } from "../env.mjs";
 import { RejectedFileError, quoted, type DocumentType } from "./errors";
-import { ExtractCrashed, ExtractOutOfMemory, ExtractTimeout, extractPool, type ExtractJob, type ExtractReply } from "./pool";
+import { ExtractCrashed, ExtractOutOfMemory, ExtractTimeout, type ExtractJob, type ExtractReply } from "./pool";
+import { extractPool } from "./state";
 
 export interface Limits {
   maxTextChars: number;

@@ -4,7 +4,8 @@ import path from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { extractText } from "./index";
-import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, extractPool, workerFile, type ExtractJob } from "./pool";
+import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, workerFile, type ExtractJob } from "./pool";
+import { closeExtractPool, extractPool } from "./state";
 import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "../../test/fixtures/extract/builders";
 
 // How long the main thread stalls and how long requests wait while a large PDF is read are
@@ -74,6 +75,7 @@ fs.writeFileSync(deadStandIn, standInSource(`say("booting");\nfor (;;);`));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
 });
 
 const answer = (text: string): ExtractJob => ({ kind: "html", html: text, maxChars: 100 });
@@ -108,6 +110,26 @@ describe("extraction off the main thread", () => {
       await stuck.close();
     }
     await expect(extractText("next.pdf", buildPdf(["Next file"]))).resolves.toMatchObject({ text: "Next file" });
+  });
+
+  it("is one pool for every copy of the extraction modules (Next loads them more than once), and each copy knows its failures", async () => {
+    const pool = extractPool();
+    vi.resetModules();
+    const copy = { ...(await import("./pool")), ...(await import("./state")) };
+    expect(copy.ExtractTimeout).not.toBe(ExtractTimeout);
+    expect(copy.extractPool()).toBe(pool);
+    expect(new copy.ExtractTimeout()).toBeInstanceOf(ExtractTimeout);
+    expect(new copy.ExtractOutOfMemory()).not.toBeInstanceOf(ExtractTimeout);
+  });
+
+  it("is closed as a whole (its workers stopped), and the next file is read by a new pool", async () => {
+    const pool = extractPool();
+    await expect(extractText("one.pdf", buildPdf(["One file"]))).resolves.toMatchObject({ text: "One file" });
+    const close = vi.spyOn(pool, "close");
+    await closeExtractPool();
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(extractPool()).not.toBe(pool);
+    await expect(extractText("two.pdf", buildPdf(["Two files"]))).resolves.toMatchObject({ text: "Two files" });
   });
 });
 
@@ -195,6 +217,9 @@ describe("ExtractPool", () => {
 
   it("stops a job whose worker never takes it, and ends that worker's thread", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    // The pool's clock is the test's: a busy machine may take longer than the wait to boot the
+    // worker, which must have said it is booting before the wait runs out.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const pool = new ExtractPool({ size: 1, memoryMb: 64, idleMs: 1_000, workerFile: deadStandIn, startMs: 100 });
     const standIns = listenToStandIns();
     try {
@@ -202,7 +227,9 @@ describe("ExtractPool", () => {
       const stopped = expect(pool.run(answer("never"), 200)).rejects.toBeInstanceOf(ExtractTimeout);
       const { event, tid } = await standIns.next;
       expect(event).toBe("booting");
+      vi.advanceTimersByTime(200);
       await stopped;
+      vi.useRealTimers();
       expect(logged).toHaveBeenCalledWith("text extraction worker did not take its job within 200 ms; it was stopped");
       await expect.poll(() => fs.existsSync(`/proc/self/task/${tid}`), { timeout: 60_000 }).toBe(false);
     } finally {

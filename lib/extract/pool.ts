@@ -1,5 +1,3 @@
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -21,14 +19,30 @@ export interface ExtractStarted {
   started: true;
 }
 
+const FAILURE = Symbol.for("kb-inspector.extract-failure");
+
+/**
+ * A failure of the pool's, told apart by a mark rather than by its class: the pool is
+ * process-wide (lib/extract/state.ts), so the copy of this module that made it, and threw, may
+ * not be the caller's, whose classes are others.
+ */
+function poolFailure(kind: string) {
+  return class extends Error {
+    readonly [FAILURE] = kind;
+    static [Symbol.hasInstance](value: unknown): boolean {
+      return typeof value === "object" && value !== null && (value as { [FAILURE]?: string })[FAILURE] === kind;
+    }
+  };
+}
+
 /** The job ran past its deadline; its worker was terminated. */
-export class ExtractTimeout extends Error {}
+export class ExtractTimeout extends poolFailure("timeout") {}
 
 /** The job took its worker past the heap limit; the worker is gone, the server is not. */
-export class ExtractOutOfMemory extends Error {}
+export class ExtractOutOfMemory extends poolFailure("out-of-memory") {}
 
 /** The worker failed while reading the job's file (an error its reader did not catch). */
-export class ExtractCrashed extends Error {}
+export class ExtractCrashed extends poolFailure("crashed") {}
 
 export interface PoolOptions {
   size: number;
@@ -186,13 +200,7 @@ function stringHeapBytes(text: string): number {
   return /[^\u0000-\u00ff]/.test(text) ? text.length * 2 : text.length;
 }
 
-// Each worker may use up to MEMORY_MB, so a large machine still runs only a few at once.
-const MAX_WORKERS = 4;
-// HTML and .docx are read as streams (a 20 MB page in a small share of it); pdf.js holds its
-// parsed objects and fonts, the most of any reader for 2,000 pages of dense text (measured in
-// docs/performance.md, 'A 20 MB upload'). The rest is headroom for heavy PDFs.
-const MEMORY_MB = 1024;
-const IDLE_MS = 60_000;
+// How long a worker may take to boot and take its job, unless the pool is given its own (startMs).
 const START_MS = 60_000;
 
 /**
@@ -203,23 +211,4 @@ const START_MS = 60_000;
  */
 export function workerFile(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), "worker.mjs");
-}
-
-let shared: ExtractPool | undefined;
-
-/** The process-wide pool, started on first use. */
-export function extractPool(): ExtractPool {
-  if (!shared) {
-    const file = workerFile();
-    if (!fs.existsSync(file)) {
-      throw new Error(`The text extraction worker is missing at ${file}; start the app from its own directory.`);
-    }
-    shared = new ExtractPool({
-      size: Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism() - 1)),
-      memoryMb: MEMORY_MB,
-      idleMs: IDLE_MS,
-      workerFile: file,
-    });
-  }
-  return shared;
 }

@@ -2,7 +2,6 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { readyAmong } from "../db/chunks";
 import {
   clearSuspects,
@@ -30,6 +29,10 @@ import { sweepOrphans, sweepOrphansSoon } from "./orphans";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
 import { searchPause } from "../vector-store/batched-add";
+import type { FullCheckState, RecheckState } from "./reports";
+import { indexUpkeepState, type Recheck } from "./state";
+
+export type { FullCheckState, RecheckState } from "./reports";
 
 const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): k is ChunkKey => k !== null);
 
@@ -88,61 +91,7 @@ const FULL_CHECK_REST = 1;
  */
 const FULL_CHECK_MAX_WAIT_MS = 30_000;
 
-export interface FullCheckState {
-  state: "idle" | "running" | "pending";
-  checked: number;
-  total: number;
-  /** Chunks the full check wrote again since the server started. */
-  rewritten: number;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface RecheckState {
-  /** The check of the suspect documents (the full check is `full`). */
-  state: "idle" | "waiting" | "running";
-  reason: string | null;
-  checked: number;
-  total: number;
-  /** Chunks written again in this pass, and of those, how many a query still cannot return. */
-  rewritten: number;
-  still_unreachable: number;
-  last_finished_at: string | null;
-  /** Until when documents written become suspect (null: not following). */
-  following_until: string | null;
-  /** Ready suspect documents not checked yet. */
-  unchecked_documents: number;
-  /** Chunks written again since the server started, and chunks kept as unreachable now (all agents). */
-  rewritten_since_start: number;
-  kept_unreachable: number;
-  full: FullCheckState;
-}
-
-interface Holder {
-  s: Omit<RecheckState, "following_until" | "unchecked_documents" | "kept_unreachable" | "full">;
-  again: boolean;
-  timer: NodeJS.Timeout | null;
-  watch: NodeJS.Timeout | null;
-  /** The unclean-restart count the last rebuild of the index answered. */
-  rebuiltFor: number;
-  /** Looks the watch has taken, so a test can wait for the next ones instead of for time. */
-  looks: number;
-  fullRunning: boolean;
-  fullRewritten: number;
-  /** Tests: a window of their own size (useRecheckWindow). */
-  window?: number;
-}
-const current = () =>
-  processState<Holder>("recheck", () => ({
-    s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, rewritten_since_start: 0 },
-    again: false,
-    timer: null,
-    watch: null,
-    rebuiltFor: 0,
-    looks: 0,
-    fullRunning: false,
-    fullRewritten: 0,
-  }));
+const current = (): Recheck => indexUpkeepState().recheck;
 
 const recheckWindow = (): number => current().window ?? WINDOW_CHUNKS;
 
@@ -309,7 +258,7 @@ function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
  * exact distance. Null when `stop` said to stop; otherwise what it wrote and kept.
  */
 async function pass(
-  c: Holder,
+  c: Recheck,
   docs: Doc[],
   stop: () => boolean,
   { counted = false, onWritten = (_n: number) => {} } = {},
@@ -475,7 +424,25 @@ export function watchChromaRestarts(everyMs = 3_000): void {
   look();
   c.watch = setInterval(look, everyMs);
   c.watch.unref();
-  onChromaBack(() => requestRecheck("Chroma answered again after refusing connections"));
+  if (!c.listening) {
+    c.listening = true;
+    onChromaBack(() => {
+      if (current().watch) requestRecheck("Chroma answered again after refusing connections");
+    });
+  }
+}
+
+/**
+ * Stops the watch and a pass that waits to start (one under way finishes); suspect documents
+ * stay in SQLite, for the watch to take up when it starts again.
+ */
+export function stopWatchingChromaRestarts(): void {
+  const c = current();
+  if (c.watch) clearInterval(c.watch);
+  c.watch = null;
+  if (c.timer) clearTimeout(c.timer);
+  c.timer = null;
+  if (c.s.state === "waiting") c.s.state = "idle";
 }
 
 /** How many looks the watch has finished (each asks for at most one pass, before it returns). */

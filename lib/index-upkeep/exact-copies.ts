@@ -1,11 +1,14 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { chunkIndexes } from "../db/chunks";
 import { documentsWithoutVectors, documentsWithoutVectorsCount, replaceChunkVectors } from "../db/chunk-vectors";
 import { embedder } from "../embeddings/configured";
 import { agentVectors } from "../vector-store/chunks";
 import { chunkId, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { vectorStoreUnavailable } from "../core/errors";
+import type { CopyState } from "./reports";
+import { indexUpkeepState } from "./state";
+
+export type { CopyState } from "./reports";
 
 /**
  * Copies into SQLite the vectors of ready documents that have none there (documents indexed
@@ -17,19 +20,7 @@ import { vectorStoreUnavailable } from "../core/errors";
 /** Documents read from Chroma per step. */
 const DOCUMENTS_PER_STEP = 50;
 
-export interface CopyState {
-  running: boolean;
-  copied: number;
-  /** Documents whose vectors Chroma does not hold in full (the audit names them); not tried again in this process. */
-  skipped: number[];
-  error: string | null;
-}
-
-interface Copies {
-  state: CopyState;
-  run: Promise<void> | null;
-}
-const current = () => processState<Copies>("exactCopies", () => ({ state: { running: false, copied: 0, skipped: [], error: null }, run: null }));
+const current = () => indexUpkeepState().exactCopies;
 
 export const copyState = (): CopyState & { missing: number } => ({ ...current().state, missing: documentsWithoutVectorsCount() });
 
@@ -69,11 +60,25 @@ export function copyMissingVectors(opts: { retryMs?: number } = {}): Promise<voi
       // Shown on Index health: the app's own words; Chroma's or the driver's go to the server log.
       c.state.error = isVectorStoreUnavailable(err) ? vectorStoreUnavailable().message : "Copying stopped on the server; the details are in its log.";
       if (!isVectorStoreUnavailable(err)) console.error("[kb-inspector] copying vectors for exact ranking failed:", err);
-      if (opts.retryMs) setTimeout(() => void copyMissingVectors(opts), opts.retryMs).unref();
+      if (opts.retryMs) {
+        if (c.retry) clearTimeout(c.retry);
+        c.retry = setTimeout(() => {
+          c.retry = null;
+          void copyMissingVectors(opts);
+        }, opts.retryMs);
+        c.retry.unref();
+      }
     } finally {
       c.state.running = false;
       c.run = null;
     }
   })();
   return c.run;
+}
+
+/** Clears the pass waiting to be tried again (one under way finishes). */
+export function stopCopyRetries(): void {
+  const c = current();
+  if (c.retry) clearTimeout(c.retry);
+  c.retry = null;
 }

@@ -1,7 +1,6 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
-import { peekProcessState, setProcessState } from "../core/process-state";
 import { EmbeddingError } from "../embeddings/index";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
@@ -10,36 +9,16 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
-import { recheckState, type RecheckState } from "./after-restart";
-import { rebuildState, type RebuildState } from "./rebuild";
+import { recheckState } from "./after-restart";
+import { rebuildState } from "./rebuild";
 import { probeQuery } from "../vector-store/chunks";
 import { copyState } from "./exact-copies";
 import { exactBytesHeld, exactLimit } from "../retrieval/exact";
 import { env } from "../env.mjs";
+import type { ExactState, Health } from "./reports";
+import { indexUpkeepState, type CachedHealth } from "./state";
 
-export interface Health {
-  ok: boolean;
-  chroma: { ok: boolean; error?: string };
-  embedder: { ok: boolean; model?: string; dimension?: number; error?: string };
-  /** Models of indexed documents that differ from the configured one. */
-  stale_models: string[];
-  /**
-   * Documents left indexing with no ingest running, vector removals still waiting for Chroma,
-   * the check of every chunk after Chroma came back from a crash (lib/index-upkeep/after-restart.ts)
-   * and the rebuild of the index that precedes it (lib/index-upkeep/rebuild.ts).
-   */
-  index: { stuck_documents: number; awaiting_cleanup: number; recheck: RecheckState; rebuild: RebuildState; exact: ExactState };
-}
-
-/** Exact ranking (lib/retrieval/exact.ts): its limits, the vectors held, and the copies still to make from Chroma. */
-export interface ExactState {
-  max_chunks: number;
-  memory_mb: number;
-  held_mb: number;
-  documents_without_copy: number;
-  copying: boolean;
-  copy_error: string | null;
-}
+export type { ExactState, Health } from "./reports";
 
 function exactState(): ExactState {
   const copies = copyState();
@@ -144,22 +123,17 @@ export function startingState(): { status: "starting"; message: string } | null 
 /** How long the page banner and anonymous GET /api/health reuse a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */
 export const HEALTH_CACHE_MS = 5_000;
 
-// One entry per process, like the clients: `at` is set once the check has settled.
-interface CachedHealth {
-  pending: Promise<Health>;
-  at?: number;
-}
-
 /** checkHealth() for page renders and anonymous probes: concurrent callers share one check, and a result younger than HEALTH_CACHE_MS is reused. */
 export function cachedHealth(): Promise<Health> {
-  const last = peekProcessState<CachedHealth>("health");
+  const state = indexUpkeepState();
+  const last = state.health;
   if (last && (last.at === undefined || Date.now() - last.at < HEALTH_CACHE_MS)) return last.pending;
   const entry: CachedHealth = { pending: checkHealth() };
-  setProcessState("health", entry);
+  state.health = entry;
   entry.pending.then(
     () => (entry.at = Date.now()),
     () => {
-      if (peekProcessState<CachedHealth>("health") === entry) setProcessState("health", undefined); // a thrown check is not kept
+      if (state.health === entry) state.health = null; // a thrown check is not kept
     },
   );
   return entry.pending;

@@ -1,5 +1,4 @@
 import "server-only";
-import { peekProcessState, setProcessState } from "../core/process-state";
 import { listAgents } from "../db/agents";
 import { readySignature } from "../db/documents";
 import { latestIndexRecalls } from "../db/index-recall";
@@ -64,13 +63,11 @@ export async function measureDueAgents(everyMs = INDEX_RECALL_EVERY_MS): Promise
   return measured;
 }
 
-/** Starts the monitor (once per process): every `lookMs` it measures the agents due. Returns the stop. */
+/**
+ * Starts the monitor: every `lookMs` it measures the agents due. Returns the stop. The monitor
+ * measures the agents due for the life of the process, started once, by lib/runtime/services.ts.
+ */
 export function watchIndexRecall({ everyMs = INDEX_RECALL_EVERY_MS, lookMs = INDEX_RECALL_LOOK_MS } = {}): () => void {
-  const stop = () => {
-    clearInterval(peekProcessState<NodeJS.Timeout>("indexRecallWatch"));
-    setProcessState("indexRecallWatch", undefined);
-  };
-  if (peekProcessState<NodeJS.Timeout>("indexRecallWatch")) return stop;
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return; // a long pass is still going: no second one beside it
@@ -80,6 +77,5 @@ export function watchIndexRecall({ everyMs = INDEX_RECALL_EVERY_MS, lookMs = IND
       .finally(() => (busy = false));
   }, lookMs);
   timer.unref();
-  setProcessState("indexRecallWatch", timer);
-  return stop;
+  return () => clearInterval(timer);
 }

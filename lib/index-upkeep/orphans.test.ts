@@ -41,18 +41,22 @@ const lib = async () => ({
   ...(await import("./write-again")),
   ...(await import("../embeddings/configured")),
   ...(await import("../core/chunking")),
+  ...(await import("../ingest/state")),
+  ...(await import("./state")),
 });
 
 const MANUAL = "The lamp manual, part one.\n\nPart two covers bulbs.\n\nPart three covers the switch.";
 const NEW_MANUAL = "The new lamp manual covers the dimmer and the timer.";
 
 /** What a new server process starts with: no clean-up timer, no sweep state of its own. */
-function freshProcess() {
-  const g = globalThis as unknown as Record<string, { timer?: NodeJS.Timeout | null } | undefined>;
-  for (const key of ["__kbCleanup", "__kbOrphanSweep"]) {
-    if (g[key]?.timer) clearTimeout(g[key]!.timer!);
-    delete g[key];
-  }
+async function freshProcess() {
+  const { ingestState, idleCleanup, indexUpkeepState, idleOrphanSweep } = await lib();
+  const ingest = ingestState();
+  if (ingest.cleanup.timer) clearTimeout(ingest.cleanup.timer);
+  ingest.cleanup = idleCleanup();
+  const upkeep = indexUpkeepState();
+  if (upkeep.orphanSweep.timer) clearTimeout(upkeep.orphanSweep.timer);
+  upkeep.orphanSweep = idleOrphanSweep();
 }
 
 /** The agent's orphan vectors and queued removals, as the audit reports them. */
@@ -141,7 +145,7 @@ describe("orphan vectors after a crash", () => {
     expect(findDocument(agent.id, d1)).toBeUndefined();
 
     chroma = await startChroma({ dataDir: dir, port, restart: false });
-    freshProcess();
+    await freshProcess();
     recoverInterruptedIngests();
     // Settled: nothing of the old version left, nothing waiting.
     await expect.poll(() => leftOf(agent.id), { timeout: 90_000, interval: 500 }).toEqual({ orphans: [], awaiting: [] });
@@ -165,7 +169,7 @@ describe("orphan vectors after a crash", () => {
     await upsertNotedChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: d1 }, chunks, await embedder().embed(chunks.map((c) => c.text)), { byCheck: true });
     expect(await leftOf(agent.id)).toEqual({ orphans: [d1], awaiting: [] });
 
-    freshProcess();
+    await freshProcess();
     recoverInterruptedIngests();
     await expect.poll(() => leftOf(agent.id), { timeout: 90_000, interval: 500 }).toEqual({ orphans: [], awaiting: [] });
     expect(await vectorsOf(agent.id, d1)).toEqual([]);

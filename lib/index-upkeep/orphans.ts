@@ -1,9 +1,9 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { deadDocuments, lastVectorWriteSeq, type DeadDocument } from "../db/vector-cleanup";
-import { queueCleanup, takeRemovedDocuments, type RemovedDocument } from "../ingest/cleanup";
+import { queueCleanup, takeRemovedDocuments } from "../ingest/cleanup";
 import { chunkId, isVectorStoreUnavailable, ownCollections } from "../vector-store/client";
 import { agentVectors } from "../vector-store/chunks";
+import { indexUpkeepState } from "./state";
 
 /**
  * The orphan sweep: vectors that reached Chroma after their document's removal was confirmed
@@ -24,20 +24,7 @@ const RETRY_MS = 5_000;
 /** Removals kept for the next sweep while sweeps fail. */
 const MAX_REMEMBERED = 10_000;
 
-interface SweepState {
-  /** Writes after this place are looked at; null before the first sweep. */
-  from: number | null;
-  /** The log's end when the last sweep began: the next one starts from there, so each write is looked at twice. */
-  lastTop: number | null;
-  /** Removals the last sweep looked at, looked at once more by the next. */
-  lastRemoved: RemovedDocument[];
-  running: Promise<number> | null;
-  timer: NodeJS.Timeout | null;
-  /** Sweeps finished in this process, so a test can wait for the next one. */
-  done: number;
-}
-const state = () =>
-  processState<SweepState>("orphanSweep", () => ({ from: null, lastTop: null, lastRemoved: [], running: null, timer: null, done: 0 }));
+const state = () => indexUpkeepState().orphanSweep;
 
 export const orphanSweeps = (): number => state().done;
 
@@ -107,4 +94,11 @@ export function sweepOrphansSoon(delayMs = 0): void {
     });
   }, delayMs);
   s.timer.unref?.();
+}
+
+/** Clears the sweep waiting to start (one under way finishes). */
+export function stopOrphanSweeps(): void {
+  const s = state();
+  if (s.timer) clearTimeout(s.timer);
+  s.timer = null;
 }

@@ -4,6 +4,7 @@ import { db } from "../db/client";
 import { getDocument } from "../db/documents";
 import { LocalEmbedder, type LocalModelSpec } from "../embeddings/local/embedder";
 import type { Embedder } from "../embeddings/index";
+import { embedder, useEmbedder } from "../embeddings/configured";
 import { documentsToReembed, dropEmptyCollections, reembedDocuments, type ReembedProgress } from "./re-embed";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
@@ -12,12 +13,11 @@ import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 const OLD: LocalModelSpec = { version: 1, lexicalDimension: 768, semanticWeight: 0 };
 const NEW: LocalModelSpec = { version: 2, lexicalDimension: 924, semanticWeight: 0, seed: 7 };
 
-const holder = globalThis as unknown as { __kbEmbedder?: Embedder };
 const useModel = (e: Embedder) => {
-  holder.__kbEmbedder = e;
+  useEmbedder(e);
 };
 afterEach(() => {
-  delete holder.__kbEmbedder;
+  useEmbedder(undefined);
 });
 
 async function agentWithOldDocs() {
@@ -36,7 +36,7 @@ async function vectorIds(e: Embedder, agentId: number): Promise<string[]> {
 describe("reindex", () => {
   it("re-embeds old-model documents in place, so search works again", async () => {
     const { agent, docs } = await agentWithOldDocs();
-    const oldModel = holder.__kbEmbedder!;
+    const oldModel = embedder();
     const oldIds = await vectorIds(oldModel, agent.id);
     const newModel = new LocalEmbedder({ spec: NEW });
     useModel(newModel);
@@ -62,7 +62,7 @@ describe("reindex", () => {
   it("--agent leaves other agents alone, and their old vectors stay", async () => {
     const first = await agentWithOldDocs();
     const second = await agentWithOldDocs();
-    const oldModel = holder.__kbEmbedder!;
+    const oldModel = embedder();
     useModel(new LocalEmbedder({ spec: NEW }));
     await reembedDocuments({ agentId: first.agent.id });
     expect(documentsToReembed(first.agent.id)).toEqual([]);
@@ -74,7 +74,7 @@ describe("reindex", () => {
 
   it("keeps a document on its old model when re-embedding it fails, and goes on with the rest", async () => {
     const { agent, docs } = await agentWithOldDocs();
-    const oldModel = holder.__kbEmbedder!;
+    const oldModel = embedder();
     const good = new LocalEmbedder({ spec: NEW });
     const failing: Embedder = {
       model: good.model,

@@ -55,21 +55,17 @@ describe("rebuilding the vector index", () => {
     const copyStarted = new Promise<void>((r) => (copying = r));
     let letGo: () => void = () => {};
     const goOn = new Promise<void>((r) => (letGo = r));
-    const hooks = globalThis as { __kbRebuildStep?: (copied: number) => Promise<void> };
-    hooks.__kbRebuildStep = async () => {
-      hooks.__kbRebuildStep = undefined;
+    let held = false;
+    const afterStep = async () => {
+      if (held) return;
+      held = true;
       copying();
       await goOn;
     };
-    let rebuilding: ReturnType<typeof rebuildIndex>;
-    try {
-      rebuilding = rebuildIndex(e, "asked for by a test");
-      // A second call while it runs joins it.
-      expect(rebuildIndex(e, "again")).toBe(rebuilding);
-      await copyStarted;
-    } finally {
-      hooks.__kbRebuildStep = undefined;
-    }
+    const rebuilding = rebuildIndex(e, "asked for by a test", { afterStep });
+    // A second call while it runs joins it.
+    expect(rebuildIndex(e, "again")).toBe(rebuilding);
+    await copyStarted;
     expect(rebuildState()).toMatchObject({ state: "running", reason: "asked for by a test" });
     expect(rebuildState().copied).toBeGreaterThan(0);
     expect(rebuildState().copied).toBeLessThan(rebuildState().total);

@@ -1,12 +1,15 @@
 import "server-only";
 import type { Collection, Metadata } from "../vector-store/client";
-import { peekProcessState, processState } from "../core/process-state";
 import type { Embedder } from "../embeddings/index";
 import { AppError } from "../core/errors";
 import { documentStillIndexed, documentsToRebuild, documentVectorRuns, storedVectorCount, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
 import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, setRebuilding, writeRecords, type ChunkMetadata } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 import { mirrorWrites } from "../vector-store/write-gate";
+import type { RebuildState } from "./reports";
+import { indexUpkeepState } from "./state";
+
+export type { RebuildState } from "./reports";
 
 /**
  * Rebuilding the index: a new collection is built from the stored vectors and then takes the
@@ -30,47 +33,38 @@ const WRITE_BATCH = 1_000;
 /** How long the replaced collection is kept for requests that were already on their way to it. */
 const RETIRE_AFTER_MS = 20_000;
 
-export interface RebuildState {
-  state: "idle" | "running";
-  reason: string | null;
-  copied: number;
-  total: number;
-  started_at: string | null;
-  last_finished_at: string | null;
-  /** Seconds the last rebuild took, with its vector count; null before the first. */
-  last_seconds: number | null;
-  last_vectors: number | null;
-  last_error: string | null;
-}
-
-interface Rebuild {
-  s: RebuildState;
-  running: Promise<RebuildState> | null;
-  retire: NodeJS.Timeout | null;
-}
-/** Tests: awaited after each step of the copy, so a test can act while a rebuild is half-way. */
-type RebuildStep = (copied: number) => Promise<void>;
-const current = () =>
-  processState<Rebuild>("rebuild", () => ({
-    s: { state: "idle", reason: null, copied: 0, total: 0, started_at: null, last_finished_at: null, last_seconds: null, last_vectors: null, last_error: null },
-    running: null,
-    retire: null,
-  }));
+const current = () => indexUpkeepState().rebuild;
 
 export const rebuildState = (): RebuildState => ({ ...current().s });
 
+export interface RebuildOptions {
+  /** Awaited after each step of the copy with the vectors copied so far (a test acts while a rebuild is half-way). */
+  afterStep?: (copied: number) => Promise<void>;
+}
+
 /**
- * Rebuilds the collection of `model`; a call while one runs joins it. Resolves with the state
- * once done; rejects when Chroma failed on the way, leaving the old collection in use as it was.
+ * Rebuilds the collection of `model`; a call while one runs joins it (and its options are the
+ * running one's). Resolves with the state once done; rejects when Chroma failed on the way,
+ * leaving the old collection in use as it was.
  */
-export function rebuildIndex(model: Embedder, reason: string): Promise<RebuildState> {
+export function rebuildIndex(model: Embedder, reason: string, options: RebuildOptions = {}): Promise<RebuildState> {
   const c = current();
   if (!c.running) {
-    c.running = rebuild(model, reason).finally(() => {
+    c.running = rebuild(model, reason, options).finally(() => {
       c.running = null;
     });
   }
   return c.running;
+}
+
+/**
+ * Drops the timer that removes the collection the last rebuild replaced (the next rebuild, or the
+ * next start, removes it instead).
+ */
+export function stopRetiringReplaced(): void {
+  const c = current();
+  if (c.retire) clearTimeout(c.retire);
+  c.retire = null;
 }
 
 type Records = { ids: string[]; embeddings: number[][]; metadatas: Metadata[] };
@@ -103,7 +97,7 @@ async function* vectorsOf(old: Collection, model: string, doc: RebuildDocument):
   }
 }
 
-async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
+async function rebuild(model: Embedder, reason: string, { afterStep }: RebuildOptions): Promise<RebuildState> {
   const c = current();
   const started = performance.now();
   c.s = { ...c.s, state: "running", reason, copied: 0, total: 0, started_at: new Date().toISOString(), last_error: null };
@@ -140,7 +134,7 @@ async function rebuild(model: Embedder, reason: string): Promise<RebuildState> {
       for (const doc of pending.docs) if (!documentStillIndexed(doc.id)) await deleteDocumentVectors(copy!, doc.agent_id, doc.id);
       c.s.copied += pending.ids.length;
       pending = { ids: [], embeddings: [], metadatas: [], docs: [] };
-      await peekProcessState<RebuildStep>("rebuildStep")?.(c.s.copied);
+      await afterStep?.(c.s.copied);
     };
     for (let after = 0; ; ) {
       const docs = documentsToRebuild(model.model, after, DOCUMENTS_PER_STEP);

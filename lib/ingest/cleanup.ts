@@ -1,5 +1,4 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { isVectorStoreUnavailable, ownCollections } from "../vector-store/client";
 import {
   cleanupCount,
@@ -12,6 +11,7 @@ import {
   type CleanupEntry,
 } from "../db/vector-cleanup";
 import { countDocumentVectors, deleteAgentVectors, deleteDocumentVectors } from "../vector-store/chunks";
+import { ingestState, type RemovedDocument } from "./state";
 
 /**
  * Runs the queued removals of vectors (lib/db/vector-cleanup.ts): an entry is deleted only
@@ -21,6 +21,7 @@ import { countDocumentVectors, deleteAgentVectors, deleteDocumentVectors } from 
  */
 
 export { enqueueCleanup, pendingCleanups, pendingVectorsOf, type CleanupEntry } from "../db/vector-cleanup";
+export type { RemovedDocument } from "./state";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
@@ -54,20 +55,8 @@ function retryDelay(attempts: number): number {
   return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-interface CleanupState {
-  running: Promise<number> | null;
-  timer: NodeJS.Timeout | null;
-  due: number;
-  /** Documents whose removal Chroma confirmed lately, for the orphan sweep (lib/index-upkeep/orphans.ts). */
-  removed: Map<string, RemovedDocument>;
-}
-const state = () => processState<CleanupState>("cleanup", () => ({ running: null, timer: null, due: 0, removed: new Map() }));
+const state = () => ingestState().cleanup;
 
-export interface RemovedDocument {
-  agent_id: number;
-  document_id: number;
-  chunks: number;
-}
 /** Removals remembered for the next sweep: a write that lands after one is what the sweep looks for. */
 const REMEMBERED_REMOVALS = 10_000;
 
@@ -153,6 +142,13 @@ export function scheduleCleanup(delayMs = 0): void {
     }
   }, delayMs);
   s.timer.unref?.();
+}
+
+/** Clears the pending run of the clean-up (one under way finishes); what is queued waits in SQLite for the next scheduleCleanup. */
+export function stopScheduledCleanup(): void {
+  const s = state();
+  if (s.timer) clearTimeout(s.timer);
+  s.timer = null;
 }
 
 /**

@@ -1,8 +1,8 @@
 import "server-only";
-import { processState } from "../core/process-state";
+import { ingestState } from "./state";
 
 // Tails of the waiting lines, per key, shared by every module instance of this process.
-const tails = () => processState("keyedLocks", () => new Map<string, Promise<void>>());
+const tails = () => ingestState().keyedLocks;
 
 async function acquire(key: string): Promise<() => void> {
   const previous = tails().get(key) ?? Promise.resolve();

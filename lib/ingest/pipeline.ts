@@ -1,6 +1,5 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { processState } from "../core/process-state";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { collectionFor } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "../core/chunking";
@@ -12,6 +11,7 @@ import { env } from "../env.mjs";
 import { AppError, BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
 import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
+import { ingestState } from "./state";
 import { groupedWrite } from "../db/client";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeDocumentPath } from "../validations/filename";
@@ -140,7 +140,7 @@ export async function indexExtractedText(
 }
 
 /** Ingests in progress in this process: an `indexing` row not among them is stuck. */
-export const activeIngests = () => processState("activeIngests", () => new Set<number>());
+export const activeIngests = (): Set<number> => ingestState().activeIngests;
 
 /** An ingest's own words, for describeFailure, for Chroma not answering and for the unexpected. */
 export const INGEST_WORDS = {

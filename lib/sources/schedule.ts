@@ -1,5 +1,4 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { dueSources, failInterruptedSyncs } from "../db/sources";
 import { startSourceSync } from "./sync";
 
@@ -18,14 +17,14 @@ export function startDueSyncs(at: Date): number[] {
   return started;
 }
 
-/** Fails syncs a stop cut off, then looks for due syncs every minute. */
-export function watchSources(everyMs = 60_000): void {
+/**
+ * Fails syncs a stop cut off, then starts the due syncs every `everyMs`. Returns the stop. The
+ * schedule runs for the life of the process, started once, by lib/runtime/services.ts.
+ */
+export function watchSources(everyMs = 60_000): () => void {
   const n = failInterruptedSyncs();
   if (n > 0) console.log(`[kb-inspector] ${n} source sync(s) cut off by the stop marked failed; the next sync finishes them`);
-  // One schedule per process.
-  processState("sourceSchedule", () => {
-    const timer = setInterval(() => startDueSyncs(new Date()), everyMs);
-    timer.unref();
-    return timer;
-  });
+  const timer = setInterval(() => startDueSyncs(new Date()), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import { createAgent } from "../../lib/db/agents";
-import { setProcessState } from "../../lib/core/process-state";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText, type ChunkSettings } from "../../lib/core/chunking";
 import { getDocument } from "../../lib/db/documents";
 import type { Embedder } from "../../lib/embeddings";
+import { useEmbedder as useConfiguredEmbedder } from "../../lib/embeddings/configured";
 import { ingestFile } from "../../lib/ingest/pipeline";
 import { bestRanks, rankAllChunks, retrieve } from "../../lib/retrieval/retrieve";
 import type { RetrievalMode } from "../../lib/validations/agent";
@@ -18,7 +18,7 @@ import { quality, rankOf, type Quality } from "./metrics";
 
 /** Makes `e` the process's configured embedder (lib/embeddings/configured.ts keeps it as process state). */
 export function useEmbedder(e: Embedder): void {
-  setProcessState("embedder", e);
+  useConfiguredEmbedder(e);
 }
 
 export interface IndexedSet {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { processState } from "../../core/process-state";
+import { embeddingsState, type GloveLoad } from "../state";
 import { EmbeddingError } from "../types";
 import { readWinkEmbeddings } from "./wink-json";
 import { WordVectors, WordVectorsError } from "./word-vectors";
@@ -23,14 +23,7 @@ const RECIPE_ID = 1;
 export const gloveCacheFile = (cacheDir: string) =>
   path.join(cacheDir, `${GLOVE_PACKAGE}-${GLOVE_PACKAGE_VERSION}-r${RECIPE_ID}.kbwv`);
 
-export interface GloveLoad {
-  vectors: WordVectors;
-  file: string;
-  /** Set when this call converted the package's JSON (first start with this DATA_DIR). */
-  conversion?: { ms: number; peakRssMB: number };
-  loadMs: number;
-  bytes: number;
-}
+export type { GloveLoad } from "../state";
 
 /** The installed package's directory, found like Node would (node_modules up from `from`). */
 export function findGlovePackage(from = process.cwd()): string | null {
@@ -42,7 +35,7 @@ export function findGlovePackage(from = process.cwd()): string | null {
   }
 }
 
-const loads = () => processState("glove", () => new Map<string, Promise<GloveLoad>>());
+const loads = () => embeddingsState().glove;
 
 export interface LoadGloveOptions {
   log?: (msg: string) => void;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GLOVE_PACKAGE, GLOVE_PACKAGE_VERSION, gloveCacheFile, loadGlove } from "./glove";
 import { LocalEmbedder } from "./embedder";
 import { EmbeddingError } from "../types";
+import { embeddingsState } from "../state";
 import { WinkParser } from "./wink-json";
 import { WordVectors, WordVectorsError } from "./word-vectors";
 import { WordVectorsBuilder } from "./word-vectors-builder";
@@ -45,7 +46,7 @@ function tmp(): string {
 }
 afterEach(() => {
   for (const d of tmpDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  delete (globalThis as { __kbGlove?: unknown }).__kbGlove;
+  embeddingsState().glove.clear();
 });
 
 /** A fake install of the package: node_modules/<package>/{package.json,<main>.json}. */
@@ -133,7 +134,7 @@ describe("loadGlove", () => {
     expect(logs.join("\n")).toMatch(/converting/);
     expect(first.vectors.lookup("automobile")).toBeGreaterThanOrEqual(0);
 
-    delete (globalThis as { __kbGlove?: unknown }).__kbGlove; // as a new process would
+    embeddingsState().glove.clear(); // as a new process would
     const second = await loadGlove(cache, { log: (m) => logs.push(m), packageSearchFrom: path.join(from, "nowhere") });
     expect(second.conversion).toBeUndefined();
     expect(second.vectors.count).toBe(first.vectors.count);

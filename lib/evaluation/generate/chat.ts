@@ -1,9 +1,7 @@
 import "server-only";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { env } from "../../env.mjs";
-import { peekProcessState, setProcessState } from "../../core/process-state";
-import { ChatError, chatModel } from "../../ask/chat";
-import { DEFAULT_OPENAI_BASE_URL } from "../../embeddings/openai/embedder";
+import { ChatError, chatClient } from "../../ask/chat";
 import { shownUrl } from "../../embeddings/openai/errors";
 import { questionKey } from "../../core/normalize";
 import { redactSecrets } from "../../core/redact";
@@ -77,24 +75,10 @@ export function parseQuestions(content: string | null | undefined, n: number): s
     .slice(0, n);
 }
 
-interface CachedWriter {
-  key: string;
-  writer: QuestionWriter;
-}
-
-/** The chat model's question writer, on the endpoint and key of the ask pipeline; null without OPENAI_CHAT_MODEL. */
+/** The chat model's question writer, on the ask pipeline's client (endpoint and key); null without OPENAI_CHAT_MODEL. */
 export function questionWriter(): QuestionWriter | null {
-  const chat = chatModel();
-  if (!chat) return null;
-  const e = env();
-  const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
-  const key = `${baseURL}|${chat.model}`;
-  let cached = peekProcessState<CachedWriter>("questionWriter");
-  if (cached?.key !== key) {
-    const client = new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS });
-    cached = setProcessState<CachedWriter>("questionWriter", { key, writer: openAIWriter(client, chat.model, baseURL) });
-  }
-  return cached.writer;
+  const chat = chatClient();
+  return chat && openAIWriter(chat.client, chat.model, chat.baseURL);
 }
 
 function openAIWriter(client: OpenAI, model: string, baseURL: string): QuestionWriter {
