@@ -11,11 +11,11 @@ const dir = path.join(import.meta.dirname, "..", "lib", "retrieval");
 export async function compileKernel() {
   const w = await wabt();
   const source = fs.readFileSync(path.join(dir, "exact-kernel.wat"), "utf8");
-  const module = w.parseWat("exact-kernel.wat", source, { simd: true });
+  const wat = w.parseWat("exact-kernel.wat", source, { simd: true });
   try {
-    return Buffer.from(module.toBinary({}).buffer);
+    return Buffer.from(wat.toBinary({}).buffer);
   } finally {
-    module.destroy();
+    wat.destroy();
   }
 }
 

@@ -59,6 +59,8 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
   useEffect(() => {
     if (!finished) return;
     router.refresh();
+    // Once, when the upload finishes (a server event): the selection is cleared for the next one.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     setFiles([]);
     if (inputRef.current) inputRef.current.value = "";
   }, [finished, router]);

@@ -39,6 +39,8 @@ export function FileChooser({ label, accept, multiple, name, required, described
   const setRefs = (el: HTMLInputElement | null) => {
     own.current = el;
     if (typeof inputRef === "function") inputRef(el);
+    // The caller's ref object is filled as React fills refs (a merged ref).
+    // eslint-disable-next-line react-hooks/immutability
     else if (inputRef) inputRef.current = el;
   };
   const said = chosen ?? picked;
@@ -47,6 +49,8 @@ export function FileChooser({ label, accept, multiple, name, required, described
       <label className="cursor-pointer rounded border border-slate-300 bg-slate-50 px-3 py-1.5 font-medium hover:bg-slate-100 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-blue-700">
         {buttonText}
         <input
+          // The merged ref above fills the caller's ref object, as React fills refs.
+          // eslint-disable-next-line react-hooks/immutability
           ref={setRefs}
           type="file"
           name={name}

@@ -14,7 +14,7 @@ describe("AppError", () => {
 
 // tsc --noEmit fails here if AppError ever accepts a code outside ERROR_STATUS.
 // @ts-expect-error "teapot" is not an ErrorCode
-const teapot = () => new AppError("teapot", "short and stout");
+const _teapot = () => new AppError("teapot", "short and stout");
 
 describe("describeFailure and failureCode", () => {
   const refused = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8000"), { code: "ECONNREFUSED" });

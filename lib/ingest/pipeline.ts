@@ -8,7 +8,7 @@ import { forgetDocument } from "../retrieval/corpus-stats";
 import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
-import { AppError, BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
+import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
 import { extractText, RejectedFileError } from "../extract";
 import { withKeys } from "./keyed-lock";
 import { ingestState } from "./state";

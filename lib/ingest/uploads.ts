@@ -4,7 +4,7 @@ import { processState } from "../core/process-state";
 import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
 import { SIZE_LIMIT_CODES } from "../extract";
-import { INGEST_WORDS, ingestFile, ingestNamedFile, type IngestProgress, type IngestResult, type IngestStage } from "./pipeline";
+import { INGEST_WORDS, ingestNamedFile, type IngestProgress, type IngestResult } from "./pipeline";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";

@@ -13,7 +13,7 @@ import type { TriageInput } from "../validations/questions";
  * them (a pair made from it stays: delete it on the pairs page).
  */
 export function triageQuestion(agentId: number, groupId: number, input: TriageInput): { group: QuestionGroupRow; pair: Pair | null } {
-  const group = getGroup(agentId, groupId);
+  getGroup(agentId, groupId); // not_found for another agent's or an unknown question
   if (input.action === "gap" || input.action === "ignore" || input.action === "reopen") {
     const status = input.action === "ignore" ? "ignored" : input.action === "reopen" ? "open" : "gap";
     setGroupStatus(agentId, groupId, status);

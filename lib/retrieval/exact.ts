@@ -227,7 +227,11 @@ export function nthSmallest(xs: Float32Array, n: number): number {
     while (i <= j) {
       while (a[i] < pivot) i++;
       while (a[j] > pivot) j--;
-      if (i <= j) [a[i], a[j]] = [a[j], a[i]], i++, j--;
+      if (i <= j) {
+        [a[i], a[j]] = [a[j], a[i]];
+        i++;
+        j--;
+      }
     }
     if (k <= j) hi = j;
     else if (k >= i) lo = i;

@@ -111,7 +111,7 @@ describe("syncing a sitemap source", () => {
 
   it("removes the document of a gone page at once when the source says so, and never one uploaded by hand", async () => {
     const agent = newAgent("Sync remove");
-    const { paths, sitemap } = pagesFor({ refunds: REFUNDS, shipping: SHIPPING });
+    const { sitemap } = pagesFor({ refunds: REFUNDS, shipping: SHIPPING });
     // The same text uploaded by hand first: the page makes no document of its own.
     const manual = await ingest(agent.id, "shipping-by-hand.html", site.article("shipping", SHIPPING));
     const source = sitemapSource(agent.id, sitemap, "remove");

@@ -43,7 +43,10 @@ const MB = 1024 * 1024;
  * several collections with pauses, since freed buffers and fetch bodies are released after a gc.
  */
 async function heapBytes(): Promise<number> {
-  for (let i = 0; i < 4; i++) gc?.(), await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 4; i++) {
+    gc?.();
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
@@ -120,8 +123,12 @@ function exactTopK(x: ExactIndex, q: Float32Array, k: number, space: string): Hi
     const d = distance(x, q, qq, i, space);
     if (!(d < bestD[k - 1])) continue;
     let j = k - 1;
-    for (; j > 0 && bestD[j - 1] > d; j--) (bestD[j] = bestD[j - 1]), (bestI[j] = bestI[j - 1]);
-    (bestD[j] = d), (bestI[j] = i);
+    for (; j > 0 && bestD[j - 1] > d; j--) {
+      bestD[j] = bestD[j - 1];
+      bestI[j] = bestI[j - 1];
+    }
+    bestD[j] = d;
+    bestI[j] = i;
   }
   return [...bestI].filter((i) => i >= 0).map((i, j) => ({ id: x.ids[i], d: bestD[j] }));
 }
@@ -208,7 +215,8 @@ async function measureQuery(b: Bench, index: ExactIndex, rowOf: Map<string, numb
   const exact = await timed(m.exact, () => exactTopK(index, q, K, b.space));
   m.recall.push(recallAt10(ann.ids[0], exact, exactOf));
   if (missesRank1(ann.ids[0], exact, exactOf)) m.miss++;
-  m.d1.push(exact[0].d), m.d10.push(exact[K - 1].d);
+  m.d1.push(exact[0].d);
+  m.d10.push(exact[K - 1].d);
   if (exactTopK(index, q, K + 1, b.space)[K].d - exact[K - 1].d <= TIE) m.ties++;
   // Chroma's deepest list, ids and distances only: its cost, and its distances against ours.
   const deep = await timed(m.chromaDeep, () => query(b, qv, DEPTHS.at(-1)!));
@@ -293,7 +301,10 @@ async function measureSize(b: Bench, n: number, queryCount: number) {
   out(`exact_distance_p50_${n}_rank_1_and_10`, `${pct(m.d1, 0.5).toFixed(4)} ${pct(m.d10, 0.5).toFixed(4)}`);
   out(`exact_ties_at_10th_${n}`, m.ties); // queries whose exact 10th and 11th are within TIE
   out(`chroma_distance_max_abs_diff_${n}`, m.diff.toExponential(1));
-  for (const [d, r] of m.rescore) out(`rescore_recall_at_10_${n}_depth_${d}`, mean(r.recall)), out(`rescore_p50_ms_${n}_depth_${d}`, pct(r.ms, 0.5));
+  for (const [d, r] of m.rescore) {
+    out(`rescore_recall_at_10_${n}_depth_${d}`, mean(r.recall));
+    out(`rescore_p50_ms_${n}_depth_${d}`, pct(r.ms, 0.5));
+  }
 }
 
 async function main(args: ReturnType<typeof parseArgs>, tmp: string, onChroma: (stop: () => Promise<void>) => void) {
@@ -307,8 +318,10 @@ async function main(args: ReturnType<typeof parseArgs>, tmp: string, onChroma: (
   await embedder.ready(); // the word vectors, before any embedding is timed
   const collection = await vs.collectionFor(embedder); // the app's name, HNSW settings and space
   const b: Bench = { vs, collection, embedder, space: vs.DISTANCE_SPACE, agents: args.agents, have: new Map(), testTokens: [], df: newFeatureCounts(), nextDoc: 1 };
-  out("model", embedder.model), out("collection", `${collection.name} (${b.space}, ${JSON.stringify(vs.HNSW)})`);
-  out("agents", `${args.agents} (agent under test: N chunks; each other: min(N/2, ${OTHER_CAP}))`), out("queries", args.queries);
+  out("model", embedder.model);
+  out("collection", `${collection.name} (${b.space}, ${JSON.stringify(vs.HNSW)})`);
+  out("agents", `${args.agents} (agent under test: N chunks; each other: min(N/2, ${OTHER_CAP}))`);
+  out("queries", args.queries);
   for (const n of args.sizes) {
     log(`size ${n}: growing the collection`);
     await grow(b, n);

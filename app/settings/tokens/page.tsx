@@ -20,6 +20,8 @@ export default async function TokensPage() {
   }
   const enabled = authEnabled();
   const tokens = listTokens();
+  // A server component rendered once per request: the time of that request.
+  // eslint-disable-next-line react-hooks/purity
   const now = Date.now();
   return (
     <div className="space-y-6">
