@@ -3,9 +3,9 @@
 // Prints the folders under lib/ and which import which, the cycles between folders and between
 // modules, the imports against the order of levels docs/architecture.md declares (its numbered
 // list under "## Layers"), the imports of `chromadb` outside lib/vector-store and of
-// `better-sqlite3` outside lib/db, and the process-wide values (the layers' state modules, the
-// keys of lib/core/process-state.ts in use, any `__kb*` global named outside it, and how many
-// modules name globalThis or use the registry). With --check it exits 1 when there is any cycle, import against the order, folder missing from the order or
+// `better-sqlite3` outside lib/db, and the process-wide values (the layers' state modules, any
+// `__kb*` global named outside lib/core/process-state.ts, and the modules that name globalThis or
+// use it). With --check it exits 1 when there is any cycle, import against the order, folder missing from the order or
 // driver import out of place. Tests (*.test.ts) are left out: a test may reach any layer.
 import fs from "node:fs";
 import path from "node:path";
@@ -21,9 +21,7 @@ const modules = SOURCES.flatMap(files).filter(isSource);
 const edges = new Map(modules.map((m) => [m, new Set()]));
 const owned = [];
 const REGISTRY = path.join("lib", "core", "process-state.ts");
-const STATE_USE = /\b(?:processState|peekProcessState|setProcessState)(?:<[^\n]*?>)?\(\s*["'](\w+)["']/g;
 const LAYER_USE = /\blayerState(?:<[^\n]*?>)?\(\s*["']([\w-]+)["']/g;
-const stateKeys = new Map();
 const layerSlots = new Map();
 const ownGlobals = new Map();
 /** Modules that reach process-wide state at all: name globalThis or import the registry (the registry too). */
@@ -38,7 +36,6 @@ for (const m of modules) {
   }
   if (/globalThis|process-state/.test(text)) touching.add(m);
   if (m === REGISTRY) continue;
-  for (const [, key] of text.matchAll(STATE_USE)) stateKeys.set(key, [...(stateKeys.get(key) ?? []), m]);
   for (const [, layer] of text.matchAll(LAYER_USE)) layerSlots.set(layer, [...(layerSlots.get(layer) ?? []), m]);
   for (const [name] of text.matchAll(/__kb[A-Za-z]+/g)) ownGlobals.set(name, [...(ownGlobals.get(name) ?? []), m]);
 }
@@ -137,10 +134,11 @@ console.log(`imports of chromadb or better-sqlite3 outside their folders: ${owne
 for (const o of owned) console.log(`  ${o}`);
 const inModules = (m) => new Set([...m.values()].flat());
 console.log(
-  `process-wide values: ${layerSlots.size} layers' state modules and ${stateKeys.size} keys of ${REGISTRY} in ${inModules(stateKeys).size} modules; ` +
-    `globals named outside it: ${ownGlobals.size}${ownGlobals.size ? ` (${[...inModules(ownGlobals)].join(", ")})` : ""}; ` +
-    `modules that name globalThis or use ${REGISTRY}: ${touching.size}`,
+  `process-wide values: ${layerSlots.size} layers' state modules; ` +
+    `globals named outside ${REGISTRY}: ${ownGlobals.size}${ownGlobals.size ? ` (${[...inModules(ownGlobals)].join(", ")})` : ""}; ` +
+    `modules that name globalThis or use it: ${touching.size}`,
 );
+for (const m of [...touching].sort()) console.log(`  ${m.split(path.sep).join("/")}`);
 
 const orderBroken = levels.size === 0 || unplaced.size > 0 || against.length > 0;
 if (process.argv.includes("--check") && (folderCycles.length || moduleCycles.length || owned.length || orderBroken)) process.exitCode = 1;

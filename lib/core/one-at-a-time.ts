@@ -1,18 +1,10 @@
 import "server-only";
-import { processState } from "./process-state";
+import { coreState, type Held } from "./state";
 import { conflict } from "./errors";
 
-/** Slow work a client can start that runs one at a time per key in this process. */
-interface Held {
-  /** What runs, as the refusal names it: "Evaluation run 12 of this agent". */
-  what: string;
-  since: string;
-  /** Work that claimed the key to run next (claimAfter), handed the key when this releases it. */
-  next?: { what: string; take: () => void };
-}
-
-// One map per process (Next may load this module more than once).
-const held = () => processState("oneAtATime", () => new Map<string, Held>());
+// Slow work a client can start runs one at a time per key in this process: one map of what holds
+// each key per process (Next may load this module more than once).
+const held = () => coreState().oneAtATime;
 
 export interface Claim {
   /** What runs under the claim now (the next run of a chain), started now. */

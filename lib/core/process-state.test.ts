@@ -1,18 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  LAYER_STATE,
-  layerState,
-  layerStateName,
-  PROCESS_STATE,
-  peekProcessState,
-  processState,
-  processStateName,
-  setProcessState,
-  type ProcessStateKey,
-  type StateLayer,
-} from "./process-state";
+import { LAYER_STATE, layerState, layerStateName, type StateLayer } from "./process-state";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const REGISTRY = "lib/core/process-state.ts";
@@ -40,9 +29,9 @@ describe("the process state registry", () => {
     expect([...new Set(outside)]).toEqual([]);
   });
 
-  it("names each exception in its doc comment, apart from its own keys", () => {
-    const doc = read(REGISTRY).split("export const PROCESS_STATE")[0];
-    const names = Object.keys(PROCESS_STATE).map((k) => processStateName(k as ProcessStateKey));
+  it("names each exception in its doc comment, apart from the layers' globals", () => {
+    const doc = read(REGISTRY).split("export const LAYER_STATE")[0];
+    const names = Object.keys(LAYER_STATE).map((l) => layerStateName(l as StateLayer));
     for (const [file, globals] of Object.entries(EXCEPTIONS)) {
       expect(file.endsWith(".mjs")).toBe(true);
       expect(doc).toContain(file);
@@ -54,27 +43,17 @@ describe("the process state registry", () => {
     }
   });
 
-  it("has no key that no module uses", () => {
-    const use = /\b(?:processState|peekProcessState|setProcessState)(?:<[^\n]*?>)?\(\s*["'](\w+)["']/g;
-    const used = new Set(SOURCES.filter((f) => f !== REGISTRY).flatMap((f) => [...read(f).matchAll(use)].map((m) => m[1])));
-    expect(Object.keys(PROCESS_STATE).filter((k) => !used.has(k))).toEqual([]);
+  it("keeps values by layer only: no module looks a value up by a key of its own", () => {
+    const byKey = /\b(?:processState|peekProcessState|setProcessState)\b/;
+    expect(SOURCES.filter((f) => byKey.test(read(f)))).toEqual([]);
   });
 
-  it("says of each key what it holds, who writes it and why it outlives a request", () => {
-    const unsaid = Object.entries(PROCESS_STATE).filter(([, doc]) => !/^\S.*\. Written by \S.*\. Outlives a request because \S.*\.$/.test(doc));
-    expect(unsaid.map(([k]) => k)).toEqual([]);
-  });
-
-  it("gives each key and each layer a globalThis name of its own", () => {
-    const names = [
-      ...Object.keys(PROCESS_STATE).map((k) => processStateName(k as ProcessStateKey)),
-      ...Object.keys(LAYER_STATE).map((l) => layerStateName(l as StateLayer)),
-    ];
+  it("gives each layer a globalThis name of its own", () => {
+    const names = Object.keys(LAYER_STATE).map((l) => layerStateName(l as StateLayer));
     expect(new Set(names).size).toBe(names.length);
-    expect(processStateName("chroma")).toBe("__kbChroma");
-    expect(processStateName("oneAtATime")).toBe("__kbOneAtATime");
     expect(layerStateName("db")).toBe("__kbDbState");
     expect(layerStateName("index-upkeep")).toBe("__kbIndexUpkeepState");
+    expect(layerStateName("vector-store")).toBe("__kbVectorStoreState");
   });
 });
 
@@ -100,45 +79,6 @@ describe("the layers' state modules", () => {
       const undocumented = block!.split("\n").filter((line, i, lines) => /^  \w+\??:/.test(line) && !/\*\/$/.test(lines[i - 1]?.trim() ?? ""));
       expect(undocumented, file).toEqual([]);
     }
-  });
-});
-
-describe("processState", () => {
-  afterEach(() => {
-    delete g.__kbUploadJobs;
-    delete g.__kbIndexRecallRuns;
-    delete g.__kbCorpusExitHook;
-  });
-
-  it("makes the value on first use and returns the same one after, from globalThis", () => {
-    let made = 0;
-    const make = () => {
-      made++;
-      return new Map<string, Promise<void>>();
-    };
-    const first = processState("uploadJobs", make);
-    const second = processState("uploadJobs", make);
-    expect(second).toBe(first);
-    expect(made).toBe(1);
-    expect(g.__kbUploadJobs).toBe(first);
-    expect(peekProcessState("uploadJobs")).toBe(first);
-  });
-
-  it("keeps null as a value, and makes the value again once it is cleared", () => {
-    expect(peekProcessState("indexRecallRuns")).toBeUndefined();
-    expect(processState("indexRecallRuns", () => null)).toBeNull();
-    expect(processState("indexRecallRuns", () => "again")).toBeNull();
-    setProcessState("indexRecallRuns", undefined);
-    expect(peekProcessState("indexRecallRuns")).toBeUndefined();
-    expect(processState("indexRecallRuns", () => "again")).toBe("again");
-  });
-
-  it("sees a value a test assigned to the global itself", () => {
-    const hook = { installed: true };
-    g.__kbCorpusExitHook = hook;
-    expect(peekProcessState("corpusExitHook")).toBe(hook);
-    expect(setProcessState("corpusExitHook", undefined)).toBeUndefined();
-    expect(g.__kbCorpusExitHook).toBeUndefined();
   });
 });
 

@@ -8,6 +8,7 @@ import { queryAgent } from "../retrieval/index-candidates";
 import { addNotedChunks } from "../ingest/write-chunks";
 import { rebuildIndex, rebuildState } from "./rebuild";
 import { isMirrored } from "../vector-store/write-gate";
+import { vectorStoreState } from "../vector-store/state";
 import { removeDocument } from "../ingest/remove";
 import { deleteChunkVectors, MAX_RUN_CHUNKS, readVectorRuns, replaceChunkVectors } from "../db/chunk-vectors";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
@@ -195,7 +196,7 @@ describe("rebuilding the vector index", () => {
     await chroma().createCollection({ name: name + REBUILD_SUFFIX, embeddingFunction: null, metadata: current.metadata ?? undefined });
     await current.modify({ name: name + RETIRED_SUFFIX });
     // A new process: no cached handle.
-    (globalThis as { __kbCollections?: Map<string, unknown> }).__kbCollections = undefined;
+    vectorStoreState().collections.clear();
     const reopened = await collectionFor(e);
     expect(reopened.id).toBe(current.id);
     expect(reopened.name).toBe(name);

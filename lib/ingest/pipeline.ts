@@ -17,21 +17,11 @@ import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
 import { writeChunks, type IngestProgress } from "./write-chunks";
+import type { IngestResult } from "./upload-progress";
 
 export type { IngestProgress, IngestStage } from "./write-chunks";
 
-export type IngestOutcome = "indexed" | "replaced" | "duplicate" | "rejected" | "failed";
-
-export interface IngestResult {
-  filename: string;
-  outcome: IngestOutcome;
-  message: string;
-  document_id: number | null;
-  status: "ready" | "failed" | "rejected";
-  chunk_count: number;
-  /** Why a file was rejected, e.g. too_large or type_mismatch. */
-  code?: string;
-}
+export type { IngestOutcome, IngestResult } from "./upload-progress";
 
 /**
  * Extracts, chunks, embeds and writes one file for an agent, all or nothing: a rejected

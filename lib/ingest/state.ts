@@ -1,5 +1,7 @@
 import "server-only";
 import { layerState } from "../core/process-state";
+import type { ChunkSettings } from "../core/chunking";
+import type { UploadFile, UploadJob } from "./upload-progress";
 
 /** A document whose vectors' removal Chroma confirmed (lib/ingest/cleanup.ts), for the orphan sweep. */
 export interface RemovedDocument {
@@ -16,6 +18,20 @@ export interface CleanupState {
   due: number;
   /** Documents whose removal Chroma confirmed lately, for the orphan sweep (lib/index-upkeep/orphans.ts). */
   removed: Map<string, RemovedDocument>;
+}
+
+/** A bulk upload job (lib/ingest/uploads.ts): its progress, the files waiting and who waits for it. */
+export interface UploadJobRun {
+  job: UploadJob;
+  settings: ChunkSettings;
+  queue: { index: number; file: UploadFile }[];
+  running: number;
+  /** Bytes of the files received and not finished: what the job holds in memory. */
+  heldBytes: number;
+  roomWaiters: (() => void)[];
+  /** Requests waiting for the job to finish (`waitForUploadJob`). */
+  finishWaiters: Set<() => void>;
+  lastReceivedAt: number;
 }
 
 /** Ingest's process-wide values (lib/core/process-state.ts says why they live on globalThis). */
@@ -39,13 +55,19 @@ export interface IngestState {
    * after the other, whichever bundle they came through.
    */
   keyedLocks: Map<string, Promise<void>>;
+  /**
+   * Bulk upload jobs by id (lib/ingest/uploads.ts): their files, queue and progress, kept for an
+   * hour after they finish. A job is sent in several requests, runs after the request that
+   * started it answered, and is polled for its progress.
+   */
+  uploadJobs: Map<string, UploadJobRun>;
 }
 
 /** A clean-up loop with nothing running, scheduled or remembered: what a process starts with. */
 export const idleCleanup = (): CleanupState => ({ running: null, timer: null, due: 0, removed: new Map() });
 
 function createIngestState(): IngestState {
-  return { cleanup: idleCleanup(), activeIngests: new Set(), keyedLocks: new Map() };
+  return { cleanup: idleCleanup(), activeIngests: new Set(), keyedLocks: new Map(), uploadJobs: new Map() };
 }
 
 /** Ingest's values, made on first use in this process. */

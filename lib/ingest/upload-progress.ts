@@ -1,4 +1,25 @@
-import type { IngestResult, IngestStage } from "./pipeline";
+import type { IngestStage } from "./write-chunks";
+
+export type IngestOutcome = "indexed" | "replaced" | "duplicate" | "rejected" | "failed";
+
+/** What an ingest of one file came to (lib/ingest/pipeline.ts), as an upload answers and its progress lists it. */
+export interface IngestResult {
+  filename: string;
+  outcome: IngestOutcome;
+  message: string;
+  document_id: number | null;
+  status: "ready" | "failed" | "rejected";
+  chunk_count: number;
+  /** Why a file was rejected, e.g. too_large or type_mismatch. */
+  code?: string;
+}
+
+/** A file of an upload, as read from the request (lib/ingest/uploads.ts). */
+export interface UploadFile {
+  /** The document's name, cleaned as the form was read (readUploadFiles) and not again. */
+  filename: string;
+  bytes: Uint8Array;
+}
 
 /** A file of an upload job and how far it got (what the job's progress lists). */
 export interface FileProgress {

@@ -1,6 +1,5 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { processState } from "../core/process-state";
 import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
 import { SIZE_LIMIT_CODES } from "../extract";
@@ -9,15 +8,11 @@ import { AgentView, type AgentRef } from "../db/agent-view";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "../core/chunking";
-import { isActiveFile, type FileProgress, type UploadJob } from "./upload-progress";
+import { isActiveFile, type FileProgress, type UploadFile, type UploadJob } from "./upload-progress";
+import { ingestState, type UploadJobRun as JobState } from "./state";
 
-export type { FileProgress, UploadJob };
+export type { FileProgress, UploadFile, UploadJob };
 
-export interface UploadFile {
-  /** The document's name, cleaned as the form was read (readUploadFiles) and not again. */
-  filename: string;
-  bytes: Uint8Array;
-}
 
 /** The `expected_files` field of an upload that starts a job: the files the whole upload has. */
 export function expectedFilesField(form: FormData, received: number): number {
@@ -132,21 +127,8 @@ export const JOB_STALL_MS = 2 * 60 * 1000;
 /** The most files one job may announce. */
 export const MAX_FILES_PER_JOB = 100_000;
 
-interface JobState {
-  job: UploadJob;
-  settings: ChunkSettings;
-  queue: { index: number; file: UploadFile }[];
-  running: number;
-  /** Bytes of the files received and not finished: what the job holds in memory. */
-  heldBytes: number;
-  roomWaiters: (() => void)[];
-  /** Requests waiting for the job to finish (`waitForUploadJob`). */
-  finishWaiters: Set<() => void>;
-  lastReceivedAt: number;
-}
-
 // Jobs live in this process only: progress is for the person watching the upload.
-const jobs = () => processState("uploadJobs", () => new Map<string, JobState>());
+const jobs = () => ingestState().uploadJobs;
 const KEEP_MS = 60 * 60 * 1000;
 
 /**

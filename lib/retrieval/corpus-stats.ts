@@ -1,5 +1,4 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { chunkText, type ChunkStrategy } from "../core/chunking";
 import { agentsByLatestChange, readyDocumentKeys } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
@@ -11,8 +10,8 @@ import {
   newFeatureCounts,
   type CorpusStats,
   type Embedder,
-  type FeatureCounts,
 } from "../embeddings";
+import { retrievalState, type CorpusEntry } from "./state";
 
 /**
  * Per-agent feature counts for query-side term weighting (see Embedder.embedQueries): in how
@@ -26,16 +25,6 @@ import {
  * always those of the agent's current chunks.
  */
 
-interface Entry {
-  model: string;
-  /** readySignature when the counts were last brought up to date */
-  signature: string;
-  /** document id → what its chunks were made from */
-  docs: Map<number, string>;
-  chunks: number;
-  df: FeatureCounts;
-}
-
 interface DocKey {
   id: number;
   sha256: string;
@@ -47,8 +36,9 @@ interface DocKey {
 /** Agents whose counts stay in memory (least recently searched dropped first). */
 const MAX_AGENTS = 16;
 
-const cache = processState("corpusStats", () => new Map<number, Entry>());
-const locks = processState("corpusStatsLock", () => new Map<number, Promise<unknown>>());
+const counts = retrievalState().corpus;
+const cache = counts.entries;
+const locks = counts.lines;
 
 const docKey = (d: DocKey) => `${d.sha256}:${d.chunk_size}:${d.chunk_overlap}:${d.chunk_strategy}`;
 
@@ -74,7 +64,7 @@ export async function agentCorpusStats(ref: AgentRef, e: Embedder): Promise<Corp
 }
 
 /** The counts as last saved, if they were made for this model. */
-function fromDisk(agentId: number, model: string): Entry | undefined {
+function fromDisk(agentId: number, model: string): CorpusEntry | undefined {
   const stored = loadCorpusStats(agentId);
   if (!stored || stored.model !== model) return undefined;
   return { model, signature: "", docs: new Map(stored.docs), chunks: stored.chunks, df: featureCountsFromBuffer(stored.counts) };
@@ -124,7 +114,7 @@ async function update(agent: AgentView, e: Embedder): Promise<CorpusStats> {
 }
 
 const SAVE_DELAY_MS = 3_000;
-const saveTimers = processState("corpusSaves", () => new Map<number, NodeJS.Timeout>());
+const saveTimers = counts.saves;
 
 /** Writes an agent's counts to disk a little later: a burst of uploads is written once. */
 function scheduleSave(agentId: number): void {
@@ -152,10 +142,10 @@ export function saveCorpusStatsNow(): void {
 }
 
 // Once per process, however many times this module is loaded.
-processState("corpusExitHook", () => {
+if (!counts.exitHook) {
   process.once("exit", saveCorpusStatsNow); // SQLite writes are synchronous, so this completes
-  return true;
-});
+  counts.exitHook = true;
+}
 
 /**
  * Takes a document's chunks out of its agent's counts, before its row (and text) is deleted, so

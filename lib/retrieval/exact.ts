@@ -1,12 +1,12 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { readySignature } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
+import { retrievalState, type AgentVectors, type ExactLimits } from "./state";
 
 /**
  * Exact ranking: every ready chunk of an agent scored against the query, from the copy of the
@@ -18,35 +18,16 @@ import type { RankedChunk } from "../vector-store/chunks";
  * large the corpus grows.
  */
 
-export interface AgentVectors {
-  /** readySignature when loaded: the ready set it holds. */
-  signature: string;
-  /** null: complete but too large to hold, read from SQLite on each search. */
-  table: VectorTable | null;
-  documents: number[];
-  /** Each document's chunk count, in the order of `documents`. */
-  chunkCounts: number[];
-  /** Chunks of the ready documents, all with a vector. */
-  chunks: number;
-  dimension: number;
-  bytes: number;
-  usedAt: number;
-}
+export type { AgentVectors };
 
-interface ExactState {
-  agents: Map<string, AgentVectors>;
-  loading: Map<string, Promise<AgentVectors | null>>;
-  /** readChunks: chunks a streamed read takes per step (tests; CHUNKS_PER_READ otherwise). */
-  limits: { chunks?: number; memoryMb?: number; readChunks?: number };
-}
-const state = () => processState<ExactState>("exact", () => ({ agents: new Map(), loading: new Map(), limits: {} }));
+const state = () => retrievalState().exact;
 
 /** The most chunks an agent may have to be ranked exactly (0: never). */
 export const exactLimit = (): number => state().limits.chunks ?? env().EXACT_MAX_CHUNKS;
 const memoryBudget = (): number => (state().limits.memoryMb ?? env().EXACT_MEMORY_MB) * 1024 * 1024;
 
 /** Tests set the limits of this process (and drop what is held); undefined goes back to the configuration. */
-export function useExactLimits(limits: { chunks?: number; memoryMb?: number; readChunks?: number }): void {
+export function useExactLimits(limits: ExactLimits): void {
   state().limits = limits;
   state().agents.clear();
 }

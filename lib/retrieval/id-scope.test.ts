@@ -4,7 +4,7 @@ import { embedder } from "../embeddings/configured";
 import { chunkText } from "../core/chunking";
 import { insertDocument } from "../db/documents";
 import { suspectNewest } from "../db/index-check";
-import { peekProcessState, setProcessState } from "../core/process-state";
+import { vectorStoreState } from "../vector-store/state";
 import { useExactLimits } from "./exact";
 import { embedForAgent, searchAgentDocuments } from "./retrieve";
 import { chroma, chunkId, collectionFor } from "../vector-store/client";
@@ -19,21 +19,21 @@ import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 let real: typeof fetch | undefined;
 afterEach(() => {
   useExactLimits({});
-  if (real) setProcessState("chromaFetch", real);
+  if (real) vectorStoreState().fetch = real;
   real = undefined;
 });
 
 function recordQueries(): { ids: string[] | null; where: unknown }[] {
   chroma();
-  real = peekProcessState<typeof fetch>("chromaFetch")!;
+  real = vectorStoreState().fetch!;
   const sent: { ids: string[] | null; where: unknown }[] = [];
-  setProcessState<typeof fetch>("chromaFetch", (input, init) => {
+  vectorStoreState().fetch = (input, init) => {
     if (String(input).endsWith("/query")) {
       const body = JSON.parse(String(init?.body));
       sent.push({ ids: body.ids ?? null, where: body.where ?? null });
     }
     return real!(input, init);
-  });
+  };
   return sent;
 }
 

@@ -1,8 +1,8 @@
 import "server-only";
-import { processState } from "../core/process-state";
 import { readyChunkCounts } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { chunkId } from "../vector-store/client";
+import { retrievalState, type IdScopeList as Scope } from "./state";
 
 /**
  * The chunk ids a query of one agent may return, sent to Chroma as the query's `ids` instead of
@@ -26,17 +26,7 @@ export const MAX_SCOPE_IDS = 1_000_000;
 /** Memory for the lists of all agents together; the least recently used go first. */
 const MAX_HELD_BYTES = 64 * 1024 * 1024;
 
-interface Scope {
-  /** The ready set and the documents left out, when the list was made. */
-  key: string;
-  /** The ids as a JSON array, spliced into the query's body as it is. */
-  json: string;
-  /** Chroma refused this list: the `where` filter is used until the key changes. */
-  refused: boolean;
-  usedAt: number;
-}
-
-const held = () => processState("agentScopes", () => new Map<string, Scope>());
+const held = () => retrievalState().idScopes;
 
 /** A query's scope: the agent's chunk ids (JSON) and the list they came from. */
 export interface IdScope {

@@ -1,6 +1,5 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { processState } from "../core/process-state";
 import { getAgent } from "../db/agents";
 import { AgentView } from "../db/agent-view";
 import { readySignature } from "../db/documents";
@@ -13,6 +12,7 @@ import type { RankedChunk } from "../vector-store/chunks";
 import { exactNearest, exactVectors } from "./exact";
 import { embedForAgent } from "./retrieve";
 import { indexCandidates, servedCandidates, visibleOnly } from "./read-path";
+import { retrievalState, type IndexRecall } from "./state";
 
 /**
  * The index-recall monitor: an agent's own recent searches replayed through the ranking searches
@@ -34,23 +34,7 @@ const NO_CHUNKS = "no ready documents";
 const NO_COPY = "some ready documents' vectors are not yet copied for exact ranking (they are copied after start-up)";
 const NOT_COSINE = "the index does not measure cosine distance, so the exact ranking cannot be compared with it";
 
-/** What GET /api/agents/{id}/index-recall answers, and what the pages show. */
-export interface IndexRecall {
-  agent_id: number;
-  k: number;
-  queries: number;
-  served_recall: number | null;
-  index_recall: number | null;
-  /** null when not measured. */
-  served_exactly: boolean | null;
-  nearest_missed: number | null;
-  index_nearest_missed: number | null;
-  model: string | null;
-  threshold: number;
-  below_threshold: boolean;
-  measured_at: string | null;
-  reason: string | null;
-}
+export type { IndexRecall };
 
 export function indexRecallView(agentId: number, row: IndexRecallRow | null): IndexRecall {
   const threshold = env().INDEX_RECALL_WARN;
@@ -146,7 +130,7 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
   };
 }
 
-const running = () => processState("indexRecallRuns", () => new Map<number, Promise<IndexRecall>>());
+const running = () => retrievalState().indexRecallRuns;
 
 /**
  * Measures the agent's index recall now and keeps it: up to SAMPLED_QUERIES of its distinct recent

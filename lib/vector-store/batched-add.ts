@@ -1,6 +1,6 @@
 import "server-only";
-import type { Collection, Metadata } from "chromadb";
-import { processState } from "../core/process-state";
+import type { Collection } from "chromadb";
+import { vectorStoreState, type AddQueue as Queue, type PendingAdd as Pending, type VectorRecords } from "./state";
 import { addRecords } from "./client";
 
 /**
@@ -35,11 +35,7 @@ export function useAddClock(testClock: AddClock): () => void {
   return () => void (clock = realClock);
 }
 
-interface SearchActivity {
-  inFlight: number;
-  lastAt: number;
-}
-const activity = processState<SearchActivity>("searchActivity", () => ({ inFlight: 0, lastAt: Number.NEGATIVE_INFINITY }));
+const activity = vectorStoreState().searchActivity;
 
 /** Runs a search (a Chroma query, or an exact scan in the app), counted so that adds give way to it. */
 export async function asSearch<T>(query: () => Promise<T>): Promise<T> {
@@ -76,25 +72,9 @@ async function giveWay(queue: Queue): Promise<void> {
   while (activity.inFlight > 0 && clock.now() < until) await clock.sleep(5);
 }
 
-export interface VectorRecords {
-  ids: string[];
-  embeddings: number[][];
-  metadatas: Metadata[];
-}
+export type { VectorRecords };
 
-interface Pending extends VectorRecords {
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-interface Queue {
-  pending: Pending[];
-  running: boolean;
-  /** How long the last add took, in ms. */
-  lastAddMs: number;
-}
-
-const queues = processState("addQueues", () => new WeakMap<Collection, Queue>());
+const queues = vectorStoreState().addQueues;
 
 /**
  * Adds records to a collection, sharing Chroma requests with whatever other documents are being

@@ -1,8 +1,8 @@
 import "server-only";
 import { ChromaClient, type Collection, type Metadata, type Where } from "chromadb";
-import { peekProcessState, processState, setProcessState } from "../core/process-state";
 import { chromaFetch } from "./fetch";
 import { vectorWrite } from "./write-gate";
+import { vectorStoreState } from "./state";
 import { env } from "../env.mjs";
 import { AppError, unavailable } from "../core/errors";
 import type { Embedder } from "../embeddings";
@@ -45,9 +45,9 @@ export function chromaUrl(): string {
 }
 
 /** The open collection per `<CHROMA_URL>|<model>`. */
-const collections = () => processState("collections", () => new Map<string, Promise<Collection>>());
+const collections = () => vectorStoreState().collections;
 /** Old collection id: the collection a rebuild put in its place. */
-const replaced = () => processState("replaced", () => new Map<string, Collection>());
+const replaced = () => vectorStoreState().replaced;
 
 /**
  * The collection that holds a collection's vectors now: itself, or the one a rebuild of the
@@ -57,7 +57,7 @@ const replaced = () => processState("replaced", () => new Map<string, Collection
 export function live(collection: Collection): Collection {
   let c = collection;
   for (let hops = 0; hops < 16; hops++) {
-    const next = peekProcessState<Map<string, Collection>>("replaced")?.get(c.id);
+    const next = replaced().get(c.id);
     if (!next) break;
     c = next;
   }
@@ -71,21 +71,19 @@ export function replaceCollection(old: Collection, fresh: Collection, model: str
 }
 
 export function chroma(): ChromaClient {
-  let client = peekProcessState<ChromaClient>("chroma");
+  const state = vectorStoreState();
+  let client = state.client;
   if (!client) {
     const url = new URL(chromaUrl());
     const e = env();
-    client = setProcessState(
-      "chroma",
-      new ChromaClient({
-        host: url.hostname,
-        port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
-        ssl: url.protocol === "https:",
-        tenant: e.CHROMA_TENANT,
-        database: e.CHROMA_DATABASE,
-      }),
-    );
-    useFetch(client, setProcessState("chromaFetch", chromaFetch(e.CHROMA_TIMEOUT_MS)));
+    client = state.client = new ChromaClient({
+      host: url.hostname,
+      port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
+      ssl: url.protocol === "https:",
+      tenant: e.CHROMA_TENANT,
+      database: e.CHROMA_DATABASE,
+    });
+    useFetch(client, (state.fetch = chromaFetch(e.CHROMA_TIMEOUT_MS)));
   }
   return client;
 }
@@ -101,7 +99,7 @@ function recordsUrl(collection: Collection, op: "add" | "upsert" | "query"): URL
 async function postJson<T>(url: URL, body: unknown): Promise<T> {
   chroma(); // makes the fetch
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  const res = await peekProcessState<typeof fetch>("chromaFetch")!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
+  const res = await vectorStoreState().fetch!(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
   return (await res.json()) as T;
 }
 
@@ -198,7 +196,7 @@ async function listAllCollections(): Promise<Collection[]> {
  * rebuild left behind.
  */
 export function setRebuilding(on: boolean): void {
-  setProcessState("rebuilding", on);
+  vectorStoreState().rebuilding = on;
 }
 
 /**
@@ -207,7 +205,7 @@ export function setRebuilding(on: boolean): void {
  * original is dropped. Not while this process rebuilds (setRebuilding).
  */
 async function settleRebuild(name: string): Promise<void> {
-  if (peekProcessState<boolean>("rebuilding")) return;
+  if (vectorStoreState().rebuilding) return;
   const names = new Set((await listAllCollections()).map((c) => c.name));
   if (!names.has(name) && names.has(name + RETIRED_SUFFIX)) {
     await (await chroma().getCollection({ name: name + RETIRED_SUFFIX })).modify({ name });
@@ -249,7 +247,7 @@ export function collectionFor(e: Embedder): Promise<Collection> {
   if (!p) {
     p = openCollection(e);
     collections().set(key, p);
-    p.catch(() => peekProcessState<Map<string, Promise<Collection>>>("collections")?.delete(key));
+    p.catch(() => collections().delete(key));
   }
   return p;
 }

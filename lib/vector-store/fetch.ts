@@ -1,7 +1,6 @@
 import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { markNotServed } from "../core/errors";
-import { processState } from "../core/process-state";
+import { vectorStoreState } from "./state";
 import {
   ChromaClientError,
   ChromaConnectionError,
@@ -48,9 +47,9 @@ markNotServed(ChromaServerError, (err) => /^50[234]: /.test(err.message));
 markNotServed(ChromaNotServingError);
 
 // A shorter deadline for the Chroma calls made inside one piece of work (the health check).
-// Shared through globalThis like the client itself: pages and route handlers are bundled
-// apart, and the client one bundle created must see the deadline another bundle set.
-const deadline = processState("chromaDeadline", () => new AsyncLocalStorage<number>());
+// Process-wide like the client itself: pages and route handlers are bundled apart, and the
+// client one bundle created must see the deadline another bundle set.
+const deadline = vectorStoreState().deadline;
 
 /** Runs `work` with every Chroma call inside it giving up after `ms` (or the client's limit, if shorter). */
 export function withChromaDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
@@ -93,12 +92,8 @@ function errorFor(res: Response, text: string, url: string): Error {
 }
 
 // Whether the last Chroma call was refused (the server was down or restarting), and who wants to
-// know when it answers again. On globalThis: every bundle's client shares it.
-interface ChromaLink {
-  refused: boolean;
-  listeners: (() => void)[];
-}
-const chromaLink = () => processState<ChromaLink>("chromaLink", () => ({ refused: false, listeners: [] }));
+// know when it answers again. Process-wide: every bundle's client shares it.
+const chromaLink = () => vectorStoreState().link;
 
 /** Calls `listener` each time Chroma answers after a call was refused (it restarted, or came back). */
 export function onChromaBack(listener: () => void): void {

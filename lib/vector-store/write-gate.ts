@@ -1,6 +1,6 @@
 import "server-only";
 import type { Collection } from "chromadb";
-import { processState } from "../core/process-state";
+import { vectorStoreState, type Mirror } from "./state";
 
 /**
  * Every change to a collection's vectors (add, delete) passes here, so that a rebuild of the
@@ -8,12 +8,7 @@ import { processState } from "../core/process-state";
  * a collection is mirrored, each change is made to it and then, the same way, to its copy.
  * Nothing waits for the rebuild; a change the copy missed fails the rebuild, not the change.
  */
-interface Mirror {
-  copy: Collection;
-  /** A change the copy did not take: the copy cannot replace the collection. */
-  missed: string | null;
-}
-const mirrors = () => processState("writeMirrors", () => new Map<string, Mirror>());
+const mirrors = () => vectorStoreState().writeMirrors;
 
 /** Runs one change to a collection's vectors (pass the one that holds them now: `live(c)`), and to its copy while one is built. */
 export async function vectorWrite<T>(target: Collection, write: (c: Collection) => Promise<T>): Promise<T> {
