@@ -21,5 +21,13 @@ export default defineConfig([
     ignores: ["lib/client/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
-  globalIgnores([".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "lib/retrieval/exact-kernel-wasm.ts"]),
+  globalIgnores([
+    ".next/**",
+    "node_modules/**",
+    "data/**",
+    "test-results/**",
+    "playwright-report/**",
+    "next-env.d.ts",
+    "lib/retrieval/exact-kernel-wasm.ts",
+  ]),
 ]);

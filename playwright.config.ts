@@ -1,7 +1,7 @@
-import { defineConfig, devices } from "@playwright/test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
 
 // The app runs on its embedded defaults with a fresh data directory per run.
 // Set once here; worker processes inherit it from the main process.
@@ -33,7 +33,14 @@ export default defineConfig({
         launchOptions: {
           // Playwright's own browser cannot be downloaded here; Debian's chromium is used.
           executablePath: fs.existsSync(chromium) ? chromium : undefined,
-          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+          ],
         },
       },
     },

@@ -12,7 +12,12 @@ export async function proxy(req: NextRequest) {
   // a body declared larger is refused whole rather than passed on cut short.
   if (Number(req.headers.get("content-length") ?? 0) > SMALL_BODY_BYTES) {
     return NextResponse.json(
-      { error: { code: "request_too_large", message: `The request body is larger than ${SMALL_BODY_BYTES / (1024 * 1024)} MB, the most this address accepts. Files go to /api/agents/{id}/uploads or /api/agents/{id}/documents.` } },
+      {
+        error: {
+          code: "request_too_large",
+          message: `The request body is larger than ${SMALL_BODY_BYTES / (1024 * 1024)} MB, the most this address accepts. Files go to /api/agents/{id}/uploads or /api/agents/{id}/documents.`,
+        },
+      },
       { status: ERROR_STATUS.request_too_large },
     );
   }

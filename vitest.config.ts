@@ -1,6 +1,6 @@
-import { defineConfig } from "vitest/config";
 import os from "node:os";
 import path from "node:path";
+import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {

@@ -44,7 +44,9 @@ export default function AgentsPage() {
                   <td className="px-4 py-2">{a.document_count}</td>
                   <td className="px-4 py-2">{a.chunk_count}</td>
                   <td className="px-4 py-2">{a.tools.join(", ") || "none"}</td>
-                  <td className="px-4 py-2 whitespace-nowrap">{a.last_activity ? new Date(a.last_activity).toLocaleString("en-GB") : "—"}</td>
+                  <td className="px-4 py-2 whitespace-nowrap">
+                    {a.last_activity ? new Date(a.last_activity).toLocaleString("en-GB") : "—"}
+                  </td>
                   <td className="space-x-3 px-4 py-2 text-right whitespace-nowrap">
                     <Link href={`/agents/${a.id}/search`} className="text-blue-700 hover:underline">
                       Inspect<span className="sr-only"> {a.name}</span>

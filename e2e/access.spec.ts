@@ -2,9 +2,9 @@
 // client addresses, oversized bodies before sign-in, redirects off-site, malformed and copied
 // session cookies, and what the sign-in page tells an anonymous visitor.
 import http from "node:http";
+import { SESSION_COOKIE } from "../lib/auth/session";
 import { AppInstance } from "./app-instance";
 import { expect, test } from "./fixtures";
-import { SESSION_COOKIE } from "../lib/auth/session";
 
 const PORT = Number(process.env.E2E_ACCESS_PORT ?? 3193);
 const ADMIN = "e2e access admin password";
@@ -16,7 +16,10 @@ interface Answer {
 }
 
 /** A request straight from Node, from a chosen loopback address (the browser always uses 127.0.0.1). */
-function send(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer | string; localAddress?: string } = {}): Promise<Answer> {
+function send(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: Buffer | string; localAddress?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? "GET", headers: opts.headers, localAddress: opts.localAddress }, (res) => {
       let body = "";
@@ -29,7 +32,13 @@ function send(url: string, opts: { method?: string; headers?: Record<string, str
   });
 }
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /**
  * Signs in the way a browser without JavaScript does: the sign-in page's form, posted as
@@ -39,7 +48,8 @@ async function signInFrom(base: string, password: string, opts: { localAddress?:
   const page = await send(`${base}/login`, { localAddress: opts.localAddress });
   expect(page.status).toBe(200);
   const form = new FormData();
-  for (const m of page.body.matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?\/?>/g)) form.append(unescape(m[1]), unescape(m[2] ?? ""));
+  for (const m of page.body.matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?\/?>/g))
+    form.append(unescape(m[1]), unescape(m[2] ?? ""));
   form.set("password", password);
   const encoded = new Response(form);
   const res = await send(`${base}/login`, {
@@ -82,7 +92,11 @@ test.describe("with sign-in off", () => {
   });
 
   test("a path whose escapes would route it otherwise than it reads is refused", async ({ baseURL }) => {
-    const res = await send(`${baseURL}/%61pi/agents`, { method: "POST", headers: { "content-type": "application/json", "next-action": "x" }, body: "{}" });
+    const res = await send(`${baseURL}/%61pi/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "next-action": "x" },
+      body: "{}",
+    });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.code).toBe("invalid_path");
   });
@@ -152,7 +166,9 @@ test.describe("with sign-in on", () => {
     await context.close();
   });
 
-  test("a malformed session cookie counts as signed out; a signed-out session stays out, even from a copy of its cookie", async ({ browser }) => {
+  test("a malformed session cookie counts as signed out; a signed-out session stays out, even from a copy of its cookie", async ({
+    browser,
+  }) => {
     for (const value of ["%E0%A4%A", "%", "eyJ.broken"]) {
       const page = await send(`${app.url}/agents/1`, { headers: { cookie: `${SESSION_COOKIE}=${value}` } });
       expect(page.status, value).toBe(307);

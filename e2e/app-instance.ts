@@ -42,13 +42,17 @@ export class AppInstance {
   async waitUntilHealthy(timeoutMs = 60_000, answering = false): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const ok = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(async (r) => {
-        if (r.ok) return true;
-        const body = await r.json().catch(() => null);
-        // The launcher stamps every request from the first (scripts/stamp-peers.mjs): none is "starting".
-        if (body?.error?.code === "starting") throw new Error(`the app took a request it could not tell the origin of: ${JSON.stringify(body)}`);
-        return answering && r.status === 503 && body?.ok === false;
-      }, () => false);
+      const ok = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
+        async (r) => {
+          if (r.ok) return true;
+          const body = await r.json().catch(() => null);
+          // The launcher stamps every request from the first (scripts/stamp-peers.mjs): none is "starting".
+          if (body?.error?.code === "starting")
+            throw new Error(`the app took a request it could not tell the origin of: ${JSON.stringify(body)}`);
+          return answering && r.status === 503 && body?.ok === false;
+        },
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 300));
     }

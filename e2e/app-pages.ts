@@ -25,7 +25,9 @@ async function seedSource(page: Page, agent: AgentFixture) {
   const server = http.createServer((req, res) => {
     const at = (req.url ?? "/").split("?")[0];
     const status = at === "/help/broken.html" ? 500 : at === "/help/moved.html" && second ? 404 : 200;
-    res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>${at}</title><p>Help page ${at}: where to find your invoices.</p>`);
+    res
+      .writeHead(status, { "content-type": "text/html; charset=utf-8" })
+      .end(`<!doctype html><title>${at}</title><p>Help page ${at}: where to find your invoices.</p>`);
   });
   // The port the app may fetch 127.0.0.1 on (FETCH_ALLOW_HOSTS in playwright.config.ts).
   await new Promise<void>((resolve) => server.listen(Number(process.env.E2E_SITE_PORT), "127.0.0.1", resolve));
@@ -35,7 +37,10 @@ async function seedSource(page: Page, agent: AgentFixture) {
     const created = await page.request.post(`/api/agents/${agent.id}/sources`, { data: { urls, on_removed: "propose" } });
     expect(created.status()).toBe(201);
     const sourceId = (await created.json()).source.id as number;
-    for (const expected of [{ added: 2, failed: 1 }, { proposed: 1, failed: 1 }]) {
+    for (const expected of [
+      { added: 2, failed: 1 },
+      { proposed: 1, failed: 1 },
+    ]) {
       const synced = await page.request.post(`/api/agents/${agent.id}/sources/${sourceId}/sync`, { data: { wait: true } });
       expect((await synced.json()).sync).toMatchObject({ status: "done", ...expected });
       second = true;
@@ -53,7 +58,8 @@ async function seedSource(page: Page, agent: AgentFixture) {
  */
 export async function seedAppPages(page: Page, agent: AgentFixture): Promise<AppPage[]> {
   const files = Object.fromEntries(DEMO.map((f) => [f, fs.readFileSync(path.join("demo", f), "utf8")]));
-  files[LONG_NAME] = "Password reset checklist. Confirm the user's identity, send the reset link, and check the spam folder when it does not arrive.";
+  files[LONG_NAME] =
+    "Password reset checklist. Confirm the user's identity, send the reset link, and check the spam folder when it does not arrive.";
   const docs = await uploadThroughApi(page, agent.id, files);
   const idOf = (f: string) => docs.find((d) => d.filename === f)!.document_id;
 
@@ -72,7 +78,13 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
   }
   // A finished chunk-settings sweep, for its chart and table; the current setting is one of the two.
   const sweep = await page.request.post(`/api/agents/${agent.id}/sweeps`, {
-    data: { k: 3, settings: [{ chunk_size: 800, chunk_overlap: 100, chunk_strategy: "boundary" }, { chunk_size: 400, chunk_overlap: 0, chunk_strategy: "fixed" }] },
+    data: {
+      k: 3,
+      settings: [
+        { chunk_size: 800, chunk_overlap: 100, chunk_strategy: "boundary" },
+        { chunk_size: 400, chunk_overlap: 0, chunk_strategy: "fixed" },
+      ],
+    },
   });
   expect(sweep.ok()).toBe(true);
   const sweepId = (await sweep.json()).id as number;

@@ -2,7 +2,9 @@ import { chunkText } from "../lib/core/chunking";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-const LONG = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} talks about warehouse topic number ${i + 1} in some detail.`).join("\n");
+const LONG = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} talks about warehouse topic number ${i + 1} in some detail.`).join(
+  "\n",
+);
 
 test("uploads several files with a chunk preview, live progress and a result per file", async ({ page, agent }) => {
   await page.goto(`/agents/${agent.id}`);
@@ -38,7 +40,9 @@ test("uploads several files with a chunk preview, live progress and a result per
   await expect(page.getByRole("progressbar")).toHaveCount(3);
   const progress = page.getByRole("list", { name: "Upload progress" });
   // One line per file, the chunk count said once, in the singular for one chunk.
-  await expect(progress.getByRole("listitem").filter({ hasText: "shipping.md" })).toHaveText(`shipping.md: indexed (${smaller} chunks) · open`);
+  await expect(progress.getByRole("listitem").filter({ hasText: "shipping.md" })).toHaveText(
+    `shipping.md: indexed (${smaller} chunks) · open`,
+  );
   await expect(progress.getByRole("listitem").filter({ hasText: "returns.txt" })).toHaveText("returns.txt: indexed (1 chunk) · open");
   await expect(progress.getByRole("listitem").filter({ hasText: "photo.txt" })).toHaveText(/^photo\.txt: rejected — .*PNG[^—]*$/);
   // Done: the selection is cleared, so the same files are not uploaded twice by mistake.

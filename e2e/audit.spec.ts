@@ -1,5 +1,5 @@
-import { chunkText as chunkKettle } from "../lib/core/chunking";
 import type { Page } from "@playwright/test";
+import { chunkText as chunkKettle } from "../lib/core/chunking";
 import type { RepairReport } from "../lib/index-upkeep/audit";
 import { ARTICLES, expect, test, uploadThroughApi } from "./fixtures";
 import { addVectors, appCollection, deleteVectors, specChroma, vectorIds } from "./spec-chroma";
@@ -82,10 +82,15 @@ async function search(page: Page, agentId: number, query: string) {
 }
 
 test("finds vectors deleted from and added to Chroma behind the app's back, and repairs them", async ({ page, agent }) => {
-  const [doc] = await uploadThroughApi(page, agent.id, { "kettle-care.txt": KETTLE }, {
-    chunk_size: String(CHUNK_SIZE),
-    chunk_overlap: "0",
-  });
+  const [doc] = await uploadThroughApi(
+    page,
+    agent.id,
+    { "kettle-care.txt": KETTLE },
+    {
+      chunk_size: String(CHUNK_SIZE),
+      chunk_overlap: "0",
+    },
+  );
   expect(doc.chunk_count).toBeGreaterThanOrEqual(4);
   const row = (await documentsOf(page, agent.id)).find((d) => d.id === doc.document_id);
   expect(row?.status).toBe("ready");
@@ -148,9 +153,7 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
 
   await page.getByRole("button", { name: "Repair…" }).click();
   const confirm = page.getByRole("group", { name: "Repair the index?" });
-  await expect(confirm).toContainText(
-    /remove [1-9]\d* orphan vectors?; re-index [1-9]\d* incomplete documents? from the stored text/,
-  );
+  await expect(confirm).toContainText(/remove [1-9]\d* orphan vectors?; re-index [1-9]\d* incomplete documents? from the stored text/);
   const repaired = page.waitForResponse((r) => r.url().endsWith("/api/audit/repair") && r.request().method() === "POST");
   await confirm.getByRole("button", { name: "Confirm repair" }).click();
   const repair = (await (await repaired).json()) as RepairReport;
@@ -169,9 +172,7 @@ test("finds vectors deleted from and added to Chroma behind the app's back, and 
 
   // Through the API: the re-indexed version replaced the old one and all of it is found again.
   const docs = await documentsOf(page, agent.id);
-  expect(docs.map((d) => [d.id, d.filename, d.status, d.chunk_count])).toEqual([
-    [newId, "kettle-care.txt", "ready", doc.chunk_count],
-  ]);
+  expect(docs.map((d) => [d.id, d.filename, d.status, d.chunk_count])).toEqual([[newId, "kettle-care.txt", "ready", doc.chunk_count]]);
   expect((await vectorIds(chroma, collection, { agent_id: agent.id })).sort()).toEqual(
     Array.from({ length: doc.chunk_count }, (_, i) => `doc${newId}#${i}`).sort(),
   );
@@ -217,7 +218,11 @@ test("rebuilds the vector index after a confirmation: a new collection, the same
   const chroma = specChroma();
   const before = await appCollection(chroma, model);
   const answer = async () =>
-    (await search(page, agent.id, "how long does shipping take")).map((r) => [r.document_id, r.chunk_index, (r as { score?: number }).score?.toFixed(4)]);
+    (await search(page, agent.id, "how long does shipping take")).map((r) => [
+      r.document_id,
+      r.chunk_index,
+      (r as { score?: number }).score?.toFixed(4),
+    ]);
   const answered = await answer();
   expect(answered.some(([id]) => id === doc.document_id)).toBe(true);
 

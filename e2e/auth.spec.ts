@@ -47,7 +47,10 @@ test.beforeAll(async ({}, testInfo) => {
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`the app with a password exited:\n${output}`);
     // A probe that gets no answer counts as "not up yet", so one stuck request cannot use up the wait.
-    const ok = await fetch(`${BASE}/api/health`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${BASE}/api/health`, { signal: AbortSignal.timeout(10_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -117,7 +120,10 @@ test("without a session the API answers 401 and pages go to sign-in; health stay
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
 });
 
-test("the sign-in page and the signed-in header pass the accessibility check and fit a phone; the icons need no session", async ({ browser, request }) => {
+test("the sign-in page and the signed-in header pass the accessibility check and fit a phone; the icons need no session", async ({
+  browser,
+  request,
+}) => {
   for (const icon of ["/favicon.ico", "/icon.svg"]) {
     const res = await request.get(`${BASE}${icon}`, { maxRedirects: 0 });
     expect(res.status(), icon).toBe(200);
@@ -128,7 +134,10 @@ test("the sign-in page and the signed-in header pass the accessibility check and
   const check = async (name: string) => {
     const { violations } = await new AxeBuilder({ page }).analyze();
     const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(blocking, `${name}: ${blocking.map((v) => `${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`).join("\n")}`).toEqual([]);
+    expect(
+      blocking,
+      `${name}: ${blocking.map((v) => `${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`).join("\n")}`,
+    ).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} is wider than the screen`).toBeLessThanOrEqual(390);
   };
   await page.goto(`${BASE}/login`);
@@ -182,7 +191,13 @@ test("a viewer can search and inspect but is refused uploads, writes and the tok
   expect(created.status()).toBe(201);
   const { id } = await created.json();
   const upload = await editor.request.post(`${BASE}/api/agents/${id}/documents`, {
-    multipart: { files: { name: "sla.md", mimeType: "text/markdown", buffer: Buffer.from("# Support SLA\n\nPremium customers get an answer within four hours.\n") } },
+    multipart: {
+      files: {
+        name: "sla.md",
+        mimeType: "text/markdown",
+        buffer: Buffer.from("# Support SLA\n\nPremium customers get an answer within four hours.\n"),
+      },
+    },
   });
   expect(upload.status()).toBe(201);
 
@@ -194,7 +209,10 @@ test("a viewer can search and inspect but is refused uploads, writes and the tok
     multipart: { files: { name: "more.md", mimeType: "text/markdown", buffer: Buffer.from("# More\n\nText.\n") } },
   });
   expect(refused.status()).toBe(403);
-  expect((await refused.json()).error).toEqual({ code: "forbidden", message: "This needs the editor role; you are signed in as a viewer." });
+  expect((await refused.json()).error).toEqual({
+    code: "forbidden",
+    message: "This needs the editor role; you are signed in as a viewer.",
+  });
   expect((await viewer.request.delete(`${BASE}/api/agents/${id}`)).status()).toBe(403);
 
   const search = await viewer.request.post(`${BASE}/agents/${id}/documents/search`, { data: { query: "support SLA", top_k: 3 } });
@@ -283,7 +301,10 @@ test("an expired session sends pages back to sign-in and API calls to 401", asyn
 test("cross-origin writes and unknown Host headers are refused, with and without a password", async ({ request, baseURL }) => {
   // The open app (no password).
   const name = `Cross-origin ${Date.now()}`;
-  const evil = await request.post("/api/agents", { headers: { Origin: "http://evil.example", "Content-Type": "text/plain" }, data: JSON.stringify({ name }) });
+  const evil = await request.post("/api/agents", {
+    headers: { Origin: "http://evil.example", "Content-Type": "text/plain" },
+    data: JSON.stringify({ name }),
+  });
   expect(evil.status()).toBe(403);
   expect((await evil.json()).error.code).toBe("forbidden_origin");
   const viaReferer = await request.post("/api/agents", { headers: { Referer: "http://evil.example/page" }, data: { name } });

@@ -4,7 +4,10 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 
 // More files than one request may carry (MAX_FILES_PER_REQUEST, 50 by default) are one upload:
 // the page sends them in several requests to one job and shows the progress of the whole.
-test("uploads 120 files from the page as one upload in three requests, with one summary and the file that failed", async ({ page, agent }) => {
+test("uploads 120 files from the page as one upload in three requests, with one summary and the file that failed", async ({
+  page,
+  agent,
+}) => {
   const files = Array.from({ length: 120 }, (_, i) => ({
     name: `faq-${String(i).padStart(3, "0")}.md`,
     mimeType: "text/markdown",
@@ -26,7 +29,9 @@ test("uploads 120 files from the page as one upload in three requests, with one 
   await page.getByRole("button", { name: "Upload and index" }).click();
 
   const summary = page.getByTestId("upload-summary");
-  await expect(summary).toHaveText("120 of 120 files done: 119 indexed or already present, 1 not indexed (listed below)", { timeout: 60_000 });
+  await expect(summary).toHaveText("120 of 120 files done: 119 indexed or already present, 1 not indexed (listed below)", {
+    timeout: 60_000,
+  });
   await expect(page.getByRole("heading", { name: "Upload finished" })).toBeVisible();
   await expect(page.getByRole("progressbar", { name: "Progress of the upload" })).toHaveAttribute("aria-valuenow", "100");
   // Only the file that was not indexed is listed, with its reason.
@@ -59,20 +64,29 @@ test("parallel requests adding files to one upload never pass its expected count
     return f;
   };
   for (let trial = 0; trial < 3; trial++) {
-    const started = await page.request.fetch(`/api/agents/${agent.id}/uploads`, { method: "POST", multipart: form([`t${trial}-a.md`], { expected_files: "3" }) });
+    const started = await page.request.fetch(`/api/agents/${agent.id}/uploads`, {
+      method: "POST",
+      multipart: form([`t${trial}-a.md`], { expected_files: "3" }),
+    });
     expect(started.status()).toBe(202);
     const { id } = await started.json();
     // Three requests of one file for two places: exactly one is refused, whichever comes last.
     const parts = [[`t${trial}-b.md`], [`t${trial}-c.md`], [`t${trial}-d.md`]];
-    const answers = await Promise.all(parts.map((names) => page.request.fetch(`/api/agents/${agent.id}/uploads/${id}`, { method: "POST", multipart: form(names) })));
+    const answers = await Promise.all(
+      parts.map((names) => page.request.fetch(`/api/agents/${agent.id}/uploads/${id}`, { method: "POST", multipart: form(names) })),
+    );
     const statuses = answers.map((a) => a.status());
     expect(statuses.filter((s) => s === 202).length).toBe(2);
     expect(statuses.filter((s) => s === 422).length).toBe(1);
-    await expect.poll(async () => (await (await page.request.get(`/api/agents/${agent.id}/uploads/${id}`)).json()).finished, { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(async () => (await (await page.request.get(`/api/agents/${agent.id}/uploads/${id}`)).json()).finished, { timeout: 30_000 })
+      .toBe(true);
     const job = await (await page.request.get(`/api/agents/${agent.id}/uploads/${id}`)).json();
     expect(job).toMatchObject({ expected_files: 3, files_received: 3, done_files: 3, not_received: 0 });
     const refused = parts[statuses.indexOf(422)];
-    expect(job.files.map((f: { filename: string }) => f.filename).sort()).toEqual([`t${trial}-a.md`, ...parts.flat().filter((n) => !refused.includes(n))].sort());
+    expect(job.files.map((f: { filename: string }) => f.filename).sort()).toEqual(
+      [`t${trial}-a.md`, ...parts.flat().filter((n) => !refused.includes(n))].sort(),
+    );
   }
   const docs = (await (await page.request.get(`/api/agents/${agent.id}/documents`)).json()).documents;
   expect(docs.length).toBe(9);

@@ -80,7 +80,9 @@ test("unanswerable pairs calibrate a no-match cut that, once applied, refuses th
   await page.screenshot({ path: "e2e/screenshots/calibration.png", fullPage: true });
 
   await apply.click();
-  await expect(panel.getByText(`Applied: the agent's search now drops results farther than ${cut}. Run an evaluation to see its effect.`)).toBeVisible();
+  await expect(
+    panel.getByText(`Applied: the agent's search now drops results farther than ${cut}. Run an evaluation to see its effect.`),
+  ).toBeVisible();
   await expect(panel.getByRole("row", { name: new RegExp(`^Current ${escape(String(cut))} `) })).toBeVisible();
   const saved = await page.request.get(`/api/agents/${agent.id}`);
   expect((await saved.json()).max_distance).toBe(cut);
@@ -88,8 +90,13 @@ test("unanswerable pairs calibrate a no-match cut that, once applied, refuses th
   // Run again: the new run searches with the cut, and refuses unanswerable questions past it.
   await page.getByRole("button", { name: "Run evaluation" }).click();
   await expect(page).not.toHaveURL(new RegExp(`\\?run=${firstRun}&`));
-  await expect(page.getByRole("region", { name: /^Run #\d+$/ })).toContainText(new RegExp(`4 unanswerable pairs: [1-4] refused by the cut ${escape(String(cut))}\\.`));
-  const refused = results.getByRole("row").filter({ hasText: "— (unanswerable)" }).filter({ has: page.getByText("Refused", { exact: true }) });
+  await expect(page.getByRole("region", { name: /^Run #\d+$/ })).toContainText(
+    new RegExp(`4 unanswerable pairs: [1-4] refused by the cut ${escape(String(cut))}\\.`),
+  );
+  const refused = results
+    .getByRole("row")
+    .filter({ hasText: "— (unanswerable)" })
+    .filter({ has: page.getByText("Refused", { exact: true }) });
   expect(await refused.count()).toBeGreaterThanOrEqual(1);
   const question = ((await refused.first().getByRole("cell").first().textContent()) ?? "").trim();
   expect([FORM_QUESTION, ...CSV.split("\n").map((l) => l.split(",")[0])]).toContain(question);

@@ -45,7 +45,9 @@ test("a no-match cut marks what the search drops in the inspector and the recall
   await expect(table.getByRole("row").nth(3)).toContainText("dropped by the no-match cut");
   await expect(table.getByRole("row").nth(4)).toContainText("dropped by the no-match cut");
   await expect(
-    page.getByText(`The agent's search returns 2 of these 4: the no-match cut ${cut} drops results farther than it (lower distance is closer).`),
+    page.getByText(
+      `The agent's search returns 2 of these 4: the no-match cut ${cut} drops results farther than it (lower distance is closer).`,
+    ),
   ).toBeVisible();
   const chart = page.getByRole("img", { name: new RegExp(`the no-match cut ${escape(String(cut))} drops \\d+ of them`) });
   await expect(chart).toBeVisible();

@@ -40,7 +40,9 @@ test("the demo agent has labeled pairs, a finished run and a miss to diagnose on
   // The miss opens in the inspector with its diagnosis: the rank, the top_k it needs and how far it is.
   await miss.getByRole("link", { name: `Open “${MISS}” in the inspector` }).click();
   const diagnosis = page.getByRole("status").filter({ hasText: "data-export.md" });
-  await expect(diagnosis).toContainText(/Missed: data-export\.md first appears at rank (\d+), \d\.\d{4} farther than the 3rd result; it would need top_k ≥ \1\./);
+  await expect(diagnosis).toContainText(
+    /Missed: data-export\.md first appears at rank (\d+), \d\.\d{4} farther than the 3rd result; it would need top_k ≥ \1\./,
+  );
   await expect(page.getByRole("region", { name: "Word weights" })).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/demo-miss.png", fullPage: true });
 });
@@ -70,7 +72,11 @@ test("health says starting while the demo agent is seeded, and the first search 
   );
   launcher.stderr!.on("data", (d) => (output += d));
   let stopPolling = false;
-  const healthStatus = () => fetch(`${base}/api/health`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status, () => 0);
+  const healthStatus = () =>
+    fetch(`${base}/api/health`, { signal: AbortSignal.timeout(10_000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
   // What `npm start`'s users and Playwright do: ask health until it answers 200.
   const healthy = (async () => {
     while (!stopPolling) {

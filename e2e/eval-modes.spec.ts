@@ -2,10 +2,13 @@ import { expect, test, uploadThroughApi } from "./fixtures";
 
 // One short chunk each. Only the card reader article names the code E-4411.
 const ARTICLES = {
-  "terminal-codes.md": "# Card reader codes\n\nE-4411: the card reader lost its connection; restart the reader and wait for the green light. E-2090: the receipt printer is out of paper.\n",
-  "declined-cards.md": "# Declined cards\n\nWhen a bank declines a card payment, the checkout asks the customer for another card. Most declined payments clear within a day.\n",
+  "terminal-codes.md":
+    "# Card reader codes\n\nE-4411: the card reader lost its connection; restart the reader and wait for the green light. E-2090: the receipt printer is out of paper.\n",
+  "declined-cards.md":
+    "# Declined cards\n\nWhen a bank declines a card payment, the checkout asks the customer for another card. Most declined payments clear within a day.\n",
   "shipping.md": "# Shipping\n\nOrders ship within two business days from our warehouse in Leeds. Express delivery arrives the next day.\n",
-  "returns.md": "# Returns\n\nYou can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
+  "returns.md":
+    "# Returns\n\nYou can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
   "password-reset.md": "# Password reset\n\nUse the forgot password link on the sign-in page; the reset email link works for one hour.\n",
 };
 
@@ -20,7 +23,10 @@ const CSV = [
   "sending goods back,returns.md",
 ].join("\n");
 
-test("compares vector, keyword and hybrid on the same pairs, shows where they disagree, and switches the agent's mode", async ({ page, agent }) => {
+test("compares vector, keyword and hybrid on the same pairs, shows where they disagree, and switches the agent's mode", async ({
+  page,
+  agent,
+}) => {
   test.setTimeout(120_000);
   await uploadThroughApi(page, agent.id, ARTICLES);
   const imported = await page.request.post(`/api/agents/${agent.id}/pairs`, { headers: { "content-type": "text/csv" }, data: CSV });
@@ -57,14 +63,19 @@ test("compares vector, keyword and hybrid on the same pairs, shows where they di
   // article and the declined-cards one tie (ranks 2 + 1 against 1 + 2), keeps vector's order.
   const code = disagreements.getByRole("row").nth(1);
   await expect(code).toContainText(/E-4411 on a card payment\s*terminal-codes\.md\s*2\s*Miss\s*1\s*Hit\s*2\s*Miss/);
-  await expect(disagreements.getByRole("row").nth(2)).toContainText(/forgotten login\s*password-reset\.md\s*1\s*Hit\s*not found\s*Miss\s*1\s*Hit/);
+  await expect(disagreements.getByRole("row").nth(2)).toContainText(
+    /forgotten login\s*password-reset\.md\s*1\s*Hit\s*not found\s*Miss\s*1\s*Hit/,
+  );
   await expect(code.getByRole("link", { name: "Open “E-4411 on a card payment” in the inspector ranked by vector" })).toHaveAttribute(
     "href",
     /\/search\?q=E-4411\+on\+a\+card\+payment&k=1&expected=\d+&mode=vector$/,
   );
   await page.screenshot({ path: "e2e/screenshots/eval-modes.png", fullPage: true });
 
-  await table.getByRole("row", { name: /^keyword/ }).getByRole("button", { name: "Use this mode" }).click();
+  await table
+    .getByRole("row", { name: /^keyword/ })
+    .getByRole("button", { name: "Use this mode" })
+    .click();
   await expect(page.getByText("The agent now searches by keyword.")).toBeVisible();
   await expect(table.getByRole("row", { name: /^keyword/ })).toContainText("agent's mode");
   await expect(vectorRow.getByRole("button", { name: "Use this mode" })).toBeVisible();

@@ -30,7 +30,9 @@ test("imports a CSV, runs an evaluation, shows the curve and the table, and open
   const status = page.locator("#import-status");
   await expect(status).toContainText("4 rows accepted, 1 row rejected.");
   await expect(page.getByText("pairs.csv", { exact: true })).toHaveCount(0);
-  await expect(status.getByRole("table", { name: "Rejected rows" }).getByRole("row").nth(1)).toContainText(/6\s*lunch menu\s*nowhere\.md\s*unknown document/);
+  await expect(status.getByRole("table", { name: "Rejected rows" }).getByRole("row").nth(1)).toContainText(
+    /6\s*lunch menu\s*nowhere\.md\s*unknown document/,
+  );
   await expect(page.getByRole("heading", { name: "4 labeled pairs" })).toBeVisible();
 
   await page.getByRole("link", { name: "Dashboard" }).click();
@@ -125,7 +127,9 @@ test("adds, edits and deletes pairs, and compares two runs with regressions firs
   await expect(page.getByText("2 of 2 pairs have their expected document")).toBeVisible();
 
   // A new article that answers the refund question better pushes the labeled one down: a regression.
-  await uploadThroughApi(page, agent.id, { "refund-faq.md": "Refund after 30 days? A refund after 30 days is possible: refund after 30 days on request." });
+  await uploadThroughApi(page, agent.id, {
+    "refund-faq.md": "Refund after 30 days? A refund after 30 days is possible: refund after 30 days on request.",
+  });
   await page.getByRole("button", { name: "Run evaluation" }).click();
   await expect(page.getByText("1 of 2 pairs have their expected document as the first result")).toBeVisible();
   await expect(page.getByRole("img", { name: /Run history trend/ })).toBeVisible();
@@ -136,7 +140,12 @@ test("adds, edits and deletes pairs, and compares two runs with regressions firs
   await expect(page.getByRole("img", { name: /Run history trend/ }).getByText("100%", { exact: true })).toBeVisible();
 
   // Runs picked the wrong way round are compared oldest first: still a regression, not a fix.
-  const [older, newer] = (await page.getByLabel("Earlier run").locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).map(Number);
+  const [older, newer] = (
+    await page
+      .getByLabel("Earlier run")
+      .locator("option")
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+  ).map(Number);
   const compare = page.getByRole("form", { name: "Compare two runs" });
   await compare.getByLabel("Earlier run").selectOption(String(newer));
   await compare.getByLabel("Later run").selectOption(String(older));

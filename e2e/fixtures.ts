@@ -31,7 +31,8 @@ export { expect };
 
 export const ARTICLES = {
   "shipping.md": "# Shipping\n\nOrders ship within two business days from our warehouse in Leeds. Express delivery arrives the next day.\n",
-  "returns.txt": "Returns. You can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
+  "returns.txt":
+    "Returns. You can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
 };
 
 export async function uploadThroughApi(page: Page, agentId: number, files: Record<string, string>, fields: Record<string, string> = {}) {

@@ -24,7 +24,10 @@ const EDITED_TO = "where is my parcel tracking number";
 const REJECTED = "What is the reset email?";
 const IMPORTED = "reset link expired";
 
-test("generated questions offline: reviewed one by one, only the accepted ones count, and a run scores exactly those", async ({ page, agent }) => {
+test("generated questions offline: reviewed one by one, only the accepted ones count, and a run scores exactly those", async ({
+  page,
+  agent,
+}) => {
   await uploadThroughApi(page, agent.id, DOCS);
   // One pair of another source, so a run over generated pairs only can be told from a run over all.
   const imported = await page.request.post(`/api/agents/${agent.id}/pairs`, { data: [{ query: IMPORTED, expected: "passwords.md" }] });
@@ -69,7 +72,9 @@ test("generated questions offline: reviewed one by one, only the accepted ones c
   await expect(pairs.getByText(EDITED_FROM)).toHaveCount(0);
 
   // Rejected: gone from the list, and not a pair.
-  await proposal(REJECTED).getByRole("button", { name: `Reject “${REJECTED}”` }).click();
+  await proposal(REJECTED)
+    .getByRole("button", { name: `Reject “${REJECTED}”` })
+    .click();
   await expect(proposed.getByRole("heading", { name: "Proposed questions (3)" })).toBeVisible();
   await expect(list.getByRole("textbox", { name: "Question" })).toHaveCount(3);
   await expect(page.getByRole("form", { name: `Accept “${REJECTED}”` })).toHaveCount(0);

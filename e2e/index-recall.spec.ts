@@ -45,7 +45,10 @@ test("measures what an agent's searches get of the nearest chunks, and lists it 
   await expect(section.getByTestId("exact-ranking-state")).toContainText(
     /^Agents of up to 100,000 chunks \(EXACT_MAX_CHUNKS\) are ranked exactly, every chunk scored; their vectors take [\d.,]+ MB of memory, of the 512 MB allowed \(EXACT_MEMORY_MB\)\./,
   );
-  const row = section.getByRole("table", { name: "Index recall@10 per agent" }).getByRole("row").filter({ has: page.getByRole("link", { name: agent.name, exact: true }) });
+  const row = section
+    .getByRole("table", { name: "Index recall@10 per agent" })
+    .getByRole("row")
+    .filter({ has: page.getByRole("link", { name: agent.name, exact: true }) });
   await expect(row.getByRole("cell")).toHaveText([agent.name, "100% (ranked exactly)", /^\d+(\.\d)?%$/, "3", /\d/]);
   // Below INDEX_RECALL_WARN an agent is named in a warning that links to the rebuild; this one is not.
   await expect(section.getByText(/return less than/).filter({ hasText: agent.name })).toHaveCount(0);

@@ -56,7 +56,11 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
   await page.getByRole("slider", { name: "top_k" }).fill(String(k));
   // The miss says how much farther the expected chunk is than the last result top_k keeps.
   await expect(diagnosis).toContainText(`Missed: returns.txt first appears at rank ${rank}, `);
-  const gap = (/first appears at rank \d+, (\d\.\d{4}) farther than the (\d+)(st|nd|rd|th) result; it would need top_k ≥ (\d+)\./.exec((await diagnosis.textContent())!) ?? []).slice(1);
+  const gap = (
+    /first appears at rank \d+, (\d\.\d{4}) farther than the (\d+)(st|nd|rd|th) result; it would need top_k ≥ (\d+)\./.exec(
+      (await diagnosis.textContent())!,
+    ) ?? []
+  ).slice(1);
   const figures = diagnosis.getByRole("definition");
   const [own, kth] = [Number(await figures.nth(1).textContent()), Number(await figures.nth(2).textContent())];
   expect(gap.slice(1)).toEqual([String(k), gap[2], String(rank)]);
@@ -86,7 +90,10 @@ test("searches, moves the slider, diagnoses a miss, saves a labeled pair and re-
   await page.getByLabel("Query").fill("refund label");
   await expect(caption).toContainText("results");
   await expect(recent.getByRole("button", { name: /refund label/ })).toBeVisible();
-  await recent.getByRole("button", { name: /when do orders ship/ }).first().click();
+  await recent
+    .getByRole("button", { name: /when do orders ship/ })
+    .first()
+    .click();
   await expect(page.getByLabel("Query")).toHaveValue("when do orders ship");
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("row").nth(1)).toContainText("shipping.md");
 });
@@ -109,7 +116,10 @@ test("a deleted document is gone from search", async ({ page, agent }) => {
   await expect(page.getByRole("table", { name: "Search results" }).getByRole("link", { name: "shipping.md" })).toHaveCount(0);
 });
 
-test("with document_search off the inspector still works and says the agent itself is refused, which the log shows", async ({ page, agent }) => {
+test("with document_search off the inspector still works and says the agent itself is refused, which the log shows", async ({
+  page,
+  agent,
+}) => {
   await uploadThroughApi(page, agent.id, ARTICLES);
   await page.goto(`/agents/${agent.id}/settings`);
   await page.getByLabel(/document_search/).uncheck();

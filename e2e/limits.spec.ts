@@ -35,7 +35,9 @@ test("a 200 MB upload is refused with 413 before its body is read", async ({ age
 });
 
 test("the upload routes refuse a cross-origin write before reading it, like every other route", async ({ agent, baseURL }) => {
-  const res = await oversizedUpload(baseURL!, `/api/agents/${agent.id}/documents/preview`, 5 * 1024 * 1024, { origin: "http://evil.example" });
+  const res = await oversizedUpload(baseURL!, `/api/agents/${agent.id}/documents/preview`, 5 * 1024 * 1024, {
+    origin: "http://evil.example",
+  });
   expect(res.status).toBe(403);
   expect(JSON.parse(res.body).error.code).toBe("forbidden_origin");
 });

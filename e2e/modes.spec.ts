@@ -6,9 +6,11 @@ const PAYMENTS = {
   ...ARTICLES,
   "payments.md":
     "Card payments. If your card payment is declined at checkout, check the card number, the expiry date and that your bank allows online payments, then try the payment again.",
-  "billing.md": "Billing. We charge your card on the first day of each month and email the invoice; a failed charge is retried after three days.",
+  "billing.md":
+    "Billing. We charge your card on the first day of each month and email the invoice; a failed charge is retried after three days.",
   "wallets.txt": "Wallets. Pay with Apple Pay or Google Pay at checkout; the wallet uses the card saved in your phone.",
-  "scanner-faults.txt": "Scanner faults. Code E-4411 means the warehouse scanner lost its connection; restart the scanner and wait for the green light.",
+  "scanner-faults.txt":
+    "Scanner faults. Code E-4411 means the warehouse scanner lost its connection; restart the scanner and wait for the green light.",
 };
 const QUERY = "card declined E-4411";
 

@@ -2,9 +2,12 @@ import type { Page } from "@playwright/test";
 import { expect, test, uploadThroughApi } from "./fixtures";
 
 const DOCS = {
-  "shipping.md": "# Shipping\n\nOrders ship within two business days from our warehouse in Leeds. Tracking numbers are emailed when an order ships.\n",
-  "delivery.md": "# Delivery options\n\nExpress delivery arrives the next day. Standard delivery takes three to five days once an order has shipped.\n",
-  "returns.txt": "Returns. You can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
+  "shipping.md":
+    "# Shipping\n\nOrders ship within two business days from our warehouse in Leeds. Tracking numbers are emailed when an order ships.\n",
+  "delivery.md":
+    "# Delivery options\n\nExpress delivery arrives the next day. Standard delivery takes three to five days once an order has shipped.\n",
+  "returns.txt":
+    "Returns. You can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
   "password.md": "# Password reset\n\nUse the forgot password link on the sign-in page; the reset email link works for one hour.\n",
 };
 const PASSWORD = "How do I reset my password?";
@@ -21,7 +24,10 @@ async function agentSearch(page: Page, agentId: number, query: string) {
   expect(res.status()).toBe(200);
 }
 
-test("the agent's questions: grouped, labeled into pairs the Recall tab runs, a gap a new upload answers, a replay after a replace", async ({ page, agent }) => {
+test("the agent's questions: grouped, labeled into pairs the Recall tab runs, a gap a new upload answers, a replay after a replace", async ({
+  page,
+  agent,
+}) => {
   test.setTimeout(120_000);
   const docs = await uploadThroughApi(page, agent.id, DOCS);
   const shippingId = docs.find((d) => d.filename === "shipping.md")!.document_id;
@@ -52,17 +58,31 @@ test("the agent's questions: grouped, labeled into pairs the Recall tab runs, a 
     [SHIP, "shipping.md"],
     [RETURN, "returns.txt"],
   ]) {
-    await row(text).getByRole("combobox", { name: `Document that answers “${text}”` }).selectOption(doc);
-    await row(text).getByRole("button", { name: `Label “${text}”` }).click();
-    await expect(page.getByRole("status").filter({ hasText: `“${text}”: labeled with ${doc}; it is a labeled pair on the Recall tab now.` })).toBeVisible();
+    await row(text)
+      .getByRole("combobox", { name: `Document that answers “${text}”` })
+      .selectOption(doc);
+    await row(text)
+      .getByRole("button", { name: `Label “${text}”` })
+      .click();
+    await expect(
+      page.getByRole("status").filter({ hasText: `“${text}”: labeled with ${doc}; it is a labeled pair on the Recall tab now.` }),
+    ).toBeVisible();
     await expect(row(text).getByRole("cell").nth(6)).toHaveText(`Labeled${doc}`);
   }
   // A label needs its document: said beside the select, nothing changed.
-  await row(LUNCH).getByRole("button", { name: `Label “${LUNCH}”` }).click();
-  await expect(row(LUNCH).getByRole("combobox", { name: `Document that answers “${LUNCH}”` })).toHaveAccessibleDescription("Choose the document that answers it, then Label.");
-  await row(LUNCH).getByRole("button", { name: `Unanswerable “${LUNCH}”` }).click();
+  await row(LUNCH)
+    .getByRole("button", { name: `Label “${LUNCH}”` })
+    .click();
+  await expect(row(LUNCH).getByRole("combobox", { name: `Document that answers “${LUNCH}”` })).toHaveAccessibleDescription(
+    "Choose the document that answers it, then Label.",
+  );
+  await row(LUNCH)
+    .getByRole("button", { name: `Unanswerable “${LUNCH}”` })
+    .click();
   await expect(row(LUNCH).getByRole("cell").nth(6)).toHaveText("Unanswerable");
-  await row(GIFT).getByRole("button", { name: `Gap “${GIFT}”` }).click();
+  await row(GIFT)
+    .getByRole("button", { name: `Gap “${GIFT}”` })
+    .click();
   await expect(row(GIFT).getByRole("cell").nth(6)).toHaveText("Gap");
   // A labeled question offers only Reopen now.
   await expect(row(SHIP).getByRole("button")).toHaveText([`Reopen “${SHIP}”`]);
@@ -80,7 +100,9 @@ test("the agent's questions: grouped, labeled into pairs the Recall tab runs, a 
   await page.screenshot({ path: "e2e/screenshots/questions.png", fullPage: true });
 
   // "Inspect" opens the question in the inspector, with its labeled document marked.
-  await row(SHIP).getByRole("link", { name: `Inspect “${SHIP}”` }).click();
+  await row(SHIP)
+    .getByRole("link", { name: `Inspect “${SHIP}”` })
+    .click();
   await expect(page).toHaveURL(`/agents/${agent.id}/search?q=When+do+orders+ship%3F&k=3&expected=${shippingId}`);
   await expect(page.getByLabel("Query")).toHaveValue(SHIP);
 
@@ -98,23 +120,36 @@ test("the agent's questions: grouped, labeled into pairs the Recall tab runs, a 
   const gaps = page.getByRole("table", { name: "Gaps" });
   const gap = gaps.getByRole("row").filter({ hasText: GIFT });
   await expect(gaps.getByRole("row")).toHaveCount(2);
-  await expect(gap.getByRole("cell")).toHaveText([GIFT, "1", "marked as a gap", /^returns\.txt 0\.\d{4}$/, "not yet", `Inspect gap “${GIFT}”`]);
+  await expect(gap.getByRole("cell")).toHaveText([
+    GIFT,
+    "1",
+    "marked as a gap",
+    /^returns\.txt 0\.\d{4}$/,
+    "not yet",
+    `Inspect gap “${GIFT}”`,
+  ]);
   await expect(page.getByRole("link", { name: "Download CSV" })).toHaveAttribute("href", `/api/agents/${agent.id}/gaps?format=csv`);
-  await uploadThroughApi(page, agent.id, { "gift-cards.md": "# Gift cards\n\nWe sell gift cards from 10 to 200 pounds. A gift card never expires.\n" });
+  await uploadThroughApi(page, agent.id, {
+    "gift-cards.md": "# Gift cards\n\nWe sell gift cards from 10 to 200 pounds. A gift card never expires.\n",
+  });
   await page.reload();
   // Without a no-match cut nothing says how near answers: the new article is only nearer now.
   await expect(gap.getByRole("cell").nth(4)).toHaveText(/^not judged: gift-cards\.md 0\.\d{4} is nearer now/);
   // With a cut it answers (the inspector's try is not one of the agent's questions).
   const tried = await (await page.request.post(`/api/agents/${agent.id}/inspect`, { data: { query: GIFT, top_k: 1 } })).json();
   expect(tried.results[0].filename).toBe("gift-cards.md");
-  expect((await page.request.patch(`/api/agents/${agent.id}`, { data: { max_distance: tried.results[0].score + 0.01 } })).status()).toBe(200);
+  expect((await page.request.patch(`/api/agents/${agent.id}`, { data: { max_distance: tried.results[0].score + 0.01 } })).status()).toBe(
+    200,
+  );
   await page.reload();
   await expect(gap.getByRole("cell").nth(4)).toHaveText(/^answered gift-cards\.md 0\.\d{4}$/);
   await expect(page.getByText("1 gap, 1 answered by a document added since.")).toBeVisible();
   expect((await page.request.patch(`/api/agents/${agent.id}`, { data: { max_distance: null } })).status()).toBe(200);
 
   // A new version of shipping.md no longer answers the shipping question: the replay shows another document first.
-  await uploadThroughApi(page, agent.id, { "shipping.md": "# Warehouse tours\n\nOur Leeds warehouse offers guided tours for school groups on Fridays.\n" });
+  await uploadThroughApi(page, agent.id, {
+    "shipping.md": "# Warehouse tours\n\nOur Leeds warehouse offers guided tours for school groups on Fridays.\n",
+  });
   const replay = page.getByRole("region", { name: "Replay" });
   await expect(replay.getByRole("spinbutton", { name: /Replay the last/ })).toHaveValue("100");
   await replay.getByRole("button", { name: "Replay" }).click();

@@ -42,7 +42,9 @@ test("eight uploads of the same bytes under eight names at once give one documen
 });
 
 test("searches racing deletes answer 200 with the chunks that exist", async ({ request, agent }) => {
-  const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`boat-${i}.txt`, `Boat ${i} rental terms and life jackets. `.repeat(20)]));
+  const files = Object.fromEntries(
+    Array.from({ length: 6 }, (_, i) => [`boat-${i}.txt`, `Boat ${i} rental terms and life jackets. `.repeat(20)]),
+  );
   const created = (await (await upload(request, agent.id, files)).json()).documents as { document_id: number }[];
   const searches = Array.from({ length: 30 }, () =>
     request.post(`/api/agents/${agent.id}/documents/search`, { data: { query: "boat rental life jackets", top_k: 10 } }),

@@ -9,7 +9,12 @@ test("the demo agent is there on first start and finds the SLA article", async (
     await page.goto("/");
     await expect(page.getByRole("link", { name: "Support demo", exact: true })).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 60_000 });
-  await expect(page.getByRole("row", { name: /Support demo/ }).getByRole("cell").nth(1)).toHaveText(String(ARTICLES));
+  await expect(
+    page
+      .getByRole("row", { name: /Support demo/ })
+      .getByRole("cell")
+      .nth(1),
+  ).toHaveText(String(ARTICLES));
   await page.screenshot({ path: "e2e/screenshots/agents.png", fullPage: true });
 
   const res = await request.post("/agents/1/documents/search", { data: { query: "support SLA", top_k: 3 } });

@@ -72,7 +72,7 @@ const issued = new Set<string>();
 function randomWord(): string {
   for (;;) {
     const word = Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join("");
-    if (!issued.has(word)) return issued.add(word), word;
+    if (!issued.has(word)) return (issued.add(word), word);
   }
 }
 
@@ -128,7 +128,12 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     return f;
   };
 
-  function record(key: string, res: { status: number; body: { documents?: { outcome: string; document_id: number | null; status: string }[] } | null }, token: string, before: Known | undefined) {
+  function record(
+    key: string,
+    res: { status: number; body: { documents?: { outcome: string; document_id: number | null; status: string }[] } | null },
+    token: string,
+    before: Known | undefined,
+  ) {
     const last = before?.state === "current" ? before.version : before?.state === "unknown" ? before.last : null;
     if (res.status === 0) {
       files.set(key, { state: "unknown", last });
@@ -173,7 +178,8 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
         // Its content again under another name: a duplicate, nothing new.
         const res = await call("POST", `/api/agents/${agent}/documents`, form([[`copy-${name}`, article(known.version.token)]]));
         const doc = res.body?.documents?.[0];
-        if (res.status === 201 && doc.outcome !== "duplicate") violations.push(`content of ${key} uploaded again was ${doc.outcome}, not a duplicate`);
+        if (res.status === 201 && doc.outcome !== "duplicate")
+          violations.push(`content of ${key} uploaded again was ${doc.outcome}, not a duplicate`);
       } else if (dice < 0.6 && known?.state === "current") {
         const res = await call("DELETE", `/api/agents/${agent}/documents/${known.version.id}`);
         if (res.status === 204) {
@@ -190,7 +196,8 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
           const retired = retiredAt.get(r.document_id);
           // Ready just before its own upload's answer arrives is fine: judged at the end.
           if (!isAcked(r.document_id)) unacknowledgedHits.push({ id: r.document_id, key: `${agent}|${r.filename}` });
-          else if (retired !== undefined && retired < started) violations.push(`a search returned document ${r.document_id} after its removal was acknowledged`);
+          else if (retired !== undefined && retired < started)
+            violations.push(`a search returned document ${r.document_id} after its removal was acknowledged`);
         }
       } else {
         await new Promise((r) => setTimeout(r, 20));
@@ -243,7 +250,10 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     await Promise.all(
       agents.map(async (agent) => {
         for (let first = 0; first < SEEDED_PER_AGENT; first += SEED_FILES_PER_REQUEST) {
-          const batch = Array.from({ length: Math.min(SEED_FILES_PER_REQUEST, SEEDED_PER_AGENT - first) }, (_, i) => ({ name: `seed-${first + i}.txt`, word: randomWord() }));
+          const batch = Array.from({ length: Math.min(SEED_FILES_PER_REQUEST, SEEDED_PER_AGENT - first) }, (_, i) => ({
+            name: `seed-${first + i}.txt`,
+            word: randomWord(),
+          }));
           const res = await call("POST", `/api/agents/${agent}/documents`, form(batch.map((b) => [b.name, article(b.word)])));
           expect(res.status, `seed upload to agent ${agent}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(201);
           (res.body.documents as { document_id: number; status: string }[]).forEach((d, i) => {
@@ -265,11 +275,23 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     await app.waitUntilHealthy(120_000);
     const lastKill = lastChaosAt;
     let recheck:
-      | { state: string; last_finished_at: string | null; rewritten_since_start: number; kept_unreachable: number; unchecked_documents: number }
+      | {
+          state: string;
+          last_finished_at: string | null;
+          rewritten_since_start: number;
+          kept_unreachable: number;
+          unchecked_documents: number;
+        }
       | undefined;
     for (let i = 0; i < 300; i++) {
       recheck = (await call("GET", "/api/health")).body?.index?.recheck;
-      if (recheck?.state === "idle" && recheck.unchecked_documents === 0 && recheck.last_finished_at && Date.parse(recheck.last_finished_at) > lastKill) break;
+      if (
+        recheck?.state === "idle" &&
+        recheck.unchecked_documents === 0 &&
+        recheck.last_finished_at &&
+        Date.parse(recheck.last_finished_at) > lastKill
+      )
+        break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
     expect(recheck?.state, "the index check after the last Chroma kill").toBe("idle");
@@ -295,9 +317,9 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     const lost: string[] = [];
     const readyIds = new Map<number, Set<number>>();
     for (const agent of agents) {
-      const docs = ((await call("GET", `/api/agents/${agent}/documents`)).body.documents as { id: number; filename: string; status: string }[]).filter(
-        (d) => d.status === "ready",
-      );
+      const docs = (
+        (await call("GET", `/api/agents/${agent}/documents`)).body.documents as { id: number; filename: string; status: string }[]
+      ).filter((d) => d.status === "ready");
       readyIds.set(agent, new Set(docs.map((d) => d.id)));
       const byName = new Map<string, number[]>();
       for (const d of docs) byName.set(d.filename, [...(byName.get(d.filename) ?? []), d.id]);
@@ -306,19 +328,24 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
         const [a, name] = key.split("|");
         if (Number(a) !== agent) continue;
         const ids = byName.get(name) ?? [];
-        if (known.state === "current" && (ids.length !== 1 || ids[0] !== known.version.id)) lost.push(`${key}: expected document ${known.version.id}, found ${ids.join(", ") || "none"}`);
-        if (known.state === "deleted" && ids.length > 0) violations.push(`${key} was deleted (204) but documents ${ids.join(", ")} are ready`);
+        if (known.state === "current" && (ids.length !== 1 || ids[0] !== known.version.id))
+          lost.push(`${key}: expected document ${known.version.id}, found ${ids.join(", ") || "none"}`);
+        if (known.state === "deleted" && ids.length > 0)
+          violations.push(`${key} was deleted (204) but documents ${ids.join(", ")} are ready`);
       }
     }
     // A search hit must be a document some upload was told is ready, or one whose answer was lost.
     for (const hit of unacknowledgedHits) {
-      if (!isAcked(hit.id) && !everUnknown.has(hit.key)) violations.push(`a search returned document ${hit.id} (${hit.key}), never acknowledged as ready`);
+      if (!isAcked(hit.id) && !everUnknown.has(hit.key))
+        violations.push(`a search returned document ${hit.id} (${hit.key}), never acknowledged as ready`);
     }
 
     // Every acknowledged, current document searched by its own word in its own agent, where it
     // must be in the top 5, and in the next agent, whose nearest chunks are then all look-alikes
     // while the nearest of the collection is this one: neither answer may hold another agent's.
-    const current = [...files].flatMap(([key, known]) => (known.state === "current" ? [{ key, agent: Number(key.split("|")[0]), version: known.version }] : []));
+    const current = [...files].flatMap(([key, known]) =>
+      known.state === "current" ? [{ key, agent: Number(key.split("|")[0]), version: known.version }] : [],
+    );
     const misses: string[] = [];
     const missed: (typeof current)[number][] = [];
     const leaks: string[] = [];
@@ -333,11 +360,16 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
           const res = await call("POST", `/api/agents/${agent}/documents/search`, { query: doc.version.token, top_k: TOP_K });
           const ids = res.status === 200 ? (res.body.results as { document_id: number }[]).map((r) => r.document_id) : [];
           for (const id of ids) {
-            if (!readyIds.get(agent)!.has(id)) leaks.push(`agent ${agent}'s search for "${doc.version.token}" returned document ${id} (${owner(id) ? `agent ${owner(id)}'s` : "not ready"})`);
+            if (!readyIds.get(agent)!.has(id))
+              leaks.push(
+                `agent ${agent}'s search for "${doc.version.token}" returned document ${id} (${owner(id) ? `agent ${owner(id)}'s` : "not ready"})`,
+              );
           }
           if (agent !== doc.agent) continue;
           if (res.status !== 200 || !ids.includes(doc.version.id)) {
-            misses.push(`${doc.key}: document ${doc.version.id} not in the top ${TOP_K} for "${doc.version.token}" (${res.status === 200 ? `got ${ids.join(", ")}` : `answered ${res.status}`})`);
+            misses.push(
+              `${doc.key}: document ${doc.version.id} not in the top ${TOP_K} for "${doc.version.token}" (${res.status === 200 ? `got ${ids.join(", ")}` : `answered ${res.status}`})`,
+            );
             missed.push(doc);
           }
         }
@@ -353,9 +385,17 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
     if (missed.length > 0) {
       // What the next look at a miss needs: can the index reach the document's chunks, and where does it rank.
       const reach = (await call("GET", "/api/audit?reachability=1")).body;
-      console.log(`soak: reachability audit after a miss: ${JSON.stringify({ unreachable: reach?.unreachable_count, chunks: reach?.unreachable_chunks?.slice(0, 5) })}`);
+      console.log(
+        `soak: reachability audit after a miss: ${JSON.stringify({ unreachable: reach?.unreachable_count, chunks: reach?.unreachable_chunks?.slice(0, 5) })}`,
+      );
       for (const doc of missed.slice(0, 3)) {
-        const seen = (await call("POST", `/api/agents/${doc.agent}/inspect`, { query: doc.version.token, top_k: TOP_K, expected_document_id: doc.version.id })).body;
+        const seen = (
+          await call("POST", `/api/agents/${doc.agent}/inspect`, {
+            query: doc.version.token,
+            top_k: TOP_K,
+            expected_document_id: doc.version.id,
+          })
+        ).body;
         console.log(`soak: inspect of missed document ${doc.version.id}: ${JSON.stringify(seen?.expected ?? seen).slice(0, 600)}`);
       }
     }

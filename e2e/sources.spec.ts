@@ -12,11 +12,15 @@ interface HelpSite {
   sitemap: string[];
 }
 
-const article = (title: string, text: string) => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
+const article = (title: string, text: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
 
 const REFUNDS = article("Refunds", "We refund an order in full within 30 days of delivery when the item comes back unused in its box.");
 const EDITED = "Refunds now reach your card within five working days once the returned parcel is scanned at our depot.";
-const SHIPPING = article("Shipping", "Orders ship within two business days from our warehouse in Leeds; express delivery arrives the next day.");
+const SHIPPING = article(
+  "Shipping",
+  "Orders ship within two business days from our warehouse in Leeds; express delivery arrives the next day.",
+);
 const OLD = article("Loyalty points", "The loyalty programme closed in 2019, and its points can no longer be spent.");
 const BROKEN = article("Gift vouchers", "A gift voucher is spent at checkout and never expires.");
 
@@ -27,7 +31,9 @@ const test = base.extend<{ site: HelpSite }>({
       const path = (req.url ?? "/").split("?")[0];
       if (path === "/sitemap.xml") {
         const urls = site.sitemap.map((p) => `<url><loc>${site.origin}${p}</loc></url>`).join("");
-        res.writeHead(200, { "content-type": "application/xml" }).end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
+        res
+          .writeHead(200, { "content-type": "application/xml" })
+          .end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
         return;
       }
       const page = site.pages.get(path);
@@ -44,7 +50,11 @@ const test = base.extend<{ site: HelpSite }>({
 
 const PATHS = ["/articles/refunds.html", "/articles/shipping.html", "/articles/old.html", "/articles/broken.html"];
 
-test("a sitemap source: synced, changed, a failing page kept, a removal proposed and confirmed, then nothing to do", async ({ page, agent, site }) => {
+test("a sitemap source: synced, changed, a failing page kept, a removal proposed and confirmed, then nothing to do", async ({
+  page,
+  agent,
+  site,
+}) => {
   test.setTimeout(120_000);
   site.sitemap = [...PATHS];
   for (const [path, body] of [
@@ -64,7 +74,9 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   // Not a URL: said beside the field, which keeps what was typed.
   await page.getByLabel("Sitemap URL").fill("not a URL");
   await page.getByRole("button", { name: "Add source" }).click();
-  await expect(page.getByLabel("Sitemap URL")).toHaveAccessibleDescription("The source was not added. The sitemap URL: must be an http:// or https:// URL without a user name or password.");
+  await expect(page.getByLabel("Sitemap URL")).toHaveAccessibleDescription(
+    "The source was not added. The sitemap URL: must be an http:// or https:// URL without a user name or password.",
+  );
   await expect(page.getByLabel("Sitemap URL")).toHaveValue("not a URL");
   await expect(page.getByRole("heading", { name: "Sources (0)" })).toBeVisible();
   await page.getByLabel("Sitemap URL").fill(sitemap);
@@ -77,7 +89,10 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   // The first sync adds every page; the section follows the sync until it has finished.
   const lastSync = source.getByRole("status").filter({ hasText: /^Sync #/ });
   await source.getByRole("button", { name: "Sync now" }).click();
-  await expect(lastSync).toHaveText(/^Sync #\d+ finished at .+: 4 pages seen, 4 added, 0 changed, 0 removed, 0 removals proposed, 0 unchanged, 0 failed\.$/, { timeout: 30_000 });
+  await expect(lastSync).toHaveText(
+    /^Sync #\d+ finished at .+: 4 pages seen, 4 added, 0 changed, 0 removed, 0 removals proposed, 0 unchanged, 0 failed\.$/,
+    { timeout: 30_000 },
+  );
   await expect(source.getByText(/^4 pages · when a page is gone: its removal is proposed · synced only with Sync now$/)).toBeVisible();
 
   // The settings, changed on the page and said in the settings line; an interval under 5 changes nothing. Then set back.
@@ -89,7 +104,9 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   const save = source.getByRole("button", { name: "Save settings" });
   await interval.fill("2");
   await save.click();
-  await expect(interval).toHaveAccessibleDescription("Blank: synced only with Sync now. At least 5. The settings were not saved. The interval must be at least 5.");
+  await expect(interval).toHaveAccessibleDescription(
+    "Blank: synced only with Sync now. At least 5. The settings were not saved. The interval must be at least 5.",
+  );
   await expect(interval).toHaveValue("2");
   await expect(settings).toHaveText(asAdded);
   await interval.fill("60");
@@ -119,7 +136,10 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   site.pages.set(PATHS[3], { status: 500, body: "Internal error" });
   await page.goto(`/agents/${agent.id}`);
   await source.getByRole("button", { name: "Sync now" }).click();
-  await expect(lastSync).toHaveText(/^Sync #\d+ finished at .+: 3 pages seen, 0 added, 1 changed, 0 removed, 1 removal proposed, 1 unchanged, 1 failed\.$/, { timeout: 30_000 });
+  await expect(lastSync).toHaveText(
+    /^Sync #\d+ finished at .+: 3 pages seen, 0 added, 1 changed, 0 removed, 1 removal proposed, 1 unchanged, 1 failed\.$/,
+    { timeout: 30_000 },
+  );
   const failed = source.getByRole("table", { name: "Pages that failed" });
   await expect(failed.getByRole("row")).toHaveCount(2);
   await expect(failed.getByRole("row").nth(1).getByRole("cell")).toHaveText([url(PATHS[3]), "answered HTTP 500", /^kept as fetched .+/]);
@@ -151,7 +171,10 @@ test("a sitemap source: synced, changed, a failing page kept, a removal proposed
   // broken answers as it first did, nothing else changed: the sync has nothing to do.
   site.pages.set(PATHS[3], { status: 200, body: BROKEN });
   await source.getByRole("button", { name: "Sync now" }).click();
-  await expect(lastSync).toHaveText(/^Sync #\d+ finished at .+: 3 pages seen, 0 added, 0 changed, 0 removed, 0 removals proposed, 3 unchanged, 0 failed\.$/, { timeout: 30_000 });
+  await expect(lastSync).toHaveText(
+    /^Sync #\d+ finished at .+: 3 pages seen, 0 added, 0 changed, 0 removed, 0 removals proposed, 3 unchanged, 0 failed\.$/,
+    { timeout: 30_000 },
+  );
   await expect(failed).toHaveCount(0);
   await expect(source.getByRole("table", { name: "Syncs" }).getByRole("row")).toHaveCount(4);
   await expect(page.getByRole("heading", { name: "Documents (3)" })).toBeVisible();

@@ -73,7 +73,9 @@ async function chromaJson<T>(url: string, init?: { method: string; body: unknown
 export async function appCollection(chroma: SpecChroma, embeddingModel: string, prefix = "kb-"): Promise<ChromaCollection> {
   const all = await chromaJson<ChromaCollection[]>(`${chroma.url}${COLLECTIONS}?limit=1000`);
   // Not a rebuild's copy or the original it replaced (lib/index-upkeep/rebuild.ts).
-  const found = all.find((c) => c.name.startsWith(prefix) && !/\.(rebuild|old)$/.test(c.name) && c.metadata?.embedding_model === embeddingModel);
+  const found = all.find(
+    (c) => c.name.startsWith(prefix) && !/\.(rebuild|old)$/.test(c.name) && c.metadata?.embedding_model === embeddingModel,
+  );
   if (!found) throw new Error(`No collection for ${embeddingModel} among ${all.map((c) => c.name).join(", ")}`);
   return found;
 }

@@ -10,7 +10,8 @@ import { expect, test } from "./fixtures";
 const PORT = Number(process.env.E2E_MODELS_PORT ?? 3141);
 const ARTICLES = {
   "sla.txt": "Support SLA. Premium customers get a first response from the support team within 4 business hours.",
-  "refunds.txt": "Refund policy. A full refund is available within 30 days of purchase. Refunds reach the original payment method in 5 to 10 days.",
+  "refunds.txt":
+    "Refund policy. A full refund is available within 30 days of purchase. Refunds reach the original payment method in 5 to 10 days.",
   "password.txt": "Password reset. Use the forgot password link on the sign-in page; the reset email link works for one hour.",
   "invoices.txt": "Invoices are issued on the first day of each billing period and can be downloaded as PDF from the billing settings.",
 };
@@ -60,7 +61,10 @@ test("a sweep measures the same chunk setting with the other embedding model, wh
   await page.goto(api(`/agents/${agentId}/eval`));
   const sweep = page.getByRole("region", { name: "Chunk-settings sweep" });
   await sweep.getByRole("group", { name: "Chunk size (characters)" }).getByRole("checkbox", { name: "400", exact: true }).uncheck();
-  await sweep.getByRole("group", { name: "Strategy" }).getByRole("checkbox", { name: /^fixed:/ }).uncheck();
+  await sweep
+    .getByRole("group", { name: "Strategy" })
+    .getByRole("checkbox", { name: /^fixed:/ })
+    .uncheck();
   await expect(sweep.getByText("1 setting", { exact: true })).toBeVisible();
   await sweep.getByRole("checkbox", { name: /^Also embed each setting with test-model/ }).check();
   await expect(sweep.getByText("2 settings", { exact: true })).toBeVisible();
@@ -109,8 +113,11 @@ test("with a chat model, generated questions are the model's, named after it, an
 
   // One structured-output call per chosen document, to the configured chat model.
   const calls = fake.requests.slice(asked).filter((r) => r.path === "/v1/chat/completions");
-  expect(calls.map((r) => /^Document: (.*)$/m.exec((r.body.messages as { role: string; content: string }[])[1].content)?.[1]).sort()).toEqual(["refunds.txt", "sla.txt"]);
-  for (const r of calls) expect(r.body).toMatchObject({ model: "test-chat", response_format: { type: "json_schema", json_schema: { name: "questions" } } });
+  expect(
+    calls.map((r) => /^Document: (.*)$/m.exec((r.body.messages as { role: string; content: string }[])[1].content)?.[1]).sort(),
+  ).toEqual(["refunds.txt", "sla.txt"]);
+  for (const r of calls)
+    expect(r.body).toMatchObject({ model: "test-chat", response_format: { type: "json_schema", json_schema: { name: "questions" } } });
 
   const proposed = page.getByRole("region", { name: /^Proposed questions/ });
   await expect(proposed.getByRole("heading", { name: "Proposed questions (4)" })).toBeVisible();
@@ -122,12 +129,21 @@ test("with a chat model, generated questions are the model's, named after it, an
   await expect(page.getByRole("heading", { name: "0 labeled pairs" })).toBeVisible();
 
   const [accepted] = WRITTEN["refunds.txt"];
-  await list.getByRole("form", { name: `Accept “${accepted}”` }).getByRole("button", { name: "Accept" }).click();
+  await list
+    .getByRole("form", { name: `Accept “${accepted}”` })
+    .getByRole("button", { name: "Accept" })
+    .click();
   await expect(proposed.getByRole("heading", { name: "Proposed questions (3)" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "1 labeled pair", exact: true })).toBeVisible();
-  await expect(page.getByRole("table", { name: "Labeled pairs" }).getByRole("row").nth(1)).toContainText(new RegExp(`${accepted.replace("?", "\\?")}.*refunds\\.txt.*generated`));
+  await expect(page.getByRole("table", { name: "Labeled pairs" }).getByRole("row").nth(1)).toContainText(
+    new RegExp(`${accepted.replace("?", "\\?")}.*refunds\\.txt.*generated`),
+  );
   await expect(page.getByRole("link", { name: /^Labeled pairs \(\d+\)$/ })).toHaveText("Labeled pairs (1)");
-  const stored = (await (await page.request.get(api(`/api/agents/${agentId}/pairs`))).json()).pairs as { query: string; source: string; status: string }[];
+  const stored = (await (await page.request.get(api(`/api/agents/${agentId}/pairs`))).json()).pairs as {
+    query: string;
+    source: string;
+    status: string;
+  }[];
   expect(stored.find((p) => p.query === accepted)).toMatchObject({ source: "generated", status: "accepted" });
   expect(stored.filter((p) => p.status === "proposed")).toHaveLength(3);
 

@@ -39,7 +39,8 @@ const PAIRS = [
 
 const STRATEGIES: ChunkStrategy[] = ["boundary", "fixed"];
 // The server trims trailing whitespace from extracted text before chunking.
-const chunksWith = (strategy: ChunkStrategy) => Object.values(ARTICLES).reduce((n, text) => n + chunkText(text.trimEnd(), 400, 0, strategy).length, 0);
+const chunksWith = (strategy: ChunkStrategy) =>
+  Object.values(ARTICLES).reduce((n, text) => n + chunkText(text.trimEnd(), 400, 0, strategy).length, 0);
 
 interface DocumentRow {
   filename: string;

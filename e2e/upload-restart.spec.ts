@@ -73,7 +73,9 @@ test("an upload cut off by an app restart says so, and the same files sent again
 
   // The same selection again: every file ends indexed or already present, none twice.
   await button.click();
-  await expect(page.getByTestId("upload-summary")).toHaveText(`${FILES} of ${FILES} files done: ${FILES} indexed or already present`, { timeout: 120_000 });
+  await expect(page.getByTestId("upload-summary")).toHaveText(`${FILES} of ${FILES} files done: ${FILES} indexed or already present`, {
+    timeout: 120_000,
+  });
   await expect(status).toHaveCount(0);
   const listed = await page.request.get(api(`/api/agents/${agentId}/documents`));
   const docs = (await listed.json()).documents as { filename: string; status: string }[];

@@ -26,7 +26,11 @@ const schema = z
     /** A chat model on the same OpenAI-compatible endpoint: grades and answers in the ask pipeline. Unset: the cut grades, answers are extractive. */
     OPENAI_CHAT_MODEL: z.string().min(1).optional(),
     OPENAI_CHAT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-    MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+    MAX_UPLOAD_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(20 * 1024 * 1024),
     KB_DEMO: flag.default(true),
     // Access (see docs/operations.md, "Access"): the address the app listens on, and the password that
     // turns on sign-in. A non-loopback HOST without ADMIN_PASSWORD refuses to start.
@@ -45,13 +49,21 @@ const schema = z
      */
     TRUST_PROXY: flag.default(false),
     /** How long a sign-in lasts; fractions of an hour are fine. */
-    SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 366).default(12),
+    SESSION_MAX_AGE_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 366)
+      .default(12),
     // Resource limits: every one is a clear 413/422 naming the limit, never a stalled server.
     MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
     MAX_PDF_PAGES: z.coerce.number().int().positive().default(2_000),
     EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     MAX_FILES_PER_REQUEST: z.coerce.number().int().positive().default(50),
-    MAX_REQUEST_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    MAX_REQUEST_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
     /** Every Chroma call gives up after this long and answers 503 vector_store_unavailable. */
     CHROMA_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
     /** Tool-call history kept per agent: rows older than the days, or past the count, go. */
@@ -70,7 +82,11 @@ const schema = z
     // Syncing pages from user-entered URLs (lib/fetch/guarded.ts): every request stays within these.
     /** Comma-separated hosts (`name` or `name:port`) fetched even though they resolve to a private, loopback or link-local address. */
     FETCH_ALLOW_HOSTS: z.string().default(""),
-    FETCH_MAX_PAGE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    FETCH_MAX_PAGE_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
     /** Bounds one page's whole fetch: every redirect and the body. */
     FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
     FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).default(5),

@@ -31,7 +31,8 @@ describe("parseEnv", () => {
   it("keeps 200 evaluation runs per agent unless EVAL_RUNS_KEEP says otherwise, and names it when it is not a positive whole number", () => {
     expect(parseEnv({}).EVAL_RUNS_KEEP).toBe(200);
     expect(parseEnv({ EVAL_RUNS_KEEP: "25" }).EVAL_RUNS_KEEP).toBe(25);
-    for (const bad of ["many", "0", "-3", "2.5"]) expect(() => parseEnv({ EVAL_RUNS_KEEP: bad }), bad).toThrow(new RegExp(`EVAL_RUNS_KEEP \\(got "${bad}"\\)`));
+    for (const bad of ["many", "0", "-3", "2.5"])
+      expect(() => parseEnv({ EVAL_RUNS_KEEP: bad }), bad).toThrow(new RegExp(`EVAL_RUNS_KEEP \\(got "${bad}"\\)`));
   });
 
   it("requires a key for OpenAI unless a compatible server is named", () => {

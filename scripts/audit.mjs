@@ -66,7 +66,9 @@ let report;
 if (values.repair) {
   const repaired = await call("POST", `/api/audit/repair${values.reachability ? "?reachability=1" : ""}`);
   if (!values.json) {
-    console.log(`repair: removed orphan vectors of ${repaired.removed_orphans.length} document(s), failed ${repaired.failed_stuck.length} stuck document(s), re-indexed ${repaired.reindexed.length} document(s), re-added ${repaired.readded_chunks ?? 0} unreachable chunk(s) (${repaired.repaired_chunks ?? 0} found again, ${repaired.still_unreachable ?? 0} still not); ${repaired.cleanup_left} clean-up(s) still waiting for Chroma`);
+    console.log(
+      `repair: removed orphan vectors of ${repaired.removed_orphans.length} document(s), failed ${repaired.failed_stuck.length} stuck document(s), re-indexed ${repaired.reindexed.length} document(s), re-added ${repaired.readded_chunks ?? 0} unreachable chunk(s) (${repaired.repaired_chunks ?? 0} found again, ${repaired.still_unreachable ?? 0} still not); ${repaired.cleanup_left} clean-up(s) still waiting for Chroma`,
+    );
   }
   report = repaired.after;
 } else {
@@ -76,17 +78,40 @@ if (values.json) {
   console.log(JSON.stringify(report, null, 2));
 } else {
   console.log(`checked ${report.checked_documents} documents and ${report.checked_vectors} vectors`);
-  list("orphan vectors", report.orphan_vectors, (o) => `agent ${o.agent_id} document ${o.document_id}: ${o.vectors} vector(s) in ${o.collection}`);
-  list("missing vectors", report.missing_vectors, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} of ${d.expected}`);
-  list("count mismatches", report.count_mismatches, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} vectors, ${d.expected} chunks`);
+  list(
+    "orphan vectors",
+    report.orphan_vectors,
+    (o) => `agent ${o.agent_id} document ${o.document_id}: ${o.vectors} vector(s) in ${o.collection}`,
+  );
+  list(
+    "missing vectors",
+    report.missing_vectors,
+    (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} of ${d.expected}`,
+  );
+  list(
+    "count mismatches",
+    report.count_mismatches,
+    (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}": ${d.found} vectors, ${d.expected} chunks`,
+  );
   // The report names the first 20 unreachable chunks and counts them all.
   const unreachable = report.unreachable_chunks ?? [];
-  if (report.reachability_checked == null) console.log("unreachable chunks: not checked (--reachability queries every chunk with its own vector)");
+  if (report.reachability_checked == null)
+    console.log("unreachable chunks: not checked (--reachability queries every chunk with its own vector)");
   else console.log(`unreachable chunks: ${report.unreachable_count ?? 0} of ${report.reachability_checked} queried with their own vector`);
-  for (const c of unreachable) console.log(`  agent ${c.agent_id} document ${c.document_id} "${c.filename}" chunk ${c.chunk_index} (${c.id})`);
+  for (const c of unreachable)
+    console.log(`  agent ${c.agent_id} document ${c.document_id} "${c.filename}" chunk ${c.chunk_index} (${c.id})`);
   if ((report.unreachable_count ?? 0) > unreachable.length) console.log(`  ... and ${report.unreachable_count - unreachable.length} more`);
-  list("stuck documents", report.stuck_documents, (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}" indexing since ${d.since}`);
-  list("awaiting clean-up", report.awaiting_cleanup, (c) => `agent ${c.agent_id} document ${c.document_id ?? "(all)"}: ${c.reason}, ${c.attempts} failed attempt(s), next at ${c.next_attempt_at}`);
+  list(
+    "stuck documents",
+    report.stuck_documents,
+    (d) => `agent ${d.agent_id} document ${d.document_id} "${d.filename}" indexing since ${d.since}`,
+  );
+  list(
+    "awaiting clean-up",
+    report.awaiting_cleanup,
+    (c) =>
+      `agent ${c.agent_id} document ${c.document_id ?? "(all)"}: ${c.reason}, ${c.attempts} failed attempt(s), next at ${c.next_attempt_at}`,
+  );
   console.log(report.ok ? "consistent" : "problems found (npm run audit -- --repair fixes what it can)");
 }
 process.exit(report.ok ? 0 : 1);

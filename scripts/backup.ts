@@ -31,7 +31,8 @@ async function main(): Promise<number> {
       `Backed up ${m.agents} agents, ${m.documents} documents (${m.chunks} chunks, ${m.vectors} vectors), ${m.pairs} pairs and ${m.runs} runs ` +
         `into ${dest} (${mb} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
     );
-    if (m.missing_vector_copies > 0) console.log(`${m.missing_vector_copies} documents have no copy of their vectors yet; a restore embeds them again from their text.`);
+    if (m.missing_vector_copies > 0)
+      console.log(`${m.missing_vector_copies} documents have no copy of their vectors yet; a restore embeds them again from their text.`);
     return 0;
   } catch (err) {
     if (err instanceof BackupError || err instanceof ConfigError) {

@@ -22,7 +22,7 @@ function prng(seed: number) {
 }
 
 const random = prng(42);
-const pick = <T,>(list: T[]) => list[Math.floor(random() * list.length)];
+const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
 const SYLLABLES = ["ka", "lo", "mi", "ter", "van", "sul", "dor", "pha", "qui", "ren", "bax", "tol", "ne", "gri", "mos", "cal", "zen", "fu"];
 const word = () => Array.from({ length: 2 + Math.floor(random() * 2) }, () => pick(SYLLABLES)).join("");
 const COMMON = Array.from({ length: 400 }, word);
@@ -44,7 +44,11 @@ it(`evaluates ${PAIRS} pairs`, async () => {
   const topics = Array.from({ length: DOCS }, () => Array.from({ length: 8 }, word));
   let t = performance.now();
   for (const [i, topic] of topics.entries()) {
-    await ingestFile(agent.id, { filename: `article-${i}.md`, bytes: new TextEncoder().encode(article(topic)) }, { chunkSize: 800, chunkOverlap: 100 });
+    await ingestFile(
+      agent.id,
+      { filename: `article-${i}.md`, bytes: new TextEncoder().encode(article(topic)) },
+      { chunkSize: 800, chunkOverlap: 100 },
+    );
   }
   const ingestMs = performance.now() - t;
 
@@ -82,7 +86,10 @@ it(`evaluates ${PAIRS} pairs`, async () => {
     row(`evaluate ${PAIRS} pairs`, `median ${ms(median)} over ${RUNS} runs (min ${ms(sorted[0])}, max ${ms(sorted.at(-1)!)})`),
     row("per pair", `${(median / PAIRS).toFixed(2)} ms, ${((PAIRS / median) * 1000).toFixed(0)} pairs/s`),
     row("embedding the queries", `${ms(embedMs)} of that (all ${PAIRS} queries embedded alone)`),
-    row("figures of the last run", `recall@1 ${r["1"]?.toFixed(3)}, recall@5 ${r["5"]?.toFixed(3)}, recall@20 ${r["20"]?.toFixed(3)}, MRR ${last!.mrr?.toFixed(3)}`),
+    row(
+      "figures of the last run",
+      `recall@1 ${r["1"]?.toFixed(3)}, recall@5 ${r["5"]?.toFixed(3)}, recall@20 ${r["20"]?.toFixed(3)}, MRR ${last!.mrr?.toFixed(3)}`,
+    ),
     "",
   ];
   console.log(lines.join("\n"));

@@ -39,7 +39,8 @@ async function main() {
   // Imported only now: lib/ reads the environment on first use.
   const { LocalEmbedder, LOCAL_SPEC, STOPWORDS, stem } = await import("../lib/embeddings/local/embedder");
   const { WordVectors } = await import("../lib/embeddings/local/word-vectors");
-  const { indexArticles, midWordChunks, rankQuestions, rankQuestionsInMode, rankWithBm25, splitQuality, storedChunks } = await import("./bench/run");
+  const { indexArticles, midWordChunks, rankQuestions, rankQuestionsInMode, rankWithBm25, splitQuality, storedChunks } =
+    await import("./bench/run");
   const { chromaAddThroughput, corpusStatsCost, embedMicros } = await import("./bench/throughput");
   const { CHUNK_STRATEGIES, DEFAULT_CHUNK_STRATEGY } = await import("../lib/core/chunking");
   type Spec = typeof LOCAL_SPEC;
@@ -48,7 +49,9 @@ async function main() {
   const { articles } = faq;
   const tuneSet = new Set(faq.tune.map((a) => a.filename));
   console.log(`Debian FAQ ${version}: ${articles.length} questions, each labeled with the article under it; chunks of 800/100 characters.`);
-  console.log(`Split: "tune" = questions of odd chapters (${faq.tune.length}), "check" = even chapters (${faq.check.length}); choices were made on tune only.\n`);
+  console.log(
+    `Split: "tune" = questions of odd chapters (${faq.tune.length}), "check" = even chapters (${faq.check.length}); choices were made on tune only.\n`,
+  );
 
   // Start-up: the first start with a DATA_DIR converts the package's JSON once; later starts load the cache.
   const rssBefore = process.memoryUsage().rss;
@@ -58,27 +61,31 @@ async function main() {
   const reload = performance.now();
   WordVectors.load(info.file);
   const reloadMs = performance.now() - reload;
-  console.log(`Start-up of ${main.model}: first start converts GloVe once in ${(info.conversion!.ms / 1000).toFixed(1)} s ` +
-    `(process peak RSS ${info.conversion!.peakRssMB} MB, was ${mb(rssBefore)} before); cache ${mb(info.bytes)}, ` +
-    `loaded by later starts in ${reloadMs.toFixed(0)} ms (${info.vectors.count} words).\n`);
+  console.log(
+    `Start-up of ${main.model}: first start converts GloVe once in ${(info.conversion!.ms / 1000).toFixed(1)} s ` +
+      `(process peak RSS ${info.conversion!.peakRssMB} MB, was ${mb(rssBefore)} before); cache ${mb(info.bytes)}, ` +
+      `loaded by later starts in ${reloadMs.toFixed(0)} ms (${info.vectors.count} words).\n`,
+  );
 
   // `--only chunking`: the chunking table alone (a few minutes less).
   const onlyChunking = process.argv.includes("--only") && process.argv.includes("chunking");
-  const variants: { label: string; spec: Spec; unweighted?: boolean }[] = onlyChunking ? [{ label: "local default", spec: LOCAL_SPEC }] : [
-    { label: "local default", spec: LOCAL_SPEC },
-    { label: "default, queries not weighted by the agent", spec: LOCAL_SPEC, unweighted: true },
-    { label: "v1: lexical only, 768 (old default)", spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } },
-    { label: "lexical only, 1024", spec: { ...LOCAL_SPEC, lexicalDimension: 1024, semanticWeight: 0 } },
-    { label: "GloVe SIF part only", spec: { ...LOCAL_SPEC, lexicalDimension: 0, semanticWeight: 1 } },
-    { label: "semantic weight 0.15", spec: { ...LOCAL_SPEC, semanticWeight: 0.15 } },
-    { label: "semantic weight 0.45", spec: { ...LOCAL_SPEC, semanticWeight: 0.45 } },
-    { label: "default recipe at 768", spec: { ...LOCAL_SPEC, lexicalDimension: 668 } },
-    { label: "default recipe at 1536", spec: { ...LOCAL_SPEC, lexicalDimension: 1436 } },
-    { label: "default recipe at 4096", spec: { ...LOCAL_SPEC, lexicalDimension: 3996 } },
-    { label: "default recipe, 4 probes per feature", spec: { ...LOCAL_SPEC, probes: 4 } },
-    { label: "default recipe, 8 probes per feature", spec: { ...LOCAL_SPEC, probes: 8 } },
-    ...[1, 2, 3].map((seed) => ({ label: `default, hash seed ${seed}`, spec: { ...LOCAL_SPEC, seed } })),
-  ];
+  const variants: { label: string; spec: Spec; unweighted?: boolean }[] = onlyChunking
+    ? [{ label: "local default", spec: LOCAL_SPEC }]
+    : [
+        { label: "local default", spec: LOCAL_SPEC },
+        { label: "default, queries not weighted by the agent", spec: LOCAL_SPEC, unweighted: true },
+        { label: "v1: lexical only, 768 (old default)", spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } },
+        { label: "lexical only, 1024", spec: { ...LOCAL_SPEC, lexicalDimension: 1024, semanticWeight: 0 } },
+        { label: "GloVe SIF part only", spec: { ...LOCAL_SPEC, lexicalDimension: 0, semanticWeight: 1 } },
+        { label: "semantic weight 0.15", spec: { ...LOCAL_SPEC, semanticWeight: 0.15 } },
+        { label: "semantic weight 0.45", spec: { ...LOCAL_SPEC, semanticWeight: 0.45 } },
+        { label: "default recipe at 768", spec: { ...LOCAL_SPEC, lexicalDimension: 668 } },
+        { label: "default recipe at 1536", spec: { ...LOCAL_SPEC, lexicalDimension: 1436 } },
+        { label: "default recipe at 4096", spec: { ...LOCAL_SPEC, lexicalDimension: 3996 } },
+        { label: "default recipe, 4 probes per feature", spec: { ...LOCAL_SPEC, probes: 4 } },
+        { label: "default recipe, 8 probes per feature", spec: { ...LOCAL_SPEC, probes: 8 } },
+        ...[1, 2, 3].map((seed) => ({ label: `default, hash seed ${seed}`, spec: { ...LOCAL_SPEC, seed } })),
+      ];
 
   // Chunking: both strategies at the same sizes and overlaps, same questions, the default embedder.
   console.log(`Chunking strategies (${main.model}, ${articles.length} questions; chunk size / overlap / strategy):`);
@@ -89,7 +96,11 @@ async function main() {
   for (const size of [400, 800, 1200]) {
     for (const overlap of [0, 100]) {
       for (const strategy of CHUNK_STRATEGIES) {
-        const set = await indexArticles(`chunking ${setNo++}`, articles, main, { chunkSize: size, chunkOverlap: overlap, chunkStrategy: strategy });
+        const set = await indexArticles(`chunking ${setNo++}`, articles, main, {
+          chunkSize: size,
+          chunkOverlap: overlap,
+          chunkStrategy: strategy,
+        });
         const q = splitQuality(await rankQuestions(set, articles, main), articles, tuneSet);
         const damaged = midWordChunks(set);
         console.log(
@@ -135,7 +146,11 @@ async function main() {
   }
   const bm25 = splitQuality(rankWithBm25(firstSet!, articles), articles, tuneSet);
   rows.push({ label: "bm25 (MiniSearch defaults)", dim: "-", q: bm25 });
-  const bm25Stem = splitQuality(rankWithBm25(firstSet!, articles, (t) => (STOPWORDS.has(t) ? null : stem(t))), articles, tuneSet);
+  const bm25Stem = splitQuality(
+    rankWithBm25(firstSet!, articles, (t) => (STOPWORDS.has(t) ? null : stem(t))),
+    articles,
+    tuneSet,
+  );
   rows.push({ label: "bm25 + the embedder's stopwords and stemmer", dim: "-", q: bm25Stem });
   const header = `${"method".padEnd(44)} ${"dim".padStart(5)}   R@1   R@3   R@5  R@10   MRR | tune R@3   MRR | check R@3   MRR | µs/chunk`;
   console.log(header);
@@ -146,19 +161,29 @@ async function main() {
 
   const def = results.get("local default")!;
   const rel = (a: number, b: number) => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(0)}%`;
-  const seeds = variants.filter((v) => v.label === "local default" || v.label.startsWith("default, hash seed")).map((v) => results.get(v.label)!.all.recall[3]);
-  console.log(`\nlocal default R@3 ${pct(def.all.recall[3])}: ${rel(def.all.recall[3], bm25.all.recall[3])} vs bm25, ` +
-    `${rel(def.all.recall[3], bm25Stem.all.recall[3])} vs bm25 + stemming (relative); MRR ${rel(def.all.mrr, bm25.all.mrr)} / ${rel(def.all.mrr, bm25Stem.all.mrr)}.`);
+  const seeds = variants
+    .filter((v) => v.label === "local default" || v.label.startsWith("default, hash seed"))
+    .map((v) => results.get(v.label)!.all.recall[3]);
+  console.log(
+    `\nlocal default R@3 ${pct(def.all.recall[3])}: ${rel(def.all.recall[3], bm25.all.recall[3])} vs bm25, ` +
+      `${rel(def.all.recall[3], bm25Stem.all.recall[3])} vs bm25 + stemming (relative); MRR ${rel(def.all.mrr, bm25.all.mrr)} / ${rel(def.all.mrr, bm25Stem.all.mrr)}.`,
+  );
   const mean = seeds.reduce((a, b) => a + b, 0) / seeds.length;
-  console.log(`Hash-seed spread of the default recipe: R@3 ${pct(Math.min(...seeds))}..${pct(Math.max(...seeds))}, mean ${pct(mean)} ` +
-    `(${rel(mean, bm25.all.recall[3])} vs bm25); one question is ${pct(1 / articles.length)}, so smaller differences are noise.`);
-  console.log(`µs/chunk: mean time to embed one chunk of 700 to 800 characters (${fullChunks.length} of the ${chunkTexts.length} chunks), word vectors loaded.`);
+  console.log(
+    `Hash-seed spread of the default recipe: R@3 ${pct(Math.min(...seeds))}..${pct(Math.max(...seeds))}, mean ${pct(mean)} ` +
+      `(${rel(mean, bm25.all.recall[3])} vs bm25); one question is ${pct(1 / articles.length)}, so smaller differences are noise.`,
+  );
+  console.log(
+    `µs/chunk: mean time to embed one chunk of 700 to 800 characters (${fullChunks.length} of the ${chunkTexts.length} chunks), word vectors loaded.`,
+  );
 
   console.log(`\nChroma add throughput (real Chroma, slices of 64 through the app's addChunks, 1,024 chunks):`);
   for (const spec of [{ version: 1, lexicalDimension: 768, semanticWeight: 0 }, LOCAL_SPEC, { ...LOCAL_SPEC, lexicalDimension: 1436 }]) {
     const e = new LocalEmbedder({ spec, log: () => {} });
     const t = await chromaAddThroughput(e, chunkTexts, 1024);
-    console.log(`  ${String(e.dimension).padStart(5)} dimensions: ${t.vectorsPerSecond.toFixed(0)} vectors/s (${t.msPerSlice.toFixed(0)} ms per slice of 64)${e.model === main.model ? "  <- default" : ""}`);
+    console.log(
+      `  ${String(e.dimension).padStart(5)} dimensions: ${t.vectorsPerSecond.toFixed(0)} vectors/s (${t.msPerSlice.toFixed(0)} ms per slice of 64)${e.model === main.model ? "  <- default" : ""}`,
+    );
   }
 
   // Query weighting: the per-agent feature counts, for this set and for a large agent.
@@ -168,9 +193,11 @@ async function main() {
     ["packages' copyright files (/usr/share/doc)", copyrightTexts()],
   ] as const) {
     const c = await corpusStatsCost(main, [...texts]);
-    console.log(`  ${label}: ${c.chunks} chunks, ${c.features} distinct features, ${c.memoryMB < 1 ? "<1" : c.memoryMB.toFixed(0)} MB; ` +
-      `first search ${c.coldMs.toFixed(0)} ms, then ${c.unchangedMs.toFixed(1)} ms per search, ` +
-      `+${c.addedMs.toFixed(0)} ms after an upload, +${c.removedMs.toFixed(0)} ms after a deletion; full rebuild ${c.rebuiltMs.toFixed(0)} ms`);
+    console.log(
+      `  ${label}: ${c.chunks} chunks, ${c.features} distinct features, ${c.memoryMB < 1 ? "<1" : c.memoryMB.toFixed(0)} MB; ` +
+        `first search ${c.coldMs.toFixed(0)} ms, then ${c.unchangedMs.toFixed(1)} ms per search, ` +
+        `+${c.addedMs.toFixed(0)} ms after an upload, +${c.removedMs.toFixed(0)} ms after a deletion; full rebuild ${c.rebuiltMs.toFixed(0)} ms`,
+    );
   }
 }
 

@@ -73,12 +73,16 @@ export async function startChroma({ dataDir, port, log = () => {}, restart = tru
     countUnclean();
     fs.writeFileSync(running, `${process.pid}\n`);
     // Through the watchdog: Chroma goes with this process even if it is SIGKILLed.
-    const current = spawnWatched(process.execPath, [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)], {
-      stdout: logFile,
-      stderr: logFile,
-      env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
-      graceMs: 5000,
-    });
+    const current = spawnWatched(
+      process.execPath,
+      [chromaCli(), "run", "--path", dataDir, "--host", "127.0.0.1", "--port", String(chosenPort)],
+      {
+        stdout: logFile,
+        stderr: logFile,
+        env: { ...process.env, ANONYMIZED_TELEMETRY: "False" },
+        graceMs: 5000,
+      },
+    );
     child = current;
     current.closed.then((exit) => {
       if (child !== current) return;

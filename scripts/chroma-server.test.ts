@@ -37,7 +37,16 @@ describe("the embedded Chroma supervisor", () => {
     const again = await startChroma({ dataDir: dir, restart: false });
     // Killed with the whole app (a power cut): the next start over this data counts it.
     process.kill(again.pid()!, "SIGKILL");
-    await expect.poll(() => fetch(`${again.url}/api/v2/heartbeat`).then(() => true, () => false), { timeout: 60_000 }).toBe(false);
+    await expect
+      .poll(
+        () =>
+          fetch(`${again.url}/api/v2/heartbeat`).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 60_000 },
+      )
+      .toBe(false);
     await again.stop();
     expect(count()).toBe("1");
     const third = await startChroma({ dataDir: dir, restart: false });

@@ -30,7 +30,11 @@ beforeAll(async () => {
   const res = await call(documentsApi.POST, { body: form, params: { id } });
   expect(res.status).toBe(201);
   uploaded = res.body.documents;
-  const imported = await call(pairsApi.POST, { body: fs.readFileSync(path.join(DEMO, "pairs.csv"), "utf8"), headers: { "content-type": "text/csv" }, params: { id } });
+  const imported = await call(pairsApi.POST, {
+    body: fs.readFileSync(path.join(DEMO, "pairs.csv"), "utf8"),
+    headers: { "content-type": "text/csv" },
+    params: { id },
+  });
   expect(imported.body.rejected).toEqual([]);
   run = (await call(evals.POST, { json: { k: DEMO_EVAL_K }, params: { id } })).body;
 }, 120_000);

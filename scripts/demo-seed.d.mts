@@ -3,7 +3,12 @@ export const DEMO_AGENT_NAME: string;
 export const DEMO_SEED_FILE: string;
 export function demoArticles(dir: string): string[];
 export function readDemoSeed(dataDir: string): { agent_id: number | null; failed?: string } | null;
-export function planDemoSeed(opts: { dataDir: string; firstStart: boolean; demo: boolean; signedIn: boolean }): "seed" | "signed-in" | "none";
+export function planDemoSeed(opts: {
+  dataDir: string;
+  firstStart: boolean;
+  demo: boolean;
+  signedIn: boolean;
+}): "seed" | "signed-in" | "none";
 export function seedDemo(opts: {
   base: string;
   demoDir: string;

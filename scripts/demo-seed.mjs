@@ -17,7 +17,11 @@ export const DEMO_AGENT_NAME = "Support demo";
 export const DEMO_SEED_FILE = "demo-seed.json";
 
 /** The articles of the demo directory, in name order; pairs.csv there is the labeled pairs. */
-export const demoArticles = (dir) => fs.readdirSync(dir).filter((name) => name.endsWith(".md")).sort();
+export const demoArticles = (dir) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".md"))
+    .sort();
 
 const markerPath = (dataDir) => path.join(dataDir, DEMO_SEED_FILE);
 
@@ -114,9 +118,13 @@ export async function seedDemo({ base, demoDir, dataDir, log, hold = async () =>
     for (const name of demoArticles(demoDir)) {
       form.append("files", new Blob([fs.readFileSync(path.join(demoDir, name))]), name);
     }
-    const { documents } = await send("uploading the demo articles", `${base}/api/agents/${agent.id}/documents`, { method: "POST", body: form });
+    const { documents } = await send("uploading the demo articles", `${base}/api/agents/${agent.id}/documents`, {
+      method: "POST",
+      body: form,
+    });
     const notReady = documents.filter((d) => d.status !== "ready");
-    if (notReady.length > 0) throw new Error(`the demo articles were not all indexed: ${notReady.map((d) => `${d.filename}: ${d.message}`).join(" ")}`);
+    if (notReady.length > 0)
+      throw new Error(`the demo articles were not all indexed: ${notReady.map((d) => `${d.filename}: ${d.message}`).join(" ")}`);
     const pairs = await send("importing the demo pairs", `${base}/api/agents/${agent.id}/pairs`, {
       method: "POST",
       headers: { "content-type": "text/csv" },

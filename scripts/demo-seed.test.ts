@@ -167,7 +167,9 @@ describe("the first start's demo agent", () => {
     await seedDemo({ base, demoDir: DEMO, dataDir, log });
     expect(await demoAgentId()).toBe(id);
     const docs = (await get(`/api/agents/${id}/documents`)).body.documents;
-    expect(docs.map((d: { filename: string; status: string }) => `${d.filename} ${d.status}`).sort()).toEqual(demoArticles(DEMO).map((n: string) => `${n} ready`));
+    expect(docs.map((d: { filename: string; status: string }) => `${d.filename} ${d.status}`).sort()).toEqual(
+      demoArticles(DEMO).map((n: string) => `${n} ready`),
+    );
     const csvRows = fs.readFileSync(path.join(DEMO, "pairs.csv"), "utf8").trim().split("\n").length - 1;
     expect((await get(`/api/agents/${id}/pairs`)).body.pairs).toHaveLength(csvRows);
     expect((await get(`/api/agents/${id}/evals`)).body.runs).toHaveLength(1);

@@ -32,7 +32,14 @@ function options(argv) {
   if (!Number.isInteger(k) || k < 1 || k > 20) throw new UsageError("--k must be an integer from 1 to 20.");
   const min = values["min-recall"] === undefined ? undefined : Number(values["min-recall"]);
   if (min !== undefined && !(min >= 0 && min <= 1)) throw new UsageError("--min-recall must be a number from 0 to 1, e.g. 0.8.");
-  return { agent: values.agent, pairs: values.pairs, k, minRecall: min, suggestCut: values["suggest-cut"], url: values.url.replace(/\/+$/, "") };
+  return {
+    agent: values.agent,
+    pairs: values.pairs,
+    k,
+    minRecall: min,
+    suggestCut: values["suggest-cut"],
+    url: values.url.replace(/\/+$/, ""),
+  };
 }
 
 async function api(base, pathname, init) {
@@ -45,7 +52,8 @@ async function api(base, pathname, init) {
     throw new Error(`The app does not answer at ${base} (${err.cause?.code ?? err.message}); start it or pass --url.`);
   }
   const body = await res.json().catch(() => null);
-  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? `${init?.method ?? "GET"} ${pathname} answered ${res.status}.`);
+  if (!res.ok && res.status !== 404)
+    throw new Error(body?.error?.message ?? `${init?.method ?? "GET"} ${pathname} answered ${res.status}.`);
   return { status: res.status, body };
 }
 
@@ -56,7 +64,10 @@ async function findAgent(base, ref) {
   }
   const { body } = await api(base, "/api/agents");
   const agent = body.agents.find((a) => a.name.toLowerCase() === ref.toLowerCase());
-  if (!agent) throw new UsageError(`No agent with the id or name "${ref}". Agents: ${body.agents.map((a) => `${a.id} "${a.name}"`).join(", ") || "none"}.`);
+  if (!agent)
+    throw new UsageError(
+      `No agent with the id or name "${ref}". Agents: ${body.agents.map((a) => `${a.id} "${a.name}"`).join(", ") || "none"}.`,
+    );
   return agent;
 }
 
@@ -71,7 +82,9 @@ async function importPairs(base, agentId, file) {
   const { body } = await api(base, `/api/agents/${agentId}/pairs`, { method: "POST", headers: { "content-type": type }, body: text });
   // Re-importing the same file is expected in CI: pairs already there are not a problem.
   const problems = body.rejected.filter((r) => r.reason !== "duplicate");
-  console.log(`${path.basename(file)}: ${body.accepted} new pairs, ${body.rejected.length - problems.length} already present, ${problems.length} rejected.`);
+  console.log(
+    `${path.basename(file)}: ${body.accepted} new pairs, ${body.rejected.length - problems.length} already present, ${problems.length} rejected.`,
+  );
   if (problems.length > 0) {
     for (const r of problems) console.log(`  line ${r.row}: ${r.reason}: ${r.message}`);
     throw new UsageError("Fix the rejected rows: the gate would not measure what the file says.");
@@ -79,7 +92,11 @@ async function importPairs(base, agentId, file) {
 }
 
 async function runEvaluation(base, agentId, k) {
-  const started = await api(base, `/api/agents/${agentId}/evals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ k, wait: false }) });
+  const started = await api(base, `/api/agents/${agentId}/evals`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ k, wait: false }),
+  });
   const runId = started.body.run_id;
   // Polling rather than one long request: a large run would outlast HTTP client timeouts.
   for (;;) {
@@ -96,7 +113,17 @@ const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function report(agent, run, k) {
   const outcome = (p) =>
-    p.answerable === false ? (p.refused ? "refused" : "ANSWERED") : p.missing ? "NOT INDEXED" : p.hit ? "hit" : p.beyond_cut ? "MISS (cut)" : "MISS";
+    p.answerable === false
+      ? p.refused
+        ? "refused"
+        : "ANSWERED"
+      : p.missing
+        ? "NOT INDEXED"
+        : p.hit
+          ? "hit"
+          : p.beyond_cut
+            ? "MISS (cut)"
+            : "MISS";
   const rows = run.pairs.map((p) =>
     [
       outcome(p),
@@ -116,17 +143,23 @@ function report(agent, run, k) {
   const hits = run.pairs.filter((p) => p.hit).length;
   console.log("");
   const weighting = s.query_weighting ? `, queries weighted (${s.query_weighting})` : "";
-  console.log(`Run #${run.run_id} of agent "${agent.name}" (${agent.id}): ${s.embedding_model}${weighting}, ${s.document_count} documents, ${s.chunk_count} chunks`);
+  console.log(
+    `Run #${run.run_id} of agent "${agent.name}" (${agent.id}): ${s.embedding_model}${weighting}, ${s.document_count} documents, ${s.chunk_count} chunks`,
+  );
   const label = (s) => s.padEnd(11);
   console.log(`${label(`recall@${k}`)}${pct(run.recall_at_k[String(k)])}  (${hits} of ${scored} pairs in the top ${k})`);
   console.log(`${label("MRR")}${run.mrr === null ? "n/a" : run.mrr.toFixed(3)}`);
-  console.log(`${label("pairs")}${run.n_pairs}${run.n_missing ? ` (${run.n_missing} expect a document no longer indexed; left out of recall and MRR)` : ""}`);
+  console.log(
+    `${label("pairs")}${run.n_pairs}${run.n_missing ? ` (${run.n_missing} expect a document no longer indexed; left out of recall and MRR)` : ""}`,
+  );
   if (run.n_unanswerable) console.log(`${label("")}${run.n_unanswerable} unanswerable (no expected document): left out of recall and MRR`);
-  if (s.max_distance !== null && s.max_distance !== undefined) console.log(`${label("cut")}${s.max_distance} (results farther are dropped)`);
+  if (s.max_distance !== null && s.max_distance !== undefined)
+    console.log(`${label("cut")}${s.max_distance} (results farther are dropped)`);
 }
 
 const cutText = (c) => (c === null ? "none" : String(c));
-const figures = (p, c) => `answers ${pct(p.answered)} of ${c.answerable} answerable pairs at k = ${c.k}, refuses ${pct(p.refused)} of ${c.unanswerable} unanswerable (balanced ${pct(p.balanced)})`;
+const figures = (p, c) =>
+  `answers ${pct(p.answered)} of ${c.answerable} answerable pairs at k = ${c.k}, refuses ${pct(p.refused)} of ${c.unanswerable} unanswerable (balanced ${pct(p.balanced)})`;
 
 async function suggestCut(base, agent, run, k) {
   const { body: c } = await api(base, `/api/agents/${agent.id}/evals/${run.run_id}/calibration?k=${k}`);

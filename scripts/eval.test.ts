@@ -78,7 +78,10 @@ function file(nameOf: string, text: string) {
 
 describe("npm run eval", () => {
   it("imports the pairs file, prints every pair and the summary, and passes above --min-recall", async () => {
-    const csv = file("pairs.csv", "query,expected\nsupport SLA first response,sla.txt\nfull refund 30 days,refunds.txt\nforgot password link,password.txt\ninvoices downloaded as PDF,sla.txt\n");
+    const csv = file(
+      "pairs.csv",
+      "query,expected\nsupport SLA first response,sla.txt\nfull refund 30 days,refunds.txt\nforgot password link,password.txt\ninvoices downloaded as PDF,sla.txt\n",
+    );
     const res = await cli("--agent", name, "--pairs", csv, "--k", "1", "--min-recall", "0.5");
     expect(res.err).toBe("");
     expect(res.code).toBe(0);
@@ -100,14 +103,24 @@ describe("npm run eval", () => {
     const before = await cli("--agent", name, "--k", "3", "--suggest-cut");
     expect(before.code).toBe(0);
     expect(before.out).toContain("No-match cut: not calibrated. No unanswerable pairs");
-    const off = file("off.jsonl", ['{"query":"recipe for banana bread","expected":"","answerable":false}', '{"query":"tides tonight in Leeds","answerable":false}'].join("\n"));
+    const off = file(
+      "off.jsonl",
+      [
+        '{"query":"recipe for banana bread","expected":"","answerable":false}',
+        '{"query":"tides tonight in Leeds","answerable":false}',
+      ].join("\n"),
+    );
     const after = await cli("--agent", name, "--pairs", off, "--k", "3", "--suggest-cut");
     expect(after.err).toBe("");
     expect(after.out).toContain("off.jsonl: 2 new pairs, 0 already present, 0 rejected.");
     expect(after.out).toMatch(/^(refused|ANSWERED)\s+—\s+\d\.\d{4}\s+\(none: unanswerable\)\s+recipe for banana bread$/m);
     expect(after.out).toContain("2 unanswerable (no expected document): left out of recall and MRR");
-    expect(after.out).toMatch(/^Recommended no-match cut: 0\.\d+: answers [\d.]+% of 4 answerable pairs at k = 3, refuses [\d.]+% of 2 unanswerable \(balanced [\d.]+%\)\.$/m);
-    expect(after.out).toMatch(/^At the current cut \(none\): answers [\d.]+% of 4 answerable pairs at k = 3, refuses 0\.0% of 2 unanswerable/m);
+    expect(after.out).toMatch(
+      /^Recommended no-match cut: 0\.\d+: answers [\d.]+% of 4 answerable pairs at k = 3, refuses [\d.]+% of 2 unanswerable \(balanced [\d.]+%\)\.$/m,
+    );
+    expect(after.out).toMatch(
+      /^At the current cut \(none\): answers [\d.]+% of 4 answerable pairs at k = 3, refuses 0\.0% of 2 unanswerable/m,
+    );
     expect(after.out).toMatch(new RegExp(`PATCH /api/agents/${agentId} \\{"max_distance": 0\\.\\d+\\}`));
   });
 

@@ -29,7 +29,8 @@ export function resolve(from, spec) {
   return null;
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?:type\s)?[^'"`;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s(?:type\s)?[^'"`;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** What each import and re-export of a module's text names (static, side-effect and `import()`). */
 export const importSpecs = (text) => [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]);

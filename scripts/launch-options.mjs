@@ -2,7 +2,10 @@
 
 /** True for the names of this machine only: 127.x.x.x, ::1 and localhost. */
 export function isLoopbackHost(host) {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 

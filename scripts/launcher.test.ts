@@ -72,7 +72,13 @@ function processesUnder(dir: string) {
 
 async function launch(vars: Record<string, string>, { stopWhen }: { stopWhen?: RegExp } = {}) {
   const root = scratchRoot();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(root, "data"), PORT: String(await freePort()), KB_DEMO: "0", ...vars };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: path.join(root, "data"),
+    PORT: String(await freePort()),
+    KB_DEMO: "0",
+    ...vars,
+  };
   delete env.CHROMA_URL;
   if (!("ADMIN_PASSWORD" in vars)) delete env.ADMIN_PASSWORD;
   const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -101,7 +107,10 @@ describe("npm start", () => {
   });
 
   it("goes on with a password, and a SIGTERM during the build stops it and exits 0", async () => {
-    const { code, stdout, stderr, root } = await launch({ HOST: "0.0.0.0", ADMIN_PASSWORD: "correct horse battery" }, { stopWhen: /building the app/ });
+    const { code, stdout, stderr, root } = await launch(
+      { HOST: "0.0.0.0", ADMIN_PASSWORD: "correct horse battery" },
+      { stopWhen: /building the app/ },
+    );
     expect(stderr).not.toMatch(/Refusing/);
     expect(stdout).toMatch(/building the app/);
     expect(stdout).toMatch(/SIGTERM: stopping/);

@@ -15,7 +15,8 @@ const SOURCES = ["lib", "app", "components", "pages", "proxy.ts", "instrumentati
 const OWNERS = { chromadb: "lib/vector-store", "better-sqlite3": "lib/db" };
 
 /** A module's folder: its first two path segments under lib/ (lib/db), else its top folder. */
-const folderOf = (f) => (f.startsWith(`lib${path.sep}`) && f.split(path.sep).length > 2 ? f.split(path.sep).slice(0, 2).join("/") : f.split(path.sep)[0]);
+const folderOf = (f) =>
+  f.startsWith(`lib${path.sep}`) && f.split(path.sep).length > 2 ? f.split(path.sep).slice(0, 2).join("/") : f.split(path.sep)[0];
 
 const modules = SOURCES.flatMap(files).filter(isSource);
 const edges = new Map(modules.map((m) => [m, new Set()]));
@@ -43,7 +44,11 @@ for (const m of modules) {
 /** Strongly connected components with more than one member (Tarjan). */
 function cycles(graph) {
   let index = 0;
-  const idx = new Map(), low = new Map(), stack = [], on = new Set(), out = [];
+  const idx = new Map(),
+    low = new Map(),
+    stack = [],
+    on = new Set(),
+    out = [];
   const visit = (v) => {
     idx.set(v, index);
     low.set(v, index++);
@@ -121,15 +126,21 @@ const importCount = [...edges.values()].reduce((n, s) => n + s.size, 0);
 
 console.log(`${modules.length} modules (tests left out), ${importCount} imports between them; ${folders.size} folders under lib/`);
 for (const [f, to] of [...folders].sort()) console.log(`  ${f} -> ${[...to].sort().join(", ") || "(nothing)"}`);
-console.log(`\nfolder-level cycles under lib/: ${folderCycles.length}${folderCycles.length ? ` (folders in them: ${folderCycles.reduce((n, c) => n + c.length, 0)})` : ""}`);
+console.log(
+  `\nfolder-level cycles under lib/: ${folderCycles.length}${folderCycles.length ? ` (folders in them: ${folderCycles.reduce((n, c) => n + c.length, 0)})` : ""}`,
+);
 for (const c of folderCycles) console.log(`  ${c.join(" <-> ")}`);
 console.log(`module-level cycles: ${moduleCycles.length}`);
 for (const c of moduleCycles) console.log(`  ${c.join(" <-> ")}`);
-console.log(`declared order (docs/architecture.md, "## Layers"): ${new Set(levels.values()).size} levels; folders missing from it: ${unplaced.size}${unplaced.size ? ` (${[...unplaced].sort().join(", ")})` : ""}`);
+console.log(
+  `declared order (docs/architecture.md, "## Layers"): ${new Set(levels.values()).size} levels; folders missing from it: ${unplaced.size}${unplaced.size ? ` (${[...unplaced].sort().join(", ")})` : ""}`,
+);
 console.log(`imports against the declared order: ${against.length}`);
 for (const a of against) console.log(`  ${a}`);
 for (const a of allowed) console.log(`  allowed for now: ${a}`);
-for (const edge of ALLOWED) if (!allowed.some((a) => a.startsWith(`${edge} (`))) console.log(`  no longer imported, to be taken off ALLOWED in scripts/layers.mjs: ${edge}`);
+for (const edge of ALLOWED)
+  if (!allowed.some((a) => a.startsWith(`${edge} (`)))
+    console.log(`  no longer imported, to be taken off ALLOWED in scripts/layers.mjs: ${edge}`);
 console.log(`imports of chromadb or better-sqlite3 outside their folders: ${owned.length}`);
 for (const o of owned) console.log(`  ${o}`);
 const inModules = (m) => new Set([...m.values()].flat());

@@ -21,7 +21,10 @@ function tree(layers: string[], modules: Record<string, string>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "kb-layers-"));
   const list = layers.map((names, i) => `${i + 1}. ${names}`).join("\n");
   fs.mkdirSync(path.join(root, "docs"));
-  fs.writeFileSync(path.join(root, "docs", "architecture.md"), `# Architecture\n\n## Layers\n\nFrom the bottom:\n\n${list}\n\n## Next\n\n1. \`lib/ignored\`\n`);
+  fs.writeFileSync(
+    path.join(root, "docs", "architecture.md"),
+    `# Architecture\n\n## Layers\n\nFrom the bottom:\n\n${list}\n\n## Next\n\n1. \`lib/ignored\`\n`,
+  );
   for (const [file, text] of Object.entries(modules)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);

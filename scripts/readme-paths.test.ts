@@ -55,12 +55,20 @@ function exists(p: string, file = "README.md"): boolean {
   if (rel.startsWith("../")) return false;
   if (!rel.includes("*")) return fs.existsSync(path.join(root, rel));
   const dir = path.join(root, path.dirname(rel));
-  const pattern = new RegExp(`^${path.basename(rel).split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const pattern = new RegExp(
+    `^${path
+      .basename(rel)
+      .split("*")
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return fs.existsSync(dir) && fs.readdirSync(dir).some((name) => pattern.test(name));
 }
 
 const missingIn = (text: string, file = "README.md") =>
-  citedPaths(text).filter((c) => !exists(c.path, file)).map((c) => `${file}:${c.line}: ${c.path}`);
+  citedPaths(text)
+    .filter((c) => !exists(c.path, file))
+    .map((c) => `${file}:${c.line}: ${c.path}`);
 
 /** The lines of a Markdown text outside fenced code blocks, with their 1-based numbers. */
 function proseLines(text: string): { content: string; line: number }[] {
@@ -81,7 +89,10 @@ export function headingAnchors(text: string): Set<string> {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(content);
     if (!heading) continue;
     const plain = heading[1].replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[`*~]/g, "");
-    const base = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+      .replace(/ /g, "-");
     const n = counts.get(base) ?? 0;
     anchors.add(n === 0 ? base : `${base}-${n}`);
     counts.set(base, n + 1);
@@ -104,7 +115,8 @@ export function brokenLinks(text: string, file: string, read: (rel: string) => s
       const rel = name === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), name));
       const body = rel.startsWith("../") ? null : read(rel);
       if (body === null) broken.push(`${file}:${line}: ${target} (no such file)`);
-      else if (anchor !== undefined && rel.endsWith(".md") && !headingAnchors(body).has(anchor)) broken.push(`${file}:${line}: ${target} (no such heading)`);
+      else if (anchor !== undefined && rel.endsWith(".md") && !headingAnchors(body).has(anchor))
+        broken.push(`${file}:${line}: ${target} (no such heading)`);
     }
   }
   return broken;
@@ -129,7 +141,14 @@ describe("the paths README.md and docs/ cite", () => {
   it("are found wherever the docs name them: test files, folders, commands and globs", () => {
     const cited = new Set(files.flatMap((f) => citedPaths(texts.get(f)!).map((c) => c.path)));
     expect(cited.size).toBeGreaterThan(40);
-    for (const p of ["lib/ingest/races.test.ts", "e2e/soak.spec.ts", "lib/ingest/", "scripts/bench/hnsw.mjs", "demo/*.md", "app/api/agents/[id]/documents/route.ts"]) {
+    for (const p of [
+      "lib/ingest/races.test.ts",
+      "e2e/soak.spec.ts",
+      "lib/ingest/",
+      "scripts/bench/hnsw.mjs",
+      "demo/*.md",
+      "app/api/agents/[id]/documents/route.ts",
+    ]) {
       expect(cited, p).toContain(p);
     }
   });
@@ -150,7 +169,10 @@ describe("the paths README.md and docs/ cite", () => {
 
   it("reads a path that starts with ../ in a page of docs/ from that page's folder", () => {
     const text = "[the README](../README.md), `lib/ingest/races.test.ts`, [gone](../lib/gone.ts), ../../outside.md";
-    expect(missingIn(text, "docs/operations.md")).toEqual(["docs/operations.md:1: ../lib/gone.ts", "docs/operations.md:1: ../../outside.md"]);
+    expect(missingIn(text, "docs/operations.md")).toEqual([
+      "docs/operations.md:1: ../lib/gone.ts",
+      "docs/operations.md:1: ../../outside.md",
+    ]);
   });
 });
 

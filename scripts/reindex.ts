@@ -62,13 +62,21 @@ function runningChroma(dataDir: string): string | null {
   return null;
 }
 
-function progressBar(p: { documentsDone: number; documents: number; chunksDone: number; chunks: number; current?: { agent_id: number; filename: string } }): string {
+function progressBar(p: {
+  documentsDone: number;
+  documents: number;
+  chunksDone: number;
+  chunks: number;
+  current?: { agent_id: number; filename: string };
+}): string {
   const width = 28;
   const ratio = p.chunks > 0 ? Math.min(1, p.chunksDone / p.chunks) : p.documentsDone / Math.max(1, p.documents);
   const filled = Math.round(ratio * width);
   const where = p.current ? `  agent ${p.current.agent_id}: ${p.current.filename}` : "";
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%  ` +
-    `${p.documentsDone}/${p.documents} documents, ${p.chunksDone}/${p.chunks} chunks${where}`;
+  return (
+    `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%  ` +
+    `${p.documentsDone}/${p.documents} documents, ${p.chunksDone}/${p.chunks} chunks${where}`
+  );
 }
 
 async function main() {

@@ -31,7 +31,9 @@ async function main(): Promise<number> {
     const dataDir = path.resolve(env.DATA_DIR);
     const manifest = await verifyBackup(dir);
     logTightening(dataDir, await restoreFiles(dir, manifest, dataDir, force));
-    console.log(`Backup of ${manifest.created_at} (app ${manifest.app_version}): ${manifest.documents} documents, ${manifest.vectors} vectors; files checked and copied into ${dataDir}.`);
+    console.log(
+      `Backup of ${manifest.created_at} (app ${manifest.app_version}): ${manifest.documents} documents, ${manifest.vectors} vectors; files checked and copied into ${dataDir}.`,
+    );
     if (!env.CHROMA_URL) {
       const chroma = await startChroma({ dataDir: path.join(dataDir, "chroma"), restart: false });
       process.env.CHROMA_URL = chroma.url;
@@ -47,18 +49,28 @@ async function main(): Promise<number> {
     const { ownCollections, chroma } = await import("../lib/vector-store/client");
     for (const c of await ownCollections()) {
       if ((await c.count()) === 0) continue;
-      if (!force) throw new BackupError(`Chroma collection "${c.name}" holds vectors already; restore into an empty Chroma, or pass --force to delete the collection first.`);
+      if (!force)
+        throw new BackupError(
+          `Chroma collection "${c.name}" holds vectors already; restore into an empty Chroma, or pass --force to delete the collection first.`,
+        );
       await chroma().deleteCollection({ name: c.name });
     }
     // Uploads that were running when the backup was taken: failed, as after a stop.
     const interrupted = recoverInterruptedIngests();
-    if (interrupted > 0) console.log(`${interrupted} documents were being indexed when the backup was taken: marked failed; upload them again.`);
+    if (interrupted > 0)
+      console.log(`${interrupted} documents were being indexed when the backup was taken: marked failed; upload them again.`);
     const started = performance.now();
-    const r = await restoreVectors((done) => process.stderr.isTTY && process.stderr.write(`\rWriting vectors: ${done}/${manifest.documents} documents`));
+    const r = await restoreVectors(
+      (done) => process.stderr.isTTY && process.stderr.write(`\rWriting vectors: ${done}/${manifest.documents} documents`),
+    );
     if (process.stderr.isTTY) process.stderr.write("\n");
-    console.log(`Wrote ${r.vectors} vectors of ${r.documents} documents into Chroma in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-    if (r.re_embedded > 0) console.log(`${r.re_embedded} documents had no copy of their vectors in the backup and were embedded again from their text.`);
-    if (r.left_for_reindex > 0) console.log(`${r.left_for_reindex} documents of another embedding model had no copy of their vectors: run \`npm run reindex\`.`);
+    console.log(
+      `Wrote ${r.vectors} vectors of ${r.documents} documents into Chroma in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+    );
+    if (r.re_embedded > 0)
+      console.log(`${r.re_embedded} documents had no copy of their vectors in the backup and were embedded again from their text.`);
+    if (r.left_for_reindex > 0)
+      console.log(`${r.left_for_reindex} documents of another embedding model had no copy of their vectors: run \`npm run reindex\`.`);
     await cleanupNow();
     const audit = await auditIndex();
     console.log(auditSummary(audit));

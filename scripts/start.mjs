@@ -10,10 +10,10 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
+import { openAccessWarning } from "../lib/auth/start-warning.mjs";
 import { freePort, startChroma } from "./chroma-server.mjs";
 import { planDemoSeed, seedDemo } from "./demo-seed.mjs";
 import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
-import { openAccessWarning } from "../lib/auth/start-warning.mjs";
 import { describeExit, spawnWatched, stopOnSignals, supervise } from "./supervise.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -64,7 +64,20 @@ function sourceFingerprint() {
       hash.update(`${path.relative(root, p)}:${st.size}:${st.mtimeMs}\n`);
     }
   };
-  for (const p of ["app", "pages", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs", "tailwind.config.ts", "tsconfig.json"]) {
+  for (const p of [
+    "app",
+    "pages",
+    "components",
+    "lib",
+    "public",
+    "instrumentation.ts",
+    "proxy.ts",
+    "next.config.ts",
+    "package-lock.json",
+    "postcss.config.mjs",
+    "tailwind.config.ts",
+    "tsconfig.json",
+  ]) {
     walk(path.join(root, p));
   }
   return hash.digest("hex");
@@ -73,7 +86,8 @@ function sourceFingerprint() {
 async function buildIfNeeded() {
   const stamp = path.join(root, ".next", "kb-source-fingerprint");
   const fingerprint = sourceFingerprint();
-  const built = fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === fingerprint;
+  const built =
+    fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === fingerprint;
   if (built) return;
   log("building the app (first start or sources changed)...");
   build = spawnWatched(process.execPath, [nextBin, "build"], { cwd: root, env: childEnv });
@@ -111,7 +125,12 @@ app = supervise({
   name: "the app (next-server)",
   command: process.execPath,
   // Loaded first, so even a request taken while Next starts carries the address it came from.
-  args: ["--import", pathToFileURL(path.join(root, "scripts", "stamp-peers.mjs")).href, nextBin, ...nextArgs({ dev, port: env.PORT, host: env.HOST })],
+  args: [
+    "--import",
+    pathToFileURL(path.join(root, "scripts", "stamp-peers.mjs")).href,
+    nextBin,
+    ...nextArgs({ dev, port: env.PORT, host: env.HOST }),
+  ],
   cwd: root,
   env: childEnv,
   log,
@@ -149,7 +168,11 @@ if (demo === "signed-in") {
     log(`demo seeding held: ${stage} (send SIGUSR2 to go on)`);
     await released;
   };
-  seedDemo({ base: localUrl({ host: env.HOST, port: env.PORT }), demoDir: path.join(root, "demo"), dataDir: env.DATA_DIR, log, hold }).catch((err) =>
-    console.error(`[kb-inspector] the demo agent could not be created: ${err.message} (the next start tries again)`),
-  );
+  seedDemo({
+    base: localUrl({ host: env.HOST, port: env.PORT }),
+    demoDir: path.join(root, "demo"),
+    dataDir: env.DATA_DIR,
+    log,
+    hold,
+  }).catch((err) => console.error(`[kb-inspector] the demo agent could not be created: ${err.message} (the next start tries again)`));
 }

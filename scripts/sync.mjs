@@ -31,8 +31,19 @@ class UsageError extends Error {}
 // its length caps), so the name compared here is the name the app stores.
 const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 const cleanSegment = (s) =>
-  s.replace(INVISIBLE, "").replace(/[\t\n\v\f\r\u0085]/g, " ").replace(/[\u0000-\u001F\u007F-\u009F]/g, "").replace(/\s+/g, " ").normalize("NFC").trim();
-export const documentName = (relative) => relative.split(/[\\/]/).map(cleanSegment).filter((s) => s && s !== "." && s !== "..").join("/");
+  s
+    .replace(INVISIBLE, "")
+    .replace(/[\t\n\v\f\r\u0085]/g, " ")
+    .replace(/[\u0000-\u001F\u007F-\u009F]/g, "")
+    .replace(/\s+/g, " ")
+    .normalize("NFC")
+    .trim();
+export const documentName = (relative) =>
+  relative
+    .split(/[\\/]/)
+    .map(cleanSegment)
+    .filter((s) => s && s !== "." && s !== "..")
+    .join("/");
 
 function options(argv) {
   const flag = { type: "boolean", default: false };
@@ -41,30 +52,51 @@ function options(argv) {
     args: argv,
     allowPositionals: true,
     options: {
-      agent: text, delete: flag, "dry-run": flag, "chunk-size": text, overlap: text, strategy: text,
+      agent: text,
+      delete: flag,
+      "dry-run": flag,
+      "chunk-size": text,
+      overlap: text,
+      strategy: text,
       url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) return { help: true };
   if (!values.agent) throw new UsageError("--agent is required.");
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the folder to sync." : `Name one folder, not ${positionals.length}: ${positionals.join(" ")}.`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0 ? "Name the folder to sync." : `Name one folder, not ${positionals.length}: ${positionals.join(" ")}.`,
+    );
   const whole = (flag, min) => {
     const raw = values[flag];
     if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 100_000) throw new UsageError(`--${flag} must be a whole number from ${min} to 100000.`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 100_000)
+      throw new UsageError(`--${flag} must be a whole number from ${min} to 100000.`);
     return Number(raw);
   };
   const size = whole("chunk-size", 1);
   const overlap = whole("overlap", 0);
-  if (values.strategy !== undefined && !STRATEGIES.includes(values.strategy)) throw new UsageError(`--strategy must be one of: ${STRATEGIES.join(", ")}.`);
+  if (values.strategy !== undefined && !STRATEGIES.includes(values.strategy))
+    throw new UsageError(`--strategy must be one of: ${STRATEGIES.join(", ")}.`);
   // Only the settings given: the others are each document's own (a re-chunk) or the app's defaults (an upload).
-  const settings = Object.fromEntries(Object.entries({ chunk_size: size, chunk_overlap: overlap, chunk_strategy: values.strategy }).filter(([, v]) => v !== undefined));
+  const settings = Object.fromEntries(
+    Object.entries({ chunk_size: size, chunk_overlap: overlap, chunk_strategy: values.strategy }).filter(([, v]) => v !== undefined),
+  );
   if ((overlap ?? DEFAULT_OVERLAP) >= (size ?? DEFAULT_SIZE)) {
     const shown = (v, d) => (v === undefined ? `${d}, the default` : v);
-    throw new UsageError(`--overlap (${shown(overlap, DEFAULT_OVERLAP)}) must be smaller than --chunk-size (${shown(size, DEFAULT_SIZE)}).`);
+    throw new UsageError(
+      `--overlap (${shown(overlap, DEFAULT_OVERLAP)}) must be smaller than --chunk-size (${shown(size, DEFAULT_SIZE)}).`,
+    );
   }
-  return { agent: values.agent, folder: positionals[0], delete: values.delete, dryRun: values["dry-run"], settings, url: values.url.replace(/\/+$/, "") };
+  return {
+    agent: values.agent,
+    folder: positionals[0],
+    delete: values.delete,
+    dryRun: values["dry-run"],
+    settings,
+    url: values.url.replace(/\/+$/, ""),
+  };
 }
 
 const sleep = (s) => new Promise((r) => setTimeout(r, s * 1000));
@@ -110,7 +142,10 @@ async function findAgent(base, ref) {
   const res = await api(base, "/api/agents");
   if (res.status !== 200) throw new UsageError(failure(res, "GET /api/agents"));
   const agent = res.body.agents.find((a) => a.name.toLowerCase() === ref.toLowerCase());
-  if (!agent) throw new UsageError(`No agent with the id or name "${ref}". Agents: ${res.body.agents.map((a) => `${a.id} "${a.name}"`).join(", ") || "none"}.`);
+  if (!agent)
+    throw new UsageError(
+      `No agent with the id or name "${ref}". Agents: ${res.body.agents.map((a) => `${a.id} "${a.name}"`).join(", ") || "none"}.`,
+    );
   return agent;
 }
 
@@ -213,7 +248,8 @@ function plan(files, documents, settings, del) {
   const p = { new: [], changed: [], rechunk: [], unchanged: [], duplicate: [], failed: [], missing: [] };
   const byName = new Map();
   for (const f of files) {
-    if (byName.has(f.name)) p.failed.push({ name: f.name, message: `${f.rel} would have the same document name as ${byName.get(f.name).rel}; rename one` });
+    if (byName.has(f.name))
+      p.failed.push({ name: f.name, message: `${f.rel} would have the same document name as ${byName.get(f.name).rel}; rename one` });
     else byName.set(f.name, f);
   }
   // The app keeps one document per content: content it will still hold is not uploaded again.
@@ -243,12 +279,21 @@ const linksNotFollowed = (n) => `${n} link${n === 1 ? "" : "s"} not followed`;
 const settingsText = (s) => `${s.chunk_size}/${s.chunk_overlap}/${s.chunk_strategy}`;
 
 function printPlan(agent, root, p, del, unsupported) {
-  const counts = [`${p.new.length} new`, `${p.changed.length} changed`, `${p.rechunk.length} to re-chunk`, `${p.unchanged.length} unchanged`, `${p.missing.length} missing from the folder`];
+  const counts = [
+    `${p.new.length} new`,
+    `${p.changed.length} changed`,
+    `${p.rechunk.length} to re-chunk`,
+    `${p.unchanged.length} unchanged`,
+    `${p.missing.length} missing from the folder`,
+  ];
   if (p.duplicate.length) counts.push(`${p.duplicate.length} with the same content as another document`);
   if (p.failed.length) counts.push(`${p.failed.length} that cannot be synced`);
   if (p.skipped.length) counts.push(linksNotFollowed(p.skipped.length));
   console.log(`Plan for agent "${agent.name}" (${agent.id}) from ${root}: ${counts.join(", ")}.`);
-  if (unsupported) console.log(`  (${unsupported} file${unsupported === 1 ? "" : "s"} of other types left out; supported: ${ACCEPTED_EXTENSIONS.join(" ")})`);
+  if (unsupported)
+    console.log(
+      `  (${unsupported} file${unsupported === 1 ? "" : "s"} of other types left out; supported: ${ACCEPTED_EXTENSIONS.join(" ")})`,
+    );
   const row = (label, text) => console.log(`  ${label.padEnd(10)}${text}`);
   for (const x of p.new) row("new", x.name);
   for (const x of p.changed) row("changed", x.name);
@@ -331,12 +376,18 @@ async function carryOut(base, agent, p, opts) {
     });
   }
   for (const { doc, target } of p.rechunk) {
-    const res = await api(base, `${docs}/${doc.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(target) }, true);
+    const res = await api(
+      base,
+      `${docs}/${doc.id}`,
+      { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(target) },
+      true,
+    );
     const r = res.body?.document;
     if (r?.status === "ready") {
       done.rechunked++;
       line(`re-chunked ${doc.filename} (${chunks(r.chunk_count)})`);
-    } else if (r || [404, 409, 422].includes(res.status)) failed(doc.filename, r?.message ?? failure(res, "The re-chunk")); // gone meanwhile, or settings that do not suit it
+    } else if (r || [404, 409, 422].includes(res.status))
+      failed(doc.filename, r?.message ?? failure(res, "The re-chunk")); // gone meanwhile, or settings that do not suit it
     else throw new Error(failure(res, `PATCH ${docs}/${doc.id}`));
   }
   return done;
@@ -345,7 +396,8 @@ async function carryOut(base, agent, p, opts) {
 /** What a run leaves as it is, for its last line. */
 function leftAlone(p, del) {
   const out = [];
-  if (!del && p.missing.length) out.push(`${p.missing.length} missing from the folder (kept; --delete removes ${p.missing.length === 1 ? "it" : "them"})`);
+  if (!del && p.missing.length)
+    out.push(`${p.missing.length} missing from the folder (kept; --delete removes ${p.missing.length === 1 ? "it" : "them"})`);
   if (p.duplicate.length) out.push(`${p.duplicate.length} not uploaded (same content as another document)`);
   return out;
 }
@@ -375,7 +427,9 @@ async function main() {
     if (res.status !== 200) throw new UsageError(failure(res, `GET /api/agents/${agent.id}/documents`));
     const p = { ...plan(files, res.body.documents, opts.settings, opts.delete), skipped };
     if (opts.delete && files.length === 0 && p.missing.length > 0) {
-      throw new UsageError(`${opts.folder} has no supported files: refusing to --delete all ${p.missing.length} documents of the agent. Check the folder.`);
+      throw new UsageError(
+        `${opts.folder} has no supported files: refusing to --delete all ${p.missing.length} documents of the agent. Check the folder.`,
+      );
     }
     printPlan(agent, opts.folder, p, opts.delete, unsupported);
     if (opts.dryRun) {
@@ -389,9 +443,17 @@ async function main() {
     }
     started = true;
     const done = await carryOut(opts.url, agent, p, opts);
-    const counts = [`${done.added} added`, `${done.replaced} replaced`, `${done.rechunked} re-chunked`, `${done.removed} removed`, `${p.unchanged.length} unchanged`];
+    const counts = [
+      `${done.added} added`,
+      `${done.replaced} replaced`,
+      `${done.rechunked} re-chunked`,
+      `${done.removed} removed`,
+      `${p.unchanged.length} unchanged`,
+    ];
     const present = done.present ? [`${done.present} already present`] : [];
-    console.log(`Agent "${agent.name}" (${agent.id}): ${[...counts, ...leftAlone(p, opts.delete), ...present, `${done.failed} failed`].join(", ")}.`);
+    console.log(
+      `Agent "${agent.name}" (${agent.id}): ${[...counts, ...leftAlone(p, opts.delete), ...present, `${done.failed} failed`].join(", ")}.`,
+    );
     if (done.failed > 0) {
       console.log("Fix or remove the files that failed; a re-run tries them again.");
       return 1;
@@ -408,4 +470,5 @@ async function main() {
 }
 
 // Run as a command, not when a test imports it for ACCEPTED_EXTENSIONS and documentName.
-if (fs.existsSync(process.argv[1] ?? "") && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await main();
+if (fs.existsSync(process.argv[1] ?? "") && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = await main();

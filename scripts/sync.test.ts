@@ -72,7 +72,9 @@ function cli(...args: string[]) {
   let err = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (err += d));
-  const done = new Promise<{ code: number; out: string; err: string }>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, out, err })));
+  const done = new Promise<{ code: number; out: string; err: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code: code ?? -1, out, err })),
+  );
   return { child, done };
 }
 const sync = (...args: string[]) => cli(...args).done;
@@ -90,7 +92,10 @@ function write(dir: string, rel: string, text: string) {
 
 const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status === "ready");
 const readyIds = (agentId: number) => Object.fromEntries(ready(agentId).map((d) => [d.filename, d.id]));
-const readyNames = (agentId: number) => ready(agentId).map((d) => d.filename).sort();
+const readyNames = (agentId: number) =>
+  ready(agentId)
+    .map((d) => d.filename)
+    .sort();
 
 const TEXT = {
   a: "Support hours. The support team answers email from 8 am to 6 pm on working days. Premium customers can also call.",
@@ -156,7 +161,9 @@ describe("npm run sync", () => {
     expect(kept.out).toMatch(/^ {2}missing {3}guides\/faq\.txt \(kept; --delete would remove it\)$/m);
     expect(kept.out).toMatch(/^\[\d\/2\] replaced a\.md \(1 chunk\)$/m);
     expect(kept.out).toMatch(/^\[\d\/2\] added guides\/new\.md \(1 chunk\)$/m);
-    expect(kept.out).toContain("1 added, 1 replaced, 0 re-chunked, 0 removed, 1 unchanged, 1 missing from the folder (kept; --delete removes it), 0 failed.");
+    expect(kept.out).toContain(
+      "1 added, 1 replaced, 0 re-chunked, 0 removed, 1 unchanged, 1 missing from the folder (kept; --delete removes it), 0 failed.",
+    );
     expect(readyNames(a.id)).toEqual(["a.md", "guides/faq.txt", "guides/new.md", "guides/setup.md"]);
     expect(readyIds(a.id)["guides/faq.txt"]).toBe(firstIds["guides/faq.txt"]);
     expect(readyIds(a.id)["a.md"]).not.toBe(firstIds["a.md"]);
@@ -175,7 +182,11 @@ describe("npm run sync", () => {
     expect(res.out).toMatch(/^ {2}re-chunk {2}a\.md \(800\/100\/boundary → 200\/20\/boundary\)$/m);
     expect(res.out).toContain("0 added, 0 replaced, 3 re-chunked, 0 removed, 0 unchanged, 0 failed.");
     expect(ready(a.id).map((d) => [d.filename, d.chunk_size, d.chunk_overlap])).toEqual(
-      expect.arrayContaining([["a.md", 200, 20], ["guides/new.md", 200, 20], ["guides/setup.md", 200, 20]]),
+      expect.arrayContaining([
+        ["a.md", 200, 20],
+        ["guides/new.md", 200, 20],
+        ["guides/setup.md", 200, 20],
+      ]),
     );
     expect(ready(a.id)).toHaveLength(3);
     expect(Object.values(readyIds(a.id))).not.toContain(before["a.md"]);
@@ -204,7 +215,10 @@ describe("npm run sync", () => {
 describe("npm run sync, links", () => {
   const SECRET = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
   /** Every ready document's text of the agent, to look for text that must not be there. */
-  const texts = (agentId: number) => listDocuments(agentId).map((d) => getDocument(agentId, d.id).text).join("\n");
+  const texts = (agentId: number) =>
+    listDocuments(agentId)
+      .map((d) => getDocument(agentId, d.id).text)
+      .join("\n");
   let outside: string;
   beforeAll(() => {
     outside = fs.realpathSync(folder({ "credentials.txt": SECRET, "private/secret.md": `Private notes. ${SECRET}` }));
@@ -235,7 +249,9 @@ describe("npm run sync, links", () => {
     const res = await sync("--agent", a.name, dir);
     expect(res.code).toBe(0);
     expect(res.out).toContain("1 new, 0 changed, 0 to re-chunk, 0 unchanged, 0 missing from the folder, 1 link not followed.");
-    expect(res.out.split("\n")).toContain(`  skipped   shared (a link to ${path.join(outside, "private")}, outside the folder; not followed)`);
+    expect(res.out.split("\n")).toContain(
+      `  skipped   shared (a link to ${path.join(outside, "private")}, outside the folder; not followed)`,
+    );
     expect(readyNames(a.id)).toEqual(["notes.md"]);
     expect(texts(a.id)).toBe(TEXT.a);
   });
@@ -370,7 +386,16 @@ describe("npm run sync, files the app refuses and interruptions", () => {
 
   it("keeps the script's copies of the app's rules: the accepted extensions, and how a kept path is cleaned", () => {
     expect(SYNC_EXTENSIONS).toEqual(ACCEPTED_EXTENSIONS);
-    for (const name of ["guides/setup.md", "a  b/ c .md", "x\u200By/z\u202e.md", "tab\there.md", "cafe\u0301/menu.md", "back\\slash.md", "./a/../b.md", "deep/er/still/file.txt"]) {
+    for (const name of [
+      "guides/setup.md",
+      "a  b/ c .md",
+      "x\u200By/z\u202e.md",
+      "tab\there.md",
+      "cafe\u0301/menu.md",
+      "back\\slash.md",
+      "./a/../b.md",
+      "deep/er/still/file.txt",
+    ]) {
       expect(documentName(name), name).toBe(sanitizeDocumentPath(name));
     }
   });

@@ -51,7 +51,13 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.end(text);
 }
 
-export function apiError(res: http.ServerResponse, status: number, message: string, code: string | null = null, headers: Record<string, string> = {}) {
+export function apiError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  code: string | null = null,
+  headers: Record<string, string> = {},
+) {
   sendJson(res, status, { error: { message, type: "invalid_request_error", param: null, code } }, headers);
 }
 
@@ -142,7 +148,13 @@ export class FakeOpenAIServer {
   questions = (filename: string, n: number, text: string) =>
     text
       .split(/(?<=[.!?])\s+/)
-      .map((s) => s.match(/[A-Za-z0-9]+/g)?.slice(0, 5).join(" ") ?? "")
+      .map(
+        (s) =>
+          s
+            .match(/[A-Za-z0-9]+/g)
+            ?.slice(0, 5)
+            .join(" ") ?? "",
+      )
       .filter(Boolean)
       .slice(0, n)
       .map((words) => `What does ${filename} say about ${words}?`);
@@ -157,7 +169,12 @@ export class FakeOpenAIServer {
       const n = Number(/^Write (\d+) questions/m.exec(user)?.[1] ?? 0);
       const text = user.slice(user.indexOf("\nText:\n") + "\nText:\n".length);
       const content = JSON.stringify({ questions: this.questions(filename, n, text) });
-      return { id: "chatcmpl-test", object: "chat.completion", model: rec.body.model, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] };
+      return {
+        id: "chatcmpl-test",
+        object: "chat.completion",
+        model: rec.body.model,
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+      };
     }
     const question = /^Question: (.*)$/m.exec(user)?.[1] ?? "";
     const listed = user.slice(user.search(/\n(?:Passages|Sources):\n/) + 1).replace(/^(?:Passages|Sources):\n/, "");
@@ -168,15 +185,26 @@ export class FakeOpenAIServer {
     const format = rec.body.response_format as { json_schema?: { name?: string } } | undefined;
     const content =
       format?.json_schema?.name === "relevance"
-        ? JSON.stringify({ relevant: this.grade(question, blocks.map((b) => b[2])) })
+        ? JSON.stringify({
+            relevant: this.grade(
+              question,
+              blocks.map((b) => b[2]),
+            ),
+          })
         : `From the sources: ${blocks.map((b) => `[${b[1]}]`).join(" ")}`;
-    return { id: "chatcmpl-test", object: "chat.completion", model: rec.body.model, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] };
+    return {
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      model: rec.body.model,
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+    };
   }
 
   private defaultReply(rec: RecordedRequest, res: http.ServerResponse) {
     if (rec.method === "POST" && rec.path === "/v1/chat/completions") {
       const model = String(rec.body.model ?? "");
-      if (!this.chatModels.has(model)) return apiError(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "model_not_found");
+      if (!this.chatModels.has(model))
+        return apiError(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "model_not_found");
       return sendJson(res, 200, this.chatBody(rec));
     }
     if (rec.method !== "POST" || rec.path !== "/v1/embeddings") return apiError(res, 404, `Unknown path ${rec.path}`);

@@ -50,9 +50,13 @@ export async function startFixtureSite(host = "127.0.0.1") {
     /** Serves a sitemap at `path` listing these page paths. */
     sitemap(paths: string[], path = "/sitemap.xml") {
       const urls = paths.map((p) => `  <url><loc>${origin}${p}</loc></url>`).join("\n");
-      pages.set(path, { type: "application/xml", body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n` });
+      pages.set(path, {
+        type: "application/xml",
+        body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`,
+      });
     },
-    article: (title: string, text: string) => `<!doctype html><html><head><title>${title}</title></head><body><nav>Home · Help</nav><main><article><h1>${title}</h1><p>${text}</p></article></main></body></html>`,
+    article: (title: string, text: string) =>
+      `<!doctype html><html><head><title>${title}</title></head><body><nav>Home · Help</nav><main><article><h1>${title}</h1><p>${text}</p></article></main></body></html>`,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -68,7 +68,8 @@ async function ensureTenantAndDatabase(url: string, tenant: string, database: st
   await create("/api/v2/tenants", tenant);
   await create(`/api/v2/tenants/${encodeURIComponent(tenant)}/databases`, database);
   const check = await fetch(`${url}/api/v2/tenants/${encodeURIComponent(tenant)}/databases/${encodeURIComponent(database)}`);
-  if (!check.ok) throw new Error(`Chroma at ${url} has no database "${database}" in tenant "${tenant}" after creating it: HTTP ${check.status}`);
+  if (!check.ok)
+    throw new Error(`Chroma at ${url} has no database "${database}" in tenant "${tenant}" after creating it: HTTP ${check.status}`);
 }
 
 declare module "vitest" {

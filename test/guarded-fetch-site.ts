@@ -51,7 +51,9 @@ export function guardedFetchSite(): GuardedFetchSite {
     if (status) return res.writeHead(Number(status[1]), { "content-type": "text/plain" }).end(`status ${status[1]}`);
     switch (path) {
       case "/page":
-        return res.writeHead(200, { "content-type": "text/html; charset=utf-8", "X-Fixture": "yes", "set-cookie": ["a=1", "b=2"] }).end("<h1>hello</h1>");
+        return res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8", "X-Fixture": "yes", "set-cookie": ["a=1", "b=2"] })
+          .end("<h1>hello</h1>");
       case "/article":
         if (req.headers["if-none-match"] === '"v1"' && req.headers["if-modified-since"] === "Tue, 01 Jul 2025 00:00:00 GMT") {
           return res.writeHead(304, { etag: '"v1"' }).end();

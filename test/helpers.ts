@@ -11,7 +11,14 @@ export function newAgent(name: string, tools: "document_search"[] = ["document_s
   return createAgent({ name: `${name} ${Math.random().toString(36).slice(2, 8)}`, tools });
 }
 
-export function ingest(agentId: number, filename: string, text: string, chunkSize = 800, chunkOverlap = 100, chunkStrategy?: ChunkStrategy) {
+export function ingest(
+  agentId: number,
+  filename: string,
+  text: string,
+  chunkSize = 800,
+  chunkOverlap = 100,
+  chunkStrategy?: ChunkStrategy,
+) {
   return ingestFile(agentId, { filename, bytes: enc(text) }, { chunkSize, chunkOverlap, chunkStrategy });
 }
 
@@ -30,7 +37,8 @@ export const undeletedCleanups = (agentId: number) => pendingCleanups().filter((
 
 export const ARTICLES = {
   sla: "Support SLA. Premium customers get a first response from the support team within 4 business hours. Business customers within 8 hours.",
-  refunds: "Refund policy. A full refund is available within 30 days of purchase. Refunds reach the original payment method in 5 to 10 days.",
+  refunds:
+    "Refund policy. A full refund is available within 30 days of purchase. Refunds reach the original payment method in 5 to 10 days.",
   password: "Password reset. Use the forgot password link on the sign-in page; the reset email link works for one hour.",
   invoices: "Invoices are issued on the first day of each billing period and can be downloaded as PDF from the billing settings.",
 };

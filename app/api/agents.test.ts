@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { call, filesForm } from "@/test/http";
+import { ARTICLES } from "@/test/helpers";
 import * as agents from "./agents/route";
 import * as agent from "./agents/[id]/route";
 import * as documents from "./agents/[id]/documents/route";
 import * as document from "./agents/[id]/documents/[docId]/route";
-import { call, filesForm } from "@/test/http";
-import { ARTICLES } from "@/test/helpers";
 
 const create = (name: string, tools = ["document_search"]) => call(agents.POST, { json: { name, tools } });
 
@@ -77,7 +77,10 @@ describe("documents API", () => {
     const big = await call(documents.POST, { body: filesForm([["big.txt", "a".repeat(21 * 1024 * 1024)]]), params: { id } });
     expect(big.status).toBe(413);
 
-    const settings = await call(documents.POST, { body: filesForm([["a.txt", "text"]], { chunk_size: "100", chunk_overlap: "100" }), params: { id } });
+    const settings = await call(documents.POST, {
+      body: filesForm([["a.txt", "text"]], { chunk_size: "100", chunk_overlap: "100" }),
+      params: { id },
+    });
     expect(settings.status).toBe(422);
     expect(settings.body.error.message).toMatch(/smaller than chunk_size/);
     const strategy = await call(documents.POST, { body: filesForm([["a.txt", "text"]], { chunk_strategy: "sentences" }), params: { id } });
@@ -94,13 +97,19 @@ describe("documents API", () => {
     const { body: a } = await create("Strategy agent");
     const id = String(a.id);
     const text = "Refunds reach the card in five days. Gift cards cannot be refunded at all, ever.";
-    const byDefault = await call(documents.POST, { body: filesForm([["a.txt", text]], { chunk_size: "40", chunk_overlap: "0" }), params: { id } });
+    const byDefault = await call(documents.POST, {
+      body: filesForm([["a.txt", text]], { chunk_size: "40", chunk_overlap: "0" }),
+      params: { id },
+    });
     const fixed = await call(documents.POST, {
       body: filesForm([["b.txt", `${text} Again.`]], { chunk_size: "40", chunk_overlap: "0", chunk_strategy: "fixed" }),
       params: { id },
     });
     expect([byDefault.status, fixed.status]).toEqual([201, 201]);
-    const list = (await call(documents.GET, { method: "GET", params: { id } })).body.documents as { filename: string; chunk_strategy: string }[];
+    const list = (await call(documents.GET, { method: "GET", params: { id } })).body.documents as {
+      filename: string;
+      chunk_strategy: string;
+    }[];
     expect(Object.fromEntries(list.map((d) => [d.filename, d.chunk_strategy]))).toEqual({ "a.txt": "boundary", "b.txt": "fixed" });
     const docId = (n: number) => String((n === 0 ? byDefault : fixed).body.documents[0].document_id);
     const chunks = async (n: number) =>

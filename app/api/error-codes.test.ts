@@ -10,20 +10,7 @@ vi.hoisted(() => {
   process.env.MAX_TEXT_CHARS = "1000";
 });
 
-import * as agents from "./agents/route";
-import * as agent from "./agents/[id]/route";
-import * as documents from "./agents/[id]/documents/route";
-import * as document from "./agents/[id]/documents/[docId]/route";
-import * as preview from "./agents/[id]/documents/preview/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
-import * as evals from "./agents/[id]/evals/route";
-import * as run from "./agents/[id]/evals/[runId]/route";
-import * as inspect from "./agents/[id]/inspect/route";
-import * as pairs from "./agents/[id]/pairs/route";
-import * as pair from "./agents/[id]/pairs/[pairId]/route";
-import * as toolCalls from "./agents/[id]/tool-calls/route";
-import * as uploads from "./agents/[id]/uploads/[jobId]/route";
-import * as newUpload from "./agents/[id]/uploads/route";
 import { ERROR_STATUS, unavailable, type ErrorCode } from "@/lib/core/errors";
 import { route } from "@/lib/http/route";
 import { createToken } from "@/lib/db/api-tokens";
@@ -33,6 +20,19 @@ import { ChatError } from "@/lib/ask/chat";
 import { RejectedFileError, SIZE_LIMIT_CODES, type RejectionCode } from "@/lib/extract";
 import { call, filesForm, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import * as agents from "./agents/route";
+import * as agent from "./agents/[id]/route";
+import * as documents from "./agents/[id]/documents/route";
+import * as document from "./agents/[id]/documents/[docId]/route";
+import * as preview from "./agents/[id]/documents/preview/route";
+import * as evals from "./agents/[id]/evals/route";
+import * as run from "./agents/[id]/evals/[runId]/route";
+import * as inspect from "./agents/[id]/inspect/route";
+import * as pairs from "./agents/[id]/pairs/route";
+import * as pair from "./agents/[id]/pairs/[pairId]/route";
+import * as toolCalls from "./agents/[id]/tool-calls/route";
+import * as uploads from "./agents/[id]/uploads/[jobId]/route";
+import * as newUpload from "./agents/[id]/uploads/route";
 
 type Answer = { status: number; body: { error?: { code?: string; message?: string } } | null };
 
@@ -69,10 +69,19 @@ const agentHandlers: [string, (agentId: string) => Promise<Answer>][] = [
   ["PATCH /agents/{id}", (a) => call(agent.PATCH, { method: "PATCH", json: { name: "renamed" }, headers: editor, params: { id: a } })],
   ["DELETE /agents/{id}", (a) => call(agent.DELETE, { method: "DELETE", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/documents", (a) => call(documents.GET, { method: "GET", headers: editor, params: { id: a } })],
-  ["POST /agents/{id}/documents", (a) => call(documents.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } })],
+  [
+    "POST /agents/{id}/documents",
+    (a) => call(documents.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } }),
+  ],
   ["GET /agents/{id}/documents/{docId}", (a) => call(document.GET, { method: "GET", headers: editor, params: { id: a, docId: "1" } })],
-  ["DELETE /agents/{id}/documents/{docId}", (a) => call(document.DELETE, { method: "DELETE", headers: editor, params: { id: a, docId: "1" } })],
-  ["POST /agents/{id}/documents/preview", (a) => call(preview.POST, { body: oneFile("a.txt", "text"), headers: editor, params: { id: a } })],
+  [
+    "DELETE /agents/{id}/documents/{docId}",
+    (a) => call(document.DELETE, { method: "DELETE", headers: editor, params: { id: a, docId: "1" } }),
+  ],
+  [
+    "POST /agents/{id}/documents/preview",
+    (a) => call(preview.POST, { body: oneFile("a.txt", "text"), headers: editor, params: { id: a } }),
+  ],
   // A broken body too: the agent is looked up before the body is read.
   ["POST /agents/{id}/documents/search", (a) => call(search.POST, { body: "{", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/evals", (a) => call(evals.GET, { method: "GET", headers: editor, params: { id: a } })],
@@ -82,11 +91,17 @@ const agentHandlers: [string, (agentId: string) => Promise<Answer>][] = [
   ["GET /agents/{id}/pairs", (a) => call(pairs.GET, { method: "GET", headers: editor, params: { id: a } })],
   ["POST /agents/{id}/pairs", (a) => call(pairs.POST, { json: [], headers: editor, params: { id: a } })],
   ["GET /agents/{id}/pairs/{pairId}", (a) => call(pair.GET, { method: "GET", headers: editor, params: { id: a, pairId: "1" } })],
-  ["PATCH /agents/{id}/pairs/{pairId}", (a) => call(pair.PATCH, { method: "PATCH", json: {}, headers: editor, params: { id: a, pairId: "1" } })],
+  [
+    "PATCH /agents/{id}/pairs/{pairId}",
+    (a) => call(pair.PATCH, { method: "PATCH", json: {}, headers: editor, params: { id: a, pairId: "1" } }),
+  ],
   ["DELETE /agents/{id}/pairs/{pairId}", (a) => call(pair.DELETE, { method: "DELETE", headers: editor, params: { id: a, pairId: "1" } })],
   ["GET /agents/{id}/tool-calls", (a) => call(toolCalls.GET, { method: "GET", headers: editor, params: { id: a } })],
   ["GET /agents/{id}/uploads/{jobId}", (a) => call(uploads.GET, { method: "GET", headers: viewer, params: { id: a, jobId: "x" } })],
-  ["POST /agents/{id}/uploads/{jobId}", (a) => call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a, jobId: "x" } })],
+  [
+    "POST /agents/{id}/uploads/{jobId}",
+    (a) => call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a, jobId: "x" } }),
+  ],
   ["POST /agents/{id}/uploads", (a) => call(newUpload.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id: a } })],
 ];
 
@@ -110,13 +125,19 @@ describe("agent routes", () => {
     expectError(await call(run.GET, { method: "GET", headers: editor, params: { id, runId: "999999" } }), "not_found");
     expectError(await call(pair.DELETE, { method: "DELETE", headers: editor, params: { id, pairId: "999999" } }), "not_found");
     expectError(await call(uploads.GET, { method: "GET", headers: viewer, params: { id, jobId: "no-such-job" } }), "not_found");
-    expectError(await call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id, jobId: "no-such-job" } }), "not_found");
+    expectError(
+      await call(uploads.POST, { body: filesForm([["a.txt", "text"]]), headers: editor, params: { id, jobId: "no-such-job" } }),
+      "not_found",
+    );
   });
 });
 
 describe("every error code, through the API", () => {
   it("invalid_json, invalid_request and conflict", async () => {
-    expectError(await call(search.POST, { body: "{not json", headers: { ...editor, "content-type": "application/json" }, params: { id } }), "invalid_json");
+    expectError(
+      await call(search.POST, { body: "{not json", headers: { ...editor, "content-type": "application/json" }, params: { id } }),
+      "invalid_json",
+    );
     expectError(await call(agents.POST, { body: "", headers: { ...editor, "content-type": "application/json" } }), "invalid_json");
     expectError(await call(search.POST, { json: { query: " " }, headers: editor, params: { id } }), "invalid_request");
     expectError(await call(pairs.GET, { method: "GET", url: "?format=xml", headers: editor, params: { id } }), "invalid_request");
@@ -128,18 +149,32 @@ describe("every error code, through the API", () => {
   it("the upload routes' access refusals: unauthorized, forbidden, forbidden_origin, forbidden_host, invalid_path", async () => {
     const form = () => filesForm([["a.txt", "text"]]);
     expectError(await call(documents.POST, { body: form(), params: { id } }), "unauthorized");
-    expectError(await call(documents.POST, { body: form(), headers: { authorization: "Bearer kbi_revoked" }, params: { id } }), "unauthorized");
+    expectError(
+      await call(documents.POST, { body: form(), headers: { authorization: "Bearer kbi_revoked" }, params: { id } }),
+      "unauthorized",
+    );
     expectError(await call(documents.POST, { body: form(), headers: viewer, params: { id } }), "forbidden");
     // The upload job routes: a viewer may follow a job, not start one or add to it.
     expectError(await call(newUpload.POST, { body: form(), params: { id } }), "unauthorized");
     expectError(await call(newUpload.POST, { body: form(), headers: viewer, params: { id } }), "forbidden");
     expectError(await call(uploads.POST, { body: form(), headers: viewer, params: { id, jobId: "x" } }), "forbidden");
-    expectError(await call(documents.POST, { body: form(), headers: { ...editor, origin: "http://evil.example" }, params: { id } }), "forbidden_origin");
-    const rebound = new Request("http://evil.example/api/agents/1/documents/preview", { method: "POST", headers: editor, body: oneFile("a.txt", "x") });
+    expectError(
+      await call(documents.POST, { body: form(), headers: { ...editor, origin: "http://evil.example" }, params: { id } }),
+      "forbidden_origin",
+    );
+    const rebound = new Request("http://evil.example/api/agents/1/documents/preview", {
+      method: "POST",
+      headers: editor,
+      body: oneFile("a.txt", "x"),
+    });
     const res = await preview.POST(rebound, { params: Promise.resolve({ id }) });
     expectError({ status: res.status, body: await res.json() }, "forbidden_host");
     // A path whose escapes would route otherwise than it reads ("%61" is "a").
-    const escaped = new Request("http://localhost/%61pi/agents/1/documents/preview", { method: "POST", headers: { ...LOCAL_PEER, ...editor }, body: oneFile("a.txt", "x") });
+    const escaped = new Request("http://localhost/%61pi/agents/1/documents/preview", {
+      method: "POST",
+      headers: { ...LOCAL_PEER, ...editor },
+      body: oneFile("a.txt", "x"),
+    });
     const bad = await preview.POST(escaped, { params: Promise.resolve({ id }) });
     expectError({ status: bad.status, body: await bad.json() }, "invalid_path");
   });
@@ -150,9 +185,19 @@ describe("every error code, through the API", () => {
   });
 
   it("invalid_multipart, request_too_large, too_many_files, and rejected when no file was indexed", async () => {
-    expectError(await call(preview.POST, { body: "not multipart", headers: { ...editor, "content-type": "text/plain" }, params: { id } }), "invalid_multipart");
-    expectError(await call(documents.POST, { body: filesForm([["big.txt", "a".repeat(100 * 1024)]]), headers: editor, params: { id } }), "request_too_large");
-    const three = filesForm([["1.txt", "one"], ["2.txt", "two"], ["3.txt", "three"]]);
+    expectError(
+      await call(preview.POST, { body: "not multipart", headers: { ...editor, "content-type": "text/plain" }, params: { id } }),
+      "invalid_multipart",
+    );
+    expectError(
+      await call(documents.POST, { body: filesForm([["big.txt", "a".repeat(100 * 1024)]]), headers: editor, params: { id } }),
+      "request_too_large",
+    );
+    const three = filesForm([
+      ["1.txt", "one"],
+      ["2.txt", "two"],
+      ["3.txt", "three"],
+    ]);
     expectError(await call(documents.POST, { body: three, headers: editor, params: { id } }), "too_many_files");
     expectError(await call(documents.POST, { body: filesForm([["run.exe", "MZ"]]), headers: editor, params: { id } }), "rejected");
   });
@@ -168,9 +213,16 @@ describe("every error code, through the API", () => {
 
   it("no_pairs and unknown_document", async () => {
     expectError(await call(evals.POST, { json: { k: 1 }, headers: editor, params: { id } }), "no_pairs");
-    expect((await call(pairs.POST, { json: [{ query: "support SLA", expected: "sla.md" }], headers: editor, params: { id } })).status).toBe(201);
+    expect((await call(pairs.POST, { json: [{ query: "support SLA", expected: "sla.md" }], headers: editor, params: { id } })).status).toBe(
+      201,
+    );
     const [{ id: pairId }] = (await call(pairs.GET, { method: "GET", headers: editor, params: { id } })).body.pairs;
-    const res = await call(pair.PATCH, { method: "PATCH", json: { expected: "missing.md" }, headers: editor, params: { id, pairId: String(pairId) } });
+    const res = await call(pair.PATCH, {
+      method: "PATCH",
+      json: { expected: "missing.md" },
+      headers: editor,
+      params: { id, pairId: String(pairId) },
+    });
     expectError(res, "unknown_document");
   });
 

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as gaps from "./agents/[id]/gaps/route";
-import * as exportRoute from "./agents/[id]/export/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { holder, oneGapsList } from "@/lib/core/one-at-a-time";
 import type { Agent } from "@/lib/db/agents";
+import * as exportRoute from "./agents/[id]/export/route";
+import * as gaps from "./agents/[id]/gaps/route";
 
 // Downloads a viewer can start that read a whole agent: each kind runs one at a time across the app.
 let first: Agent;
@@ -15,7 +15,9 @@ beforeAll(async () => {
   second = newAgent("Heavy reads too");
   for (const agent of [first, second]) {
     for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.md`, text);
-    expect((await call(search.POST, { json: { query: "do you sell gift cards", top_k: 3 }, params: { id: String(agent.id) } })).status).toBe(200);
+    expect(
+      (await call(search.POST, { json: { query: "do you sell gift cards", top_k: 3 }, params: { id: String(agent.id) } })).status,
+    ).toBe(200);
   }
 });
 
@@ -32,7 +34,11 @@ describe("agent exports", () => {
       expect(refused.status).toBe(409);
       expect((await refused.json()).error).toEqual({
         code: "conflict",
-        message: expect.stringMatching(new RegExp(`^An export of agent ${first.id} is already running \\(started .*, \\d+ s ago\\)\\. One runs at a time; try again when it finishes\\.$`)),
+        message: expect.stringMatching(
+          new RegExp(
+            `^An export of agent ${first.id} is already running \\(started .*, \\d+ s ago\\)\\. One runs at a time; try again when it finishes\\.$`,
+          ),
+        ),
       });
     }
     const text = await running.text();
@@ -56,7 +62,9 @@ describe("gaps lists", () => {
     for (const agent of [first, second]) {
       const refused = await gapsOf(agent);
       expect(refused.status).toBe(409);
-      expect(refused.body.error.message).toMatch(new RegExp(`^A list of agent ${second.id}'s gaps \\(each asked again\\) is already running \\(started .*, \\d+ s ago\\)\\.`));
+      expect(refused.body.error.message).toMatch(
+        new RegExp(`^A list of agent ${second.id}'s gaps \\(each asked again\\) is already running \\(started .*, \\d+ s ago\\)\\.`),
+      );
     }
     finish();
     await running;

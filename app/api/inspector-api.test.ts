@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as inspect from "./agents/[id]/inspect/route";
-import * as preview from "./agents/[id]/documents/preview/route";
-import * as toolCalls from "./agents/[id]/tool-calls/route";
-import * as uploads from "./agents/[id]/uploads/[jobId]/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { listAgents } from "@/lib/db/agents";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { getUploadJob, startUploadJob } from "@/lib/ingest/uploads";
+import * as uploads from "./agents/[id]/uploads/[jobId]/route";
+import * as toolCalls from "./agents/[id]/tool-calls/route";
+import * as preview from "./agents/[id]/documents/preview/route";
+import * as inspect from "./agents/[id]/inspect/route";
 
 let id: string;
 const oneFile = (name: string, content: string) => {
@@ -49,9 +49,22 @@ describe("inspector endpoints", () => {
     expect(listAgents().find((a) => a.id === agent.id)!.last_activity).toBe(before);
 
     const all = await call(toolCalls.GET, { method: "GET", params: { id: aid } });
-    expect(all.body.tool_calls.map((c: { source: string }) => c.source)).toEqual(["inspector", "inspector", "inspector", "inspector", "inspector", "api"]);
+    expect(all.body.tool_calls.map((c: { source: string }) => c.source)).toEqual([
+      "inspector",
+      "inspector",
+      "inspector",
+      "inspector",
+      "inspector",
+      "api",
+    ]);
     const distinct = await call(toolCalls.GET, { method: "GET", params: { id: aid }, url: "?distinct=query" });
-    expect(distinct.body.tool_calls.map((c: { input: string; source: string }) => [JSON.parse(c.input).query, JSON.parse(c.input).top_k, c.source])).toEqual([
+    expect(
+      distinct.body.tool_calls.map((c: { input: string; source: string }) => [
+        JSON.parse(c.input).query,
+        JSON.parse(c.input).top_k,
+        c.source,
+      ]),
+    ).toEqual([
       ["response time", 5, "inspector"],
       ["premium support", 4, "inspector"],
     ]);
@@ -85,10 +98,14 @@ describe("inspector endpoints", () => {
   });
 
   it("follows an upload job to the end and hides it from other agents", async () => {
-    const job = startUploadJob(Number(id), [
-      { filename: "new.txt", bytes: new TextEncoder().encode("A brand new article about parcels.") },
-      { filename: "bad.exe", bytes: new Uint8Array([0x4d, 0x5a]) },
-    ], { chunkSize: 800, chunkOverlap: 100 });
+    const job = startUploadJob(
+      Number(id),
+      [
+        { filename: "new.txt", bytes: new TextEncoder().encode("A brand new article about parcels.") },
+        { filename: "bad.exe", bytes: new Uint8Array([0x4d, 0x5a]) },
+      ],
+      { chunkSize: 800, chunkOverlap: 100 },
+    );
     await expect.poll(() => getUploadJob(Number(id), job.id)?.finished, { timeout: 60_000 }).toBe(true);
     const res = await call(uploads.GET, { method: "GET", params: { id, jobId: job.id } });
     expect(res.body.files.map((f: { result: { outcome: string } }) => f.result.outcome)).toEqual(["indexed", "rejected"]);

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as search from "@/pages/api/agents/[id]/documents/search";
-import * as inspect from "./agents/[id]/inspect/route";
-import * as ask from "./agents/[id]/ask/route";
 import { logToolCall, recentToolCalls } from "@/lib/db/tool-calls";
 import { MAX_QUERY_LENGTH } from "@/lib/validations/search";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import * as ask from "./agents/[id]/ask/route";
+import * as inspect from "./agents/[id]/inspect/route";
 
 let id: string;
 beforeAll(async () => {
@@ -29,7 +29,10 @@ describe("the length of a query", () => {
     const before = logged().length;
     const long = await send(words(MAX_QUERY_LENGTH + 1));
     expect(long.status).toBe(422);
-    expect(long.body.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining(`at most ${MAX_QUERY_LENGTH} characters`) });
+    expect(long.body.error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining(`at most ${MAX_QUERY_LENGTH} characters`),
+    });
     const huge = await send(words(200_000));
     expect(huge.status).toBe(422);
     expect(logged()).toHaveLength(before);
@@ -43,7 +46,14 @@ describe("the length of a query", () => {
   });
 
   it("is capped in the tool-call log whoever logs it", () => {
-    logToolCall({ agentId: Number(id), tool: "document_search", input: { query: words(50_000), top_k: 3 }, ok: true, latencyMs: 1, resultCount: 0 });
+    logToolCall({
+      agentId: Number(id),
+      tool: "document_search",
+      input: { query: words(50_000), top_k: 3 },
+      ok: true,
+      latencyMs: 1,
+      resultCount: 0,
+    });
     const [last] = logged();
     expect(last.input.length).toBeLessThan(MAX_QUERY_LENGTH + 100);
     expect(JSON.parse(last.input)).toEqual({ query: words(MAX_QUERY_LENGTH), top_k: 3 });

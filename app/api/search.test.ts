@@ -38,7 +38,15 @@ describe("POST /agents/{id}/documents/search", () => {
   });
 
   it("answers 422 for an empty query or a top_k outside 1..100", async () => {
-    for (const body of [{ query: "" }, { query: "   " }, {}, { query: "x", top_k: 0 }, { query: "x", top_k: 101 }, { query: "x", top_k: 2.5 }, { query: "x", top_k: "3" }]) {
+    for (const body of [
+      { query: "" },
+      { query: "   " },
+      {},
+      { query: "x", top_k: 0 },
+      { query: "x", top_k: 101 },
+      { query: "x", top_k: 2.5 },
+      { query: "x", top_k: "3" },
+    ]) {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.code).toBe("invalid_request");

@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as exportRoute from "./agents/[id]/export/route";
-import * as importRoute from "./agents/import/route";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent, undeletedCleanups, vectorsOf } from "@/test/helpers";
 import { findAgentByName, listAgents, updateAgent, type Agent } from "@/lib/db/agents";
@@ -18,6 +16,8 @@ import { embedder } from "@/lib/embeddings/configured";
 import { collectionFor } from "@/lib/vector-store/client";
 import { requiredRole } from "@/lib/auth/request-rules";
 import { importAgent } from "@/lib/transfer/import";
+import * as importRoute from "./agents/import/route";
+import * as exportRoute from "./agents/[id]/export/route";
 
 const HANDBOOK = [
   "Shipping. Orders placed before noon ship the same business day from the nearest warehouse.",
@@ -29,14 +29,23 @@ const HANDBOOK = [
   "Gift cards never expire and can be combined with one promotional code per order.",
 ].join("\n\n");
 
-const QUERIES = ["how long does a refund take", "first response time for premium customers", "reset my password", "return an unused item", "download invoices as PDF", "do gift cards expire"];
+const QUERIES = [
+  "how long does a refund take",
+  "first response time for premium customers",
+  "reset my password",
+  "return an unused item",
+  "download invoices as PDF",
+  "do gift cards expire",
+];
 
 let original: Agent;
 let other: Agent;
 let file: string;
 
 async function exported(agentId: number) {
-  const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), { params: Promise.resolve({ id: String(agentId) }) });
+  const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), {
+    params: Promise.resolve({ id: String(agentId) }),
+  });
   return { res, text: await res.text() };
 }
 
@@ -50,16 +59,30 @@ async function importFile(text: string, name?: string) {
     },
   });
   const url = `http://localhost/test${name ? `?name=${encodeURIComponent(name)}` : ""}`;
-  const req = new Request(url, { method: "POST", headers: { ...LOCAL_PEER, "content-type": "application/x-ndjson" }, body, duplex: "half" } as RequestInit);
+  const req = new Request(url, {
+    method: "POST",
+    headers: { ...LOCAL_PEER, "content-type": "application/x-ndjson" },
+    body,
+    duplex: "half",
+  } as RequestInit);
   const res = await importRoute.POST(req, { params: Promise.resolve({}) });
   return { status: res.status, body: await res.json() };
 }
 
-const lines = (text: string) => text.trimEnd().split("\n").map((l) => JSON.parse(l));
+const lines = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 /** The file with its end line's checksum made right again after an edit. */
 function resealed(text: string): string {
-  const body = text.trimEnd().split("\n").slice(0, -1).map((l) => `${l}\n`).join("");
+  const body = text
+    .trimEnd()
+    .split("\n")
+    .slice(0, -1)
+    .map((l) => `${l}\n`)
+    .join("");
   const end = lines(text).at(-1);
   return `${body}${JSON.stringify({ ...end, sha256: createHash("sha256").update(body).digest("hex") })}\n`;
 }
@@ -86,7 +109,9 @@ async function refusedLeavingNothing(run: () => Promise<{ status: number; body: 
 }
 
 const ranked = async (agentId: number) =>
-  (await retrieve(agentId, QUERIES, { topK: 6 })).map((hits) => hits.map((h) => ({ filename: h.filename, chunk_index: h.chunk_index, score: h.score })));
+  (await retrieve(agentId, QUERIES, { topK: 6 })).map((hits) =>
+    hits.map((h) => ({ filename: h.filename, chunk_index: h.chunk_index, score: h.score })),
+  );
 
 beforeAll(async () => {
   original = newAgent("Transfer source");
@@ -94,7 +119,9 @@ beforeAll(async () => {
   await ingest(original.id, "handbook.md", HANDBOOK, 300, 50);
   // Two documents re-chunked with settings of their own.
   const byName = new Map(listDocuments(original.id).map((d) => [d.filename, d.id]));
-  expect((await rechunkDocument(original.id, byName.get("handbook.md")!, { chunkSize: 200, chunkOverlap: 20, chunkStrategy: "fixed" })).status).toBe("ready");
+  expect(
+    (await rechunkDocument(original.id, byName.get("handbook.md")!, { chunkSize: 200, chunkOverlap: 20, chunkStrategy: "fixed" })).status,
+  ).toBe("ready");
   expect((await rechunkDocument(original.id, byName.get("refunds.md")!, { chunkSize: 80, chunkOverlap: 10 })).status).toBe("ready");
   updateAgent(original.id, { log_questions: false, cut: { maxDistance: 1.5, model: embedder().model } });
   createPair(original.id, { query: "how long does a refund take", expected_filename: "refunds.md", source: "manual" });
@@ -114,19 +141,51 @@ beforeAll(async () => {
   const { res, text } = await exported(original.id);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/x-ndjson");
-  expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${original.name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.kb-agent.ndjson"`);
+  expect(res.headers.get("content-disposition")).toBe(
+    `attachment; filename="${original.name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.kb-agent.ndjson"`,
+  );
   file = text;
 });
 
 describe("agent export and import", () => {
   it("writes the agent, its ready documents with chunks and vectors, pairs, runs, and a sealed end line", () => {
     const all = lines(file);
-    expect(all[0]).toMatchObject({ type: "agent", format: "kb-inspector-agent", version: 1, embedding_model: embedder().model, dimension: embedder().dimension });
-    expect(all[0].agent).toMatchObject({ name: original.name, tools: ["document_search"], retrieval_mode: "vector", max_distance: 1.5, log_questions: false });
-    expect(all.map((l) => l.type).filter((t, i, a) => t !== a[i - 1])).toEqual(["agent", "document", "vectors", "document", "vectors", "document", "vectors", "document", "vectors", "document", "vectors", "pair", "run", "end"]);
+    expect(all[0]).toMatchObject({
+      type: "agent",
+      format: "kb-inspector-agent",
+      version: 1,
+      embedding_model: embedder().model,
+      dimension: embedder().dimension,
+    });
+    expect(all[0].agent).toMatchObject({
+      name: original.name,
+      tools: ["document_search"],
+      retrieval_mode: "vector",
+      max_distance: 1.5,
+      log_questions: false,
+    });
+    expect(all.map((l) => l.type).filter((t, i, a) => t !== a[i - 1])).toEqual([
+      "agent",
+      "document",
+      "vectors",
+      "document",
+      "vectors",
+      "document",
+      "vectors",
+      "document",
+      "vectors",
+      "document",
+      "vectors",
+      "pair",
+      "run",
+      "end",
+    ]);
     const docs = all.filter((l) => l.type === "document");
     expect(docs.map((d) => d.document.filename).sort()).toEqual(["handbook.md", "invoices.md", "password.md", "refunds.md", "sla.md"]);
-    expect(docs.find((d) => d.document.filename === "handbook.md")).toMatchObject({ document: { chunk_size: 200, chunk_overlap: 20, chunk_strategy: "fixed" }, vectors: true });
+    expect(docs.find((d) => d.document.filename === "handbook.md")).toMatchObject({
+      document: { chunk_size: 200, chunk_overlap: 20, chunk_strategy: "fixed" },
+      vectors: true,
+    });
     const counts = { documents: 5, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), pairs: 7, runs: 1 };
     expect(all.at(-1)).toMatchObject({ type: "end", counts });
     expect(all[0].counts).toEqual(counts);
@@ -148,37 +207,90 @@ describe("agent export and import", () => {
     const sourceDocs = listDocuments(original.id).sort((a, b) => a.id - b.id);
     const copyDocs = listDocuments(copy.id).sort((a, b) => a.id - b.id);
     const chunkCount = sourceDocs.reduce((n, d) => n + d.chunk_count, 0);
-    expect(res.body).toEqual({ agent: expect.objectContaining({ id: copy.id, name }), documents: 5, chunks: chunkCount, pairs: 7, runs: 1, re_embedded: false });
-    expect(copy).toMatchObject({ tools: ["document_search"], retrieval_mode: "vector", max_distance: 1.5, max_distance_model: embedder().model, log_questions: false });
+    expect(res.body).toEqual({
+      agent: expect.objectContaining({ id: copy.id, name }),
+      documents: 5,
+      chunks: chunkCount,
+      pairs: 7,
+      runs: 1,
+      re_embedded: false,
+    });
+    expect(copy).toMatchObject({
+      tools: ["document_search"],
+      retrieval_mode: "vector",
+      max_distance: 1.5,
+      max_distance_model: embedder().model,
+      log_questions: false,
+    });
 
-    const settings = (d: (typeof sourceDocs)[number]) => [d.filename, d.type, d.sha256, d.bytes, d.chunk_size, d.chunk_overlap, d.chunk_strategy, d.chunk_count, d.status, d.created_at];
+    const settings = (d: (typeof sourceDocs)[number]) => [
+      d.filename,
+      d.type,
+      d.sha256,
+      d.bytes,
+      d.chunk_size,
+      d.chunk_overlap,
+      d.chunk_strategy,
+      d.chunk_count,
+      d.status,
+      d.created_at,
+    ];
     expect(copyDocs.map(settings)).toEqual(sourceDocs.map(settings));
     for (const [i, doc] of copyDocs.entries()) {
       const source = sourceDocs[i];
       expect(storedChunks(doc.id)).toEqual(storedChunks(source.id));
       // The exact copy bit for bit, and Chroma's vectors with the ingest's ids and metadata.
-      const bytes = (id: number) => Buffer.concat(readVectorRuns([id], embedder().model).map((r) => Buffer.from(r.vectors.buffer, r.vectors.byteOffset, r.vectors.byteLength)));
+      const bytes = (id: number) =>
+        Buffer.concat(
+          readVectorRuns([id], embedder().model).map((r) => Buffer.from(r.vectors.buffer, r.vectors.byteOffset, r.vectors.byteLength)),
+        );
       expect(bytes(doc.id).equals(bytes(source.id))).toBe(true);
       const vectors = await vectorsOf(copy.id, doc.id);
-      expect(vectors.map((v) => v.id).sort()).toEqual(storedChunks(doc.id).map((c) => `doc${doc.id}#${c.index}`).sort());
+      expect(vectors.map((v) => v.id).sort()).toEqual(
+        storedChunks(doc.id)
+          .map((c) => `doc${doc.id}#${c.index}`)
+          .sort(),
+      );
       expect(vectors[0].metadata).toEqual({ agent_id: copy.id, document_id: doc.id, chunk_index: expect.any(Number) });
     }
 
     const before = await ranked(original.id);
     const after = await ranked(copy.id);
-    expect(after.map((hits) => hits.map((h) => [h.filename, h.chunk_index]))).toEqual(before.map((hits) => hits.map((h) => [h.filename, h.chunk_index])));
+    expect(after.map((hits) => hits.map((h) => [h.filename, h.chunk_index]))).toEqual(
+      before.map((hits) => hits.map((h) => [h.filename, h.chunk_index])),
+    );
     after.forEach((hits, q) => hits.forEach((h, i) => expect(Math.abs(h.score - before[q][i].score)).toBeLessThan(1e-6)));
 
-    const pairKey = (p: { query: string; expected_filename: string; note: string | null; source: string; status: string }) => [p.query, p.expected_filename, p.note, p.source, p.status];
+    const pairKey = (p: { query: string; expected_filename: string; note: string | null; source: string; status: string }) => [
+      p.query,
+      p.expected_filename,
+      p.note,
+      p.source,
+      p.status,
+    ];
     expect(listPairs(copy.id).map(pairKey)).toEqual(listPairs(original.id).map(pairKey));
 
     // The history came along, and a new run over the imported pairs gives the same figures.
     const [sourceRun] = listRuns(original.id);
     const [historic] = listRuns(copy.id);
-    expect(historic).toMatchObject({ status: "done", k: 5, recall_at_k: sourceRun.recall_at_k, mrr: sourceRun.mrr, created_at: sourceRun.created_at, chunk_settings: sourceRun.chunk_settings });
-    const resultKey = (r: { query: string; expected: string; rank: number | null; best_distance: number | null }) => [r.query, r.expected, r.rank, r.best_distance];
+    expect(historic).toMatchObject({
+      status: "done",
+      k: 5,
+      recall_at_k: sourceRun.recall_at_k,
+      mrr: sourceRun.mrr,
+      created_at: sourceRun.created_at,
+      chunk_settings: sourceRun.chunk_settings,
+    });
+    const resultKey = (r: { query: string; expected: string; rank: number | null; best_distance: number | null }) => [
+      r.query,
+      r.expected,
+      r.rank,
+      r.best_distance,
+    ];
     expect(runResults(historic.id).map(resultKey)).toEqual(runResults(sourceRun.id).map(resultKey));
-    expect(runResults(historic.id).find((r) => r.expected === "handbook.md")?.document_id).toBe(copyDocs.find((d) => d.filename === "handbook.md")!.id);
+    expect(runResults(historic.id).find((r) => r.expected === "handbook.md")?.document_id).toBe(
+      copyDocs.find((d) => d.filename === "handbook.md")!.id,
+    );
 
     const rerun = await evaluate(original.id, 5);
     const imported = await evaluate(copy.id, 5);
@@ -202,25 +314,45 @@ describe("agent export and import", () => {
     expect(cut.body.error.message).toBe(`The agent file ends at line ${firstPair + 2} without its end line: it was cut short.`);
 
     const midLine = await refusedLeavingNothing(() => importFile(file.slice(0, file.indexOf('"type":"vectors"') + 300), "cut mid-line"));
-    expect(midLine).toMatchObject({ status: 422, body: { error: { message: expect.stringMatching(/^Line 3 of the agent file: it is not valid JSON/) } } });
+    expect(midLine).toMatchObject({
+      status: 422,
+      body: { error: { message: expect.stringMatching(/^Line 3 of the agent file: it is not valid JSON/) } },
+    });
 
-    const altered = await refusedLeavingNothing(() => importFile(file.replace("A full refund is available within 30 days", "A full refund is available within 90 days"), "altered"));
+    const altered = await refusedLeavingNothing(() =>
+      importFile(file.replace("A full refund is available within 30 days", "A full refund is available within 90 days"), "altered"),
+    );
     expect(altered).toMatchObject({ status: 422, created: true });
     expect(altered.body.error.message).toMatch(new RegExp(`^Line ${all.length} of the agent file: the end line's SHA-256 does not match`));
 
-    const miscounted = resealed(file.replace(/"counts":\{"documents":5/g, (m, at: number) => (at > file.length - 500 ? '"counts":{"documents":4' : m)));
-    expect((await refusedLeavingNothing(() => importFile(miscounted, "miscounted"))).body.error.message).toMatch(/the end line counts 4 documents.*the file holds 5 documents/);
+    const miscounted = resealed(
+      file.replace(/"counts":\{"documents":5/g, (m, at: number) => (at > file.length - 500 ? '"counts":{"documents":4' : m)),
+    );
+    expect((await refusedLeavingNothing(() => importFile(miscounted, "miscounted"))).body.error.message).toMatch(
+      /the end line counts 4 documents.*the file holds 5 documents/,
+    );
 
     const newer = await refusedLeavingNothing(() => importFile(file.replace('"version":1', '"version":2'), "newer"));
-    expect(newer).toMatchObject({ status: 422, created: false, body: { error: { message: "Line 1 of the agent file: the file is of version 2; this app reads version 1." } } });
+    expect(newer).toMatchObject({
+      status: 422,
+      created: false,
+      body: { error: { message: "Line 1 of the agent file: the file is of version 2; this app reads version 1." } },
+    });
     const notOurs = await refusedLeavingNothing(() => importFile('{"type":"agent","format":"something-else"}\n', "not ours"));
-    expect(notOurs).toMatchObject({ status: 422, created: false, body: { error: { message: expect.stringMatching(/^Line 1 .*not an agent file/) } } });
+    expect(notOurs).toMatchObject({
+      status: 422,
+      created: false,
+      body: { error: { message: expect.stringMatching(/^Line 1 .*not an agent file/) } },
+    });
     expect((await refusedLeavingNothing(() => importFile("", "empty"))).body.error.message).toBe("The agent file is empty.");
   });
 
   it("refuses a line over the cap with 413 naming it, and removes what it wrote", async () => {
     // The cap just fits every line before the file's longest one.
-    const sizes = file.trimEnd().split("\n").map((l) => Buffer.byteLength(l));
+    const sizes = file
+      .trimEnd()
+      .split("\n")
+      .map((l) => Buffer.byteLength(l));
     const longest = sizes.indexOf(Math.max(...sizes));
     const cap = Math.max(...sizes.slice(0, longest));
     expect(longest).toBeGreaterThan(1);
@@ -233,11 +365,22 @@ describe("agent export and import", () => {
         return { status: e.status, body: { error: { code: e.code, message: e.message } } };
       }
     });
-    expect(res).toMatchObject({ status: 413, created: true, body: { error: { code: "request_too_large", message: expect.stringMatching(new RegExp(`^Line ${longest + 1} of the agent file is longer than`)) } } });
+    expect(res).toMatchObject({
+      status: 413,
+      created: true,
+      body: {
+        error: {
+          code: "request_too_large",
+          message: expect.stringMatching(new RegExp(`^Line ${longest + 1} of the agent file is longer than`)),
+        },
+      },
+    });
   });
 
   it("re-embeds the documents when the file's model is another one", async () => {
-    const foreign = resealed(file.replace(`"embedding_model":"${embedder().model}","dimension"`, '"embedding_model":"text-embedding-3-small","dimension"'));
+    const foreign = resealed(
+      file.replace(`"embedding_model":"${embedder().model}","dimension"`, '"embedding_model":"text-embedding-3-small","dimension"'),
+    );
     expect(lines(foreign)[0].embedding_model).toBe("text-embedding-3-small");
     const res = await importFile(foreign, "Re-embedded copy");
     expect(res).toMatchObject({ status: 201, body: { documents: 5, pairs: 7, runs: 1, re_embedded: true } });
@@ -251,7 +394,9 @@ describe("agent export and import", () => {
   });
 
   it("streams the export line by line", async () => {
-    const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), { params: Promise.resolve({ id: String(original.id) }) });
+    const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), {
+      params: Promise.resolve({ id: String(original.id) }),
+    });
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     // The first piece is the agent line alone: the rest is read as the client takes it.
@@ -262,7 +407,9 @@ describe("agent export and import", () => {
 
   it("gates the import itself, since the proxy leaves its path out", async () => {
     const before = agentSeq();
-    const res = await importRoute.POST(new Request("http://localhost/test?name=ungated", { method: "POST", body: file }), { params: Promise.resolve({}) });
+    const res = await importRoute.POST(new Request("http://localhost/test?name=ungated", { method: "POST", body: file }), {
+      params: Promise.resolve({}),
+    });
     // No peer stamp: the gate answers before a byte of the body is read.
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe("starting");
@@ -275,6 +422,9 @@ describe("agent export and import", () => {
   });
 
   it("answers 404 for an unknown agent's export", async () => {
-    expect(await call(exportRoute.GET, { method: "GET", params: { id: "999999" } })).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
+    expect(await call(exportRoute.GET, { method: "GET", params: { id: "999999" } })).toMatchObject({
+      status: 404,
+      body: { error: { code: "not_found" } },
+    });
   });
 });

@@ -6,12 +6,12 @@ vi.hoisted(() => {
   process.env.MAX_FILES_PER_REQUEST = "3";
 });
 
+import { call, filesForm, LOCAL_PEER } from "@/test/http";
+import { ARTICLES, newAgent } from "@/test/helpers";
 import * as documents from "./agents/[id]/documents/route";
 import * as preview from "./agents/[id]/documents/preview/route";
 import * as uploadJobs from "./agents/[id]/uploads/route";
 import * as uploadJob from "./agents/[id]/uploads/[jobId]/route";
-import { call, filesForm, LOCAL_PEER } from "@/test/http";
-import { ARTICLES, newAgent } from "@/test/helpers";
 
 const LIMIT = 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -149,7 +149,10 @@ describe("the upload routes' own access checks (the proxy leaves them out)", () 
     expect(pulled.bytes).toBeLessThanOrEqual(CHUNK); // at most what the stream buffers on its own
 
     // The upload job routes too: starting a job, and adding files to one.
-    for (const [post, extra] of [[uploadJobs.POST, {}], [uploadJob.POST, { jobId: "any" }]] as const) {
+    for (const [post, extra] of [
+      [uploadJobs.POST, {}],
+      [uploadJob.POST, { jobId: "any" }],
+    ] as const) {
       const { req, pulled: read } = await streamedRequest(filesForm([["a.txt", big]]), { declareLength: true });
       req.headers.set("origin", "http://evil.example");
       const res = await answer(await post(req, { params: Promise.resolve({ id: String(agent.id), ...extra }) } as never));

@@ -24,8 +24,8 @@ export default async function AuditPage() {
       <div>
         <h1 className="text-2xl font-semibold">Index health</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Compares every document in the database with the vectors in Chroma, across all agents. A problem here means searches miss
-          parts of a document, or Chroma keeps vectors that nothing uses.
+          Compares every document in the database with the vectors in Chroma, across all agents. A problem here means searches miss parts of
+          a document, or Chroma keeps vectors that nothing uses.
         </p>
       </div>
       <AuditPanel agents={agents} canRepair={canRepair} />

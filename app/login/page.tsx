@@ -15,8 +15,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
     <div className="mx-auto max-w-sm space-y-4">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="text-sm text-slate-600">
-        The editor password can change everything; the viewer password can browse, search, inspect and run recall
-        evaluations.
+        The editor password can change everything; the viewer password can browse, search, inspect and run recall evaluations.
       </p>
       <LoginForm next={target} />
     </div>

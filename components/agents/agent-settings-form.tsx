@@ -14,7 +14,13 @@ const MODE_NOTE: Record<RetrievalMode, string> = {
 };
 
 /** `logQuestions`: the agent's setting; without it the form leaves the setting out (and unchanged). */
-export function AgentSettingsForm(props: { agentId: number; name: string; tools: Tool[]; retrievalMode: RetrievalMode; logQuestions?: boolean }) {
+export function AgentSettingsForm(props: {
+  agentId: number;
+  name: string;
+  tools: Tool[];
+  retrievalMode: RetrievalMode;
+  logQuestions?: boolean;
+}) {
   const { agentId, name, tools, retrievalMode, logQuestions } = props;
   const [state, action] = useActionState<AgentSettingsFormState, FormData>(updateAgentAction.bind(null, agentId), {});
   const [mode, setMode] = useState<RetrievalMode>(retrievalMode);
@@ -65,7 +71,8 @@ export function AgentSettingsForm(props: { agentId: number; name: string; tools:
             Log the agent&apos;s questions
           </label>
           <p id="log-questions-note" className="text-slate-600">
-            Keeps the text of the agent&apos;s own searches and asks for the Questions tab (labeled pairs, gaps, replay); off, its calls are still logged, without their text.
+            Keeps the text of the agent&apos;s own searches and asks for the Questions tab (labeled pairs, gaps, replay); off, its calls are
+            still logged, without their text.
           </p>
         </div>
       )}

@@ -27,7 +27,13 @@ export function CreateAgentForm() {
         />
       </div>
       <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" name="tools" value="document_search" defaultChecked={values ? values.tools.includes("document_search") : true} /> document_search tool
+        <input
+          type="checkbox"
+          name="tools"
+          value="document_search"
+          defaultChecked={values ? values.tools.includes("document_search") : true}
+        />{" "}
+        document_search tool
       </label>
       <SubmitButton pendingText="Creating…">Create agent</SubmitButton>
       <p id="agent-name-error" aria-live="polite" className="basis-full text-sm text-red-700">

@@ -13,21 +13,27 @@ export function CutForm(props: { agentId: number; maxDistance: number | null; se
   const [state, action] = useActionState<CutFormState, FormData>(updateCutAction.bind(null, props.agentId), {});
   const stale = props.maxDistance !== null && props.setFor !== props.model;
   return (
-    <form action={action} noValidate className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="cut-heading" aria-describedby="cut-status">
+    <form
+      action={action}
+      noValidate
+      className="space-y-3 rounded border border-slate-200 bg-white p-4"
+      aria-labelledby="cut-heading"
+      aria-describedby="cut-status"
+    >
       <h2 id="cut-heading" className="font-semibold">
         No-match cut
       </h2>
       <p className="text-sm text-slate-600">
-        Search results farther than this distance are dropped, so a question nothing in the knowledge base answers gets no documents
-        instead of the least bad ones. Distances are raw {props.model} cosine distances: lower is closer. Set it from labeled pairs
-        rather than by eye: a run on the Recall tab shows each pair&apos;s distances.
+        Search results farther than this distance are dropped, so a question nothing in the knowledge base answers gets no documents instead
+        of the least bad ones. Distances are raw {props.model} cosine distances: lower is closer. Set it from labeled pairs rather than by
+        eye: a run on the Recall tab shows each pair&apos;s distances.
       </p>
       {props.maxDistance === null ? (
         <p className="text-sm">No cut is set: searches return top_k results however far they are.</p>
       ) : stale ? (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
-          The cut {props.maxDistance} was set for {props.setFor ?? "another model"}. The app now embeds with {props.model}, whose distances are not
-          comparable, so it does not apply. Set a new one, or clear it.
+          The cut {props.maxDistance} was set for {props.setFor ?? "another model"}. The app now embeds with {props.model}, whose distances
+          are not comparable, so it does not apply. Set a new one, or clear it.
         </p>
       ) : (
         <p className="text-sm">

@@ -6,7 +6,6 @@ import { queryKeys } from "@/lib/client/query-keys";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { plural } from "@/lib/format/plural";
 
-
 export function DeleteAgentButton(props: { agentId: number; name: string; documents: number; chunks: number }) {
   const queryClient = useQueryClient();
   return (

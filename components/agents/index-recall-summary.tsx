@@ -7,7 +7,10 @@ import { MeasureRecallButton } from "./measure-recall-button";
 export function IndexRecallSummary({ recall, canMeasure }: { recall: IndexRecall; canMeasure: boolean }) {
   const warning = indexRecallWarning(recall);
   return (
-    <section aria-labelledby="index-recall-heading" className={`space-y-2 rounded border p-3 text-sm ${warning ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}>
+    <section
+      aria-labelledby="index-recall-heading"
+      className={`space-y-2 rounded border p-3 text-sm ${warning ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}
+    >
       <h2 id="index-recall-heading" className="sr-only">
         Index recall
       </h2>
@@ -17,7 +20,8 @@ export function IndexRecallSummary({ recall, canMeasure }: { recall: IndexRecall
           <span className="text-slate-500">
             {" "}
             {/* When nothing could be measured, the time is of a check, not of a measurement. */}
-            {recall.served_recall === null ? "Checked" : "Measured"} <time dateTime={recall.measured_at}>{new Date(recall.measured_at).toLocaleString("en-GB")}</time>.
+            {recall.served_recall === null ? "Checked" : "Measured"}{" "}
+            <time dateTime={recall.measured_at}>{new Date(recall.measured_at).toLocaleString("en-GB")}</time>.
           </span>
         )}
       </p>

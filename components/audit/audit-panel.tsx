@@ -95,7 +95,11 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
       </div>
 
       {confirming && (
-        <div role="group" aria-labelledby="repair-confirm-heading" className="space-y-3 rounded border border-amber-300 bg-amber-50 p-4 text-sm">
+        <div
+          role="group"
+          aria-labelledby="repair-confirm-heading"
+          className="space-y-3 rounded border border-amber-300 bg-amber-50 p-4 text-sm"
+        >
           <h2 id="repair-confirm-heading" className="font-semibold text-amber-900">
             Repair the index?
           </h2>
@@ -104,7 +108,9 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
               Going by the audit above, repair will {plan.join("; ")}. Searches keep working meanwhile; re-indexed documents get new ids.
             </p>
           ) : (
-            <p className="text-amber-900">The audit above found nothing to repair; repair will check again and retry any queued removals.</p>
+            <p className="text-amber-900">
+              The audit above found nothing to repair; repair will check again and retry any queued removals.
+            </p>
           )}
           <div className="flex gap-3">
             <button
@@ -126,15 +132,18 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
       )}
 
       <div id="audit-status" role="status" aria-live="polite" className="space-y-2 text-sm">
-        {repair.isPending && <p>Repairing: removing orphan vectors, re-indexing incomplete documents, re-adding unreachable chunks, then auditing again…</p>}
+        {repair.isPending && (
+          <p>Repairing: removing orphan vectors, re-indexing incomplete documents, re-adding unreachable chunks, then auditing again…</p>
+        )}
         {repair.error && <p className="text-red-700">Repair failed: {repair.error.message}</p>}
         {repair.data && (
           <div className="rounded border border-slate-200 bg-white p-3">
             <p className="font-medium">{repairSummary(repair.data)}</p>
             {(repair.data.readded_chunks ?? 0) > 0 && (
               <p className={repair.data.still_unreachable ? "mt-1 text-red-700" : "mt-1"}>
-                Re-added {plural(repair.data.readded_chunks ?? 0, "unreachable chunk")}: {(repair.data.repaired_chunks ?? 0).toLocaleString("en")} can be
-                found again, {(repair.data.still_unreachable ?? 0).toLocaleString("en")} still cannot.
+                Re-added {plural(repair.data.readded_chunks ?? 0, "unreachable chunk")}:{" "}
+                {(repair.data.repaired_chunks ?? 0).toLocaleString("en")} can be found again,{" "}
+                {(repair.data.still_unreachable ?? 0).toLocaleString("en")} still cannot.
               </p>
             )}
             {failedReindex.length > 0 && (
@@ -149,7 +158,10 @@ export function AuditPanel({ agents, canRepair }: { agents: AgentNames; canRepai
           </div>
         )}
         {audit.isFetching && !repair.isPending && (
-          <p>Auditing the index… it reads every vector in Chroma and searches with each chunk’s own vector, so a large index can take minutes.</p>
+          <p>
+            Auditing the index… it reads every vector in Chroma and searches with each chunk’s own vector, so a large index can take
+            minutes.
+          </p>
         )}
         {audit.error && !audit.isFetching && <p className="text-red-700">Could not run the audit: {audit.error.message}</p>}
         {report && !audit.error && !audit.isFetching && (

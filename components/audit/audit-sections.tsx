@@ -37,14 +37,23 @@ function Ids({ ids, total }: { ids: string[]; total: number }) {
   );
 }
 
-function ProblemSection(props: { id: string; title: string; count: number; explanation: string; columns: string[]; children: React.ReactNode }) {
+function ProblemSection(props: {
+  id: string;
+  title: string;
+  count: number;
+  explanation: string;
+  columns: string[];
+  children: React.ReactNode;
+}) {
   return (
     <section aria-labelledby={`${props.id}-heading`} className="space-y-2 rounded border border-slate-200 bg-white p-4">
       <div className="flex items-baseline gap-3">
         <h2 id={`${props.id}-heading`} className="font-semibold">
           {props.title}
         </h2>
-        <span className={`rounded px-2 py-0.5 text-xs font-medium ${props.count > 0 ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-600"}`}>
+        <span
+          className={`rounded px-2 py-0.5 text-xs font-medium ${props.count > 0 ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-600"}`}
+        >
           {props.count === 0 ? "none" : props.count.toLocaleString("en")}
         </span>
       </div>
@@ -160,15 +169,15 @@ export function AuditSections({ report, agents }: { report: AuditReport; agents:
         <IncompleteRows rows={report.count_mismatches} agents={agents} />
       </ProblemSection>
       {report.reachability_checked != null && (
-      <ProblemSection
-        id="unreachable"
-        title="Unreachable chunks"
-        count={report.unreachable_count ?? 0}
-        explanation="Chunks of ready documents that a search with the chunk's own vector does not return: Chroma's index does not reach them, so searches (even for the chunk's own text) leave them out and recall runs count them as absent. The inspector still places them by their exact distance and says so. Repair writes them again."
-        columns={["Agent", "Document", "Chunk"]}
-      >
-        <UnreachableRows report={report} agents={agents} />
-      </ProblemSection>
+        <ProblemSection
+          id="unreachable"
+          title="Unreachable chunks"
+          count={report.unreachable_count ?? 0}
+          explanation="Chunks of ready documents that a search with the chunk's own vector does not return: Chroma's index does not reach them, so searches (even for the chunk's own text) leave them out and recall runs count them as absent. The inspector still places them by their exact distance and says so. Repair writes them again."
+          columns={["Agent", "Document", "Chunk"]}
+        >
+          <UnreachableRows report={report} agents={agents} />
+        </ProblemSection>
       )}
       <ProblemSection
         id="stuck"

@@ -37,12 +37,18 @@ const COLUMNS: Column<RecallRow>[] = [
   },
   { id: "index", header: "Chroma's index alone", className: "tabular-nums", cell: (r) => figure(r.recall.index_recall) },
   // Never measured is no figure, not 0 searches replayed.
-  { id: "queries", header: "Searches replayed", className: "tabular-nums", cell: (r) => (r.recall.measured_at ? r.recall.queries.toLocaleString("en") : "—") },
+  {
+    id: "queries",
+    header: "Searches replayed",
+    className: "tabular-nums",
+    cell: (r) => (r.recall.measured_at ? r.recall.queries.toLocaleString("en") : "—"),
+  },
   {
     id: "when",
     header: "Measured",
     className: "whitespace-nowrap",
-    cell: (r) => (r.recall.measured_at ? <time dateTime={r.recall.measured_at}>{new Date(r.recall.measured_at).toLocaleString("en-GB")}</time> : "—"),
+    cell: (r) =>
+      r.recall.measured_at ? <time dateTime={r.recall.measured_at}>{new Date(r.recall.measured_at).toLocaleString("en-GB")}</time> : "—",
   },
 ];
 
@@ -58,19 +64,21 @@ export function IndexRecallTable({ rows, threshold, exact }: { rows: RecallRow[]
         Index recall@10
       </h2>
       <p className="text-sm text-slate-600">
-        Each hour, in the background, the app replays each agent&apos;s latest distinct searches (up to 20) and compares what they
-        return, and what Chroma&apos;s approximate index alone returns, with the exact nearest 10 chunks. Below{" "}
-        {percent(threshold)} (<code>INDEX_RECALL_WARN</code>) searches are missing chunks they should find.
+        Each hour, in the background, the app replays each agent&apos;s latest distinct searches (up to 20) and compares what they return,
+        and what Chroma&apos;s approximate index alone returns, with the exact nearest 10 chunks. Below {percent(threshold)} (
+        <code>INDEX_RECALL_WARN</code>) searches are missing chunks they should find.
       </p>
       <p className="text-sm text-slate-600" data-testid="exact-ranking-state">
         {exact.max_chunks > 0 ? (
           <>
-            Agents of up to {exact.max_chunks.toLocaleString("en")} chunks (<code>EXACT_MAX_CHUNKS</code>) are ranked exactly, every
-            chunk scored; their vectors take {exact.held_mb.toLocaleString("en")} MB of memory, of the{" "}
-            {exact.memory_mb.toLocaleString("en")} MB allowed (<code>EXACT_MEMORY_MB</code>).
+            Agents of up to {exact.max_chunks.toLocaleString("en")} chunks (<code>EXACT_MAX_CHUNKS</code>) are ranked exactly, every chunk
+            scored; their vectors take {exact.held_mb.toLocaleString("en")} MB of memory, of the {exact.memory_mb.toLocaleString("en")} MB
+            allowed (<code>EXACT_MEMORY_MB</code>).
           </>
         ) : (
-          <>Exact ranking is off (<code>EXACT_MAX_CHUNKS=0</code>): every search is Chroma&apos;s approximate index.</>
+          <>
+            Exact ranking is off (<code>EXACT_MAX_CHUNKS=0</code>): every search is Chroma&apos;s approximate index.
+          </>
         )}{" "}
         {exact.documents_without_copy > 0 &&
           `${plural(exact.documents_without_copy, "document")} not yet copied for exact ranking (their agents are served by Chroma's index until then)${exact.copying ? "; copying now" : ""}${exact.copy_error ? `; the last copy stopped: ${exact.copy_error}` : ""}.`}

@@ -44,10 +44,10 @@ export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
         Rebuild the vector index
       </h2>
       <p className="text-sm text-slate-600">
-        Copies every vector into a new index built from scratch, which then takes the old one&apos;s place. Chroma&apos;s index keeps
-        every vector ever removed, and after Chroma was killed it may lead searches past some chunks; a rebuild starts clean. The app
-        does this by itself when the check after a crash finds chunks the index lost. Searches, uploads and removals go on meanwhile;
-        see the performance guide for how long it takes on your corpus.
+        Copies every vector into a new index built from scratch, which then takes the old one&apos;s place. Chroma&apos;s index keeps every
+        vector ever removed, and after Chroma was killed it may lead searches past some chunks; a rebuild starts clean. The app does this by
+        itself when the check after a crash finds chunks the index lost. Searches, uploads and removals go on meanwhile; see the performance
+        guide for how long it takes on your corpus.
       </p>
       <div className="flex flex-wrap items-center gap-3">
         <button
@@ -78,7 +78,11 @@ export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
           >
             Confirm rebuild
           </button>
-          <button type="button" className={`${button} border border-slate-300 bg-white text-slate-800`} onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            className={`${button} border border-slate-300 bg-white text-slate-800`}
+            onClick={() => setConfirming(false)}
+          >
             Cancel
           </button>
         </div>
@@ -88,14 +92,17 @@ export function RebuildIndex({ canRebuild }: { canRebuild: boolean }) {
         {busy && (
           <p>
             Rebuilding the index
-            {state?.state === "running" ? `: ${state.copied.toLocaleString("en")} of ${state.total.toLocaleString("en")} vectors copied` : ""}…
+            {state?.state === "running"
+              ? `: ${state.copied.toLocaleString("en")} of ${state.total.toLocaleString("en")} vectors copied`
+              : ""}
+            …
           </p>
         )}
         {failed && <p className="text-red-700">The rebuild stopped: {failed} The old index is still in use.</p>}
         {done && (
           <p className="text-green-800">
-            Rebuilt the index: {(done.last_vectors ?? 0).toLocaleString("en")} vectors copied in {done.last_seconds} s. The index check
-            now queries every chunk with its own vector (progress in the banner).
+            Rebuilt the index: {(done.last_vectors ?? 0).toLocaleString("en")} vectors copied in {done.last_seconds} s. The index check now
+            queries every chunk with its own vector (progress in the banner).
           </p>
         )}
       </div>

@@ -7,7 +7,8 @@ import { TOKEN_EXPIRY_DAYS } from "@/lib/validations/token";
 
 export function CreateTokenForm() {
   const [state, action] = useActionState<CreateTokenState, FormData>(createTokenAction, {});
-  const error = state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? state.errors?.expires_in_days?.[0] ?? (state.token ? undefined : state.message);
+  const error =
+    state.errors?.name?.[0] ?? state.errors?.role?.[0] ?? state.errors?.expires_in_days?.[0] ?? (state.token ? undefined : state.message);
   // After a failure the form shows what was submitted; after a token is created, it is empty again.
   const values = state.values;
   return (
@@ -78,7 +79,12 @@ export function CreateTokenForm() {
             <p className="text-green-900">{state.message}</p>
             <label className="flex flex-col gap-1 font-medium text-green-900">
               New token
-              <input readOnly value={state.token} onFocus={(e) => e.currentTarget.select()} className="rounded border border-green-300 bg-white px-2 py-1 font-mono text-xs font-normal" />
+              <input
+                readOnly
+                value={state.token}
+                onFocus={(e) => e.currentTarget.select()}
+                className="rounded border border-green-300 bg-white px-2 py-1 font-mono text-xs font-normal"
+              />
             </label>
           </div>
         )}

@@ -49,7 +49,11 @@ export function ChunkPreview(props: {
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <label className="flex items-center gap-2 font-medium">
           Preview of
-          <select value={props.index} onChange={(e) => props.onIndex(Number(e.target.value))} className="rounded border border-slate-300 px-2 py-1 font-normal">
+          <select
+            value={props.index}
+            onChange={(e) => props.onIndex(Number(e.target.value))}
+            className="rounded border border-slate-300 px-2 py-1 font-normal"
+          >
             {props.files.map((f, i) => (
               <option key={`${f.name}-${i}`} value={i}>
                 {f.name}
@@ -59,8 +63,8 @@ export function ChunkPreview(props: {
         </label>
         {outcome?.chunks && preview.data && (
           <span data-testid="preview-summary">
-            {outcome.chunks.length === 1 ? "1 chunk" : `${outcome.chunks.length} chunks`} from {preview.data.length.toLocaleString("en")} characters,
-            split {STRATEGY_LABELS[props.strategy]}
+            {outcome.chunks.length === 1 ? "1 chunk" : `${outcome.chunks.length} chunks`} from {preview.data.length.toLocaleString("en")}{" "}
+            characters, split {STRATEGY_LABELS[props.strategy]}
             {preview.data.truncated ? " (showing the beginning)" : ""}
           </span>
         )}
@@ -68,7 +72,9 @@ export function ChunkPreview(props: {
       {preview.isPending && <p className="text-sm text-slate-600">Reading the file…</p>}
       {preview.error && <p className="text-sm text-red-700">This file will be rejected: {preview.error.message}</p>}
       {outcome?.error && <p className="text-sm text-red-700">{outcome.error}</p>}
-      {outcome?.chunks && preview.data && <ChunkedText text={preview.data.text} chunks={outcome.chunks} label={`${file.name}, as it would be chunked`} />}
+      {outcome?.chunks && preview.data && (
+        <ChunkedText text={preview.data.text} chunks={outcome.chunks} label={`${file.name}, as it would be chunked`} />
+      )}
     </div>
   );
 }

@@ -47,7 +47,10 @@ export function ChunkedText({ text, chunks, label }: { text: string; chunks: Pic
           return (
             <span key={s.start}>
               {startsHere !== undefined && (
-                <span className="mx-0.5 rounded bg-slate-700 px-1 text-[10px] text-white select-none" aria-label={`chunk ${startsHere} starts`}>
+                <span
+                  className="mx-0.5 rounded bg-slate-700 px-1 text-[10px] text-white select-none"
+                  aria-label={`chunk ${startsHere} starts`}
+                >
                   {startsHere}
                 </span>
               )}

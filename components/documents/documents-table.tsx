@@ -7,7 +7,8 @@ import { FileName } from "@/components/ui/file-name";
 import { SortableTable, type Column } from "@/components/ui/sortable-table";
 import { DeleteDocumentButton } from "./delete-document-button";
 
-const kb = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const kb = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 const columns = (agentId: number): Column<DocumentRow>[] => [
   {
@@ -29,8 +30,19 @@ const columns = (agentId: number): Column<DocumentRow>[] => [
     sortValue: (d) => d.status,
     cell: (d) => (d.status === "failed" ? <span className="text-red-700">failed: {d.error}</span> : d.status),
   },
-  { id: "created_at", header: "Uploaded", sortValue: (d) => d.created_at, className: "whitespace-nowrap", cell: (d) => new Date(d.created_at).toLocaleString("en-GB") },
-  { id: "chunking", header: "Chunking", className: "whitespace-nowrap", cell: (d) => `${d.chunk_size} / ${d.chunk_overlap} ${d.chunk_strategy}` },
+  {
+    id: "created_at",
+    header: "Uploaded",
+    sortValue: (d) => d.created_at,
+    className: "whitespace-nowrap",
+    cell: (d) => new Date(d.created_at).toLocaleString("en-GB"),
+  },
+  {
+    id: "chunking",
+    header: "Chunking",
+    className: "whitespace-nowrap",
+    cell: (d) => `${d.chunk_size} / ${d.chunk_overlap} ${d.chunk_strategy}`,
+  },
   {
     id: "actions",
     header: <span className="sr-only">Actions</span>,
@@ -56,7 +68,11 @@ export function DocumentsTable({ agentId, documents }: { agentId: number; docume
     <div className="space-y-2">
       <label className="flex flex-wrap items-center gap-2 text-sm">
         Filter by name
-        <input value={filter} onChange={(e) => setFilter(e.target.value)} className="w-64 max-w-full rounded border border-slate-300 px-2 py-1" />
+        <input
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          className="w-64 max-w-full rounded border border-slate-300 px-2 py-1"
+        />
       </label>
       <SortableTable
         caption="Documents"

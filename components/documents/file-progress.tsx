@@ -35,7 +35,14 @@ export function FileProgressList({ agentId, job }: { agentId: number; job: Uploa
             {job.files_received < job.expected_files && !job.finished && ` · ${job.files_received} received so far`}
             {job.not_received > 0 && ` · ${job.not_received} never sent`}
           </p>
-          <div role="progressbar" aria-label="Progress of the upload" aria-valuemin={0} aria-valuemax={100} aria-valuenow={overall} className="h-2 overflow-hidden rounded bg-slate-200">
+          <div
+            role="progressbar"
+            aria-label="Progress of the upload"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={overall}
+            className="h-2 overflow-hidden rounded bg-slate-200"
+          >
             <div className="h-full bg-blue-600 transition-all" style={{ width: `${overall}%` }} />
           </div>
         </div>

@@ -23,7 +23,8 @@ export function RecentRefusals({ agentId, refusals }: { agentId: number; refusal
             <li key={c.id} className="flex flex-wrap items-baseline gap-x-4 gap-y-1 px-3 py-2">
               <span className="min-w-0 flex-1 font-medium">{input.question}</span>
               <span className="text-slate-600">
-                {reason} ({REASONS[reason] ?? "refused"}) · <time dateTime={c.created_at}>{new Date(c.created_at).toLocaleString("en-GB")}</time>
+                {reason} ({REASONS[reason] ?? "refused"}) ·{" "}
+                <time dateTime={c.created_at}>{new Date(c.created_at).toLocaleString("en-GB")}</time>
               </span>
               <Link href={inspectorHref(agentId, input.question, input.top_k, null)} className="text-blue-700 underline">
                 Inspect<span className="sr-only"> “{input.question}”</span>

@@ -13,7 +13,11 @@ export function ReindexForm(props: { agentId: number; documentId: number; size: 
   const values = state.values;
   const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
   return (
-    <form action={action} className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-3" aria-describedby="reindex-status">
+    <form
+      action={action}
+      className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-3"
+      aria-describedby="reindex-status"
+    >
       <label className="flex flex-col gap-1 text-sm font-medium">
         Chunk size
         <input
@@ -38,7 +42,11 @@ export function ReindexForm(props: { agentId: number; documentId: number; size: 
           className="w-28 rounded border border-slate-300 px-2 py-1 font-normal"
         />
       </label>
-      <StrategySelect name="chunk_strategy" defaultValue={(values?.chunk_strategy as ChunkStrategy | undefined) ?? props.strategy} describedBy="reindex-status" />
+      <StrategySelect
+        name="chunk_strategy"
+        defaultValue={(values?.chunk_strategy as ChunkStrategy | undefined) ?? props.strategy}
+        describedBy="reindex-status"
+      />
       <SubmitButton pendingText="Re-indexing…">Re-index with these settings</SubmitButton>
       <p id="reindex-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
         {state.message}

@@ -9,11 +9,11 @@ import { ApiError, apiFetch } from "@/lib/client/fetch";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_STRATEGY, type ChunkStrategy } from "@/lib/core/chunking";
 import { queryKeys } from "@/lib/client/query-keys";
 import type { UploadJob } from "@/lib/ingest/uploads";
+import { FileChooser } from "@/components/ui/file-chooser";
+import { plural } from "@/lib/format/plural";
 import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList, FULL_LIST_FILES } from "./file-progress";
 import { StrategySelect } from "./strategy-select";
-import { FileChooser } from "@/components/ui/file-chooser";
-import { plural } from "@/lib/format/plural";
 
 const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
 
@@ -144,17 +144,36 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
         }`}
       >
         <p>Drop .txt, .md, .html, .pdf or .docx files here, or</p>
-        <FileChooser label="Files" multiple accept={ACCEPT} inputRef={inputRef} onChoose={choose} chosen={files.length === 0 ? "" : plural(files.length, "file") + " selected"} />
+        <FileChooser
+          label="Files"
+          multiple
+          accept={ACCEPT}
+          inputRef={inputRef}
+          onChoose={choose}
+          chosen={files.length === 0 ? "" : plural(files.length, "file") + " selected"}
+        />
       </div>
 
       <div className="flex flex-wrap items-end gap-4">
         <label className="flex flex-col gap-1 text-sm font-medium">
           Chunk size (characters)
-          <input type="number" min={1} value={size} onChange={(e) => setSize(e.target.value)} className="w-32 rounded border border-slate-300 px-2 py-1.5 font-normal" />
+          <input
+            type="number"
+            min={1}
+            value={size}
+            onChange={(e) => setSize(e.target.value)}
+            className="w-32 rounded border border-slate-300 px-2 py-1.5 font-normal"
+          />
         </label>
         <label className="flex flex-col gap-1 text-sm font-medium">
           Overlap (characters)
-          <input type="number" min={0} value={overlap} onChange={(e) => setOverlap(e.target.value)} className="w-32 rounded border border-slate-300 px-2 py-1.5 font-normal" />
+          <input
+            type="number"
+            min={0}
+            value={overlap}
+            onChange={(e) => setOverlap(e.target.value)}
+            className="w-32 rounded border border-slate-300 px-2 py-1.5 font-normal"
+          />
         </label>
         <StrategySelect value={strategy} onChange={setStrategy} />
         <button
@@ -173,7 +192,15 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
       </p>
 
       {files.length > 0 && !jobId && (
-        <ChunkPreview agentId={agentId} files={files} index={previewIndex} onIndex={setPreviewIndex} size={Number(size)} overlap={Number(overlap)} strategy={strategy} />
+        <ChunkPreview
+          agentId={agentId}
+          files={files}
+          index={previewIndex}
+          onIndex={setPreviewIndex}
+          size={Number(size)}
+          overlap={Number(overlap)}
+          strategy={strategy}
+        />
       )}
       {starting && jobId !== null && sent < files.length && (
         <p className="text-sm text-slate-600" aria-live="polite">

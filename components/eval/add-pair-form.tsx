@@ -17,7 +17,12 @@ export function AddPairForm({ agentId, filenames }: { agentId: number; filenames
     setUnanswerable(values?.unanswerable ?? false);
   }
   return (
-    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="add-pair-heading" aria-describedby="add-pair-status">
+    <form
+      action={action}
+      className="space-y-3 rounded border border-slate-200 bg-white p-4"
+      aria-labelledby="add-pair-heading"
+      aria-describedby="add-pair-status"
+    >
       <h2 id="add-pair-heading" className="font-semibold">
         Add a pair
       </h2>

@@ -7,7 +7,15 @@ import { DataTable, type Column } from "@/components/ui/data-table";
 import { apiFetch, postJson } from "@/lib/client/fetch";
 import { queryKeys } from "@/lib/client/query-keys";
 import { CHUNK_STRATEGIES, STRATEGY_LABELS, type ChunkStrategy } from "@/lib/core/chunking";
-import { MAX_SWEEP_SETTINGS, settingLabel, SWEEP_OVERLAPS, SWEEP_SIZES, type SweepRow, type SweepSetting, type SweepView } from "@/lib/core/sweep-types";
+import {
+  MAX_SWEEP_SETTINGS,
+  settingLabel,
+  SWEEP_OVERLAPS,
+  SWEEP_SIZES,
+  type SweepRow,
+  type SweepSetting,
+  type SweepView,
+} from "@/lib/core/sweep-types";
 import { pct } from "./line-chart";
 import { SweepChart } from "./sweep-chart";
 
@@ -26,7 +34,13 @@ const STATUS_TEXT = { waiting: "Waiting", running: "Running", done: "Done", fail
 /** The latest sweep, or null when the agent never ran one. */
 const fetchLatest = (agentId: number) => apiFetch<SweepView | null>(`/api/agents/${agentId}/sweeps/latest`);
 
-function CheckboxGroup<T extends string | number>(props: { legend: string; options: readonly T[]; checked: T[]; onChange: (v: T[]) => void; label?: (v: T) => string }) {
+function CheckboxGroup<T extends string | number>(props: {
+  legend: string;
+  options: readonly T[];
+  checked: T[];
+  onChange: (v: T[]) => void;
+  label?: (v: T) => string;
+}) {
   return (
     <fieldset className="space-y-1">
       <legend className="text-sm font-medium">{props.legend}</legend>
@@ -45,7 +59,14 @@ function Progress({ label, text, done, total }: { label: string; text: string; d
   return (
     <div className="space-y-1">
       <p>{text}</p>
-      <div role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={now} className="h-2 w-full max-w-md rounded bg-slate-200">
+      <div
+        role="progressbar"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={now}
+        className="h-2 w-full max-w-md rounded bg-slate-200"
+      >
         <div className="h-2 rounded bg-blue-700" style={{ width: `${now}%` }} />
       </div>
     </div>
@@ -66,7 +87,8 @@ function columns(view: SweepView, onApply: ((row: Row) => void) | null, applyDis
       className: "whitespace-nowrap",
       cell: (r) => (
         <>
-          {settingLabel(r)} {r.current && <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900">current</span>}
+          {settingLabel(r)}{" "}
+          {r.current && <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900">current</span>}
         </>
       ),
     },
@@ -76,12 +98,25 @@ function columns(view: SweepView, onApply: ((row: Row) => void) | null, applyDis
       header: `Recall@${k}`,
       className: "tabular-nums",
       cell: (r) =>
-        r.status === "done" && best !== null && r.recall_at_k?.[String(k)] === best ? <strong>{recallText(r, k)}<span className="sr-only"> (best)</span></strong> : recallText(r, k),
+        r.status === "done" && best !== null && r.recall_at_k?.[String(k)] === best ? (
+          <strong>
+            {recallText(r, k)}
+            <span className="sr-only"> (best)</span>
+          </strong>
+        ) : (
+          recallText(r, k)
+        ),
     },
     ...others.map((at): Column<Row> => ({ id: `r${at}`, header: `R@${at}`, className: "tabular-nums", cell: (r) => recallText(r, at) })),
     { id: "mrr", header: "MRR", className: "tabular-nums", cell: (r) => (r.mrr === null ? "n/a" : r.mrr.toFixed(3)) },
     ...(showStatus
-      ? [{ id: "status", header: "Status", cell: (r: Row) => (r.status === "failed" ? <span className="text-red-700">Failed: {r.error}</span> : STATUS_TEXT[r.status]) }]
+      ? [
+          {
+            id: "status",
+            header: "Status",
+            cell: (r: Row) => (r.status === "failed" ? <span className="text-red-700">Failed: {r.error}</span> : STATUS_TEXT[r.status]),
+          },
+        ]
       : []),
     {
       id: "apply",
@@ -90,7 +125,13 @@ function columns(view: SweepView, onApply: ((row: Row) => void) | null, applyDis
         r.embedding_model && r.status === "done" ? (
           <span className="text-xs text-slate-600">other model: measured only</span>
         ) : onApply && r.status === "done" ? (
-          <button type="button" disabled={applyDisabled} onClick={() => onApply(r)} aria-label={`Apply ${settingLabel(r)}`} className={APPLY_LOOK}>
+          <button
+            type="button"
+            disabled={applyDisabled}
+            onClick={() => onApply(r)}
+            aria-label={`Apply ${settingLabel(r)}`}
+            className={APPLY_LOOK}
+          >
             Apply
           </button>
         ) : null,
@@ -167,7 +208,10 @@ export function ChunkSweep({
       CHUNK_STRATEGIES.filter((s) => strategies.includes(s)).map((chunk_strategy) => ({ chunk_size, chunk_overlap, chunk_strategy })),
     ),
   );
-  const settings = alternativeModel && withAlternative ? [...chunkings, ...chunkings.map((s) => ({ ...s, embedding_model: alternativeModel }))] : chunkings;
+  const settings =
+    alternativeModel && withAlternative
+      ? [...chunkings, ...chunkings.map((s) => ({ ...s, embedding_model: alternativeModel }))]
+      : chunkings;
   const n = settings.length;
   const working = busy(view) || start.isPending || apply.isPending;
   const applied = view?.apply ? view.rows[view.apply.row] : undefined;
@@ -184,8 +228,8 @@ export function ChunkSweep({
         Chunk-settings sweep
       </h2>
       <p className="text-sm text-slate-600">
-        Each setting re-chunks and embeds this agent&apos;s documents into a temporary index and runs every labeled pair against it, so the settings
-        can be compared side by side. The live index changes only when you apply a row. You can leave this page while it runs.
+        Each setting re-chunks and embeds this agent&apos;s documents into a temporary index and runs every labeled pair against it, so the
+        settings can be compared side by side. The live index changes only when you apply a row. You can leave this page while it runs.
       </p>
       <form
         className="space-y-3"
@@ -198,18 +242,35 @@ export function ChunkSweep({
         <div className="flex flex-wrap items-start gap-8">
           <CheckboxGroup legend="Chunk size (characters)" options={SWEEP_SIZES} checked={sizes} onChange={setSizes} />
           <CheckboxGroup legend="Overlap (characters)" options={SWEEP_OVERLAPS} checked={overlaps} onChange={setOverlaps} />
-          <CheckboxGroup legend="Strategy" options={CHUNK_STRATEGIES} checked={strategies} onChange={setStrategies} label={(s) => `${s}: ${STRATEGY_LABELS[s]}`} />
+          <CheckboxGroup
+            legend="Strategy"
+            options={CHUNK_STRATEGIES}
+            checked={strategies}
+            onChange={setStrategies}
+            label={(s) => `${s}: ${STRATEGY_LABELS[s]}`}
+          />
           <div className="flex flex-col gap-1">
             <label htmlFor="sweep-k" className="text-sm font-medium">
               Compare recall at k
             </label>
-            <input id="sweep-k" type="number" min={1} max={20} step={1} required value={k} onChange={(e) => setK(e.target.value)} className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm" />
+            <input
+              id="sweep-k"
+              type="number"
+              min={1}
+              max={20}
+              step={1}
+              required
+              value={k}
+              onChange={(e) => setK(e.target.value)}
+              className="w-24 rounded border border-slate-300 px-2 py-1.5 text-sm"
+            />
           </div>
         </div>
         {alternativeModel && (
           <label className="flex items-center gap-2 text-sm">
             <input type="checkbox" checked={withAlternative} onChange={(e) => setWithAlternative(e.target.checked)} />
-            Also embed each setting with {alternativeModel} (compare embedding models{model ? ` with ${model}` : ""}; measured only, not applied)
+            Also embed each setting with {alternativeModel} (compare embedding models{model ? ` with ${model}` : ""}; measured only, not
+            applied)
           </label>
         )}
         <div className="flex flex-wrap items-center gap-4">
@@ -232,9 +293,16 @@ export function ChunkSweep({
       <div id="sweep-status" aria-live="polite" className="space-y-1 text-sm">
         {start.error && <p className="text-red-700">Could not start the sweep: {start.error.message}</p>}
         {apply.error && <p className="text-red-700">Could not apply the setting: {apply.error.message}</p>}
-        {(latest.error ?? sweep.error) && <p className="text-red-700">Could not read the sweep: {(latest.error ?? sweep.error)?.message}</p>}
+        {(latest.error ?? sweep.error) && (
+          <p className="text-red-700">Could not read the sweep: {(latest.error ?? sweep.error)?.message}</p>
+        )}
         {view?.status === "running" && (
-          <Progress label="Sweep progress" text={`Sweeping: ${view.progress.done} of ${view.progress.total} steps`} done={view.progress.done} total={view.progress.total} />
+          <Progress
+            label="Sweep progress"
+            text={`Sweeping: ${view.progress.done} of ${view.progress.total} steps`}
+            done={view.progress.done}
+            total={view.progress.total}
+          />
         )}
         {view?.status === "failed" && <p className="text-red-700">The sweep failed: {view.error}</p>}
         {view?.apply && applied && (
@@ -247,16 +315,22 @@ export function ChunkSweep({
                 total={view.apply.total}
               />
             )}
-            {view.apply.status === "done" && <p className="text-green-800">Applied: every document is indexed with {settingLabel(applied)}.</p>}
-            {view.apply.status === "failed" && <p className="text-red-700">Applying {settingLabel(applied)} failed: {view.apply.error}</p>}
+            {view.apply.status === "done" && (
+              <p className="text-green-800">Applied: every document is indexed with {settingLabel(applied)}.</p>
+            )}
+            {view.apply.status === "failed" && (
+              <p className="text-red-700">
+                Applying {settingLabel(applied)} failed: {view.apply.error}
+              </p>
+            )}
           </>
         )}
       </div>
       {view && view.rows.length > 0 && (
         <div className="space-y-3">
           <p className="text-sm text-slate-600">
-            Sweep #{view.id}: {view.n_pairs} pairs over {view.n_documents} documents, recall compared at k = {view.k}. MRR is the mean of 1 / rank
-            of the expected document.
+            Sweep #{view.id}: {view.n_pairs} pairs over {view.n_documents} documents, recall compared at k = {view.k}. MRR is the mean of 1
+            / rank of the expected document.
           </p>
           <div className="relative overflow-x-auto">
             <DataTable
@@ -267,7 +341,10 @@ export function ChunkSweep({
               rowKey={(r) => r.index}
             />
           </div>
-          <SweepChart k={view.k} bars={view.rows.map((r) => ({ label: settingLabel(r), value: r.recall_at_k?.[String(view.k)] ?? null, current: r.current }))} />
+          <SweepChart
+            k={view.k}
+            bars={view.rows.map((r) => ({ label: settingLabel(r), value: r.recall_at_k?.[String(view.k)] ?? null, current: r.current }))}
+          />
         </div>
       )}
     </section>

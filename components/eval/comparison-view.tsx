@@ -24,7 +24,11 @@ function columns(agentId: number, k: number, base: number, head: number, documen
     {
       id: "change",
       header: "Change",
-      cell: (r) => <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>{LABEL[r.change].text}</span>,
+      cell: (r) => (
+        <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-medium ${LABEL[r.change].className}`}>
+          {LABEL[r.change].text}
+        </span>
+      ),
     },
     { id: "query", header: "Query", className: "min-w-[10rem]", cell: (r) => r.query },
     { id: "expected", header: "Expected document", cell: (r) => <FileName name={r.expected} /> },
@@ -34,7 +38,11 @@ function columns(agentId: number, k: number, base: number, head: number, documen
       id: "inspect",
       header: <span className="sr-only">Inspect</span>,
       cell: (r) => (
-        <Link href={inspectorHref(agentId, r.query, k, documentIds.get(r.expected) ?? null)} className="text-blue-700 underline" aria-label={`Open “${r.query}” in the inspector`}>
+        <Link
+          href={inspectorHref(agentId, r.query, k, documentIds.get(r.expected) ?? null)}
+          className="text-blue-700 underline"
+          aria-label={`Open “${r.query}” in the inspector`}
+        >
           Inspect
         </Link>
       ),
@@ -43,7 +51,14 @@ function columns(agentId: number, k: number, base: number, head: number, documen
 }
 
 /** Per-pair wins and losses between two runs at k, regressions first. */
-export function ComparisonView(props: { agentId: number; comparison: Comparison; base: number; head: number; swapped: boolean; documentIds: Map<string, number> }) {
+export function ComparisonView(props: {
+  agentId: number;
+  comparison: Comparison;
+  base: number;
+  head: number;
+  swapped: boolean;
+  documentIds: Map<string, number>;
+}) {
   const { agentId, comparison, base, head, swapped, documentIds } = props;
   const { counts, k } = comparison;
   const changed = comparison.rows.filter((r) => r.change !== "same");
@@ -59,8 +74,8 @@ export function ComparisonView(props: { agentId: number; comparison: Comparison;
       )}
       <p className="text-sm">
         <span className="font-medium text-red-800">{plural(counts.regression, "regression")}</span> (hit before, miss now) ·{" "}
-        <span className="font-medium text-green-800">{counts.fix} fixed</span> (miss before, hit now) · {counts.worse} ranked worse · {counts.better} ranked better ·{" "}
-        {counts.same} unchanged
+        <span className="font-medium text-green-800">{counts.fix} fixed</span> (miss before, hit now) · {counts.worse} ranked worse ·{" "}
+        {counts.better} ranked better · {counts.same} unchanged
         {counts.missing > 0 && ` · ${counts.missing} not indexed in one of the runs`}
         {counts.new + counts.dropped > 0 && ` · ${plural(counts.new, "new pair")}, ${plural(counts.dropped, "removed pair")}`}
       </p>

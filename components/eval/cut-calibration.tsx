@@ -27,7 +27,11 @@ function ApplyCut({ agentId, cut, current }: { agentId: number; cut: number; cur
   // Stays mounted once the cut is applied, so its message outlives the button it replaces.
   return (
     <form action={action} className="flex flex-wrap items-center gap-3" aria-describedby="apply-cut-status">
-      {current === cut ? <p className="text-sm">The agent&apos;s search already uses the cut {cut}.</p> : <SubmitButton pendingText="Applying…">{`Apply cut ${cut}`}</SubmitButton>}
+      {current === cut ? (
+        <p className="text-sm">The agent&apos;s search already uses the cut {cut}.</p>
+      ) : (
+        <SubmitButton pendingText="Applying…">{`Apply cut ${cut}`}</SubmitButton>
+      )}
       <p id="apply-cut-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
         {state.message}
       </p>
@@ -52,7 +56,8 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
       </h2>
       <p className="max-w-3xl text-sm text-slate-600">
         A cut drops results farther than a distance, so a question the knowledge base does not answer gets nothing. This run&apos;s{" "}
-        {plural(c.answerable, "answerable pair")} and {plural(c.unanswerable, "unanswerable pair")} show, for each cut, what it keeps and what it refuses at k = {c.k}.
+        {plural(c.answerable, "answerable pair")} and {plural(c.unanswerable, "unanswerable pair")} show, for each cut, what it keeps and
+        what it refuses at k = {c.k}.
       </p>
       {c.reason || !c.recommended ? (
         <p role="status" className="rounded border border-slate-200 bg-slate-50 p-2 text-sm text-slate-700">
@@ -77,8 +82,8 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
             <p className="text-sm">No cut does best on these pairs, so there is nothing to apply.</p>
           ) : otherModel ? (
             <p className="text-sm text-amber-900">
-              This run embedded with {otherModel}, whose distances do not compare with the model the app uses now; run an evaluation again to calibrate
-              the cut.
+              This run embedded with {otherModel}, whose distances do not compare with the model the app uses now; run an evaluation again
+              to calibrate the cut.
             </p>
           ) : canEdit ? (
             <ApplyCut agentId={agentId} cut={c.recommended.cut} current={c.current.cut} />
@@ -86,8 +91,8 @@ export function CutCalibration({ agentId, calibration: c, canEdit, otherModel }:
             <p className="text-sm text-slate-600">An editor can apply the cut {cutText(c.recommended.cut)}.</p>
           )}
           <p className="max-w-3xl text-sm text-slate-600">
-            Answered counts the answerable pairs whose expected document is in the top {c.k} and not past the cut; refused counts the unanswerable
-            pairs whose closest chunk is past the cut; the recommended cut maximises their mean, the balanced accuracy.
+            Answered counts the answerable pairs whose expected document is in the top {c.k} and not past the cut; refused counts the
+            unanswerable pairs whose closest chunk is past the cut; the recommended cut maximises their mean, the balanced accuracy.
           </p>
         </>
       )}

@@ -45,13 +45,26 @@ export function CutChart({ k, points, recommended, current }: Props) {
   const plotW = W - PAD.left - PAD.right;
   const plotH = PLOT_H;
   const numericW = plotW - NONE_SLOT;
-  const x = (cut: number | null) => (cut === null ? PAD.left + plotW : PAD.left + (hi === lo ? numericW / 2 : ((cut - lo) / (hi - lo)) * numericW));
+  const x = (cut: number | null) =>
+    cut === null ? PAD.left + plotW : PAD.left + (hi === lo ? numericW / 2 : ((cut - lo) / (hi - lo)) * numericW);
   const y = (v: number) => PAD.top + (1 - v) * plotH;
   const places = hi - lo < 0.05 ? 3 : 2;
   const xTicks = hi === lo ? [lo] : [0, 0.25, 0.5, 0.75, 1].map((t) => lo + t * (hi - lo));
   const markers = [
-    { cut: recommended.cut, label: `recommended ${cutText(recommended.cut)}`, className: "stroke-amber-500", text: "fill-amber-700", at: PAD.top - 6 },
-    { cut: current.cut, label: `current ${cutText(current.cut)}`, className: "stroke-slate-500", text: "fill-slate-600", at: PAD.top + plotH - 6 },
+    {
+      cut: recommended.cut,
+      label: `recommended ${cutText(recommended.cut)}`,
+      className: "stroke-amber-500",
+      text: "fill-amber-700",
+      at: PAD.top - 6,
+    },
+    {
+      cut: current.cut,
+      label: `current ${cutText(current.cut)}`,
+      className: "stroke-slate-500",
+      text: "fill-slate-600",
+      at: PAD.top + plotH - 6,
+    },
   ];
   const described =
     `Share of answerable pairs answered correctly at k = ${k}, of unanswerable pairs correctly refused, and their mean, ` +
@@ -59,7 +72,14 @@ export function CutChart({ k, points, recommended, current }: Props) {
     `Recommended: ${cutText(recommended.cut)} (${figures(recommended)}). Current: ${cutText(current.cut)} (${figures(current)}).`;
   return (
     <figure ref={figure} className="space-y-2">
-      <svg width={W} height={H} viewBox={`0 0 ${W} ${H}`} className="block h-auto max-w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <svg
+        width={W}
+        height={H}
+        viewBox={`0 0 ${W} ${H}`}
+        className="block h-auto max-w-full"
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
         <title id={`${id}-title`}>{`No-match cut calibration at k = ${k}`}</title>
         <desc id={`${id}-desc`}>{described}</desc>
         {percentTicks.map((t) => (
@@ -87,8 +107,21 @@ export function CutChart({ k, points, recommended, current }: Props) {
         </text>
         {markers.map((m) => (
           <g key={m.label}>
-            <line x1={x(m.cut)} x2={x(m.cut)} y1={PAD.top} y2={PAD.top + plotH} className={m.className} strokeDasharray="4 3" strokeWidth={1.5} />
-            <text x={x(m.cut) + (x(m.cut) > W - 140 ? -4 : 4)} y={m.at} textAnchor={x(m.cut) > W - 140 ? "end" : "start"} className={`${m.text} text-[11px]`}>
+            <line
+              x1={x(m.cut)}
+              x2={x(m.cut)}
+              y1={PAD.top}
+              y2={PAD.top + plotH}
+              className={m.className}
+              strokeDasharray="4 3"
+              strokeWidth={1.5}
+            />
+            <text
+              x={x(m.cut) + (x(m.cut) > W - 140 ? -4 : 4)}
+              y={m.at}
+              textAnchor={x(m.cut) > W - 140 ? "end" : "start"}
+              className={`${m.text} text-[11px]`}
+            >
               {m.label}
             </text>
           </g>

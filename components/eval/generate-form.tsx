@@ -6,7 +6,15 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { DEFAULT_PER_DOCUMENT, MAX_GENERATE_DOCUMENTS, MAX_PER_DOCUMENT } from "@/lib/validations/generate";
 
 /** "Generate questions": for all the agent's documents or the ones ticked; each proposal waits for review below. */
-export function GenerateForm({ agentId, documents, generator }: { agentId: number; documents: { id: number; filename: string }[]; generator: string }) {
+export function GenerateForm({
+  agentId,
+  documents,
+  generator,
+}: {
+  agentId: number;
+  documents: { id: number; filename: string }[];
+  generator: string;
+}) {
   const [state, action] = useActionState<GenerateState, FormData>(generateAction.bind(null, agentId), {});
   const values = state.values;
   const error = (field: string) => state.errors?.[field]?.[0];
@@ -20,7 +28,12 @@ export function GenerateForm({ agentId, documents, generator }: { agentId: numbe
   const ticked = new Set(values?.documents ?? []);
   const status = "generate-status";
   return (
-    <form action={action} className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-labelledby="generate-heading" aria-describedby={status}>
+    <form
+      action={action}
+      className="space-y-3 rounded border border-slate-200 bg-white p-4"
+      aria-labelledby="generate-heading"
+      aria-describedby={status}
+    >
       <h2 id="generate-heading" className="font-semibold">
         Generate questions
       </h2>
@@ -42,10 +55,20 @@ export function GenerateForm({ agentId, documents, generator }: { agentId: numbe
             Chosen documents (at most {MAX_GENERATE_DOCUMENTS})
           </label>
           {scope === "chosen" && (
-            <div className="max-h-48 overflow-y-auto rounded border border-slate-200 p-2" role="group" aria-label="Documents to generate questions for">
+            <div
+              className="max-h-48 overflow-y-auto rounded border border-slate-200 p-2"
+              role="group"
+              aria-label="Documents to generate questions for"
+            >
               {documents.map((d) => (
                 <label key={d.id} className="flex items-center gap-2 text-sm">
-                  <input type="checkbox" name="documents" value={d.id} defaultChecked={ticked.has(String(d.id))} aria-invalid={error("documents") ? true : undefined} />
+                  <input
+                    type="checkbox"
+                    name="documents"
+                    value={d.id}
+                    defaultChecked={ticked.has(String(d.id))}
+                    aria-invalid={error("documents") ? true : undefined}
+                  />
                   {d.filename}
                 </label>
               ))}
@@ -81,7 +104,12 @@ export function GenerateForm({ agentId, documents, generator }: { agentId: numbe
         )}
         {state.report && state.report.per_document.some((d) => d.proposed === 0) && (
           <p className="text-slate-600">
-            Nothing new for: {state.report.per_document.filter((d) => d.proposed === 0).map((d) => d.filename).join(", ")}.
+            Nothing new for:{" "}
+            {state.report.per_document
+              .filter((d) => d.proposed === 0)
+              .map((d) => d.filename)
+              .join(", ")}
+            .
           </p>
         )}
       </div>

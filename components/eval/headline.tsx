@@ -19,15 +19,29 @@ function Refusals({ run, refused }: { run: EvalRun; refused: number }) {
   const pairs = plural(run.n_unanswerable, "unanswerable pair", "unanswerable pairs");
   return (
     <p role="note" className="rounded border border-slate-200 bg-white px-3 py-2 text-sm text-slate-700">
-      {run.max_distance === null ? `${pairs}: no cut was set, so none was refused.` : `${pairs}: ${refused} refused by the cut ${run.max_distance}.`}{" "}
-      {run.n_unanswerable === 1 ? "It has no expected document, so it is" : "They have no expected document, so they are"} left out of recall and MRR;
-      the no-match cut is calibrated on {run.n_unanswerable === 1 ? "it" : "them"} below.
+      {run.max_distance === null
+        ? `${pairs}: no cut was set, so none was refused.`
+        : `${pairs}: ${refused} refused by the cut ${run.max_distance}.`}{" "}
+      {run.n_unanswerable === 1 ? "It has no expected document, so it is" : "They have no expected document, so they are"} left out of
+      recall and MRR; the no-match cut is calibrated on {run.n_unanswerable === 1 ? "it" : "them"} below.
     </p>
   );
 }
 
 /** Recall@k, MRR and pair count of one run, at the k the user picked; `refused`: unanswerable pairs the run's cut refused. */
-export function Headline({ run, k, hits, refused, currentPairs }: { run: EvalRun; k: number; hits: number; refused: number; currentPairs: number }) {
+export function Headline({
+  run,
+  k,
+  hits,
+  refused,
+  currentPairs,
+}: {
+  run: EvalRun;
+  k: number;
+  hits: number;
+  refused: number;
+  currentPairs: number;
+}) {
   const recall = run.recall_at_k?.[String(k)] ?? null;
   const scored = run.n_pairs - run.n_missing - run.n_unanswerable;
   return (
@@ -67,7 +81,8 @@ export function Headline({ run, k, hits, refused, currentPairs }: { run: EvalRun
       {run.n_missing > 0 && (
         <p role="note" className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
           {run.n_missing} {run.n_missing === 1 ? "pair expects a document that is" : "pairs expect documents that are"} no longer indexed.{" "}
-          {run.n_missing === 1 ? "It is" : "They are"} marked “Not indexed” below and left out of recall and MRR, which are computed over the {scored} other pairs.
+          {run.n_missing === 1 ? "It is" : "They are"} marked “Not indexed” below and left out of recall and MRR, which are computed over
+          the {scored} other pairs.
         </p>
       )}
       {run.n_unanswerable > 0 && <Refusals run={run} refused={refused} />}

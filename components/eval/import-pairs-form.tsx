@@ -20,20 +20,29 @@ export function ImportPairsForm({ agentId }: { agentId: number }) {
         setTooLarge(file && file.size > MAX_IMPORT_BYTES ? importTooLarge(file.size) : null);
         if (file && file.size > MAX_IMPORT_BYTES) e.preventDefault();
       }}
-      className="space-y-3 rounded border border-slate-200 bg-white p-4" aria-describedby="import-status">
+      className="space-y-3 rounded border border-slate-200 bg-white p-4"
+      aria-describedby="import-status"
+    >
       <h2 className="font-semibold">Import pairs</h2>
       <p className="text-sm text-slate-600">
         CSV with columns <code>query,expected[,note[,answerable]]</code> (a header line is optional) or JSONL with one{" "}
         <code>{`{"query", "expected"}`}</code> per line; a question no document should answer has an empty expected and{" "}
-        <code>answerable</code> false. <code>expected</code> is a document&apos;s filename or id. Rows with an empty query, an
-        unknown document or a pair that already exists are rejected and nothing is written for them.
+        <code>answerable</code> false. <code>expected</code> is a document&apos;s filename or id. Rows with an empty query, an unknown
+        document or a pair that already exists are rejected and nothing is written for them.
       </p>
       <div className="flex flex-wrap items-end gap-4">
         <div className="flex flex-col gap-1">
           <span aria-hidden className="text-sm font-medium">
             Pairs file (.csv, .jsonl)
           </span>
-          <FileChooser label="Pairs file (.csv, .jsonl)" name="file" required accept=".csv,.jsonl,.ndjson,.json,text/csv" describedBy="import-status" buttonText="Choose file" />
+          <FileChooser
+            label="Pairs file (.csv, .jsonl)"
+            name="file"
+            required
+            accept=".csv,.jsonl,.ndjson,.json,text/csv"
+            describedBy="import-status"
+            buttonText="Choose file"
+          />
         </div>
         <SubmitButton pendingText="Importing…">Import</SubmitButton>
       </div>

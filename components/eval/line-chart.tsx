@@ -40,7 +40,14 @@ export function LineChart({ title, description, xLabels, xTitle, series, highlig
   const id = title.toLowerCase().replace(/[^a-z0-9]+/g, "-");
   return (
     <figure ref={figure} className="space-y-2">
-      <svg width={W} height={H} viewBox={`0 0 ${W} ${H}`} className="block h-auto max-w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <svg
+        width={W}
+        height={H}
+        viewBox={`0 0 ${W} ${H}`}
+        className="block h-auto max-w-full"
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{description}</desc>
         {yTicks.map((t) => (
@@ -53,7 +60,15 @@ export function LineChart({ title, description, xLabels, xTitle, series, highlig
         ))}
         {highlight !== undefined && highlight >= 0 && highlight < n && (
           <g>
-            <line x1={x(highlight)} x2={x(highlight)} y1={PAD.top} y2={PAD.top + plotH} className="stroke-amber-500" strokeDasharray="4 3" strokeWidth={1.5} />
+            <line
+              x1={x(highlight)}
+              x2={x(highlight)}
+              y1={PAD.top}
+              y2={PAD.top + plotH}
+              className="stroke-amber-500"
+              strokeDasharray="4 3"
+              strokeWidth={1.5}
+            />
             {highlightLabel && (
               <text
                 x={x(highlight) > W - 64 ? x(highlight) - 4 : x(highlight) + 4}
@@ -84,7 +99,14 @@ export function LineChart({ title, description, xLabels, xTitle, series, highlig
             .join(" ");
           return (
             <g key={s.name}>
-              <path d={path} fill="none" className={s.color} style={{ fill: "none" }} strokeWidth={2} strokeDasharray={s.dashed ? "6 4" : undefined} />
+              <path
+                d={path}
+                fill="none"
+                className={s.color}
+                style={{ fill: "none" }}
+                strokeWidth={2}
+                strokeDasharray={s.dashed ? "6 4" : undefined}
+              />
               {points.map((p, i) =>
                 p ? (
                   <circle key={i} cx={p[0]} cy={p[1]} r={i === highlight ? 4.5 : 3} className={s.color}>

@@ -50,15 +50,18 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
         </>
       ),
     },
-    ...c.ks.map(
-      (k): Column<ModeRow> => ({
-        id: `recall-${k}`,
-        header: k === c.k ? `Recall@${k} (shown)` : `Recall@${k}`,
-        className: "tabular-nums",
-        cell: (r) => figureCell(r.recall[String(k)], c.best[String(k)].includes(r.mode), pct),
-      }),
-    ),
-    { id: "mrr", header: "MRR", className: "tabular-nums", cell: (r) => figureCell(r.mrr, c.best.mrr.includes(r.mode), (v) => v.toFixed(3)) },
+    ...c.ks.map((k): Column<ModeRow> => ({
+      id: `recall-${k}`,
+      header: k === c.k ? `Recall@${k} (shown)` : `Recall@${k}`,
+      className: "tabular-nums",
+      cell: (r) => figureCell(r.recall[String(k)], c.best[String(k)].includes(r.mode), pct),
+    })),
+    {
+      id: "mrr",
+      header: "MRR",
+      className: "tabular-nums",
+      cell: (r) => figureCell(r.mrr, c.best.mrr.includes(r.mode), (v) => v.toFixed(3)),
+    },
   ];
   if (!canEdit) return columns;
   return [
@@ -75,23 +78,21 @@ function disagreementColumns(agentId: number, c: ModeComparison, documentIds: Re
   return [
     { id: "query", header: "Query", className: "min-w-[10rem]", cell: (d) => d.query },
     { id: "expected", header: "Expected document", cell: (d) => <FileName name={d.expected} /> },
-    ...c.rows.map(
-      ({ mode }): Column<Disagreement> => ({
-        id: mode,
-        header: `Rank by ${mode}`,
-        className: "whitespace-nowrap tabular-nums",
-        cell: (d) => {
-          const o = d.outcomes[mode];
-          if (!o) return "—";
-          const rank = { rank: o.rank, missing: false, beyondCut: o.beyondCut };
-          return (
-            <>
-              {rankText(rank)} <OutcomeBadge outcome={outcomeOf(rank, c.k)} />
-            </>
-          );
-        },
-      }),
-    ),
+    ...c.rows.map(({ mode }): Column<Disagreement> => ({
+      id: mode,
+      header: `Rank by ${mode}`,
+      className: "whitespace-nowrap tabular-nums",
+      cell: (d) => {
+        const o = d.outcomes[mode];
+        if (!o) return "—";
+        const rank = { rank: o.rank, missing: false, beyondCut: o.beyondCut };
+        return (
+          <>
+            {rankText(rank)} <OutcomeBadge outcome={outcomeOf(rank, c.k)} />
+          </>
+        );
+      },
+    })),
     {
       id: "inspect",
       header: <span className="sr-only">Inspect</span>,
@@ -130,11 +131,17 @@ export function ModeComparisonView({ agentId, comparison: c, canEdit, documentId
       ) : (
         <>
           <p className="max-w-3xl text-sm text-slate-600">
-            The latest run of each mode over the agent&apos;s current pairs. Vector ranks by meaning, keyword by the query&apos;s words (bm25), hybrid
-            fuses both lists. The best figure of each column is in bold.
+            The latest run of each mode over the agent&apos;s current pairs. Vector ranks by meaning, keyword by the query&apos;s words
+            (bm25), hybrid fuses both lists. The best figure of each column is in bold.
           </p>
           <form action={action} aria-describedby="mode-status" className="max-w-4xl">
-            <DataTable caption="Recall and MRR per retrieval mode" columns={modeColumns(c, canEdit)} rows={c.rows} rowKey={(r) => r.mode} rowClassName={(r) => (r.current ? "bg-blue-50" : "")} />
+            <DataTable
+              caption="Recall and MRR per retrieval mode"
+              columns={modeColumns(c, canEdit)}
+              rows={c.rows}
+              rowKey={(r) => r.mode}
+              rowClassName={(r) => (r.current ? "bg-blue-50" : "")}
+            />
           </form>
           <p id="mode-status" aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
             {state.message}

@@ -49,13 +49,23 @@ function columns(agentId: number, k: number): Column<ResultRow>[] {
       className: "whitespace-nowrap font-mono",
       cell: (r) => (r.answerable ? distanceText(r.distance) : `${distanceText(r.topDistance)} (closest)`),
     },
-    { id: "outcome", header: `At k = ${k}`, sortValue: (r) => OUTCOME_ORDER[outcomeOf(r, k)], className: "whitespace-nowrap", cell: (r) => <OutcomeBadge outcome={outcomeOf(r, k)} /> },
+    {
+      id: "outcome",
+      header: `At k = ${k}`,
+      sortValue: (r) => OUTCOME_ORDER[outcomeOf(r, k)],
+      className: "whitespace-nowrap",
+      cell: (r) => <OutcomeBadge outcome={outcomeOf(r, k)} />,
+    },
     {
       id: "inspect",
       header: <span className="sr-only">Inspect</span>,
       className: "whitespace-nowrap",
       cell: (r) => (
-        <Link href={inspectorHref(agentId, r.query, k, r.documentId)} className="text-blue-700 underline" aria-label={`Open “${r.query}” in the inspector`}>
+        <Link
+          href={inspectorHref(agentId, r.query, k, r.documentId)}
+          className="text-blue-700 underline"
+          aria-label={`Open “${r.query}” in the inspector`}
+        >
           Inspect
         </Link>
       ),

@@ -7,8 +7,8 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { FileName } from "@/components/ui/file-name";
-import { inspectorHref } from "./inspector-link";
 import type { PairSource } from "@/lib/validations/pair";
+import { inspectorHref } from "./inspector-link";
 
 export interface PairRowData {
   id: number;
@@ -148,13 +148,23 @@ function columns(agentId: number, edit: (pairId: number) => void): Column<PairRo
       header: <span className="sr-only">Actions</span>,
       cell: (p) => (
         <div className="flex items-center gap-3">
-          <Link href={inspectorHref(agentId, p.query, 3, p.documentId)} className="text-blue-700 underline" aria-label={`Open “${p.query}” in the inspector`}>
+          <Link
+            href={inspectorHref(agentId, p.query, 3, p.documentId)}
+            className="text-blue-700 underline"
+            aria-label={`Open “${p.query}” in the inspector`}
+          >
             Inspect
           </Link>
           <button type="button" onClick={() => edit(p.id)} className="text-blue-700 underline" aria-label={`Edit “${p.query}”`}>
             Edit
           </button>
-          <ConfirmButton look="link" question={`Delete the pair “${p.query}”?`} pendingText="Deleting…" label={`Delete “${p.query}”`} onConfirm={() => deletePairAction(agentId, p.id)}>
+          <ConfirmButton
+            look="link"
+            question={`Delete the pair “${p.query}”?`}
+            pendingText="Deleting…"
+            label={`Delete “${p.query}”`}
+            onConfirm={() => deletePairAction(agentId, p.id)}
+          >
             Delete
           </ConfirmButton>
         </div>
@@ -185,7 +195,9 @@ export function PairsTable({ agentId, pairs, filenames }: { agentId: number; pai
       columns={columns(agentId, (pairId) => setEditingOf(pairId, true))}
       rows={pairs}
       rowKey={(p) => p.id}
-      customRow={(p) => (editing.has(p.id) ? <EditRow agentId={agentId} pair={p} filenames={filenames} onDone={() => setEditingOf(p.id, false)} /> : null)}
+      customRow={(p) =>
+        editing.has(p.id) ? <EditRow agentId={agentId} pair={p} filenames={filenames} onDone={() => setEditingOf(p.id, false)} /> : null
+      }
     />
   );
 }

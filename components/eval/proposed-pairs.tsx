@@ -84,7 +84,11 @@ function ProposalRow({ agentId, pair, filenames }: { agentId: number; pair: Prop
             <SubmitButton pendingText="Accepting…">Accept</SubmitButton>
           </form>
           <RejectButton agentId={agentId} pair={pair} />
-          <Link href={inspectorHref(agentId, pair.query, 3, pair.documentId)} className="text-sm text-blue-700 underline" aria-label={`Open “${pair.query}” in the inspector`}>
+          <Link
+            href={inspectorHref(agentId, pair.query, 3, pair.documentId)}
+            className="text-sm text-blue-700 underline"
+            aria-label={`Open “${pair.query}” in the inspector`}
+          >
             Inspect
           </Link>
         </div>

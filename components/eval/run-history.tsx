@@ -8,7 +8,12 @@ import { TrendChart } from "./trend-chart";
 
 function Status({ run }: { run: EvalRun }) {
   if (run.status === "done") return <span className="text-green-800">done</span>;
-  if (run.status === "running") return <span>running ({run.done_pairs}/{run.n_pairs})</span>;
+  if (run.status === "running")
+    return (
+      <span>
+        running ({run.done_pairs}/{run.n_pairs})
+      </span>
+    );
   return <span className="text-red-700">failed: {run.error}</span>;
 }
 
@@ -20,7 +25,11 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
       header: "Run",
       cell: (r) =>
         r.status === "done" ? (
-          <Link href={`/agents/${agentId}/eval?run=${r.id}&k=${k}`} className="text-blue-700 underline" aria-current={r.id === selectedId ? "true" : undefined}>
+          <Link
+            href={`/agents/${agentId}/eval?run=${r.id}&k=${k}`}
+            className="text-blue-700 underline"
+            aria-current={r.id === selectedId ? "true" : undefined}
+          >
             #{r.id}
           </Link>
         ) : (
@@ -63,7 +72,21 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
 }
 
 /** Every run with the settings it ran with; the finished ones as a trend and as choices to compare. */
-export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agentId: number; runs: EvalRun[]; k: number; selectedId?: number; base?: number; head?: number }) {
+export function RunHistory({
+  agentId,
+  runs,
+  k,
+  selectedId,
+  base,
+  head,
+}: {
+  agentId: number;
+  runs: EvalRun[];
+  k: number;
+  selectedId?: number;
+  base?: number;
+  head?: number;
+}) {
   const finished = runs.filter((r) => r.status === "done");
   return (
     <section aria-labelledby="history-heading" className="space-y-4">
@@ -83,7 +106,11 @@ export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agent
         rowClassName={(r) => (r.id === selectedId ? "bg-blue-50" : "")}
       />
       {finished.length > 1 && (
-        <form method="get" className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-4" aria-label="Compare two runs">
+        <form
+          method="get"
+          className="flex flex-wrap items-end gap-4 rounded border border-slate-200 bg-white p-4"
+          aria-label="Compare two runs"
+        >
           {selectedId !== undefined && <input type="hidden" name="run" value={selectedId} />}
           <input type="hidden" name="k" value={k} />
           {[
@@ -94,7 +121,12 @@ export function RunHistory({ agentId, runs, k, selectedId, base, head }: { agent
               <label htmlFor={`compare-${f.name}`} className="text-sm font-medium">
                 {f.label}
               </label>
-              <select id={`compare-${f.name}`} name={f.name} defaultValue={f.value} className="rounded border border-slate-300 px-2 py-1.5 text-sm">
+              <select
+                id={`compare-${f.name}`}
+                name={f.name}
+                defaultValue={f.value}
+                className="rounded border border-slate-300 px-2 py-1.5 text-sm"
+              >
                 {finished.map((r) => (
                   <option key={r.id} value={r.id}>
                     #{r.id} · {when(r.created_at)}

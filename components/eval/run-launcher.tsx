@@ -30,7 +30,13 @@ function LaunchButtons({ busy, disabled }: { busy: boolean; disabled: boolean })
   const comparing = data?.get("intent") === "compare";
   return (
     <>
-      <button type="submit" name="intent" value="run" disabled={disabled || busy || pending} className={`${BUTTON} bg-blue-700 text-white hover:bg-blue-800`}>
+      <button
+        type="submit"
+        name="intent"
+        value="run"
+        disabled={disabled || busy || pending}
+        className={`${BUTTON} bg-blue-700 text-white hover:bg-blue-800`}
+      >
         {pending && !comparing ? "Starting…" : busy ? "Evaluating…" : "Run evaluation"}
       </button>
       <button
@@ -126,11 +132,11 @@ export function RunLauncher(props: {
         Run an evaluation
       </h2>
       <p className="text-sm text-slate-600">
-        Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the expected
-        document&apos;s best chunk is ranked among all {plural(chunkCount, "chunk")} of this agent. Recall is computed for every k from 1 to 20; the k you pick is
-        the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs the pairs once per mode, one run after
-        another. &ldquo;Pairs&rdquo; picks which accepted pairs are scored: the agent&apos;s real questions (log) and generated ones give separate
-        figures; proposed questions never count. You can leave this page while it runs.
+        Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the
+        expected document&apos;s best chunk is ranked among all {plural(chunkCount, "chunk")} of this agent. Recall is computed for every k
+        from 1 to 20; the k you pick is the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs
+        the pairs once per mode, one run after another. &ldquo;Pairs&rdquo; picks which accepted pairs are scored: the agent&apos;s real
+        questions (log) and generated ones give separate figures; proposed questions never count. You can leave this page while it runs.
       </p>
       <form action={action} className="flex flex-wrap items-end gap-4" aria-describedby="run-status">
         <div className="flex flex-col gap-1">
@@ -183,10 +189,19 @@ export function RunLauncher(props: {
             <p>
               Evaluating run #{runId}: {data?.done_pairs ?? 0} of {data?.n_pairs ?? "…"} pairs ranked.
             </p>
-            <progress className="h-2 w-full max-w-md accent-blue-700" aria-label="Evaluation progress" max={data?.n_pairs ?? 1} value={data?.done_pairs ?? 0} />
+            <progress
+              className="h-2 w-full max-w-md accent-blue-700"
+              aria-label="Evaluation progress"
+              max={data?.n_pairs ?? 1}
+              value={data?.done_pairs ?? 0}
+            />
           </div>
         )}
-        {data?.status === "failed" && <p className="text-red-700">Run #{data.run_id} failed: {data.error}</p>}
+        {data?.status === "failed" && (
+          <p className="text-red-700">
+            Run #{data.run_id} failed: {data.error}
+          </p>
+        )}
         {data?.status === "done" && <p className="text-green-800">Run #{data.run_id} finished.</p>}
         {run.error && <p className="text-red-700">Could not read the run&apos;s progress: {run.error.message}</p>}
         {chain && !chain.ended && (
@@ -200,7 +215,11 @@ export function RunLauncher(props: {
             />
           </div>
         )}
-        {chain?.complete && <p className="text-green-800">Compared vector, keyword and hybrid: runs {chain.steps.map((s) => `#${s.run!.run_id}`).join(", ")}.</p>}
+        {chain?.complete && (
+          <p className="text-green-800">
+            Compared vector, keyword and hybrid: runs {chain.steps.map((s) => `#${s.run!.run_id}`).join(", ")}.
+          </p>
+        )}
         {chain?.failed && (
           <p className="text-red-700">
             Run #{chain.failed.run_id} ({chain.failed.settings.retrieval_mode}) failed, so the comparison stopped: {chain.failed.error}

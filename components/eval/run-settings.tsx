@@ -20,7 +20,10 @@ const withWeighting = (run: EvalRun) => {
 
 export const chunkSettingsText = (run: EvalRun) =>
   run.chunk_settings
-    .map((s) => `${s.chunk_size}/${s.chunk_overlap} ${s.chunk_strategy ?? "fixed"}${run.chunk_settings.length > 1 ? ` (${s.documents} docs)` : ""}`)
+    .map(
+      (s) =>
+        `${s.chunk_size}/${s.chunk_overlap} ${s.chunk_strategy ?? "fixed"}${run.chunk_settings.length > 1 ? ` (${s.documents} docs)` : ""}`,
+    )
     .join(", ") || "—";
 
 /** The settings a run ran with, so a change in the figures can be traced to a change in the setup. */
@@ -29,8 +32,8 @@ export function RunSettings({ run }: { run: EvalRun }) {
     <p className="text-sm text-slate-600">
       {when(run.created_at)} · run at k = {run.k} · ranked by {run.retrieval_mode} · {run.embedding_model}
       {withWeighting(run)}
-      {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {plural(run.document_count, "document")}, {plural(run.chunk_count, "chunk")} · chunk
-      size/overlap/strategy {chunkSettingsText(run)}
+      {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {plural(run.document_count, "document")},{" "}
+      {plural(run.chunk_count, "chunk")} · chunk size/overlap/strategy {chunkSettingsText(run)}
     </p>
   );
 }

@@ -35,13 +35,25 @@ export function SweepChart({ k, bars }: { k: number; bars: SweepBar[] }) {
   const described = bars.map((b) => `${b.label}: ${valueText(b)}${b.current ? " (current)" : ""}`).join(", ");
   return (
     <figure ref={figure}>
-      <svg width={W} height={H} viewBox={`0 0 ${W} ${H}`} className="block h-auto max-w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <svg
+        width={W}
+        height={H}
+        viewBox={`0 0 ${W} ${H}`}
+        className="block h-auto max-w-full"
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
         <title id={`${id}-title`}>{`Recall@${k} by chunk setting`}</title>
         <desc id={`${id}-desc`}>{`Share of pairs whose expected document is in the top ${k}, for each setting. ${described}.`}</desc>
         {TICKS.map((t) => (
           <g key={t}>
             <line x1={x(t)} x2={x(t)} y1={PAD.top} y2={H - PAD.bottom} className="stroke-slate-200" strokeWidth={1} />
-            <text x={x(t)} y={H - PAD.bottom + 16} textAnchor={narrow && t === 0 ? "start" : narrow && t === 1 ? "end" : "middle"} className="fill-slate-500 text-[11px]">
+            <text
+              x={x(t)}
+              y={H - PAD.bottom + 16}
+              textAnchor={narrow && t === 0 ? "start" : narrow && t === 1 ? "end" : "middle"}
+              className="fill-slate-500 text-[11px]"
+            >
               {`${t * 100}%`}
             </text>
           </g>
@@ -60,10 +72,19 @@ export function SweepChart({ k, bars }: { k: number; bars: SweepBar[] }) {
                 className={`text-[12px] ${b.current ? "fill-amber-800 font-semibold" : "fill-slate-700"}`}
               >
                 {b.label}
-                {narrow && <tspan className={`text-[11px] font-normal ${b.current ? "fill-amber-800" : "fill-slate-600"}`}>{`  ${value}`}</tspan>}
+                {narrow && (
+                  <tspan className={`text-[11px] font-normal ${b.current ? "fill-amber-800" : "fill-slate-600"}`}>{`  ${value}`}</tspan>
+                )}
               </text>
               {b.value !== null && (
-                <rect x={PAD.left} y={barY} width={Math.max(end - PAD.left, 1)} height={16} rx={2} className={b.current ? "fill-amber-500" : "fill-blue-700"} />
+                <rect
+                  x={PAD.left}
+                  y={barY}
+                  width={Math.max(end - PAD.left, 1)}
+                  height={16}
+                  rx={2}
+                  className={b.current ? "fill-amber-500" : "fill-blue-700"}
+                />
               )}
               {!narrow && (
                 <text x={end + 6} y={y + ROW / 2 + 4} className={`text-[11px] ${b.current ? "fill-amber-800" : "fill-slate-600"}`}>

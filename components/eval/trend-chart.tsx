@@ -7,7 +7,9 @@ import { LineChart, pct, percentTicks } from "./line-chart";
 export function TrendChart({ runs, k, selectedId }: { runs: EvalRun[]; k: number; selectedId?: number }) {
   const recall = runs.map((r) => r.recall_at_k?.[String(k)] ?? null);
   const mrr = runs.map((r) => r.mrr);
-  const described = runs.map((r, i) => `run ${r.id}: recall ${recall[i] === null ? "n/a" : pct(recall[i]!)}, MRR ${mrr[i]?.toFixed(3) ?? "n/a"}`).join("; ");
+  const described = runs
+    .map((r, i) => `run ${r.id}: recall ${recall[i] === null ? "n/a" : pct(recall[i]!)}, MRR ${mrr[i]?.toFixed(3) ?? "n/a"}`)
+    .join("; ");
   return (
     <LineChart
       title="Run history trend"

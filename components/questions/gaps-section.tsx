@@ -80,14 +80,19 @@ export function GapsSection({ agentId, list, error }: { agentId: number; list: G
           ? "Questions no article answers yet: those marked Gap (this agent has no no-match cut, so no question is refused by one)."
           : `Questions no article answers yet: those marked Gap, and open ones the no-match cut refused every time or whose closest chunk never came nearer than ${limit}.`}{" "}
         Each is searched again now: when a document added since ranks first{" "}
-        {limit === null ? "and nearer than anything it got, it is shown, but without a cut nothing says how near answers" : "within that distance, the gap shows as answered by it"}.
+        {limit === null
+          ? "and nearer than anything it got, it is shown, but without a cut nothing says how near answers"
+          : "within that distance, the gap shows as answered by it"}
+        .
       </p>
       {error ? (
         <p role="alert" className="text-sm text-red-700">
           The gaps could not be checked now: {error}
         </p>
       ) : !list || list.gaps.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">No gaps: every question asked came near an article, or was triaged otherwise.</p>
+        <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-600">
+          No gaps: every question asked came near an article, or was triaged otherwise.
+        </p>
       ) : (
         <>
           <p className="text-sm text-slate-700">

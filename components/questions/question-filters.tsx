@@ -17,7 +17,14 @@ export function QuestionFilters({ agentId, values, error }: { agentId: number; v
   const filtered = values.status !== "" || values.q !== "" || values.since !== "";
   return (
     // Keyed by the filters in effect, so "Clear filters" (a navigation, not a remount) empties the fields too.
-    <Form key={`${values.status}|${values.q}|${values.since}`} action={base} role="search" aria-label="Filter questions" aria-describedby="question-filter-status" className="flex flex-wrap items-end gap-3">
+    <Form
+      key={`${values.status}|${values.q}|${values.since}`}
+      action={base}
+      role="search"
+      aria-label="Filter questions"
+      aria-describedby="question-filter-status"
+      className="flex flex-wrap items-end gap-3"
+    >
       <label className="flex flex-col gap-1 text-sm font-medium">
         Status
         <select name="status" defaultValue={values.status} className={FIELD}>

@@ -20,7 +20,12 @@ export interface QuestionRow extends QuestionView {
 const INSPECT_K = 3;
 const big = Number.MAX_SAFE_INTEGER;
 
-function columns(agentId: number, documents: string[], canEdit: boolean, onDone: (question: string, message: string) => void): Column<QuestionRow>[] {
+function columns(
+  agentId: number,
+  documents: string[],
+  canEdit: boolean,
+  onDone: (question: string, message: string) => void,
+): Column<QuestionRow>[] {
   const list: Column<QuestionRow>[] = [
     {
       id: "question",
@@ -37,7 +42,14 @@ function columns(agentId: number, documents: string[], canEdit: boolean, onDone:
         </div>
       ),
     },
-    { id: "asked", header: "Asked", sortValue: (q) => q.asked, descendingFirst: true, className: "tabular-nums", cell: (q) => q.asked.toLocaleString("en") },
+    {
+      id: "asked",
+      header: "Asked",
+      sortValue: (q) => q.asked,
+      descendingFirst: true,
+      className: "tabular-nums",
+      cell: (q) => q.asked.toLocaleString("en"),
+    },
     {
       id: "last",
       header: "Last asked",
@@ -52,7 +64,14 @@ function columns(agentId: number, documents: string[], canEdit: boolean, onDone:
       // Mono on the value, not the cell: on a phone the cell's label is drawn from the cell's own font.
       cell: (q) => <span className="whitespace-nowrap font-mono">{q.best_distance === null ? "—" : q.best_distance.toFixed(4)}</span>,
     },
-    { id: "refused", header: "Refused", sortValue: (q) => q.refused, descendingFirst: true, className: "tabular-nums", cell: (q) => q.refused.toLocaleString("en") },
+    {
+      id: "refused",
+      header: "Refused",
+      sortValue: (q) => q.refused,
+      descendingFirst: true,
+      className: "tabular-nums",
+      cell: (q) => q.refused.toLocaleString("en"),
+    },
     {
       id: "documents",
       header: "Top documents",
@@ -63,7 +82,8 @@ function columns(agentId: number, documents: string[], canEdit: boolean, onDone:
           <ol className="space-y-0.5">
             {q.top_documents.map((d) => (
               <li key={d.document_id}>
-                <FileName name={d.filename} /> <span className="whitespace-nowrap font-mono text-xs text-slate-500">{d.score.toFixed(4)}</span>
+                <FileName name={d.filename} />{" "}
+                <span className="whitespace-nowrap font-mono text-xs text-slate-500">{d.score.toFixed(4)}</span>
               </li>
             ))}
           </ol>
@@ -76,7 +96,9 @@ function columns(agentId: number, documents: string[], canEdit: boolean, onDone:
       stackLabel: "",
       cell: (q) => (
         <div className="space-y-1.5">
-          {canEdit && <TriageActions agentId={agentId} groupId={q.id} question={q.text} status={q.status} documents={documents} onDone={onDone} />}
+          {canEdit && (
+            <TriageActions agentId={agentId} groupId={q.id} question={q.text} status={q.status} documents={documents} onDone={onDone} />
+          )}
           <Link href={inspectorHref(agentId, q.text, INSPECT_K, q.expectedId)} className="text-sm text-blue-700 underline">
             Inspect<span className="sr-only"> “{q.text}”</span>
           </Link>
@@ -88,7 +110,17 @@ function columns(agentId: number, documents: string[], canEdit: boolean, onDone:
 }
 
 /** The agent's questions with their triage; one status line says what the last action did. */
-export function QuestionsTable({ agentId, rows, documents, canEdit }: { agentId: number; rows: QuestionRow[]; documents: string[]; canEdit: boolean }) {
+export function QuestionsTable({
+  agentId,
+  rows,
+  documents,
+  canEdit,
+}: {
+  agentId: number;
+  rows: QuestionRow[];
+  documents: string[];
+  canEdit: boolean;
+}) {
   const [done, setDone] = useState<string | null>(null);
   const onDone = useCallback((question: string, message: string) => setDone(`“${question}”: ${message}`), []);
   return (
@@ -96,7 +128,13 @@ export function QuestionsTable({ agentId, rows, documents, canEdit }: { agentId:
       <p role="status" aria-live="polite" className="min-h-5 text-sm text-green-800">
         {done}
       </p>
-      <SortableTable caption="The agent's questions" columns={columns(agentId, documents, canEdit, onDone)} rows={rows} rowKey={(q) => q.id} stacked />
+      <SortableTable
+        caption="The agent's questions"
+        columns={columns(agentId, documents, canEdit, onDone)}
+        rows={rows}
+        rowKey={(q) => q.id}
+        stacked
+      />
     </div>
   );
 }

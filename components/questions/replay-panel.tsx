@@ -14,7 +14,10 @@ export function summaryText(s: ReplaySummary): string {
   const text =
     `${s.first_document_changed} of ${plural(s.replayed, "question")} changed their first document; ` +
     `${s.newly_refused} newly refused; ${s.newly_answered} newly answered.`;
-  const other = s.other_model > 0 ? ` ${plural(s.other_model, "question was", "questions were")} asked with another embedding model: their distances are not compared.` : "";
+  const other =
+    s.other_model > 0
+      ? ` ${plural(s.other_model, "question was", "questions were")} asked with another embedding model: their distances are not compared.`
+      : "";
   return text + other;
 }
 
@@ -23,13 +26,24 @@ function First({ side }: { side: ReplayedQuestion["then"] }) {
   if (!side.first) return <span className="text-slate-600">{side.ending}</span>;
   return (
     <>
-      <FileName name={side.first.filename} /> <span className="whitespace-nowrap font-mono text-xs text-slate-500">{side.first.score.toFixed(4)}</span>
+      <FileName name={side.first.filename} />{" "}
+      <span className="whitespace-nowrap font-mono text-xs text-slate-500">{side.first.score.toFixed(4)}</span>
       {side.ending !== "answered" && <span className="ml-1 text-xs text-slate-600">({side.ending})</span>}
     </>
   );
 }
 
-const names = (list: string[]) => (list.length === 0 ? <span className="text-slate-500">—</span> : list.map((f, i) => <span key={f}>{i > 0 && ", "}<FileName name={f} /></span>));
+const names = (list: string[]) =>
+  list.length === 0 ? (
+    <span className="text-slate-500">—</span>
+  ) : (
+    list.map((f, i) => (
+      <span key={f}>
+        {i > 0 && ", "}
+        <FileName name={f} />
+      </span>
+    ))
+  );
 
 /** Signed, so a move is read at a glance; a change that rounds to nothing shows as none. */
 function change(d: number | null): string {
@@ -44,7 +58,11 @@ const COLUMNS: Column<ReplayedQuestion>[] = [
   { id: "now", header: "First now", cell: (q) => <First side={q.now} /> },
   { id: "gained", header: "Gained", cell: (q) => names(q.gained) },
   { id: "lost", header: "Lost", cell: (q) => names(q.lost) },
-  { id: "change", header: "Distance change", cell: (q) => <span className="whitespace-nowrap font-mono">{change(q.first_distance_change)}</span> },
+  {
+    id: "change",
+    header: "Distance change",
+    cell: (q) => <span className="whitespace-nowrap font-mono">{change(q.first_distance_change)}</span>,
+  },
 ];
 
 /** "Replay the last N questions": each asked again now, with the agent's current documents, mode and cut. */
@@ -57,13 +75,14 @@ export function ReplayPanel({ agentId, changed }: { agentId: number; changed: { 
         Replay
       </h2>
       <p className="max-w-3xl text-sm text-slate-600">
-        Did a change help the questions users actually asked? Replaying asks the agent&apos;s latest questions again now, each with the top_k it
-        was asked with, in the agent&apos;s current mode and cut, and compares what comes back with what it returned then. Nothing is logged.
+        Did a change help the questions users actually asked? Replaying asks the agent&apos;s latest questions again now, each with the
+        top_k it was asked with, in the agent&apos;s current mode and cut, and compares what comes back with what it returned then. Nothing
+        is logged.
       </p>
       {changed && !result && (
         <p role="note" className="max-w-3xl rounded border border-blue-200 bg-blue-50 px-3 py-2 text-sm text-blue-900">
-          The agent&apos;s {changed.what === "documents" ? "documents" : "settings (mode, cut or tools)"} changed after its latest question ({changed.at.slice(0, 16).replace("T", " ")} UTC):
-          replay to see whether the change helped.
+          The agent&apos;s {changed.what === "documents" ? "documents" : "settings (mode, cut or tools)"} changed after its latest question
+          ({changed.at.slice(0, 16).replace("T", " ")} UTC): replay to see whether the change helped.
         </p>
       )}
       <form action={action} className="flex flex-wrap items-center gap-3" aria-describedby="replay-status">
@@ -91,7 +110,14 @@ export function ReplayPanel({ agentId, changed }: { agentId: number; changed: { 
       {result && result.changed.length > 0 && (
         <>
           <p className="text-xs text-slate-500">Distance: lower is closer; a negative change means the first result is closer now.</p>
-          <DataTable caption="Questions whose results changed" captionClassName="text-left text-sm font-medium pb-1" columns={COLUMNS} rows={result.changed} rowKey={(q) => q.call_id} stacked />
+          <DataTable
+            caption="Questions whose results changed"
+            captionClassName="text-left text-sm font-medium pb-1"
+            columns={COLUMNS}
+            rows={result.changed}
+            rowKey={(q) => q.call_id}
+            stacked
+          />
         </>
       )}
     </section>

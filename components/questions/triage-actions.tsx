@@ -31,7 +31,13 @@ function Buttons({ offered, question }: { offered: (typeof OFFERED)[QuestionStat
   return (
     <>
       {offered.includes("label") && (
-        <button type="submit" name="action" value="label" disabled={pending} className="rounded bg-blue-700 px-3 py-1 text-xs font-medium text-white hover:bg-blue-800 disabled:opacity-60">
+        <button
+          type="submit"
+          name="action"
+          value="label"
+          disabled={pending}
+          className="rounded bg-blue-700 px-3 py-1 text-xs font-medium text-white hover:bg-blue-800 disabled:opacity-60"
+        >
           {clicked === "label" ? "Labeling…" : named("Label")}
         </button>
       )}

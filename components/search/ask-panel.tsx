@@ -70,13 +70,21 @@ function GradedChunks({ result }: { result: AskResult }) {
   return (
     <table aria-label="Graded chunks" className="w-full rounded border border-slate-200 bg-white text-sm">
       <caption className="p-2 text-left text-xs text-slate-600">
-        {byCut ? "Graded by the no-match cut: with no chat model, every retrieved chunk counts as relevant." : `Graded by ${result.graded_by}.`}
+        {byCut
+          ? "Graded by the no-match cut: with no chat model, every retrieved chunk counts as relevant."
+          : `Graded by ${result.graded_by}.`}
       </caption>
       <thead className="bg-slate-100 text-left">
         <tr>
-          <th scope="col" className="px-3 py-1.5">Chunk</th>
-          <th scope="col" className="px-3 py-1.5">Distance</th>
-          <th scope="col" className="px-3 py-1.5">Grade</th>
+          <th scope="col" className="px-3 py-1.5">
+            Chunk
+          </th>
+          <th scope="col" className="px-3 py-1.5">
+            Distance
+          </th>
+          <th scope="col" className="px-3 py-1.5">
+            Grade
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -87,7 +95,9 @@ function GradedChunks({ result }: { result: AskResult }) {
             </td>
             <td className="px-3 py-1.5 font-mono">{distance(r.score)}</td>
             <td className="px-3 py-1.5">
-              <span className={`rounded px-1.5 py-0.5 text-xs ${r.relevant ? "bg-green-100 text-green-900" : "bg-slate-200 text-slate-700"}`}>
+              <span
+                className={`rounded px-1.5 py-0.5 text-xs ${r.relevant ? "bg-green-100 text-green-900" : "bg-slate-200 text-slate-700"}`}
+              >
                 {r.relevant ? "relevant" : "not relevant"}
               </span>
             </td>
@@ -113,7 +123,9 @@ export function AskPanel(props: AskPanelProps) {
           <h2 id="ask-heading" className="font-semibold">
             Ask: what the agent would answer
           </h2>
-          <p className="text-xs text-slate-600">Runs the agent&apos;s ask for this query at top_k = {props.topK}: retrieve, grade, answer.</p>
+          <p className="text-xs text-slate-600">
+            Runs the agent&apos;s ask for this query at top_k = {props.topK}: retrieve, grade, answer.
+          </p>
         </div>
         <input type="hidden" name="question" value={props.question} />
         <input type="hidden" name="top_k" value={props.topK} />

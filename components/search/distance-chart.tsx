@@ -133,7 +133,16 @@ export function DistanceChart(props: {
         {cut !== null && (
           <g>
             <line x1={pad.l} x2={W - pad.r} y1={y(cut)} y2={y(cut)} stroke={CUT} strokeWidth="1.5" strokeDasharray="6 3" />
-            <text x={W - pad.r - 2} y={cutLabelY} fontSize="11" textAnchor="end" fill={CUT} stroke="white" strokeWidth="3" paintOrder="stroke">
+            <text
+              x={W - pad.r - 2}
+              y={cutLabelY}
+              fontSize="11"
+              textAnchor="end"
+              fill={CUT}
+              stroke="white"
+              strokeWidth="3"
+              paintOrder="stroke"
+            >
               {cutLabel}
             </text>
           </g>
@@ -149,7 +158,10 @@ export function DistanceChart(props: {
         Distances of the first {distances.length} results ({space}). Blue: retrieved at this top_k; grey: not retrieved
         {expectedRank ? "; amber: the expected document's best chunk" : ""}
         {cut !== null ? `; hatched: past the ${cutLabel} (dashed line), which the agent's search drops` : ""}
-        {misses.length > 0 ? "; pink diamonds: nearer chunks the vector index did not return, drawn on the result they are nearer than (amber inside: the expected document's)" : ""}.
+        {misses.length > 0
+          ? "; pink diamonds: nearer chunks the vector index did not return, drawn on the result they are nearer than (amber inside: the expected document's)"
+          : ""}
+        .
       </figcaption>
     </figure>
   );

@@ -1,6 +1,31 @@
 import { stem } from "@/lib/embeddings/local/stemmer";
 
-const STOP = new Set(["the", "and", "for", "are", "how", "what", "who", "why", "can", "does", "with", "you", "your", "our", "a", "an", "of", "to", "in", "is", "it", "on", "do", "my"]);
+const STOP = new Set([
+  "the",
+  "and",
+  "for",
+  "are",
+  "how",
+  "what",
+  "who",
+  "why",
+  "can",
+  "does",
+  "with",
+  "you",
+  "your",
+  "our",
+  "a",
+  "an",
+  "of",
+  "to",
+  "in",
+  "is",
+  "it",
+  "on",
+  "do",
+  "my",
+]);
 
 function escape(s: string) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -22,8 +47,16 @@ export function Highlight({ text, query, byStem = false }: { text: string; query
   if (words.length === 0) return <>{text}</>;
   if (byStem) {
     const stems = new Set(words.map(stem));
-    return <>{text.split(/([\p{L}\p{N}]+)/u).map((part, i) => (i % 2 === 1 && stems.has(stem(part.toLowerCase())) ? mark(part, i) : part))}</>;
+    return (
+      <>{text.split(/([\p{L}\p{N}]+)/u).map((part, i) => (i % 2 === 1 && stems.has(stem(part.toLowerCase())) ? mark(part, i) : part))}</>
+    );
   }
-  const re = new RegExp(`(${words.sort((a, b) => b.length - a.length).map(escape).join("|")})`, "giu");
+  const re = new RegExp(
+    `(${words
+      .sort((a, b) => b.length - a.length)
+      .map(escape)
+      .join("|")})`,
+    "giu",
+  );
   return <>{text.split(re).map((part, i) => (i % 2 === 1 ? mark(part, i) : part))}</>;
 }

@@ -25,8 +25,8 @@ export function IndexMisses({ inspection }: { inspection: Inspection }) {
   if (inspection.index_misses.length === 0) {
     return inspection.exact_unavailable && inspection.results.length > 0 ? (
       <p role="status" className="text-xs text-slate-600">
-        These results come from the approximate vector index and could not be checked against the exact ranking, which is not available
-        for this agent yet.
+        These results come from the approximate vector index and could not be checked against the exact ranking, which is not available for
+        this agent yet.
       </p>
     ) : null;
   }

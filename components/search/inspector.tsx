@@ -6,20 +6,20 @@ import { useEffect, useRef, useState } from "react";
 import { savePairAction } from "@/lib/actions/inspector";
 import { apiFetch, postJson } from "@/lib/client/fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
-import { QueryWords } from "./query-words";
 import { DistanceNote } from "@/components/ui/distance-note";
 import { queryKeys } from "@/lib/client/query-keys";
+import { indexMissSentence } from "@/lib/client/index-miss";
+import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
+import type { RetrievalMode } from "@/lib/validations/agent";
+import { QueryWords } from "./query-words";
 import { AskPanel } from "./ask-panel";
 import { DistanceChart } from "./distance-chart";
 import { IndexMisses } from "./index-misses";
-import { indexMissSentence } from "@/lib/client/index-miss";
 import { MissDiagnosis } from "./miss-diagnosis";
 import { ModeSwitch, parseMode } from "./mode-switch";
 import { RecentQueries } from "./recent-queries";
 import { ResultsTable } from "./results-table";
 import { useDebounced } from "./use-debounced";
-import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
-import type { RetrievalMode } from "@/lib/validations/agent";
 
 export interface InspectorProps {
   agentId: number;
@@ -153,13 +153,11 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             {inspection.error.message}
           </p>
         )}
-        {q && inspection.data?.query_words && (
-          <QueryWords words={inspection.data.query_words} totalChunks={inspection.data.total_chunks} />
-        )}
+        {q && inspection.data?.query_words && <QueryWords words={inspection.data.query_words} totalChunks={inspection.data.total_chunks} />}
         {q && inspection.data?.stale_cut && (
           <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-            This agent&apos;s no-match cut {inspection.data.stale_cut.max_distance} was set for {inspection.data.stale_cut.model} and does not apply to the
-            configured model&apos;s distances; set it again on the Settings tab.
+            This agent&apos;s no-match cut {inspection.data.stale_cut.max_distance} was set for {inspection.data.stale_cut.model} and does
+            not apply to the configured model&apos;s distances; set it again on the Settings tab.
           </p>
         )}
         {q && inspection.data && inspection.data.results.length > 0 && <DistanceNote />}

@@ -8,7 +8,11 @@ export function parseMode(value: string | null): RetrievalMode | null {
 }
 
 /** Which ranking the inspector shows: the agent's own mode unless another is picked. */
-export function ModeSwitch(props: { value: RetrievalMode | undefined; agentMode: RetrievalMode | undefined; onChange: (mode: RetrievalMode) => void }) {
+export function ModeSwitch(props: {
+  value: RetrievalMode | undefined;
+  agentMode: RetrievalMode | undefined;
+  onChange: (mode: RetrievalMode) => void;
+}) {
   return (
     <fieldset className="flex flex-col gap-1 text-sm md:col-span-2" aria-describedby="mode-note">
       <legend className="font-medium">Rank by</legend>

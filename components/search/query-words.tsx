@@ -7,14 +7,21 @@ function Word({ w, totalChunks }: { w: QueryWord; totalChunks: number }) {
   return (
     <li
       data-testid="query-word"
-      title={missing ? "No chunk has this word: it can only match through a similar spelling or meaning." : `In ${w.chunks} of ${plural(totalChunks, "chunk")}; its features are multiplied by ${w.weight.toFixed(2)}.`}
+      title={
+        missing
+          ? "No chunk has this word: it can only match through a similar spelling or meaning."
+          : `In ${w.chunks} of ${plural(totalChunks, "chunk")}; its features are multiplied by ${w.weight.toFixed(2)}.`
+      }
       className={`rounded border px-2 py-0.5 ${missing ? "border-amber-300 bg-amber-50" : "border-slate-300 bg-slate-50"}`}
     >
       <span className="font-medium">{w.word}</span>
       {!missing && (
         <>
           {" "}
-          <span className="font-mono text-xs text-slate-600">×{w.weight.toFixed(2)}</span> <span className="text-xs text-slate-600">in {w.chunks} of {totalChunks}</span>
+          <span className="font-mono text-xs text-slate-600">×{w.weight.toFixed(2)}</span>{" "}
+          <span className="text-xs text-slate-600">
+            in {w.chunks} of {totalChunks}
+          </span>
         </>
       )}
     </li>
@@ -32,7 +39,10 @@ export function QueryWords({ words, totalChunks }: { words: QueryWord[]; totalCh
   return (
     <section aria-label="Word weights" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
       <h2 className="font-medium">
-        Word weights <span className="font-normal text-slate-600">(rarer among this agent&apos;s {plural(totalChunks, "chunk")} counts more; highest first)</span>
+        Word weights{" "}
+        <span className="font-normal text-slate-600">
+          (rarer among this agent&apos;s {plural(totalChunks, "chunk")} counts more; highest first)
+        </span>
       </h2>
       {inChunks.length > 0 && (
         <ul aria-label="Words in the chunks" className="flex flex-wrap gap-2">

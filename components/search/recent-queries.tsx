@@ -32,8 +32,8 @@ export function RecentQueries({ agentId, onPick }: { agentId: number; onPick: (q
               >
                 <span className="block truncate font-medium text-slate-900">{input.query}</span>
                 <span className={c.ok ? "text-slate-600" : "text-red-700"}>
-                  {new Date(c.created_at).toLocaleTimeString("en-GB")} · {c.source === "inspector" ? "inspector" : "agent"} · k {input.top_k} ·{" "}
-                  {c.latency_ms.toFixed(0)} ms · {c.ok ? `${c.result_count} results` : "failed"}
+                  {new Date(c.created_at).toLocaleTimeString("en-GB")} · {c.source === "inspector" ? "inspector" : "agent"} · k{" "}
+                  {input.top_k} · {c.latency_ms.toFixed(0)} ms · {c.ok ? `${c.result_count} results` : "failed"}
                 </span>
               </button>
             </li>

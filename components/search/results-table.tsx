@@ -19,17 +19,25 @@ const signed = (n: number) => n.toFixed(2).replace("-", "−");
 function Breakdown({ r, mode }: { r: Ranked; mode: RetrievalMode }) {
   return (
     <span data-testid="rank-breakdown">
-      <span className="whitespace-nowrap" title={r.vector_rank == null ? NO_VECTOR_RANK : "Rank in the vector ranking and the vector distance (lower is closer)."}>
+      <span
+        className="whitespace-nowrap"
+        title={r.vector_rank == null ? NO_VECTOR_RANK : "Rank in the vector ranking and the vector distance (lower is closer)."}
+      >
         vector {r.vector_rank == null ? "—" : `#${r.vector_rank}`} · {r.score.toFixed(3)}
       </span>
       {" | "}
-      <span className="whitespace-nowrap" title={r.keyword_rank == null ? NO_KEYWORD_RANK : "Rank among the keyword matches and the bm25 (lower is better)."}>
+      <span
+        className="whitespace-nowrap"
+        title={r.keyword_rank == null ? NO_KEYWORD_RANK : "Rank among the keyword matches and the bm25 (lower is better)."}
+      >
         keyword {r.keyword_rank == null || r.bm25 == null ? "—" : `#${r.keyword_rank} · bm25 ${signed(r.bm25)}`}
       </span>
       {mode === "hybrid" && (
         <>
           {" | "}
-          <span className="whitespace-nowrap" title="Rank after reciprocal rank fusion of the two lists.">fused #{r.fused_rank ?? "—"}</span>
+          <span className="whitespace-nowrap" title="Rank after reciprocal rank fusion of the two lists.">
+            fused #{r.fused_rank ?? "—"}
+          </span>
         </>
       )}
     </span>
@@ -49,11 +57,15 @@ function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls
       cell: (r) => (
         <>
           {r.score.toFixed(4)}
-          {r.dropped && <span className="mt-1 block w-max rounded bg-slate-200 px-1 font-sans text-xs text-slate-700">dropped by the no-match cut</span>}
+          {r.dropped && (
+            <span className="mt-1 block w-max rounded bg-slate-200 px-1 font-sans text-xs text-slate-700">dropped by the no-match cut</span>
+          )}
         </>
       ),
     },
-    ...(mode === "vector" ? [] : [{ id: "lists", header: "In each ranking", className: "font-mono text-xs", cell: (r: Ranked) => <Breakdown r={r} mode={mode} /> }]),
+    ...(mode === "vector"
+      ? []
+      : [{ id: "lists", header: "In each ranking", className: "font-mono text-xs", cell: (r: Ranked) => <Breakdown r={r} mode={mode} /> }]),
     {
       id: "document",
       header: "Document",
@@ -78,7 +90,13 @@ function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls
     },
     { id: "chunk", header: "Chunk", cell: (r) => r.chunk_index },
     // Never narrower than a readable line, however many columns stand beside it.
-    { id: "text", header: "Text", stackLabel: "", className: "min-w-[16rem] whitespace-pre-wrap", cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} /> },
+    {
+      id: "text",
+      header: "Text",
+      stackLabel: "",
+      className: "min-w-[16rem] whitespace-pre-wrap",
+      cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} />,
+    },
   ];
 }
 
@@ -117,7 +135,10 @@ export function ResultsTable(props: {
   }
   const cut = props.cut ?? null;
   const rows = props.results.map((r, i) => ({ ...r, rank: i + 1, dropped: beyondCut(r.score, cut) }));
-  const ranking = props.mode === "vector" ? "" : ` · ranked by ${props.mode === "keyword" ? "keyword (bm25, lower is better)" : "hybrid (fused vector and keyword ranks)"}`;
+  const ranking =
+    props.mode === "vector"
+      ? ""
+      : ` · ranked by ${props.mode === "keyword" ? "keyword (bm25, lower is better)" : "hybrid (fused vector and keyword ranks)"}`;
   return (
     <div className="space-y-2">
       {cut !== null && <CutSummary total={rows.length} dropped={rows.filter((r) => r.dropped).length} cut={cut} />}
@@ -128,7 +149,9 @@ export function ResultsTable(props: {
         columns={columns(props.agentId, props.query, props.mode, props.sourceUrls ?? {})}
         rows={rows}
         rowKey={(r) => `${r.document_id}-${r.chunk_index}`}
-        rowClassName={(r) => `${r.document_id === props.expected ? "bg-amber-50" : r.dropped ? "bg-slate-50" : ""} ${r.dropped ? "text-slate-500 [&_a]:text-slate-500" : ""}`}
+        rowClassName={(r) =>
+          `${r.document_id === props.expected ? "bg-amber-50" : r.dropped ? "bg-slate-50" : ""} ${r.dropped ? "text-slate-500 [&_a]:text-slate-500" : ""}`
+        }
         busy={props.stale}
         stacked
       />

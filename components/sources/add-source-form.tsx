@@ -66,12 +66,19 @@ function Fields({ state, errorId }: { state: State; errorId: string }) {
 
 /** Adds a sitemap or a list of page URLs; nothing is fetched until the source syncs. */
 export function AddSourceForm({ agentId }: { agentId: number }) {
-  const [state, action] = useActionState<State, FormData>(async (prev, form) => ({ ...(await addSourceAction(agentId, prev, form)), round: (prev.round ?? 0) + 1 }), {});
+  const [state, action] = useActionState<State, FormData>(
+    async (prev, form) => ({ ...(await addSourceAction(agentId, prev, form)), round: (prev.round ?? 0) + 1 }),
+    {},
+  );
   const errorId = `add-source-${agentId}-status`;
   // The fields' own errors are said after the form's, in the one live region the fields point to.
   const said = [state.message, ...Object.values(state.errors ?? {}).flat()].filter(Boolean).join(" ");
   return (
-    <form action={action} aria-labelledby={`add-source-${agentId}-heading`} className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <form
+      action={action}
+      aria-labelledby={`add-source-${agentId}-heading`}
+      className="space-y-3 rounded border border-slate-200 bg-white p-4"
+    >
       <h3 id={`add-source-${agentId}-heading`} className="font-medium">
         Add a source
       </h3>

@@ -83,7 +83,16 @@ export function ProposedRemovals(props: { agentId: number; sourceId: number; row
     { id: "url", header: "URL", className: "[overflow-wrap:anywhere]", cell: (r) => r.url },
     // A page's name is its host and path: long, and broken anywhere on a phone rather than cut off.
     { id: "document", header: "Document", className: "[overflow-wrap:anywhere]", cell: (r) => r.filename },
-    ...(canEdit ? [{ id: "actions", header: <span className="sr-only">Actions</span>, stackLabel: "", cell: (r: ProposedRemoval) => <RowForm url={r.url} resolve={resolve} statusId={statusId} /> }] : []),
+    ...(canEdit
+      ? [
+          {
+            id: "actions",
+            header: <span className="sr-only">Actions</span>,
+            stackLabel: "",
+            cell: (r: ProposedRemoval) => <RowForm url={r.url} resolve={resolve} statusId={statusId} />,
+          },
+        ]
+      : []),
   ];
   return (
     <div className="space-y-2">
@@ -91,11 +100,15 @@ export function ProposedRemovals(props: { agentId: number; sourceId: number; row
         <>
           <h4 className="font-medium">Proposed removals</h4>
           <p className="text-sm text-slate-600">
-            {plural(total, "page")} left the source or answered 404/410. Their documents stay searchable until removed; a kept one is proposed
-            again by a later sync while its page is still gone.
+            {plural(total, "page")} left the source or answered 404/410. Their documents stay searchable until removed; a kept one is
+            proposed again by a later sync while its page is still gone.
           </p>
           <DataTable caption="Proposed removals" columns={columns} rows={rows} rowKey={(r) => r.url} stacked />
-          {total > rows.length && <p className="text-sm text-slate-600">The first {rows.length.toLocaleString("en")} are listed; Remove all acts on all {total.toLocaleString("en")}.</p>}
+          {total > rows.length && (
+            <p className="text-sm text-slate-600">
+              The first {rows.length.toLocaleString("en")} are listed; Remove all acts on all {total.toLocaleString("en")}.
+            </p>
+          )}
           {canEdit && (
             <form action={removeAll} aria-describedby={statusId}>
               <RemoveAllButton count={total} />

@@ -53,7 +53,13 @@ export function SettingsFields(props: {
       </p>
       <div className="flex basis-full flex-col gap-1">
         <label className="flex items-center gap-2 text-sm font-medium">
-          <input type="checkbox" name="cross_host" value="on" defaultChecked={values?.cross_host === "on"} aria-describedby={`${id}-cross-host-hint ${statusId}`} />
+          <input
+            type="checkbox"
+            name="cross_host"
+            value="on"
+            defaultChecked={values?.cross_host === "on"}
+            aria-describedby={`${id}-cross-host-hint ${statusId}`}
+          />
           Follow other hosts{suffix}
         </label>
         <p id={`${id}-cross-host-hint`} className="text-xs text-slate-600">

@@ -34,7 +34,9 @@ export function SyncNowForm({ agentId, sourceId, running }: { agentId: number; s
 }
 
 const KEPT = (pages: number) =>
-  pages === 0 ? "It has made no document yet." : `The ${pages === 1 ? "document" : `${pages} documents`} it made stay, as if uploaded; delete them in the table below if they should go too.`;
+  pages === 0
+    ? "It has made no document yet."
+    : `The ${pages === 1 ? "document" : `${pages} documents`} it made stay, as if uploaded; delete them in the table below if they should go too.`;
 
 /** Deletes the source; what it fetched stays as documents of the agent. */
 export function DeleteSourceButton({ agentId, sourceId, name, pages }: { agentId: number; sourceId: number; name: string; pages: number }) {

@@ -26,7 +26,10 @@ function failedPages(s: SourceView): FailedPage[] {
   const known = new Set(s.page_list.map((p) => p.url));
   const finished = s.syncs.find((r) => r.status !== "running");
   const unread = (finished?.failures ?? []).filter((f) => !known.has(f.url) && f.url !== s.sitemap);
-  return [...s.failing.map((p) => ({ url: p.url, reason: p.error ?? "", fetched_at: p.fetched_at })), ...unread.map((f) => ({ ...f, fetched_at: null }))];
+  return [
+    ...s.failing.map((p) => ({ url: p.url, reason: p.error ?? "", fetched_at: p.fetched_at })),
+    ...unread.map((f) => ({ ...f, fetched_at: null })),
+  ];
 }
 
 /** One source: its settings, Sync now, what its last sync did, what needs a person, and its history. */
@@ -46,14 +49,26 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
             {name}
           </h3>
           <p className="text-sm text-slate-600">
-            {plural(s.pages, "page")} · when a page is gone: {s.on_removed === "propose" ? "its removal is proposed" : "its document is removed"} ·{" "}
-            {s.interval_minutes === null ? "synced only with Sync now" : `synced every ${plural(s.interval_minutes, "minute")} and with Sync now`}
+            {plural(s.pages, "page")} · when a page is gone:{" "}
+            {s.on_removed === "propose" ? "its removal is proposed" : "its document is removed"} ·{" "}
+            {s.interval_minutes === null
+              ? "synced only with Sync now"
+              : `synced every ${plural(s.interval_minutes, "minute")} and with Sync now`}
             {s.sitemap && (s.cross_host ? " · follows entries on other public hosts" : "")}
           </p>
         </div>
         {canEdit && <SyncNowForm agentId={agentId} sourceId={s.id} running={running} />}
       </div>
-      {canEdit && <SourceSettingsForm agentId={agentId} sourceId={s.id} name={name} onRemoved={s.on_removed} intervalMinutes={s.interval_minutes} crossHost={s.cross_host} />}
+      {canEdit && (
+        <SourceSettingsForm
+          agentId={agentId}
+          sourceId={s.id}
+          name={name}
+          onRemoved={s.on_removed}
+          intervalMinutes={s.interval_minutes}
+          crossHost={s.cross_host}
+        />
+      )}
       {s.urls && (
         <details className="text-sm">
           <summary className="cursor-pointer text-slate-700">The {plural(s.urls.length, "URL")} it lists</summary>
@@ -62,7 +77,9 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
               <li key={u}>{u}</li>
             ))}
           </ul>
-          {s.urls.length > SHOWN_URLS && <p className="text-xs text-slate-600">and {(s.urls.length - SHOWN_URLS).toLocaleString("en")} more.</p>}
+          {s.urls.length > SHOWN_URLS && (
+            <p className="text-xs text-slate-600">and {(s.urls.length - SHOWN_URLS).toLocaleString("en")} more.</p>
+          )}
         </details>
       )}
       <p role="status" className={`text-sm ${last?.status === "failed" ? "text-red-700" : "text-slate-800"}`}>

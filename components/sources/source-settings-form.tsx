@@ -26,7 +26,14 @@ function SaveButton() {
  * The source's settings, as the add form asks them. Ids carry the source's id and the labels its
  * name (for screen readers), so several sources on a page keep their fields apart.
  */
-export function SourceSettingsForm(props: { agentId: number; sourceId: number; name: string; onRemoved: OnRemoved; intervalMinutes: number | null; crossHost: boolean }) {
+export function SourceSettingsForm(props: {
+  agentId: number;
+  sourceId: number;
+  name: string;
+  onRemoved: OnRemoved;
+  intervalMinutes: number | null;
+  crossHost: boolean;
+}) {
   const { agentId, sourceId, name, onRemoved, intervalMinutes, crossHost } = props;
   const [state, action] = useActionState<State, FormData>(
     async (prev, form) => ({ ...(await updateSourceAction(agentId, sourceId, prev, form)), round: (prev.round ?? 0) + 1 }),
@@ -35,7 +42,11 @@ export function SourceSettingsForm(props: { agentId: number; sourceId: number; n
   const id = `source-${sourceId}-settings`;
   const statusId = `${id}-status`;
   // As submitted after a failure; otherwise the source's saved values.
-  const values = state.values ?? { on_removed: onRemoved, interval_minutes: intervalMinutes === null ? "" : String(intervalMinutes), cross_host: crossHost ? "on" : "" };
+  const values = state.values ?? {
+    on_removed: onRemoved,
+    interval_minutes: intervalMinutes === null ? "" : String(intervalMinutes),
+    cross_host: crossHost ? "on" : "",
+  };
   const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
   // The fields' own errors are said after the form's, in the one live region the fields point to.
   const said = [state.message, ...Object.values(state.errors ?? {}).flat()].filter(Boolean).join(" ");
@@ -45,7 +56,14 @@ export function SourceSettingsForm(props: { agentId: number; sourceId: number; n
       {/* noValidate: an interval under 5 is said by the action, in the live region, not by a browser bubble. */}
       <form action={action} noValidate className="mt-2 space-y-2">
         {/* Remounted after each submission and when the saved values change: a select takes its defaultValue only when it mounts. */}
-        <SettingsFields key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}:${crossHost}`} id={id} values={values} invalid={invalid} statusId={statusId} forName={name} />
+        <SettingsFields
+          key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}:${crossHost}`}
+          id={id}
+          values={values}
+          invalid={invalid}
+          statusId={statusId}
+          forName={name}
+        />
         <div className="flex flex-wrap items-center gap-3">
           <SaveButton />
           <p id={statusId} aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>

@@ -43,7 +43,10 @@ export function FailedPages({ rows }: { rows: FailedPage[] }) {
 }
 
 const TRIGGER: Record<SyncRecord["trigger"], string> = { manual: "by hand", schedule: "scheduled" };
-const count = (key: "seen" | "added" | "changed" | "removed" | "proposed" | "unchanged" | "failed", header: string): Column<SyncRecord> => ({
+const count = (
+  key: "seen" | "added" | "changed" | "removed" | "proposed" | "unchanged" | "failed",
+  header: string,
+): Column<SyncRecord> => ({
   id: key,
   header,
   className: "tabular-nums",
@@ -68,7 +71,13 @@ const syncColumns: Column<SyncRecord>[] = [
     header: "Status",
     className: "min-w-[8rem]",
     cell: (s) =>
-      s.status === "failed" ? <span className="text-red-700">failed{s.error ? `: ${s.error}` : ""}</span> : s.note ? <span className="text-amber-900">{`${s.status}: ${s.note}`}</span> : s.status,
+      s.status === "failed" ? (
+        <span className="text-red-700">failed{s.error ? `: ${s.error}` : ""}</span>
+      ) : s.note ? (
+        <span className="text-amber-900">{`${s.status}: ${s.note}`}</span>
+      ) : (
+        s.status
+      ),
   },
 ];
 

@@ -9,8 +9,9 @@ export function SourcesSection({ agentId, sources, canEdit }: { agentId: number;
         Sources ({sources.length})
       </h2>
       <p className="max-w-3xl text-sm text-slate-600">
-        Web pages this agent keeps in step with: a sitemap, or a list of page URLs. A sync fetches the pages, re-indexes those that changed, adds new
-        ones and, for pages that left the sitemap or answer 404/410, removes their documents or proposes the removal, as the source says.
+        Web pages this agent keeps in step with: a sitemap, or a list of page URLs. A sync fetches the pages, re-indexes those that changed,
+        adds new ones and, for pages that left the sitemap or answer 404/410, removes their documents or proposes the removal, as the source
+        says.
       </p>
       {sources.map((s) => (
         <SourceCard key={s.id} agentId={agentId} source={s} canEdit={canEdit} />

@@ -54,7 +54,20 @@ const STACK = {
 const stackLabel = <Row,>(c: Column<Row>) => c.stackLabel ?? (typeof c.header === "string" ? c.header : "");
 
 /** The app's table: a header row, one row per item, one cell per column; sort buttons when onSort is given. */
-export function DataTable<Row>({ caption, captionClassName = "sr-only", label, columns, rows, rowKey, rowClassName, customRow, busy, sort, onSort, stacked }: DataTableProps<Row>) {
+export function DataTable<Row>({
+  caption,
+  captionClassName = "sr-only",
+  label,
+  columns,
+  rows,
+  rowKey,
+  rowClassName,
+  customRow,
+  busy,
+  sort,
+  onSort,
+  stacked,
+}: DataTableProps<Row>) {
   const on = (classes: string) => (stacked ? classes : "");
   return (
     // A table wider than the screen scrolls inside this box rather than widening the page.
@@ -93,7 +106,11 @@ export function DataTable<Row>({ caption, captionClassName = "sr-only", label, c
               {customRow?.(row) ?? (
                 <tr className={`border-t border-slate-200 align-top ${on(STACK.row)} ${rowClassName?.(row) ?? ""}`}>
                   {columns.map((c) => (
-                    <td key={c.id} data-label={stacked ? stackLabel(c) : undefined} className={`px-3 py-2 ${on(stackLabel(c) ? STACK.cell : STACK.bare)} ${c.className ?? ""}`}>
+                    <td
+                      key={c.id}
+                      data-label={stacked ? stackLabel(c) : undefined}
+                      className={`px-3 py-2 ${on(stackLabel(c) ? STACK.cell : STACK.bare)} ${c.className ?? ""}`}
+                    >
                       {stacked ? <div className="min-w-0 flex-1">{c.cell(row)}</div> : c.cell(row)}
                     </td>
                   ))}

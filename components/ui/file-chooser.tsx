@@ -25,7 +25,18 @@ const chosenText = (files: FileList | null) =>
  * A file input that looks like the app's buttons: the input stays in the tab order, visually
  * hidden, and its label is the button; the names chosen are said beside it.
  */
-export function FileChooser({ label, accept, multiple, name, required, describedBy, buttonText = "Choose files", chosen, onChoose, inputRef }: FileChooserProps) {
+export function FileChooser({
+  label,
+  accept,
+  multiple,
+  name,
+  required,
+  describedBy,
+  buttonText = "Choose files",
+  chosen,
+  onChoose,
+  inputRef,
+}: FileChooserProps) {
   const own = useRef<HTMLInputElement>(null);
   const [picked, setPicked] = useState("");
   // A form action resets its form when it is done; the names said here follow the emptied input.

@@ -46,7 +46,12 @@ export function TabBar({ label, tabs, look = "underline" }: { label: string; tab
       {tabs.map((t) => {
         const active = isActive(t, pathname ?? "");
         return (
-          <Link key={t.href} href={t.href} aria-current={active ? "page" : undefined} className={`${style.link} ${active ? style.active : style.idle}`}>
+          <Link
+            key={t.href}
+            href={t.href}
+            aria-current={active ? "page" : undefined}
+            className={`${style.link} ${active ? style.active : style.idle}`}
+          >
             {t.label}
           </Link>
         );

@@ -44,7 +44,12 @@ export async function updateAgentAction(agentId: number, _prev: AgentSettingsFor
   const parsed = agentUpdateSchema.safeParse({ ...values, retrieval_mode: values.retrieval_mode || undefined });
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
-    updateAgent(agentId, { name: parsed.data.name, tools: parsed.data.tools, retrieval_mode: parsed.data.retrieval_mode, log_questions: parsed.data.log_questions });
+    updateAgent(agentId, {
+      name: parsed.data.name,
+      tools: parsed.data.tools,
+      retrieval_mode: parsed.data.retrieval_mode,
+      log_questions: parsed.data.log_questions,
+    });
   } catch (err) {
     return toFormState(err, failed);
   }
@@ -69,7 +74,13 @@ export async function updateCutAction(agentId: number, _prev: CutFormState, form
     return toFormState(err, { message: "The cut was not saved.", values });
   }
   revalidatePath(`/agents/${agentId}`, "layout");
-  return { ok: true, message: maxDistance === null ? "No cut: searches return top_k results however far they are." : `Saved: results farther than ${maxDistance} are dropped.` };
+  return {
+    ok: true,
+    message:
+      maxDistance === null
+        ? "No cut: searches return top_k results however far they are."
+        : `Saved: results farther than ${maxDistance} are dropped.`,
+  };
 }
 
 export async function deleteAgentAction(agentId: number): Promise<void> {

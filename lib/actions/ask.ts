@@ -3,9 +3,9 @@
 import { requireRole } from "@/lib/auth";
 import { askAgent, type AskResult } from "@/lib/ask/ask";
 import { askSchema } from "@/lib/validations/search";
-import { toFormState, type FormState } from "./form-state";
 import { describeFailure, isVectorStoreUnavailable } from "@/lib/core/errors";
 import { EmbeddingError } from "@/lib/embeddings";
+import { toFormState, type FormState } from "./form-state";
 
 export type AskState = FormState & { result?: AskResult };
 

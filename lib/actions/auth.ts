@@ -26,7 +26,10 @@ export async function loginAction(_prev: LoginState, form: FormData): Promise<Lo
   const wait = throttle().begin(client);
   if (wait > 0) return { message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.` };
   const password = form.get("password");
-  const role = typeof password === "string" && password.length <= 1024 ? roleForPassword(password, config.adminPassword!, config.viewerPassword) : null;
+  const role =
+    typeof password === "string" && password.length <= 1024
+      ? roleForPassword(password, config.adminPassword!, config.viewerPassword)
+      : null;
   if (!role) {
     // Each wrong guess also costs time.
     await new Promise((r) => setTimeout(r, 500));

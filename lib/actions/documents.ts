@@ -23,7 +23,12 @@ export async function deleteDocumentAction(agentId: number, documentId: number):
 
 export type ReindexState = FormState<{ chunk_size: string; chunk_overlap: string; chunk_strategy: string }>;
 
-export async function reindexDocumentAction(agentId: number, documentId: number, _prev: ReindexState, form: FormData): Promise<ReindexState> {
+export async function reindexDocumentAction(
+  agentId: number,
+  documentId: number,
+  _prev: ReindexState,
+  form: FormData,
+): Promise<ReindexState> {
   await requireRole("editor");
   const values = {
     chunk_size: formText(form, "chunk_size"),

@@ -30,7 +30,9 @@ export async function startEvalAction(agentId: number, _prev: StartEvalState, fo
   let runId: number;
   try {
     // One evaluation per agent at a time: a comparison's runs go one after the other and hold it throughout.
-    const started = compare ? startModeComparison(agentId, parsed.data.k, source) : startEvaluation(agentId, parsed.data.k, undefined, source);
+    const started = compare
+      ? startModeComparison(agentId, parsed.data.k, source)
+      : startEvaluation(agentId, parsed.data.k, undefined, source);
     // The outcome, failure included, is kept on the run rows that the page polls.
     started.done.catch(() => {});
     runId = started.runId;

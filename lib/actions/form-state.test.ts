@@ -7,7 +7,11 @@ import { formList, formText, toFormState } from "./form-state";
 describe("toFormState", () => {
   it("turns an AppError into its message, on the field its code names, with what was submitted", () => {
     const values = { name: "Support bot", tools: ["document_search"] };
-    const state = toFormState(conflict('An agent named "Support bot" already exists.'), { message: "The agent was not created.", fields: { conflict: "name" }, values });
+    const state = toFormState(conflict('An agent named "Support bot" already exists.'), {
+      message: "The agent was not created.",
+      fields: { conflict: "name" },
+      values,
+    });
     expect(state).toEqual({
       message: 'An agent named "Support bot" already exists.',
       errors: { name: ['An agent named "Support bot" already exists.'] },
@@ -16,7 +20,9 @@ describe("toFormState", () => {
   });
 
   it("keeps an AppError whose code names no field as the message only", () => {
-    expect(toFormState(notFound("Labeled pair 7"), { fields: { conflict: "query" } })).toEqual({ message: "Labeled pair 7 was not found." });
+    expect(toFormState(notFound("Labeled pair 7"), { fields: { conflict: "query" } })).toEqual({
+      message: "Labeled pair 7 was not found.",
+    });
   });
 
   it("turns the ZodError of a failed safeParse into errors by field under the lead message", () => {

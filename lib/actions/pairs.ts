@@ -16,11 +16,15 @@ export interface ImportState {
   report?: ImportReport;
 }
 
-
 const submitted = (form: FormData) => {
   // An unanswerable pair has no expected document, whatever the select last held.
   const unanswerable = form.get("unanswerable") === "on";
-  return { query: formText(form, "query"), expected: unanswerable ? "" : formText(form, "expected"), note: formText(form, "note"), unanswerable };
+  return {
+    query: formText(form, "query"),
+    expected: unanswerable ? "" : formText(form, "expected"),
+    note: formText(form, "note"),
+    unanswerable,
+  };
 };
 const toPair = (v: ReturnType<typeof submitted>) => ({ query: v.query, expected: v.expected, note: v.note, answerable: !v.unanswerable });
 // A pair that already exists is an error of its query; a document that is not indexed, of the expected field.

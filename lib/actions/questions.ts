@@ -26,7 +26,11 @@ export async function triageQuestionAction(agentId: number, groupId: number, _pr
   const failed = { message: "Nothing was changed.", fields: { unknown_document: "expected" }, values };
   // Without a document a label has nothing to name: said beside the select, before the schema's generic error.
   if (action === "label" && values.expected.trim() === "") {
-    return { message: "Choose the document that answers it, then Label.", errors: { expected: ["Choose the document that answers it, then Label."] }, values };
+    return {
+      message: "Choose the document that answers it, then Label.",
+      errors: { expected: ["Choose the document that answers it, then Label."] },
+      values,
+    };
   }
   const parsed = triageSchema.safeParse(action === "label" ? { action, expected: values.expected } : { action });
   if (!parsed.success) return toFormState(parsed.error, failed);

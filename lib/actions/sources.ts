@@ -12,7 +12,14 @@ import { isVectorStoreUnavailable, vectorStoreUnavailable } from "@/lib/core/err
 import { plural } from "@/lib/format/plural";
 import { formText, toFormState, type FormState } from "./form-state";
 
-export type SourceFormValues = { kind: string; sitemap: string; urls: string; on_removed: string; interval_minutes: string; cross_host: string };
+export type SourceFormValues = {
+  kind: string;
+  sitemap: string;
+  urls: string;
+  on_removed: string;
+  interval_minutes: string;
+  cross_host: string;
+};
 export type SourceFormState = FormState<SourceFormValues>;
 export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes" | "cross_host">;
 export type SourceSettingsState = FormState<SourceSettingsValues>;
@@ -30,7 +37,8 @@ function inFormTerms(err: ZodError, urls: string[]): ZodError {
     err.issues.map((issue) => {
       const [field, index] = issue.path;
       if (field === "sitemap" && !issue.message.startsWith("Give")) return { ...issue, message: `The sitemap URL: ${issue.message}` };
-      if (field === "urls" && typeof index === "number") return { ...issue, message: `Line ${index + 1} (“${urls[index]}”): ${issue.message}` };
+      if (field === "urls" && typeof index === "number")
+        return { ...issue, message: `Line ${index + 1} (“${urls[index]}”): ${issue.message}` };
       if (field === "interval_minutes") return { ...issue, message: issue.message.replace("interval_minutes", "The interval") };
       return issue;
     }),
@@ -51,7 +59,8 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
   const failed = { message: "The source was not added.", values };
   const urls = lines(values.urls);
   if (values.kind === "sitemap" ? values.sitemap.trim() === "" : urls.length === 0) {
-    const [field, text] = values.kind === "sitemap" ? ["sitemap", "Give the sitemap's URL."] : ["urls", "Give at least one page URL, one per line."];
+    const [field, text] =
+      values.kind === "sitemap" ? ["sitemap", "Give the sitemap's URL."] : ["urls", "Give at least one page URL, one per line."];
     return { message: "The source was not added.", errors: { [field]: [text] }, values };
   }
   const parsed = sourceCreateSchema.safeParse({
@@ -74,9 +83,18 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
 }
 
 /** "Save settings": what a gone page's document becomes, and how often the source syncs by itself. */
-export async function updateSourceAction(agentId: number, sourceId: number, _prev: SourceSettingsState, form: FormData): Promise<SourceSettingsState> {
+export async function updateSourceAction(
+  agentId: number,
+  sourceId: number,
+  _prev: SourceSettingsState,
+  form: FormData,
+): Promise<SourceSettingsState> {
   await requireRole("editor");
-  const values: SourceSettingsValues = { on_removed: formText(form, "on_removed"), interval_minutes: formText(form, "interval_minutes"), cross_host: formText(form, "cross_host") };
+  const values: SourceSettingsValues = {
+    on_removed: formText(form, "on_removed"),
+    interval_minutes: formText(form, "interval_minutes"),
+    cross_host: formText(form, "cross_host"),
+  };
   const failed = { message: "The settings were not saved.", values };
   const parsed = sourceUpdateSchema.safeParse({
     on_removed: values.on_removed || undefined,
@@ -100,7 +118,12 @@ export async function updateSourceAction(agentId: number, sourceId: number, _pre
 }
 
 /** "Sync now": the sync goes on in the background; the page follows it until it finishes. */
-export async function syncSourceAction(agentId: number, sourceId: number, _prev: SourceActionState, _form: FormData): Promise<SourceActionState> {
+export async function syncSourceAction(
+  agentId: number,
+  sourceId: number,
+  _prev: SourceActionState,
+  _form: FormData,
+): Promise<SourceActionState> {
   await requireRole("editor");
   let id: number;
   try {
@@ -116,7 +139,12 @@ export async function syncSourceAction(agentId: number, sourceId: number, _prev:
 }
 
 /** "Remove" or "Keep" on one proposed removal (the form's `url`), or "Remove all" (no `url`). */
-export async function resolveRemovalAction(agentId: number, sourceId: number, _prev: SourceActionState, form: FormData): Promise<SourceActionState> {
+export async function resolveRemovalAction(
+  agentId: number,
+  sourceId: number,
+  _prev: SourceActionState,
+  form: FormData,
+): Promise<SourceActionState> {
   await requireRole("editor");
   const url = formText(form, "url");
   const parsed = removalsSchema.safeParse({ action: formText(form, "action"), urls: url === "" ? "all" : [url] });
@@ -132,7 +160,10 @@ export async function resolveRemovalAction(agentId: number, sourceId: number, _p
   revalidatePath(`/agents/${agentId}`, "layout");
   return {
     ok: true,
-    message: parsed.data.action === "remove" ? `Removed ${plural(done.removed, "document")}.` : `Kept ${plural(done.kept, "document")}; a later sync proposes the removal again while the page is still gone.`,
+    message:
+      parsed.data.action === "remove"
+        ? `Removed ${plural(done.removed, "document")}.`
+        : `Kept ${plural(done.kept, "document")}; a later sync proposes the removal again while the page is still gone.`,
   };
 }
 

@@ -15,10 +15,10 @@ vi.mock("next/headers", () => ({
 // Outside a Next server there is no page cache to revalidate.
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 
-import { createTokenAction } from "./tokens";
 import { createToken, grantRefusal, listTokens, verifyToken } from "@/lib/db/api-tokens";
 import { sessionKeys } from "@/lib/auth/config";
 import { signSession } from "@/lib/auth/session";
+import { createTokenAction } from "./tokens";
 
 const DAY = 86_400_000;
 const form = (fields: Record<string, string>) => {
@@ -47,7 +47,9 @@ describe("creating a token with a token", () => {
       const state = await create({ name: `child ${expires_in_days}`, role: "editor", expires_in_days });
       expect(state.token).toBeUndefined();
       const latest = parent.record.expires_at!.replace("T", " ").slice(0, 16);
-      expect(state.message).toBe(`This token expires at ${latest} UTC, so a token it creates must expire by then: pick 7 days or fewer, or sign in to create a longer-lived one.`);
+      expect(state.message).toBe(
+        `This token expires at ${latest} UTC, so a token it creates must expire by then: pick 7 days or fewer, or sign in to create a longer-lived one.`,
+      );
       expect(state.errors?.expires_in_days).toEqual([state.message]);
       expect(state.values).toMatchObject({ expires_in_days });
     }
@@ -63,7 +65,9 @@ describe("creating a token with a token", () => {
     asToken(parent.token);
     const state = await create({ name: "child", role: "viewer", expires_in_days: "7" });
     expect(state.token).toBeUndefined();
-    expect(state.message).toMatch(/^This token expires at .* UTC, so a token it creates must expire by then: no expiry on offer is that short, or sign in/);
+    expect(state.message).toMatch(
+      /^This token expires at .* UTC, so a token it creates must expire by then: no expiry on offer is that short, or sign in/,
+    );
   });
 
   it("lets a token that never expires create any token of its role or below", async () => {
@@ -73,7 +77,9 @@ describe("creating a token with a token", () => {
 
   it("never mints a higher role than the issuer's own", () => {
     expect(grantRefusal({ role: "viewer", expires_at: null }, "editor", null)).toBe("A viewer token cannot create an editor token.");
-    expect(() => createToken("up", "editor", new Date(), null, { role: "viewer", expires_at: null })).toThrow(/viewer token cannot create an editor token/);
+    expect(() => createToken("up", "editor", new Date(), null, { role: "viewer", expires_at: null })).toThrow(
+      /viewer token cannot create an editor token/,
+    );
     expect(grantRefusal({ role: "viewer", expires_at: null }, "viewer", null)).toBeNull();
   });
 

@@ -25,7 +25,11 @@ async function issuerOf(via: string): Promise<TokenIssuer | null> {
 export async function createTokenAction(_prev: CreateTokenState, form: FormData): Promise<CreateTokenState> {
   const who = await requireRole("editor");
   if (!authEnabled()) return { message: "Tokens work only with sign-in on: set ADMIN_PASSWORD and restart first." };
-  const values = { name: formText(form, "name"), role: formText(form, "role"), expires_in_days: formText(form, "expires_in_days") || "never" };
+  const values = {
+    name: formText(form, "name"),
+    role: formText(form, "role"),
+    expires_in_days: formText(form, "expires_in_days") || "never",
+  };
   const parsed = tokenSchema.safeParse(values);
   if (!parsed.success) return toFormState(parsed.error, { message: "No token was created.", values });
   let created: ReturnType<typeof createToken>;

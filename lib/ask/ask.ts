@@ -3,8 +3,8 @@ import { AgentView, type AgentRef } from "../db/agent-view";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../core/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
-import { chatModel, type Source } from "./chat";
 import type { RetrievalTrace } from "../core/trace";
+import { chatModel, type Source } from "./chat";
 import { extractiveAnswer } from "./extractive";
 
 /**
@@ -37,7 +37,12 @@ export interface AskResult {
   retrieved: (SearchResult & { relevant: boolean })[];
 }
 
-const cite = (r: SearchResult): Citation => ({ document_id: r.document_id, filename: r.filename, chunk_index: r.chunk_index, score: r.score });
+const cite = (r: SearchResult): Citation => ({
+  document_id: r.document_id,
+  filename: r.filename,
+  chunk_index: r.chunk_index,
+  score: r.score,
+});
 const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
 
 async function pipeline(agent: AgentView, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
@@ -54,7 +59,15 @@ async function pipeline(agent: AgentView, question: string, topK: number, trace:
     return { ...base, answer, answer_kind: "generated", refused: false, reason: null, citations: used.map(cite), retrieved: graded };
   }
   const extract = extractiveAnswer(question, used.map(source));
-  return { ...base, answer: extract.answer, answer_kind: "extractive", refused: false, reason: null, citations: extract.used.map((i) => cite(used[i])), retrieved: graded };
+  return {
+    ...base,
+    answer: extract.answer,
+    answer_kind: "extractive",
+    refused: false,
+    reason: null,
+    citations: extract.used.map((i) => cite(used[i])),
+    retrieved: graded,
+  };
 }
 
 /**
@@ -92,7 +105,18 @@ export async function askAgent(agentRef: AgentRef, question: string, topK: numbe
     return result;
   } catch (err) {
     const message = failureMessage(err, "ask");
-    logToolCall({ agentId, logQuestions, tool: "ask", source, input, ok: false, error: message, latencyMs: performance.now() - started, resultCount: 0, outcome: "failed" });
+    logToolCall({
+      agentId,
+      logQuestions,
+      tool: "ask",
+      source,
+      input,
+      ok: false,
+      error: message,
+      latencyMs: performance.now() - started,
+      resultCount: 0,
+      outcome: "failed",
+    });
     throw err;
   }
 }

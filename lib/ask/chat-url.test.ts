@@ -11,7 +11,9 @@ const { shownUrl } = await import("../embeddings/openai/errors");
 
 describe("the chat model's errors", () => {
   it("name the server without the credentials of OPENAI_BASE_URL", async () => {
-    const err = await chatModel()!.grade("refund days", [{ label: "a.md #1", text: "Refunds take 5 days." }]).catch((e) => e);
+    const err = await chatModel()!
+      .grade("refund days", [{ label: "a.md #1", text: "Refunds take 5 days." }])
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ChatError);
     expect(err.message).toContain("test-chat at http://127.0.0.1:9/v1");
     expect(err.message).not.toMatch(/s3cret|proxy-user/);

@@ -43,7 +43,10 @@ export function chatClient(): { client: OpenAI; model: string; baseURL: string }
   const key = `${baseURL}|${e.OPENAI_CHAT_MODEL}`;
   const state = askState();
   if (state.chatClient?.key !== key) {
-    state.chatClient = { key, client: new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS }) };
+    state.chatClient = {
+      key,
+      client: new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS }),
+    };
   }
   return { client: state.chatClient.client, model: e.OPENAI_CHAT_MODEL, baseURL };
 }
@@ -63,7 +66,9 @@ function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
     console.error(`[kb-inspector] chat model ${model} failed to ${what}:`, detail);
     const how = status ? `answered ${status}` : "did not answer";
     // Users read this: the URL without the user, password or query OPENAI_BASE_URL may carry.
-    throw new ChatError(`The chat model ${model} at ${shownUrl(baseURL) ?? "OPENAI_BASE_URL"} ${how} when asked to ${what}; the details are in the server log.`);
+    throw new ChatError(
+      `The chat model ${model} at ${shownUrl(baseURL) ?? "OPENAI_BASE_URL"} ${how} when asked to ${what}; the details are in the server log.`,
+    );
   };
   const complete = (system: string, user: string, response_format?: OpenAI.ChatCompletionCreateParams["response_format"]) =>
     client.chat.completions.create({

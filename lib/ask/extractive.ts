@@ -36,11 +36,22 @@ export interface Extract {
 export function extractiveAnswer(question: string, sources: Source[], maxSentences = 3): Extract {
   const wanted = new Set(words(question).map(stem));
   const scored = sources.flatMap((s, source) =>
-    sentences(s.text).map((text, order) => ({ text, source, order, score: new Set(words(text).map(stem).filter((w) => wanted.has(w))).size })),
+    sentences(s.text).map((text, order) => ({
+      text,
+      source,
+      order,
+      score: new Set(
+        words(text)
+          .map(stem)
+          .filter((w) => wanted.has(w)),
+      ).size,
+    })),
   );
   const matching = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.source - b.source || a.order - b.order);
   // Nothing in common by spelling: the closest chunk's opening is still the best there is.
-  const picked = (matching.length > 0 ? matching.slice(0, maxSentences) : scored.slice(0, 1)).sort((a, b) => a.source - b.source || a.order - b.order);
+  const picked = (matching.length > 0 ? matching.slice(0, maxSentences) : scored.slice(0, 1)).sort(
+    (a, b) => a.source - b.source || a.order - b.order,
+  );
   return {
     answer: picked.map((s) => `${s.text} [${sources[s.source].label}]`).join(" "),
     used: [...new Set(picked.map((s) => s.source))],

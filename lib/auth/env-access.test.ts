@@ -14,7 +14,9 @@ describe("access settings in the environment", () => {
     expect(() => parseEnv({ VIEWER_PASSWORD: "viewer-password-1" })).toThrow(/VIEWER_PASSWORD: needs ADMIN_PASSWORD/);
     expect(() => parseEnv({ ADMIN_PASSWORD: "same-password", VIEWER_PASSWORD: "same-password" })).toThrow(/must differ/);
     expect(() => parseEnv({ ADMIN_PASSWORD: "admin-password-1", VIEWER_PASSWORD: "short" })).toThrow(/VIEWER_PASSWORD: must be at least 8/);
-    expect(parseEnv({ ADMIN_PASSWORD: "admin-password-1", VIEWER_PASSWORD: "viewer-password-1" }).VIEWER_PASSWORD).toBe("viewer-password-1");
+    expect(parseEnv({ ADMIN_PASSWORD: "admin-password-1", VIEWER_PASSWORD: "viewer-password-1" }).VIEWER_PASSWORD).toBe(
+      "viewer-password-1",
+    );
   });
 
   it("never repeats a password in its error message", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ERROR_STATUS } from "../core/errors";
 import { gateRequest } from "./gate";
 import { PEER_HEADER, peerStamp } from "./peer";
-import { ERROR_STATUS } from "../core/errors";
 
 // Sign-in off (no ADMIN_PASSWORD): everyone who reaches the app is an editor, so the app itself
 // answers only requests from this machine that came straight to it.
@@ -11,7 +11,11 @@ process.env.ALLOWED_HOSTS = "kb.example.com";
 
 const request = (peer: { address: string; forwarded?: string[] } | null, headers: Record<string, string> = {}) =>
   new Request("http://127.0.0.1:3000/api/agents", {
-    headers: { host: "127.0.0.1:3000", ...headers, ...(peer ? { [PEER_HEADER]: peerStamp({ address: peer.address, forwarded: peer.forwarded ?? [] }) } : {}) },
+    headers: {
+      host: "127.0.0.1:3000",
+      ...headers,
+      ...(peer ? { [PEER_HEADER]: peerStamp({ address: peer.address, forwarded: peer.forwarded ?? [] }) } : {}),
+    },
   });
 
 const refusal = async (req: Request) => {

@@ -15,7 +15,9 @@ const send = (method: string, path: string, headers: Record<string, string>) =>
   gateRequest(new Request(`http://127.0.0.1:3000${path}`, { method, headers: { host: "127.0.0.1:3000", ...headers } }));
 
 const get = (path: string, cookie?: string, headers: Record<string, string> = {}) =>
-  gateRequest(new Request(`http://127.0.0.1:3000${path}`, { headers: { host: "127.0.0.1:3000", ...(cookie ? { cookie } : {}), ...headers } }));
+  gateRequest(
+    new Request(`http://127.0.0.1:3000${path}`, { headers: { host: "127.0.0.1:3000", ...(cookie ? { cookie } : {}), ...headers } }),
+  );
 
 describe("the gate with sign-in on", () => {
   it("treats a malformed session cookie as signed out instead of failing", async () => {
@@ -38,7 +40,14 @@ describe("the gate with sign-in on", () => {
   it("classifies a path as Next routes it, and refuses escapes that would route it otherwise", async () => {
     const viewer = { cookie: `${SESSION_COOKIE}=${await signSession("viewer", sessionKeys(), 3600)}` };
     // "/%61pi/agents" reaches POST /api/agents; read raw, it looked like a page's server action.
-    for (const path of ["/%61pi/agents", "/api/%61gents", "/api/agents/7%2Fask", "/api/agents/%37/ask", "/api%5Cagents", "/api/agents/%E0%A4%A"]) {
+    for (const path of [
+      "/%61pi/agents",
+      "/api/%61gents",
+      "/api/agents/7%2Fask",
+      "/api/agents/%37/ask",
+      "/api%5Cagents",
+      "/api/agents/%E0%A4%A",
+    ]) {
       const res = await send("POST", path, { ...viewer, "next-action": "abc" });
       expect(res?.status, path).toBe(400);
       const { error } = await res!.json();

@@ -4,6 +4,7 @@
 // Next does not buffer their bodies, run them first thing themselves. Every route handler also
 // checks the role it declares (handlerRoleRefusal): the proxy reads a path, Next routes another.
 import { NextResponse } from "next/server";
+import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { authConfig, type AuthConfig } from "./config";
 import { identify } from "./identity";
 import {
@@ -22,7 +23,6 @@ import {
 import { SESSION_COOKIE } from "./session";
 import { isLoopbackAddress, peerOf } from "./peer";
 import { authState } from "./state";
-import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 
 /** What a route handler declares it needs: a role, or nothing at all (health). */
 export type Access = Role | "public";
@@ -53,7 +53,8 @@ const urlHost = (value: string | null): string | null => {
   }
 };
 
-const OPEN_MODE_PROXY_HINT = "Set ADMIN_PASSWORD to serve the app through a proxy or to other machines (names in ALLOWED_HOSTS need it too).";
+const OPEN_MODE_PROXY_HINT =
+  "Set ADMIN_PASSWORD to serve the app through a proxy or to other machines (names in ALLOWED_HOSTS need it too).";
 
 /**
  * Without ADMIN_PASSWORD everyone who reaches the app is an editor, so it answers only requests
@@ -67,12 +68,14 @@ function openAccessRefusal(req: Request, host: string): NextResponse | null {
   // in while the server was still starting has none.
   if (!peer) return refuse("starting", "The app is still starting; try again in a moment.");
   if (peer.forwarded.length > 0) {
-    return refuse("sign_in_required",
+    return refuse(
+      "sign_in_required",
       `This request came through a proxy (it carries ${peer.forwarded.join(", ")}), and sign-in is off, which would make anyone it forwards an editor. ${OPEN_MODE_PROXY_HINT}`,
     );
   }
   if (!isLoopbackAddress(peer.address)) {
-    return refuse("sign_in_required",
+    return refuse(
+      "sign_in_required",
       `This request came from ${peer.address}, another machine, and sign-in is off, which would make anyone who reaches the app an editor. ${OPEN_MODE_PROXY_HINT}`,
     );
   }
@@ -87,7 +90,8 @@ function openAccessRefusal(req: Request, host: string): NextResponse | null {
     ["Referer", fromOwnPage ? urlHost(req.headers.get("referer")) : null],
   ].find(([, name]) => name !== null && !isLoopbackHostname(name!));
   if (named) {
-    return refuse("sign_in_required",
+    return refuse(
+      "sign_in_required",
       `This request was addressed to "${named[1]}" (its ${named[0]} header), not to this machine, and sign-in is off, so the app answers only localhost, 127.0.0.1 and [::1]. ${OPEN_MODE_PROXY_HINT}`,
     );
   }
@@ -122,7 +126,8 @@ async function signInRefusal(req: Request, need: Role | "action", page: URL | nu
   const who = await identify(session, authorization);
   if (!who) {
     if (authorization !== null) return refuse("unauthorized", "The bearer token is not valid: unknown, revoked, expired or malformed.");
-    if (!page) return refuse("unauthorized", "Sign in first (the session is missing or has expired), or send Authorization: Bearer <token>.");
+    if (!page)
+      return refuse("unauthorized", "Sign in first (the session is missing or has expired), or send Authorization: Bearer <token>.");
     const login = new URL("/login", page);
     if (page.pathname !== "/") login.searchParams.set("next", page.pathname + page.search);
     const res = NextResponse.redirect(login);

@@ -1,10 +1,10 @@
 // Who is asking: a session cookie or a bearer token, checked the same way by the proxy
 // (for every request) and by server actions (which check again, see requireRole).
+import { verifyToken } from "../db/api-tokens";
+import { isSessionRevoked, revokeSession } from "../db/revoked-sessions";
 import { authConfig, sessionKeys } from "./config";
 import type { Role } from "./request-rules";
 import { verifySession } from "./session";
-import { verifyToken } from "../db/api-tokens";
-import { isSessionRevoked, revokeSession } from "../db/revoked-sessions";
 
 export interface Identity {
   role: Role;

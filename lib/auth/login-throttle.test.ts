@@ -3,10 +3,7 @@ import { LoginThrottle } from "./login-throttle";
 
 function setup() {
   let now = 0;
-  const throttle = new LoginThrottle(
-    { free: 3, maxWaitMs: 8_000, forgetAfterMs: 60_000 },
-    () => now,
-  );
+  const throttle = new LoginThrottle({ free: 3, maxWaitMs: 8_000, forgetAfterMs: 60_000 }, () => now);
   return { throttle, tick: (ms: number) => (now += ms) };
 }
 

@@ -82,6 +82,7 @@ describe("clientAddress and peerOf", () => {
 
   it("knows the loopback range", () => {
     for (const a of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a), a).toBe(true);
-    for (const a of ["10.0.0.1", "192.168.1.2", "128.0.0.1", "::", "fe80::1", "2001:db8::1", ""]) expect(isLoopbackAddress(a), a).toBe(false);
+    for (const a of ["10.0.0.1", "192.168.1.2", "128.0.0.1", "::", "fe80::1", "2001:db8::1", ""])
+      expect(isLoopbackAddress(a), a).toBe(false);
   });
 });

@@ -22,7 +22,10 @@ function files(dir: string): string[] {
 function samplePath(file: string): string {
   const rel = file.startsWith("app/")
     ? file.replace(/^app/, "").replace(/\/route\.ts$/, "")
-    : file.replace(/^pages/, "").replace(/\.ts$/, "").replace(/\/index$/, "");
+    : file
+        .replace(/^pages/, "")
+        .replace(/\.ts$/, "")
+        .replace(/\/index$/, "");
   return rel.replace(/\[[^\]]+\]/g, "7");
 }
 
@@ -57,7 +60,12 @@ describe("which routes the proxy gates and which gate themselves", () => {
     const selfGated = table.filter((r) => r.handlers.every((h) => h.gated)).map((r) => r.file);
     const partly = table.filter((r) => r.handlers.some((h) => h.gated) && !r.handlers.every((h) => h.gated)).map((r) => r.file);
     expect(partly).toEqual([]);
-    expect(table.filter((r) => !r.proxied).map((r) => r.file).sort()).toEqual(selfGated.sort());
+    expect(
+      table
+        .filter((r) => !r.proxied)
+        .map((r) => r.file)
+        .sort(),
+    ).toEqual(selfGated.sort());
     // The list, stated: the upload routes and an agent's import (Next would buffer their bodies
     // before a proxy answers), the preview, and the agent's search (the proxy's cost per call).
     expect(selfGated.sort()).toEqual(

@@ -19,7 +19,16 @@ describe("Host header", () => {
     for (const h of ["localhost", "localhost:3000", "127.0.0.1:3100", "[::1]:3000", "LOCALHOST:80"]) {
       expect(isAllowedHost(h, defaults), h).toBe(true);
     }
-    for (const h of ["evil.example", "evil.example:3000", "127.0.0.1.nip.io:3000", "localhost.evil.example", "10.0.0.5:3000", "", "a b", null]) {
+    for (const h of [
+      "evil.example",
+      "evil.example:3000",
+      "127.0.0.1.nip.io:3000",
+      "localhost.evil.example",
+      "10.0.0.5:3000",
+      "",
+      "a b",
+      null,
+    ]) {
       expect(isAllowedHost(h, defaults), String(h)).toBe(false);
     }
   });
@@ -45,8 +54,10 @@ describe("Host header", () => {
 
 describe("this machine's names", () => {
   it("are localhost, *.localhost, 127.0.0.0/8 and [::1], and nothing that only starts like one", () => {
-    for (const h of ["localhost", "LOCALHOST", "app.localhost", "localhost.", "127.0.0.1", "127.255.0.9", "[::1]"]) expect(isLoopbackHostname(h), h).toBe(true);
-    for (const h of ["localhost.evil.example", "127.0.0.1.nip.io", "128.0.0.1", "[::2]", "10.0.0.1", "evillocalhost", ""]) expect(isLoopbackHostname(h), h).toBe(false);
+    for (const h of ["localhost", "LOCALHOST", "app.localhost", "localhost.", "127.0.0.1", "127.255.0.9", "[::1]"])
+      expect(isLoopbackHostname(h), h).toBe(true);
+    for (const h of ["localhost.evil.example", "127.0.0.1.nip.io", "128.0.0.1", "[::2]", "10.0.0.1", "evillocalhost", ""])
+      expect(isLoopbackHostname(h), h).toBe(false);
     expect(isAllowedHost("app.localhost:3000", defaults)).toBe(true);
     expect(isAllowedHost("127.0.0.2:3000", defaults)).toBe(true);
   });
@@ -134,14 +145,31 @@ describe("roles", () => {
 
   it("keeps only sign-in, health and static assets public", () => {
     for (const p of ["/login", "/api/health", "/_next/static/chunks/a.js", "/favicon.ico"]) expect(isPublicPath(p), p).toBe(true);
-    for (const p of ["/", "/login/x", "/api/health/x", "/api/agents", "/settings/tokens", "/_next/data/x.json"]) expect(isPublicPath(p), p).toBe(false);
+    for (const p of ["/", "/login/x", "/api/health/x", "/api/agents", "/settings/tokens", "/_next/data/x.json"])
+      expect(isPublicPath(p), p).toBe(false);
   });
 });
 
 describe("safeNextPath", () => {
   it("keeps paths on this app and drops everything that could leave it", () => {
     expect(safeNextPath("/agents/1/search?q=a%20b#top")).toBe("/agents/1/search?q=a%20b#top");
-    for (const bad of ["//evil.example", "/\\evil.example", "/\t/evil.example", "https://evil.example", "evil", "", null, undefined, 42, "/login", "/login?next=/x", "/.//evil.example", "/..//evil.example/x", "/a/../..//evil.example", "/./\u002f/evil.example"]) {
+    for (const bad of [
+      "//evil.example",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "https://evil.example",
+      "evil",
+      "",
+      null,
+      undefined,
+      42,
+      "/login",
+      "/login?next=/x",
+      "/.//evil.example",
+      "/..//evil.example/x",
+      "/a/../..//evil.example",
+      "/./\u002f/evil.example",
+    ]) {
       expect(safeNextPath(bad), String(bad)).toBe("/");
     }
   });

@@ -134,8 +134,7 @@ export function decodedPath(raw: string): { pathname: string } | { refusal: stri
 const SEARCH_ALIAS = /^\/agents\/[^/]+\/documents\/search\/?$/;
 
 /** Route handlers: everything under /api, and the search endpoint's alias. */
-export const isRouteHandlerPath = (pathname: string) =>
-  pathname === "/api" || pathname.startsWith("/api/") || SEARCH_ALIAS.test(pathname);
+export const isRouteHandlerPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/") || SEARCH_ALIAS.test(pathname);
 
 /** Reachable without signing in: the sign-in page (and its action), health, static assets. */
 export const isPublicPath = (pathname: string) =>
@@ -146,7 +145,14 @@ export const isPublicPath = (pathname: string) =>
   pathname === "/favicon.ico";
 
 /** POSTs that only read: search, inspection and recall runs. */
-const VIEWER_POSTS = [SEARCH_ALIAS, /^\/(?:api\/)?agents\/[^/]+\/ask\/?$/, /^\/api\/agents\/[^/]+\/documents\/search\/?$/, /^\/api\/agents\/[^/]+\/inspect\/?$/, /^\/api\/agents\/[^/]+\/evals\/?$/, /^\/api\/agents\/[^/]+\/questions\/replay\/?$/];
+const VIEWER_POSTS = [
+  SEARCH_ALIAS,
+  /^\/(?:api\/)?agents\/[^/]+\/ask\/?$/,
+  /^\/api\/agents\/[^/]+\/documents\/search\/?$/,
+  /^\/api\/agents\/[^/]+\/inspect\/?$/,
+  /^\/api\/agents\/[^/]+\/evals\/?$/,
+  /^\/api\/agents\/[^/]+\/questions\/replay\/?$/,
+];
 
 /**
  * The role a request needs. A server action (a POST with `Next-Action` to a page) answers

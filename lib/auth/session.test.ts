@@ -13,9 +13,16 @@ const t0 = Date.parse("2030-01-01T00:00:00Z");
 describe("session cookie", () => {
   it("round-trips the role and its times", async () => {
     const token = await signSession("viewer", keys, 12 * HOUR, t0);
-    expect(await verifySession(token, keys, 12 * HOUR, t0 + 1000)).toEqual({ id: expect.any(String), role: "viewer", issuedAt: t0 / 1000, expiresAt: t0 / 1000 + 12 * HOUR });
+    expect(await verifySession(token, keys, 12 * HOUR, t0 + 1000)).toEqual({
+      id: expect.any(String),
+      role: "viewer",
+      issuedAt: t0 / 1000,
+      expiresAt: t0 / 1000 + 12 * HOUR,
+    });
     // Each sign-in has its own id, so signing out can end that one and no other.
-    const ids = await Promise.all([1, 2].map(async () => (await verifySession(await signSession("viewer", keys, HOUR, t0), keys, HOUR, t0))!.id));
+    const ids = await Promise.all(
+      [1, 2].map(async () => (await verifySession(await signSession("viewer", keys, HOUR, t0), keys, HOUR, t0))!.id),
+    );
     expect(ids[0]).not.toBe(ids[1]);
     expect((await verifySession(await signSession("editor", keys, HOUR, t0), keys, HOUR, t0))?.role).toBe("editor");
   });

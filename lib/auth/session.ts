@@ -47,7 +47,8 @@ export function loadSessionSalt(dataDir: string): Buffer {
   return fs.readFileSync(file);
 }
 
-const derive = (secret: string, salt: Buffer, purpose: string) => new Uint8Array(hkdfSync("sha256", secret, salt, `kb-inspector session ${purpose}`, 32));
+const derive = (secret: string, salt: Buffer, purpose: string) =>
+  new Uint8Array(hkdfSync("sha256", secret, salt, `kb-inspector session ${purpose}`, 32));
 
 export function deriveSessionKeys(salt: Buffer, adminPassword: string, viewerPassword?: string): SessionKeys {
   return {

@@ -14,7 +14,8 @@ export function openAccessWarning(env) {
     "another host is refused. To serve it through a reverse proxy: set ADMIN_PASSWORD, put the public name in ALLOWED_HOSTS,",
     "and set TRUST_PROXY=1 if the proxy sets X-Forwarded-For (docs/deploying.md).",
   ];
-  if (env.ALLOWED_HOSTS?.trim()) lines.push(`ALLOWED_HOSTS=${env.ALLOWED_HOSTS.trim()} is refused while sign-in is off: those names need ADMIN_PASSWORD.`);
+  if (env.ALLOWED_HOSTS?.trim())
+    lines.push(`ALLOWED_HOSTS=${env.ALLOWED_HOSTS.trim()} is refused while sign-in is off: those names need ADMIN_PASSWORD.`);
   if (env.TRUST_PROXY) lines.push("TRUST_PROXY=1 has no effect while sign-in is off: proxied requests are refused.");
   return lines.join("\n");
 }

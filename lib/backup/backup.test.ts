@@ -24,7 +24,14 @@ function run(script: string, args: string[], dataDir: string, prefix: string): P
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", script, ...args], {
       cwd: repo,
-      env: { ...process.env, DATA_DIR: dataDir, CHROMA_URL: inject("chromaUrl"), CHROMA_COLLECTION_PREFIX: prefix, EMBEDDING_PROVIDER: "local", KB_DEMO: "0" },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        CHROMA_URL: inject("chromaUrl"),
+        CHROMA_COLLECTION_PREFIX: prefix,
+        EMBEDDING_PROVIDER: "local",
+        KB_DEMO: "0",
+      },
     });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
@@ -32,7 +39,8 @@ function run(script: string, args: string[], dataDir: string, prefix: string): P
     child.on("close", (code) => resolve({ code: code ?? -1, out }));
   });
 }
-const restore = (dir: string, dataDir: string, prefix: string, ...flags: string[]) => run("scripts/restore.ts", [dir, ...flags], dataDir, prefix);
+const restore = (dir: string, dataDir: string, prefix: string, ...flags: string[]) =>
+  run("scripts/restore.ts", [dir, ...flags], dataDir, prefix);
 
 const QUERIES = ["refund to my card", "reset my password", "first response time for premium customers", "invoice as pdf"];
 
@@ -65,15 +73,20 @@ describe("backup and restore", () => {
     expect(searched.code, searched.out).toBe(0);
     const after = JSON.parse(searched.out.trim().split("\n").pop()!);
     expect(after.auditOk).toBe(true);
-    const shape = (rs: { document_id: number; chunk_index: number; score: number }[][]) => rs.map((r) => r.map((x) => [x.document_id, x.chunk_index]));
+    const shape = (rs: { document_id: number; chunk_index: number; score: number }[][]) =>
+      rs.map((r) => r.map((x) => [x.document_id, x.chunk_index]));
     expect(shape(after.served)).toEqual(shape(served));
     expect(after.served.flat().map((x: { score: number }) => x.score)).toEqual(served.flat().map((x) => expect.closeTo(x.score, 6)));
     expect(shape(after.chroma)).toEqual(shape(chroma));
     expect(after.chroma.flat().map((x: { score: number }) => x.score)).toEqual(chroma.flat().map((x) => expect.closeTo(x.score, 6)));
     // The other agent came back too, and nothing of it answers this agent's searches.
-    expect(after.served.flat().every((x: { document_id: number }) => listDocuments(agent.id).some((d) => d.id === x.document_id))).toBe(true);
+    expect(after.served.flat().every((x: { document_id: number }) => listDocuments(agent.id).some((d) => d.id === x.document_id))).toBe(
+      true,
+    );
     const copy = new Database(path.join(dataDir, "kb.sqlite"), { readonly: true });
-    expect((copy.prepare("SELECT COUNT(*) AS n FROM documents WHERE agent_id = ? AND status = 'ready'").get(other.id) as { n: number }).n).toBe(4);
+    expect(
+      (copy.prepare("SELECT COUNT(*) AS n FROM documents WHERE agent_id = ? AND status = 'ready'").get(other.id) as { n: number }).n,
+    ).toBe(4);
     copy.close();
 
     // Not over data that is there, unless told to.
@@ -87,7 +100,9 @@ describe("backup and restore", () => {
     const acknowledged = listDocuments(agent.id).filter((d) => d.status === "ready");
     // Uploads and deletes go on while the backup is taken.
     const busy = [
-      ...Array.from({ length: 12 }, (_, i) => ingest(agent.id, `busy-${i}.md`, `Busy article ${i}. ${ARTICLES.refunds} Note ${i}.`, 60, 10)),
+      ...Array.from({ length: 12 }, (_, i) =>
+        ingest(agent.id, `busy-${i}.md`, `Busy article ${i}. ${ARTICLES.refunds} Note ${i}.`, 60, 10),
+      ),
       removeDocument(agent.id, acknowledged[0]!.id),
     ];
     const dir = fresh("busy");
@@ -99,13 +114,18 @@ describe("backup and restore", () => {
     const restored = await restore(dir, dataDir, `b${n}${Date.now().toString(36)}`);
     expect(restored.code, restored.out).toBe(0);
     const copy = new Database(path.join(dataDir, "kb.sqlite"), { readonly: true });
-    const ready = copy.prepare("SELECT id, chunk_count FROM documents WHERE agent_id = ? AND status = 'ready'").all(agent.id) as { id: number; chunk_count: number }[];
+    const ready = copy.prepare("SELECT id, chunk_count FROM documents WHERE agent_id = ? AND status = 'ready'").all(agent.id) as {
+      id: number;
+      chunk_count: number;
+    }[];
     // Acknowledged before the backup began: all there, but the one deleted meanwhile may or may not be.
     for (const d of acknowledged.slice(1)) expect(ready.map((r) => r.id)).toContain(d.id);
     // Consistent: no document half there, each with all its chunks and vectors; none left indexing.
     for (const d of ready) {
       expect((copy.prepare("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(d.id) as { n: number }).n).toBe(d.chunk_count);
-      expect((copy.prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ?").get(d.id) as { n: number }).n).toBe(d.chunk_count);
+      expect(
+        (copy.prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ?").get(d.id) as { n: number }).n,
+      ).toBe(d.chunk_count);
     }
     expect((copy.prepare("SELECT COUNT(*) AS n FROM documents WHERE status = 'indexing'").get() as { n: number }).n).toBe(0);
     copy.close();
@@ -123,7 +143,9 @@ describe("backup and restore", () => {
     const dataDir = fresh("not-restored");
     const truncated = await restore(dir, dataDir, "never");
     expect(truncated.code).toBe(1);
-    expect(truncated.out).toMatch(/kb\.sqlite failed its checksum: \d+ bytes where the manifest says \d+ \(truncated or altered\); nothing was restored/);
+    expect(truncated.out).toMatch(
+      /kb\.sqlite failed its checksum: \d+ bytes where the manifest says \d+ \(truncated or altered\); nothing was restored/,
+    );
     expect(fs.existsSync(dataDir)).toBe(false);
 
     const altered = Buffer.from(bytes);
@@ -178,7 +200,15 @@ describe("backup and restore", () => {
     const m = await createBackup(process.env.DATA_DIR!, dir, "test");
     const dataDir = fresh("force-restored");
     fs.mkdirSync(path.join(dataDir, "chroma"), { recursive: true });
-    for (const name of ["kb.sqlite", "kb.sqlite-wal", "kb.sqlite-journal", "session-salt", "chroma/unclean-restarts", "unclean-restarts-checked"]) fs.writeFileSync(path.join(dataDir, name), "old\n");
+    for (const name of [
+      "kb.sqlite",
+      "kb.sqlite-wal",
+      "kb.sqlite-journal",
+      "session-salt",
+      "chroma/unclean-restarts",
+      "unclean-restarts-checked",
+    ])
+      fs.writeFileSync(path.join(dataDir, name), "old\n");
     await expect(async () => restoreFiles(dir, m, dataDir, false)).rejects.toThrow(/is not empty/);
     await restoreFiles(dir, m, dataDir, true);
     // Chroma's folder goes, so the count of its restarts already checked must go with it.

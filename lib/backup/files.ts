@@ -64,7 +64,8 @@ export async function createBackup(dataDir: string, dest: string, appVersion: st
       names.push(extra);
     }
     const files = [];
-    for (const name of names) files.push({ name, bytes: fs.statSync(path.join(work, name)).size, sha256: await sha256(path.join(work, name)) });
+    for (const name of names)
+      files.push({ name, bytes: fs.statSync(path.join(work, name)).size, sha256: await sha256(path.join(work, name)) });
     const manifest: Manifest = {
       format: "kb-inspector-backup",
       version: 1,
@@ -91,14 +92,21 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
   } catch {
     throw new BackupError(`${MANIFEST} in ${dir} is not valid JSON: the backup is damaged.`);
   }
-  if (manifest.format !== "kb-inspector-backup" || manifest.version !== 1) throw new BackupError(`${MANIFEST} is not a KB Inspector backup manifest of version 1.`);
+  if (manifest.format !== "kb-inspector-backup" || manifest.version !== 1)
+    throw new BackupError(`${MANIFEST} is not a KB Inspector backup manifest of version 1.`);
   if (!manifest.files?.some((f) => f.name === DATABASE)) throw new BackupError(`${MANIFEST} lists no ${DATABASE}.`);
   for (const f of manifest.files) {
     const p = path.join(dir, path.basename(f.name));
     if (!fs.existsSync(p)) throw new BackupError(`${f.name} is missing from the backup.`);
     const bytes = fs.statSync(p).size;
-    if (bytes !== f.bytes) throw new BackupError(`${f.name} failed its checksum: ${bytes} bytes where the manifest says ${f.bytes} (truncated or altered); nothing was restored.`);
-    if ((await sha256(p)) !== f.sha256) throw new BackupError(`${f.name} failed its checksum: its SHA-256 differs from the manifest's (altered or damaged); nothing was restored.`);
+    if (bytes !== f.bytes)
+      throw new BackupError(
+        `${f.name} failed its checksum: ${bytes} bytes where the manifest says ${f.bytes} (truncated or altered); nothing was restored.`,
+      );
+    if ((await sha256(p)) !== f.sha256)
+      throw new BackupError(
+        `${f.name} failed its checksum: its SHA-256 differs from the manifest's (altered or damaged); nothing was restored.`,
+      );
   }
   return manifest;
 }
@@ -110,9 +118,20 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
  */
 export async function restoreFiles(dir: string, manifest: Manifest, dataDir: string, force: boolean): Promise<Tightening> {
   if (!isEmptyDir(dataDir)) {
-    if (!force) throw new BackupError(`${dataDir} is not empty; restore into an empty DATA_DIR, or pass --force to replace what it holds (stop the app first).`);
+    if (!force)
+      throw new BackupError(
+        `${dataDir} is not empty; restore into an empty DATA_DIR, or pass --force to replace what it holds (stop the app first).`,
+      );
     // The count of Chroma restarts already checked goes with Chroma's folder, or new ones would pass unchecked.
-    const replaced = [DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, `${DATABASE}-journal`, ...EXTRA_FILES, "chroma", "unclean-restarts-checked"];
+    const replaced = [
+      DATABASE,
+      `${DATABASE}-wal`,
+      `${DATABASE}-shm`,
+      `${DATABASE}-journal`,
+      ...EXTRA_FILES,
+      "chroma",
+      "unclean-restarts-checked",
+    ];
     for (const name of replaced) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
   }
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -22,7 +22,12 @@ export interface VectorRestore {
 }
 
 /** Adds a document's chunk vectors, noted first as every write of chunk vectors is (lib/db/index-check.ts). */
-async function addNoted(collection: Collection, doc: { agent_id: number; id: number }, chunks: { index: number }[], vectors: number[][]): Promise<void> {
+async function addNoted(
+  collection: Collection,
+  doc: { agent_id: number; id: number },
+  chunks: { index: number }[],
+  vectors: number[][],
+): Promise<void> {
   const target = { agentId: doc.agent_id, documentId: doc.id };
   noteVectorWrite({ collection: collection.name, model: collectionModel(collection), ...target, chunks: chunks.length });
   await addChunks(collection, target, chunks, vectors);
@@ -36,13 +41,14 @@ async function addNoted(collection: Collection, doc: { agent_id: number; id: num
 export async function restoreVectors(onProgress: (done: number) => void = () => {}): Promise<VectorRestore> {
   const out: VectorRestore = { documents: 0, vectors: 0, re_embedded: 0, left_for_reindex: 0 };
   const configured = embedder();
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const docs = readyDocumentsAfter(db(), after, DOCUMENTS_PER_STEP);
     if (docs.length === 0) return out;
     after = docs[docs.length - 1]!.id;
     for (const doc of docs) {
       // Another model's collection needs only its name and dimension, which the vectors carry.
-      const modelOf = (dimension: number) => (doc.embedding_model === configured.model ? configured : ({ model: doc.embedding_model, dimension } as Embedder));
+      const modelOf = (dimension: number) =>
+        doc.embedding_model === configured.model ? configured : ({ model: doc.embedding_model, dimension } as Embedder);
       if (storedVectorCount(doc.id, doc.embedding_model) === doc.chunk_count && doc.chunk_count > 0) {
         if (chunkIndexes([doc.id]).length !== doc.chunk_count) throw new Error(`document ${doc.id}: its chunks and vectors do not match`);
         // A stored run at a time: a document of any length is written with flat memory.

@@ -3,8 +3,19 @@ import type { IndexRecall } from "../retrieval/index-recall";
 import { indexRecallSentence, indexRecallWarning } from "./index-recall";
 
 const base: IndexRecall = {
-  agent_id: 1, k: 10, queries: 20, served_recall: 1, index_recall: 0.62, served_exactly: true, nearest_missed: 0, index_nearest_missed: 4,
-  model: "m", threshold: 0.95, below_threshold: false, measured_at: "2025-01-01T00:00:00.000Z", reason: null,
+  agent_id: 1,
+  k: 10,
+  queries: 20,
+  served_recall: 1,
+  index_recall: 0.62,
+  served_exactly: true,
+  nearest_missed: 0,
+  index_nearest_missed: 4,
+  model: "m",
+  threshold: 0.95,
+  below_threshold: false,
+  measured_at: "2025-01-01T00:00:00.000Z",
+  reason: null,
 };
 
 describe("index recall in words", () => {

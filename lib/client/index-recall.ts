@@ -20,7 +20,9 @@ export function indexRecallSentence(r: IndexRecall): string {
 /** The warning when searches return less of the nearest chunks than INDEX_RECALL_WARN asks; null otherwise. */
 export function indexRecallWarning(r: IndexRecall): string | null {
   if (!r.below_threshold || r.served_recall === null) return null;
-  const missed = r.nearest_missed ? ` For ${plural(r.nearest_missed, "search", "searches")}, the nearest chunk of all was not returned.` : "";
+  const missed = r.nearest_missed
+    ? ` For ${plural(r.nearest_missed, "search", "searches")}, the nearest chunk of all was not returned.`
+    : "";
   return (
     `Searches miss near chunks: they return ${percent(r.served_recall)} of the nearest ${r.k}, below the ${percent(r.threshold)} the app expects.${missed} ` +
     "Rebuilding the vector index builds its graph afresh."

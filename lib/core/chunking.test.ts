@@ -14,7 +14,10 @@ describe("chunkText settings", () => {
 
   it("cuts at boundaries unless told otherwise", () => {
     const text = "Refunds reach the card in five days. Gift cards are not refundable at all.";
-    expect(chunkText(text, 40, 0).map((c) => c.text)).toEqual(["Refunds reach the card in five days.", "Gift cards are not refundable at all."]);
+    expect(chunkText(text, 40, 0).map((c) => c.text)).toEqual([
+      "Refunds reach the card in five days.",
+      "Gift cards are not refundable at all.",
+    ]);
     expect(chunkText(text, 40, 0, "fixed")[0].text).toBe("Refunds reach the card in five days. Gif");
   });
 });
@@ -91,8 +94,26 @@ function checkBoundaryChunks(text: string, size: number, overlap: number): Chunk
 /** A deterministic pseudo-random article: headings, paragraphs, sentences, lists, long tokens. */
 function article(seed: number, paragraphs: number): string {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const words = ["refund", "the", "card", "gift", "account", "within", "days", "support", "order", "a", "is", "of", "ticket", "premium", "e.g.", "SKU-4411-B", "hours,"];
+  const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const words = [
+    "refund",
+    "the",
+    "card",
+    "gift",
+    "account",
+    "within",
+    "days",
+    "support",
+    "order",
+    "a",
+    "is",
+    "of",
+    "ticket",
+    "premium",
+    "e.g.",
+    "SKU-4411-B",
+    "hours,",
+  ];
   const sentence = () => {
     const n = 3 + Math.floor(rand() * 14);
     const w = Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]);
@@ -111,7 +132,15 @@ function article(seed: number, paragraphs: number): string {
 
 describe("boundary-aware chunks", () => {
   it("keep their promises on many generated articles and settings", () => {
-    const settings: [number, number][] = [[800, 100], [400, 0], [1200, 100], [200, 50], [120, 119], [60, 10], [30, 0]];
+    const settings: [number, number][] = [
+      [800, 100],
+      [400, 0],
+      [1200, 100],
+      [200, 50],
+      [120, 119],
+      [60, 10],
+      [30, 0],
+    ];
     for (let seed = 1; seed <= 40; seed++) {
       const text = article(seed, 5 + (seed % 25));
       for (const [size, overlap] of settings) checkBoundaryChunks(text, size, overlap);
@@ -121,12 +150,27 @@ describe("boundary-aware chunks", () => {
   it("prefer a paragraph or heading to a sentence, a sentence to a line, a line to a word", () => {
     const para = "First paragraph about refunds. It has two sentences.";
     const text = `${para}\n\n## Gift cards\nGift cards cannot be refunded.`;
-    expect(checkBoundaryChunks(text, para.length + 20, 0).map((c) => c.text)).toEqual([para, "## Gift cards\nGift cards cannot be refunded."]);
+    expect(checkBoundaryChunks(text, para.length + 20, 0).map((c) => c.text)).toEqual([
+      para,
+      "## Gift cards\nGift cards cannot be refunded.",
+    ]);
     // A heading on the next line starts a section even without a blank line.
-    expect(chunkText("Intro line one.\n# Heading\nBody text here.", 30, 0).map((c) => c.text)).toEqual(["Intro line one.", "# Heading\nBody text here."]);
-    expect(chunkText("One sentence here. And then some more words", 30, 0).map((c) => c.text)).toEqual(["One sentence here.", "And then some more words"]);
-    expect(chunkText("a line without stop\nand more words after it", 30, 0).map((c) => c.text)).toEqual(["a line without stop", "and more words after it"]);
-    expect(chunkText("words only and no stop at all in sight", 20, 0).map((c) => c.text)).toEqual(["words only and no", "stop at all in sight"]);
+    expect(chunkText("Intro line one.\n# Heading\nBody text here.", 30, 0).map((c) => c.text)).toEqual([
+      "Intro line one.",
+      "# Heading\nBody text here.",
+    ]);
+    expect(chunkText("One sentence here. And then some more words", 30, 0).map((c) => c.text)).toEqual([
+      "One sentence here.",
+      "And then some more words",
+    ]);
+    expect(chunkText("a line without stop\nand more words after it", 30, 0).map((c) => c.text)).toEqual([
+      "a line without stop",
+      "and more words after it",
+    ]);
+    expect(chunkText("words only and no stop at all in sight", 20, 0).map((c) => c.text)).toEqual([
+      "words only and no",
+      "stop at all in sight",
+    ]);
   });
 
   it("keep chunks full rather than ending at an early paragraph", () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { AppError, ERROR_STATUS, conflict, describeFailure, failureCode, isVectorStoreUnavailable, markNotServed, notFound } from "./errors";
+import {
+  AppError,
+  ERROR_STATUS,
+  conflict,
+  describeFailure,
+  failureCode,
+  isVectorStoreUnavailable,
+  markNotServed,
+  notFound,
+} from "./errors";
 
 describe("AppError", () => {
   it("takes its status from the code", () => {

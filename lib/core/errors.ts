@@ -174,5 +174,7 @@ export function describeFailure(err: unknown, what?: string, words: FailureWords
   if (err instanceof BaseError) return err.userMessage;
   if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable(words.unavailable).message;
   if (words.unexpected) return words.unexpected;
-  return what ? `The ${what} failed on the server; the details are in its log.` : "Something went wrong on the server; the details are in its log.";
+  return what
+    ? `The ${what} failed on the server; the details are in its log.`
+    : "Something went wrong on the server; the details are in its log.";
 }

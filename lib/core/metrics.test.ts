@@ -62,7 +62,17 @@ describe("a pair's rank from its located chunks", () => {
     rank,
     unreachable: false,
   });
-  const pair = (expected: string) => ({ id: 1, agent_id: 1, query: "q", expected_filename: expected, note: null, source: "manual" as const, status: "accepted" as const, created_at: "", updated_at: "" });
+  const pair = (expected: string) => ({
+    id: 1,
+    agent_id: 1,
+    query: "q",
+    expected_filename: expected,
+    note: null,
+    source: "manual" as const,
+    status: "accepted" as const,
+    created_at: "",
+    updated_at: "",
+  });
   const ids = new Map([
     ["seven.md", [7]],
     ["nine.md", [9]],
@@ -84,6 +94,9 @@ describe("a pair's rank from its located chunks", () => {
   });
 
   it("takes the best of several indexed versions of one filename", () => {
-    expect(pairOutcome(pair("two-versions.md"), [chunk(2, 1, 0.2, 2), chunk(9, 0, 0.25, 4)], ids)).toMatchObject({ rank: 2, document_id: 2 });
+    expect(pairOutcome(pair("two-versions.md"), [chunk(2, 1, 0.2, 2), chunk(9, 0, 0.25, 4)], ids)).toMatchObject({
+      rank: 2,
+      document_id: 2,
+    });
   });
 });

@@ -153,7 +153,12 @@ export const oneReachabilityAudit = <T>(work: () => Promise<T>) =>
  * refusing (audits are refused while it waits): viewers auditing in a loop cannot keep it out.
  */
 export async function reachabilityRepair<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  const c = await claimAfter("reachability-audit", "A repair with reachability", "One repair runs at a time; try again when it finishes.", signal);
+  const c = await claimAfter(
+    "reachability-audit",
+    "A repair with reachability",
+    "One repair runs at a time; try again when it finishes.",
+    signal,
+  );
   return underClaim(c, work);
 }
 

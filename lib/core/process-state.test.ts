@@ -24,7 +24,10 @@ describe("the process state registry", () => {
   it("is the only module that names a __kb global, but for the plain-Node exceptions", () => {
     expect(SOURCES).toContain(REGISTRY);
     const outside = SOURCES.filter((f) => f !== REGISTRY).flatMap((f) =>
-      [...read(f).matchAll(/__kb[A-Za-z0-9_$]*/g)].map((m) => m[0]).filter((name) => !EXCEPTIONS[f]?.includes(name)).map((name) => `${f}: ${name}`),
+      [...read(f).matchAll(/__kb[A-Za-z0-9_$]*/g)]
+        .map((m) => m[0])
+        .filter((name) => !EXCEPTIONS[f]?.includes(name))
+        .map((name) => `${f}: ${name}`),
     );
     expect([...new Set(outside)]).toEqual([]);
   });
@@ -62,7 +65,11 @@ describe("the layers' state modules", () => {
 
   it("are the only modules that reach their layer's values, one module a layer", () => {
     const uses = SOURCES.filter((f) => f !== REGISTRY).flatMap((f) => [...read(f).matchAll(layerUse)].map((m) => `${m[1]}: ${f}`));
-    expect([...new Set(uses)].sort()).toEqual(Object.entries(LAYER_STATE).map(([layer, file]) => `${layer}: ${file}`).sort());
+    expect([...new Set(uses)].sort()).toEqual(
+      Object.entries(LAYER_STATE)
+        .map(([layer, file]) => `${layer}: ${file}`)
+        .sort(),
+    );
   });
 
   it("sit in the layer they keep values for", () => {
@@ -76,7 +83,9 @@ describe("the layers' state modules", () => {
       const block = new RegExp(`export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}`).exec(read(file))?.[1];
       expect(block, `${file} declares no interface ${name} of its values`).toBeDefined();
       // Each field is preceded by its doc comment.
-      const undocumented = block!.split("\n").filter((line, i, lines) => /^  \w+\??:/.test(line) && !/\*\/$/.test(lines[i - 1]?.trim() ?? ""));
+      const undocumented = block!
+        .split("\n")
+        .filter((line, i, lines) => /^  \w+\??:/.test(line) && !/\*\/$/.test(lines[i - 1]?.trim() ?? ""));
       expect(undocumented, file).toEqual([]);
     }
   });

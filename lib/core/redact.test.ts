@@ -10,7 +10,9 @@ describe("redactSecrets", () => {
   // The embedding provider's errors: the configured key, then any other OpenAI-shaped key from 4 characters.
   it("takes out what the embedding errors took out", () => {
     const KEY = "sk-test-SECRET-key-0123456789";
-    expect(redactSecrets(`maximum context length (key ${KEY}, sk-other-abcdef1234)`, [KEY])).toBe("maximum context length (key [redacted], sk-[redacted])");
+    expect(redactSecrets(`maximum context length (key ${KEY}, sk-other-abcdef1234)`, [KEY])).toBe(
+      "maximum context length (key [redacted], sk-[redacted])",
+    );
     expect(redactSecrets("Incorrect API key provided: sk-proj-****abcd.", [KEY])).toBe("Incorrect API key provided: sk-[redacted]");
     expect(redactSecrets("short sk-abcd", [])).toBe("short sk-[redacted]");
   });

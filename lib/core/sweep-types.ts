@@ -75,4 +75,5 @@ export const MAX_SWEEP_ROW_CHUNKS = 100_000;
 export const SWEEP_SIZES = [400, 800, 1200];
 export const SWEEP_OVERLAPS = [0, 100];
 
-export const settingLabel = (s: SweepSetting) => `${s.chunk_size} / ${s.chunk_overlap} ${s.chunk_strategy}${s.embedding_model ? ` with ${s.embedding_model}` : ""}`;
+export const settingLabel = (s: SweepSetting) =>
+  `${s.chunk_size} / ${s.chunk_overlap} ${s.chunk_strategy}${s.embedding_model ? ` with ${s.embedding_model}` : ""}`;

@@ -25,11 +25,17 @@ export interface RetrievalTrace {
   results: TracedResult[];
 }
 
-export const traced = (r: TracedResult): TracedResult => ({ document_id: r.document_id, chunk_index: r.chunk_index, filename: r.filename, score: r.score });
+export const traced = (r: TracedResult): TracedResult => ({
+  document_id: r.document_id,
+  chunk_index: r.chunk_index,
+  filename: r.filename,
+  score: r.score,
+});
 
 /** True when the cut refused the query: a nearest chunk exists, but nothing was within the cut. */
 export const refusedByCut = (t: RetrievalTrace) => t.results.length === 0 && t.best !== null && t.cut !== null && t.best > t.cut;
 
 export type SearchEnding = "answered" | "refused" | "no results";
 /** How a search ended: results, refused by the cut, or nothing to return. */
-export const searchEnding = (t: RetrievalTrace): SearchEnding => (t.results.length > 0 ? "answered" : refusedByCut(t) ? "refused" : "no results");
+export const searchEnding = (t: RetrievalTrace): SearchEnding =>
+  t.results.length > 0 ? "answered" : refusedByCut(t) ? "refused" : "no results";

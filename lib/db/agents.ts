@@ -1,9 +1,9 @@
 import "server-only";
-import { db, now } from "./client";
 import { conflict, notFound } from "../core/errors";
+import type { RetrievalMode, Tool } from "../validations/agent";
+import { db, now } from "./client";
 import { enqueueCleanup } from "./vector-cleanup";
 import { dropKeywordTable } from "./keyword-index";
-import type { RetrievalMode, Tool } from "../validations/agent";
 
 export interface Agent {
   id: number;
@@ -88,7 +88,10 @@ export function updateAgent(
 ): Agent {
   const agent = getAgent(id);
   if (input.name !== undefined) assertNameFree(input.name, id);
-  const cut = input.cut === undefined ? { maxDistance: agent.max_distance, model: agent.max_distance_model } : input.cut ?? { maxDistance: null, model: null };
+  const cut =
+    input.cut === undefined
+      ? { maxDistance: agent.max_distance, model: agent.max_distance_model }
+      : (input.cut ?? { maxDistance: null, model: null });
   db()
     .prepare(
       "UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, log_questions = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?",

@@ -1,9 +1,9 @@
 // Bearer tokens for scripts and CI: shown once when created, only their sha256 is stored.
 import { createHash, randomBytes } from "node:crypto";
-import { db } from "./client";
 import type { Role } from "../core/roles";
 import { forbidden } from "../core/errors";
 import { TOKEN_EXPIRY_DAYS } from "../validations/token";
+import { db } from "./client";
 
 export interface ApiToken {
   id: number;
@@ -87,7 +87,9 @@ export function revokeToken(id: number, now = new Date()): boolean {
 export function verifyToken(token: string, now = new Date()): { id: number; role: Role } | null {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
   const row = db()
-    .prepare("SELECT id, role, last_used_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)")
+    .prepare(
+      "SELECT id, role, last_used_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
+    )
     .get(hashToken(token), now.toISOString()) as { id: number; role: Role; last_used_at: string | null } | undefined;
   if (!row) return null;
   if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) {

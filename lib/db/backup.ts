@@ -1,8 +1,8 @@
 // The SQLite side of backups (lib/backup/): a consistent copy of a live database through
 // SQLite's online backup API, and what a copy holds. Plain file paths, no app connection: the
 // backup command runs beside the app, and restore reads a copy before the app opens it.
-import Database from "better-sqlite3";
 import fs from "node:fs";
+import Database from "better-sqlite3";
 
 export interface DatabaseSummary {
   schema_version: number;
@@ -56,7 +56,10 @@ export function summarizeDatabase(file: string): DatabaseSummary {
       agents: count(db, "SELECT COUNT(*) AS n FROM agents"),
       documents: count(db, `SELECT COUNT(*) AS n ${ready}`),
       chunks: count(db, `SELECT COALESCE(SUM(chunk_count), 0) AS n ${ready}`),
-      vectors: count(db, "SELECT COALESCE(SUM(v.count), 0) AS n FROM chunk_vectors v JOIN documents d ON d.id = v.document_id AND d.status = 'ready' AND v.model = d.embedding_model"),
+      vectors: count(
+        db,
+        "SELECT COALESCE(SUM(v.count), 0) AS n FROM chunk_vectors v JOIN documents d ON d.id = v.document_id AND d.status = 'ready' AND v.model = d.embedding_model",
+      ),
       pairs: count(db, "SELECT COUNT(*) AS n FROM pairs"),
       runs: count(db, "SELECT COUNT(*) AS n FROM eval_runs WHERE status = 'done'"),
       missing_vector_copies: count(

@@ -75,7 +75,10 @@ export function replaceChunkVectors(documentId: number, model: string, chunks: {
 /** Drops a document's copies of one model (a failed re-embedding), or of every model but `keep`. */
 export function deleteChunkVectors(documentId: number, opts: { model?: string; keep?: string }): void {
   if (opts.model !== undefined) db().prepare("DELETE FROM chunk_vectors WHERE document_id = ? AND model = ?").run(documentId, opts.model);
-  else db().prepare("DELETE FROM chunk_vectors WHERE document_id = ? AND model != ?").run(documentId, opts.keep ?? "");
+  else
+    db()
+      .prepare("DELETE FROM chunk_vectors WHERE document_id = ? AND model != ?")
+      .run(documentId, opts.keep ?? "");
 }
 
 /** The agent's ready documents of `model`, with how many of their chunks have a stored vector. */
@@ -90,7 +93,10 @@ export function readyVectorCoverage(agentId: number, model: string): { document_
 }
 
 /** Ready documents (all agents) whose stored vectors do not cover their chunks: what start-up copies from Chroma. */
-export function documentsWithoutVectors(limit: number, model?: string): { id: number; agent_id: number; chunk_count: number; embedding_model: string }[] {
+export function documentsWithoutVectors(
+  limit: number,
+  model?: string,
+): { id: number; agent_id: number; chunk_count: number; embedding_model: string }[] {
   return db()
     .prepare(
       `SELECT d.id, d.agent_id, d.chunk_count, d.embedding_model FROM documents d
@@ -125,7 +131,8 @@ export function readVectorRuns(documentIds: number[], model: string): VectorRun[
   for (let i = 0; i < documentIds.length; i += PAGE) {
     const page = documentIds.slice(i, i + PAGE);
     const ids = [...page, ...Array(PAGE - page.length).fill(-1)];
-    for (const r of read.all(model, ...ids) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[]) out.push({ ...r, vectors: fromBlob(r.vectors) });
+    for (const r of read.all(model, ...ids) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[])
+      out.push({ ...r, vectors: fromBlob(r.vectors) });
   }
   return out;
 }
@@ -146,7 +153,8 @@ export function chunkVectorsOf(chunks: { document_id: number; chunk_index: numbe
     let run: { first_chunk: number; count: number; dimension: number; vectors: Float32Array } | null = null;
     for (const i of indexes.sort((a, b) => a - b)) {
       if (!run || i >= run.first_chunk + run.count) {
-        const row = read.get(documentId, model, i) as { first_chunk: number; count: number; dimension: number; vectors: Buffer } | undefined;
+        const row = read.get(documentId, model, i) as
+          { first_chunk: number; count: number; dimension: number; vectors: Buffer } | undefined;
         run = row ? { ...row, vectors: fromBlob(row.vectors) } : null;
       }
       if (run && i >= run.first_chunk && i < run.first_chunk + run.count) {
@@ -169,7 +177,7 @@ export function* documentVectorRuns(documentId: number, model: string, runsPerRe
     `SELECT document_id, first_chunk, count, dimension, vectors FROM chunk_vectors
      WHERE document_id = ? AND model = ? AND first_chunk > ? ORDER BY first_chunk LIMIT ?`,
   );
-  for (let after = -1; ; ) {
+  for (let after = -1; ;) {
     const rows = read.all(documentId, model, after, runsPerRead) as (Omit<VectorRun, "vectors"> & { vectors: Buffer })[];
     for (const r of rows) yield { ...r, vectors: fromBlob(r.vectors) };
     if (rows.length < runsPerRead) return;
@@ -179,7 +187,11 @@ export function* documentVectorRuns(documentId: number, model: string, runsPerRe
 
 /** How many chunks of one document have a stored vector of one model. */
 export function storedVectorCount(documentId: number, model: string): number {
-  return (db().prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ? AND model = ?").get(documentId, model) as { n: number }).n;
+  return (
+    db().prepare("SELECT COALESCE(SUM(count), 0) AS n FROM chunk_vectors WHERE document_id = ? AND model = ?").get(documentId, model) as {
+      n: number;
+    }
+  ).n;
 }
 
 /** A document whose vectors a rebuild of `model`'s index copies: ready or indexing, with a copy here or of that model. */
@@ -196,7 +208,9 @@ const REBUILT = `FROM documents d WHERE d.status IN ('ready', 'indexing')
 
 /** The documents a rebuild copies, in id order after `afterId` (keyset paging: stable while documents come and go). */
 export function documentsToRebuild(model: string, afterId: number, limit: number): RebuildDocument[] {
-  return db().prepare(`SELECT d.id, d.agent_id, d.chunk_count, d.status, d.embedding_model ${REBUILT} AND d.id > @after ORDER BY d.id LIMIT @limit`).all({ model, after: afterId, limit }) as RebuildDocument[];
+  return db()
+    .prepare(`SELECT d.id, d.agent_id, d.chunk_count, d.status, d.embedding_model ${REBUILT} AND d.id > @after ORDER BY d.id LIMIT @limit`)
+    .all({ model, after: afterId, limit }) as RebuildDocument[];
 }
 
 /** About how many vectors a rebuild of `model`'s index copies (its progress bar's total). */

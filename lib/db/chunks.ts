@@ -1,6 +1,6 @@
 import "server-only";
-import { db } from "./client";
 import type { Chunk } from "../core/chunking";
+import { db } from "./client";
 
 export interface ChunkRow {
   document_id: number;

@@ -1,5 +1,5 @@
-import Database from "better-sqlite3";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 
 describe("schema migrations", () => {
@@ -57,10 +57,12 @@ describe("schema version 4", () => {
 
     // The highest ids are deleted, and the next rows still get new ones.
     old.prepare("DELETE FROM documents WHERE id = 9").run();
-    const next = old.prepare(
-      `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, status, text, embedding_model, created_at, updated_at)
+    const next = old
+      .prepare(
+        `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, status, text, embedding_model, created_at, updated_at)
        VALUES (5, 'c.txt', 'txt', 'y', 1, 800, 100, 'ready', 't', 'm', ?, ?)`,
-    ).run(t, t);
+      )
+      .run(t, t);
     expect(Number(next.lastInsertRowid)).toBe(10);
     old.prepare("DELETE FROM agents WHERE id = 5").run();
     expect(old.prepare("SELECT COUNT(*) AS n FROM documents").get()).toEqual({ n: 0 }); // cascade still holds
@@ -91,7 +93,8 @@ describe("schema version 6", () => {
 
     migrate(old);
     expect(old.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
-    const rows = (id: number) => old.prepare("SELECT chunk_index AS 'index', start, end, text FROM chunks WHERE document_id = ? ORDER BY chunk_index").all(id);
+    const rows = (id: number) =>
+      old.prepare("SELECT chunk_index AS 'index', start, end, text FROM chunks WHERE document_id = ? ORDER BY chunk_index").all(id);
     expect(rows(4)).toEqual(chunkText(text, 300, 50, "fixed"));
     // Documents indexed before there was a choice of strategy were fixed windows.
     expect(old.prepare("SELECT DISTINCT chunk_strategy FROM documents").all()).toEqual([{ chunk_strategy: "fixed" }]);
@@ -121,15 +124,20 @@ describe("the keyword index migrations", () => {
     doc.run(21, 7, "a.txt", "a", "ready", t, t);
     doc.run(22, 7, "b.txt", "b", "failed", t, t);
     doc.run(23, 8, "c.txt", "c", "ready", t, t);
-    old.prepare(
-      `INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES
+    old
+      .prepare(
+        `INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES
        (21, 0, 0, 16, 'Lamps and fuses.'), (21, 1, 17, 34, 'Kettles and lids.'), (22, 0, 0, 7, 'Kettles'), (23, 0, 0, 7, 'Kettles')`,
-    ).run();
+      )
+      .run();
     migrate(old);
-    const match = (agent: number, q: string) => old.prepare(`SELECT rowid FROM chunks_fts_a${agent} WHERE chunks_fts_a${agent} MATCH ? ORDER BY rowid`).all(q);
+    const match = (agent: number, q: string) =>
+      old.prepare(`SELECT rowid FROM chunks_fts_a${agent} WHERE chunks_fts_a${agent} MATCH ? ORDER BY rowid`).all(q);
     expect(match(7, '"kettle"')).toEqual([{ rowid: 21 * 1_000_000 + 1 }]); // the failed document's chunk is not indexed
     expect(match(8, '"kettle"')).toEqual([{ rowid: 23 * 1_000_000 }]);
-    expect(old.prepare("SELECT name FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_fts_insert', 'chunks_fts_delete')").all()).toEqual([]);
+    expect(
+      old.prepare("SELECT name FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_fts_insert', 'chunks_fts_delete')").all(),
+    ).toEqual([]);
     old.close();
   });
 });
@@ -144,7 +152,9 @@ describe("the questions migration", () => {
     old.pragma(`user_version = ${at}`);
     const t = new Date().toISOString();
     old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (7, 'Seven', ?, ?)").run(t, t);
-    const call = old.prepare("INSERT INTO tool_calls (id, agent_id, tool, input, ok, latency_ms, created_at, source) VALUES (?, 7, ?, ?, 1, 1, ?, ?)");
+    const call = old.prepare(
+      "INSERT INTO tool_calls (id, agent_id, tool, input, ok, latency_ms, created_at, source) VALUES (?, 7, ?, ?, 1, 1, ?, ?)",
+    );
     call.run(1, "document_search", JSON.stringify({ query: "Forgot my PASSWORD?", top_k: 3 }), t, "api");
     call.run(2, "ask", JSON.stringify({ question: "refund  to my card", top_k: 3 }), t, "api");
     call.run(3, "document_search", JSON.stringify({ query: "tried in the inspector", top_k: 3 }), t, "inspector");

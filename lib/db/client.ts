@@ -1,7 +1,7 @@
 import "server-only";
-import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { env } from "../env.mjs";
 import { logTightening, tightenDataDir } from "./data-dir";
 import { migrate } from "./migrate";

@@ -12,8 +12,7 @@ export interface StoredCorpusStats {
 
 export function loadCorpusStats(agentId: number): StoredCorpusStats | undefined {
   const row = db().prepare("SELECT model, chunks, docs, counts FROM corpus_stats WHERE agent_id = ?").get(agentId) as
-    | { model: string; chunks: number; docs: string; counts: Buffer }
-    | undefined;
+    { model: string; chunks: number; docs: string; counts: Buffer } | undefined;
   return row && { model: row.model, chunks: row.chunks, docs: JSON.parse(row.docs), counts: row.counts };
 }
 

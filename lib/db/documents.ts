@@ -1,11 +1,11 @@
 import "server-only";
-import { db, groupedWrite, now } from "./client";
 import { notFound } from "../core/errors";
+import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../core/chunking";
+import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { insertChunks } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
-import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../core/chunking";
 
 export type DocumentStatus = "indexing" | "ready" | "failed";
 
@@ -47,9 +47,10 @@ export function listDocuments(agentId: number): DocumentRow[] {
  * character outside the BMP (an emoji) as two.
  */
 export function readyTextLengths(agentId: number): Map<number, number> {
-  const rows = db()
-    .prepare("SELECT id, length(text) AS chars FROM documents WHERE agent_id = ? AND status = 'ready'")
-    .all(agentId) as { id: number; chars: number | null }[];
+  const rows = db().prepare("SELECT id, length(text) AS chars FROM documents WHERE agent_id = ? AND status = 'ready'").all(agentId) as {
+    id: number;
+    chars: number | null;
+  }[];
   return new Map(rows.map((r) => [r.id, r.chars ?? 0]));
 }
 
@@ -80,7 +81,10 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
  * what searches allow for while it is indexing.
  */
 export const insertDocument = (
-  d: Pick<DocumentWithText, "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"> & {
+  d: Pick<
+    DocumentWithText,
+    "agent_id" | "filename" | "type" | "sha256" | "bytes" | "chunk_size" | "chunk_overlap" | "text" | "embedding_model"
+  > & {
     chunk_strategy?: ChunkStrategy;
     source_url?: string | null;
   },
@@ -95,7 +99,14 @@ export const insertDocument = (
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
            @text, @embedding_model, @source_url, @fetched_at, @t, @t)`,
       )
-      .run({ chunk_strategy: DEFAULT_CHUNK_STRATEGY, ...d, source_url: d.source_url ?? null, fetched_at: d.source_url ? t : null, chunk_count: chunks.length, t });
+      .run({
+        chunk_strategy: DEFAULT_CHUNK_STRATEGY,
+        ...d,
+        source_url: d.source_url ?? null,
+        fetched_at: d.source_url ? t : null,
+        chunk_count: chunks.length,
+        t,
+      });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
     return id;
@@ -155,8 +166,7 @@ export const markFailed = (agentId: number, id: number, reason: string, vectors:
 export const deleteDocumentRow = (agentId: number, id: number, reason = "document deleted", opts: { lateWrites?: boolean } = {}) =>
   db().transaction(() => {
     const row = db().prepare("SELECT chunk_count FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as
-      | { chunk_count: number }
-      | undefined;
+      { chunk_count: number } | undefined;
     if (!row) return;
     unindexDocument(db(), agentId, id);
     db().prepare("DELETE FROM documents WHERE id = ? AND agent_id = ?").run(id, agentId);
@@ -197,12 +207,16 @@ export function agentChunkCount(agentId: number): number {
  */
 export function failIndexingDocuments(reason: string, ids?: number[]): { id: number; agent_id: number }[] {
   return db().transaction(() => {
-    const rows = (db().prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'indexing'").all() as {
-      id: number;
-      agent_id: number;
-      chunk_count: number;
-    }[]).filter((d) => !ids || ids.includes(d.id));
-    const fail = db().prepare("UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'");
+    const rows = (
+      db().prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'indexing'").all() as {
+        id: number;
+        agent_id: number;
+        chunk_count: number;
+      }[]
+    ).filter((d) => !ids || ids.includes(d.id));
+    const fail = db().prepare(
+      "UPDATE documents SET status = 'failed', chunk_count = 0, error = ?, updated_at = ? WHERE id = ? AND status = 'indexing'",
+    );
     for (const doc of rows) {
       fail.run(reason, now(), doc.id);
       deleteChunkVectors(doc.id, {});
@@ -218,14 +232,22 @@ export function indexingDocumentIds(): number[] {
 }
 
 /** Every document's status and counts, without text: what the audit compares with Chroma. */
-export function documentStates(): Pick<DocumentRow, "id" | "agent_id" | "filename" | "status" | "chunk_count" | "embedding_model" | "updated_at">[] {
+export function documentStates(): Pick<
+  DocumentRow,
+  "id" | "agent_id" | "filename" | "status" | "chunk_count" | "embedding_model" | "updated_at"
+>[] {
   return db().prepare("SELECT id, agent_id, filename, status, chunk_count, embedding_model, updated_at FROM documents").all() as never;
 }
 
 /** What the chunks of an agent's ready documents of one model were made from (corpus statistics). */
-export function readyDocumentKeys(agentId: number, model: string): Pick<DocumentRow, "id" | "sha256" | "chunk_size" | "chunk_overlap" | "chunk_strategy">[] {
+export function readyDocumentKeys(
+  agentId: number,
+  model: string,
+): Pick<DocumentRow, "id" | "sha256" | "chunk_size" | "chunk_overlap" | "chunk_strategy">[] {
   return db()
-    .prepare("SELECT id, sha256, chunk_size, chunk_overlap, chunk_strategy FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?")
+    .prepare(
+      "SELECT id, sha256, chunk_size, chunk_overlap, chunk_strategy FROM documents WHERE agent_id = ? AND status = 'ready' AND embedding_model = ?",
+    )
     .all(agentId, model) as never;
 }
 
@@ -241,18 +263,27 @@ export function agentsByLatestChange(model: string, limit: number): number[] {
 }
 
 /** Ready documents embedded with another model than `model` (all agents, or one). */
-export function documentsOfOtherModels(model: string, agentId?: number): Pick<DocumentRow, "id" | "agent_id" | "filename" | "embedding_model" | "chunk_count">[] {
+export function documentsOfOtherModels(
+  model: string,
+  agentId?: number,
+): Pick<DocumentRow, "id" | "agent_id" | "filename" | "embedding_model" | "chunk_count">[] {
   const sql = `SELECT id, agent_id, filename, embedding_model, chunk_count FROM documents
     WHERE status = 'ready' AND embedding_model != ? ${agentId === undefined ? "" : "AND agent_id = ?"}
     ORDER BY agent_id, id`;
-  return db().prepare(sql).all(...(agentId === undefined ? [model] : [model, agentId])) as never;
+  return db()
+    .prepare(sql)
+    .all(...(agentId === undefined ? [model] : [model, agentId])) as never;
 }
 
 /**
  * Switches a re-embedded document to its new model, only if the row is still the ready one that
  * was read (not deleted or replaced meanwhile). False when it was not switched.
  */
-export function switchEmbeddingModel(doc: { id: number; agent_id: number; embedding_model: string }, model: string, chunkCount: number): boolean {
+export function switchEmbeddingModel(
+  doc: { id: number; agent_id: number; embedding_model: string },
+  model: string,
+  chunkCount: number,
+): boolean {
   return db().transaction(() => {
     const { changes } = db()
       .prepare(
@@ -292,7 +323,9 @@ export function readyChunkCounts(agentId: number, model: string): { id: number; 
 export function sourceUrlsOf(agentId: number, ids: number[]): Record<number, string> {
   if (ids.length === 0) return {};
   const rows = db()
-    .prepare("SELECT id, source_url FROM documents WHERE agent_id = ? AND source_url IS NOT NULL AND id IN (SELECT value FROM json_each(?))")
+    .prepare(
+      "SELECT id, source_url FROM documents WHERE agent_id = ? AND source_url IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
+    )
     .all(agentId, JSON.stringify([...new Set(ids)])) as { id: number; source_url: string }[];
   return Object.fromEntries(rows.map((r) => [r.id, r.source_url]));
 }

@@ -1,11 +1,11 @@
 import "server-only";
 import type { PairSource } from "../validations/pair";
-import { db, now } from "./client";
-import { dbState } from "./state";
 import { notFound } from "../core/errors";
 import type { Summary } from "../core/metrics";
 import type { ChunkStrategy } from "../core/chunking";
 import type { RetrievalMode } from "../validations/agent";
+import { dbState } from "./state";
+import { db, now } from "./client";
 
 export type RunStatus = "running" | "done" | "failed";
 
@@ -86,7 +86,10 @@ const SELECT = `SELECT r.*,
   FROM eval_runs r`;
 
 export function createRun(
-  s: Omit<EvalRun, "id" | "status" | "error" | "done_pairs" | "n_missing" | "n_unanswerable" | "recall_at_k" | "mrr" | "created_at" | "finished_at">,
+  s: Omit<
+    EvalRun,
+    "id" | "status" | "error" | "done_pairs" | "n_missing" | "n_unanswerable" | "recall_at_k" | "mrr" | "created_at" | "finished_at"
+  >,
 ): number {
   const { lastInsertRowid } = db()
     .prepare(
@@ -94,7 +97,20 @@ export function createRun(
          retrieval_mode, pair_source, created_at)
        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(s.agent_id, s.k, s.n_pairs, s.embedding_model, s.query_weighting, s.document_count, s.chunk_count, JSON.stringify(s.chunk_settings), s.max_distance, s.retrieval_mode, s.pair_source, now());
+    .run(
+      s.agent_id,
+      s.k,
+      s.n_pairs,
+      s.embedding_model,
+      s.query_weighting,
+      s.document_count,
+      s.chunk_count,
+      JSON.stringify(s.chunk_settings),
+      s.max_distance,
+      s.retrieval_mode,
+      s.pair_source,
+      now(),
+    );
   return Number(lastInsertRowid);
 }
 
@@ -106,7 +122,19 @@ export function saveResults(runId: number, results: PairResult[]): void {
   );
   db().transaction(() => {
     for (const r of results) {
-      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0, r.answerable ? 1 : 0);
+      insert.run(
+        runId,
+        r.pair_id,
+        r.query,
+        r.expected,
+        r.document_id,
+        r.rank,
+        r.best_distance,
+        r.top_distance,
+        r.missing ? 1 : 0,
+        r.beyond_cut ? 1 : 0,
+        r.answerable ? 1 : 0,
+      );
     }
     db().prepare("UPDATE eval_runs SET done_pairs = done_pairs + ? WHERE id = ?").run(results.length, runId);
   })();
@@ -165,10 +193,13 @@ export function runResults(runId: number): PairResult[] {
     .prepare(
       "SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable FROM eval_results WHERE run_id = ? ORDER BY rowid",
     )
-    .all(runId) as (Omit<PairResult, "missing" | "beyond_cut" | "answerable"> & { missing: number; beyond_cut: number; answerable: number })[];
+    .all(runId) as (Omit<PairResult, "missing" | "beyond_cut" | "answerable"> & {
+    missing: number;
+    beyond_cut: number;
+    answerable: number;
+  })[];
   return rows.map((r) => ({ ...r, missing: r.missing === 1, beyond_cut: r.beyond_cut === 1, answerable: r.answerable === 1 }));
 }
-
 
 /** A finished run of another instance with its per-pair rows, as history (lib/transfer/import.ts), in one transaction. */
 export function insertFinishedRun(
@@ -184,9 +215,24 @@ export function insertFinishedRun(
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
-        agentId, run.k, run.status, run.error, run.done_pairs, run.n_pairs, run.embedding_model, run.query_weighting, run.document_count,
-        run.chunk_count, JSON.stringify(run.chunk_settings), run.max_distance, run.retrieval_mode, run.pair_source,
-        run.recall_at_k ? JSON.stringify(run.recall_at_k) : null, run.mrr, run.created_at, run.finished_at,
+        agentId,
+        run.k,
+        run.status,
+        run.error,
+        run.done_pairs,
+        run.n_pairs,
+        run.embedding_model,
+        run.query_weighting,
+        run.document_count,
+        run.chunk_count,
+        JSON.stringify(run.chunk_settings),
+        run.max_distance,
+        run.retrieval_mode,
+        run.pair_source,
+        run.recall_at_k ? JSON.stringify(run.recall_at_k) : null,
+        run.mrr,
+        run.created_at,
+        run.finished_at,
       );
     const runId = Number(lastInsertRowid);
     const insert = db().prepare(
@@ -194,7 +240,19 @@ export function insertFinishedRun(
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const r of results) {
-      insert.run(runId, r.pair_id, r.query, r.expected, r.document_id, r.rank, r.best_distance, r.top_distance, r.missing ? 1 : 0, r.beyond_cut ? 1 : 0, r.answerable ? 1 : 0);
+      insert.run(
+        runId,
+        r.pair_id,
+        r.query,
+        r.expected,
+        r.document_id,
+        r.rank,
+        r.best_distance,
+        r.top_distance,
+        r.missing ? 1 : 0,
+        r.beyond_cut ? 1 : 0,
+        r.answerable ? 1 : 0,
+      );
     }
     return runId;
   })();

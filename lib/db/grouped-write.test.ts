@@ -1,11 +1,11 @@
-import Database from "better-sqlite3";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
+import { chunkText } from "../core/chunking";
 import { db, groupedWrite } from "./client";
 import { createAgent } from "./agents";
 import { commitReady, deleteDocumentRow, getDocument, insertDocument } from "./documents";
 import { keywordTable } from "./keyword-index";
-import { chunkText } from "../core/chunking";
 
 /** A second connection to the same file: it sees only what has been committed. */
 let other: Database.Database;
@@ -14,7 +14,8 @@ beforeAll(() => {
   other = new Database(path.join(process.env.DATA_DIR!, "kb.sqlite"), { readonly: true });
 });
 
-const insertProbe = (label: string) => () => Number(db().prepare("INSERT INTO grouped_probe (label) VALUES (?)").run(label).lastInsertRowid);
+const insertProbe = (label: string) => () =>
+  Number(db().prepare("INSERT INTO grouped_probe (label) VALUES (?)").run(label).lastInsertRowid);
 const committed = (label: string) => !!other.prepare("SELECT 1 FROM grouped_probe WHERE label = ?").get(label);
 
 describe("groupedWrite", () => {
@@ -84,7 +85,17 @@ describe("commitReady", () => {
     const ids = ["refund policy", "shipping times", "password reset"].map((topic, i) => {
       const text = `${topic} `.repeat(30);
       return insertDocument(
-        { agent_id: agent.id, filename: `doc-${i}.md`, type: "md", sha256: `grouped-${i}`, bytes: text.length, chunk_size: 100, chunk_overlap: 0, text, embedding_model: "m" },
+        {
+          agent_id: agent.id,
+          filename: `doc-${i}.md`,
+          type: "md",
+          sha256: `grouped-${i}`,
+          bytes: text.length,
+          chunk_size: 100,
+          chunk_overlap: 0,
+          text,
+          embedding_model: "m",
+        },
         chunkText(text, 100, 0, "fixed"),
       );
     });
@@ -96,7 +107,9 @@ describe("commitReady", () => {
     expect(getDocument(agent.id, ids[0]).status).toBe("ready");
     expect(getDocument(agent.id, ids[2]).status).toBe("ready");
     const hits = (word: string) =>
-      other.prepare(`SELECT count(*) AS n FROM ${keywordTable(agent.id)} WHERE ${keywordTable(agent.id)} MATCH ?`).get(word) as { n: number };
+      other.prepare(`SELECT count(*) AS n FROM ${keywordTable(agent.id)} WHERE ${keywordTable(agent.id)} MATCH ?`).get(word) as {
+        n: number;
+      };
     expect(hits("refund").n).toBeGreaterThan(0);
     expect(hits("password").n).toBeGreaterThan(0);
     expect(hits("shipping").n).toBe(0);

@@ -26,11 +26,18 @@ const TRIM_EVERY = 1_000;
  * write of chunks, to the app's collections and to a sweep's alike: only the followed collection's
  * count). `suspect` false: the check itself wrote them and checks them again.
  */
-export function noteVectorWrite(write: { collection: string; model: string; agentId: number; documentId: number; chunks: number }, suspect = true): void {
+export function noteVectorWrite(
+  write: { collection: string; model: string; agentId: number; documentId: number; chunks: number },
+  suspect = true,
+): void {
   const d = db();
   const { collection, model, agentId, documentId, chunks } = write;
   const t = now();
-  const seq = Number(d.prepare("INSERT INTO vector_writes (collection, agent_id, document_id, chunks) VALUES (?, ?, ?, ?)").run(collection, agentId, documentId, chunks).lastInsertRowid);
+  const seq = Number(
+    d
+      .prepare("INSERT INTO vector_writes (collection, agent_id, document_id, chunks) VALUES (?, ?, ?, ?)")
+      .run(collection, agentId, documentId, chunks).lastInsertRowid,
+  );
   if (suspect) {
     d.prepare(
       `INSERT INTO suspect_documents (document_id, agent_id, model, since)
@@ -62,11 +69,15 @@ export function suspectNewest(model: string, collection: string, windowChunks: n
        ON CONFLICT (document_id) DO NOTHING`,
     ).run(model, t, collection, windowChunks, model);
     // Newest first, a page at a time, until the window is full: never the whole table.
-    const page = d.prepare("SELECT id, agent_id, chunk_count FROM documents WHERE embedding_model = ? AND id < ? ORDER BY id DESC LIMIT 500");
-    const insert = d.prepare("INSERT INTO suspect_documents (document_id, agent_id, model, since) VALUES (?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING");
+    const page = d.prepare(
+      "SELECT id, agent_id, chunk_count FROM documents WHERE embedding_model = ? AND id < ? ORDER BY id DESC LIMIT 500",
+    );
+    const insert = d.prepare(
+      "INSERT INTO suspect_documents (document_id, agent_id, model, since) VALUES (?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING",
+    );
     let below = Number.MAX_SAFE_INTEGER;
     let lowest: number | null = null;
-    for (let chunks = 0; chunks < windowChunks; ) {
+    for (let chunks = 0; chunks < windowChunks;) {
       const rows = page.all(model, below) as SuspectDocument[];
       if (rows.length === 0) break;
       for (const r of rows) {
@@ -150,7 +161,9 @@ export interface FullCheck {
 }
 
 export function fullCheck(): FullCheck {
-  const r = db().prepare("SELECT full_model, full_below, full_checked, full_total, full_started_at, full_finished_at FROM index_check WHERE id = 1").get() as {
+  const r = db()
+    .prepare("SELECT full_model, full_below, full_checked, full_total, full_started_at, full_finished_at FROM index_check WHERE id = 1")
+    .get() as {
     full_model: string | null;
     full_below: number | null;
     full_checked: number;
@@ -158,7 +171,14 @@ export function fullCheck(): FullCheck {
     full_started_at: string | null;
     full_finished_at: string | null;
   };
-  return { model: r.full_model, below: r.full_below, checked: r.full_checked, total: r.full_total, started_at: r.full_started_at, finished_at: r.full_finished_at };
+  return {
+    model: r.full_model,
+    below: r.full_below,
+    checked: r.full_checked,
+    total: r.full_total,
+    started_at: r.full_started_at,
+    finished_at: r.full_finished_at,
+  };
 }
 
 /**
@@ -168,15 +188,21 @@ export function fullCheck(): FullCheck {
 export function startFullCheck(model: string, below: number | null): void {
   const d = db();
   const top = below ?? Number.MAX_SAFE_INTEGER;
-  const { chunks } = d.prepare("SELECT COALESCE(SUM(chunk_count), 0) AS chunks FROM documents WHERE status = 'ready' AND embedding_model = ? AND id < ?").get(model, top) as { chunks: number };
-  d.prepare("UPDATE index_check SET full_model = ?, full_below = ?, full_checked = 0, full_total = ?, full_started_at = ?, full_finished_at = NULL WHERE id = 1").run(model, top, chunks, now());
+  const { chunks } = d
+    .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS chunks FROM documents WHERE status = 'ready' AND embedding_model = ? AND id < ?")
+    .get(model, top) as { chunks: number };
+  d.prepare(
+    "UPDATE index_check SET full_model = ?, full_below = ?, full_checked = 0, full_total = ?, full_started_at = ?, full_finished_at = NULL WHERE id = 1",
+  ).run(model, top, chunks, now());
 }
 
 /** The next ready documents below `below` holding about `chunks` chunks (at least one document), newest first. */
 export function fullCheckStep(model: string, below: number, chunks: number): SuspectDocument[] {
   // Every document holds a chunk at least, so `chunks` documents are enough; no more are read.
   const rows = db()
-    .prepare("SELECT id, agent_id, chunk_count FROM documents WHERE status = 'ready' AND embedding_model = ? AND id < ? ORDER BY id DESC LIMIT ?")
+    .prepare(
+      "SELECT id, agent_id, chunk_count FROM documents WHERE status = 'ready' AND embedding_model = ? AND id < ? ORDER BY id DESC LIMIT ?",
+    )
     .all(model, below, Math.max(1, chunks)) as SuspectDocument[];
   const step: SuspectDocument[] = [];
   let n = 0;

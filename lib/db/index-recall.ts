@@ -47,7 +47,10 @@ export function insertIndexRecall(m: NewIndexRecall): void {
 }
 
 export function latestIndexRecall(agentId: number): IndexRecallRow | null {
-  return (db().prepare("SELECT * FROM index_recall WHERE agent_id = ? ORDER BY id DESC LIMIT 1").get(agentId) as IndexRecallRow | undefined) ?? null;
+  return (
+    (db().prepare("SELECT * FROM index_recall WHERE agent_id = ? ORDER BY id DESC LIMIT 1").get(agentId) as IndexRecallRow | undefined) ??
+    null
+  );
 }
 
 /** The latest measurement of every agent that has one (Index health). */

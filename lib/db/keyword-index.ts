@@ -30,7 +30,9 @@ export function hasKeywordTable(conn: Database.Database, agentId: number): boole
 export function indexDocumentChunks(conn: Database.Database, agentId: number, documentId: number): void {
   const table = ensureKeywordTable(conn, agentId);
   conn
-    .prepare(`INSERT INTO ${table} (rowid, text) SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index, text FROM chunks WHERE document_id = ?`)
+    .prepare(
+      `INSERT INTO ${table} (rowid, text) SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index, text FROM chunks WHERE document_id = ?`,
+    )
     .run(documentId);
 }
 
@@ -47,6 +49,9 @@ export function dropKeywordTable(conn: Database.Database, agentId: number): void
 
 /** Builds every agent's index from the stored chunks of its ready documents (schema upgrade). */
 export function rebuildKeywordIndexes(conn: Database.Database): void {
-  const docs = conn.prepare("SELECT id, agent_id FROM documents WHERE status = 'ready' ORDER BY agent_id, id").all() as { id: number; agent_id: number }[];
+  const docs = conn.prepare("SELECT id, agent_id FROM documents WHERE status = 'ready' ORDER BY agent_id, id").all() as {
+    id: number;
+    agent_id: number;
+  }[];
   for (const { id, agent_id } of docs) indexDocumentChunks(conn, agent_id, id);
 }

@@ -1,8 +1,8 @@
 import "server-only";
-import { db, now } from "./client";
 import { conflict, notFound } from "../core/errors";
 import type { PairSource, PairStatus } from "../validations/pair";
 import { questionKey } from "../core/normalize";
+import { db, now } from "./client";
 
 export interface Pair {
   id: number;
@@ -40,7 +40,8 @@ export function findPair(agentId: number, query: string, expectedFilename: strin
     .get(agentId, query, expectedFilename) as Pair | undefined;
 }
 
-const pairName = (query: string, expected: string) => (expected ? `The pair "${query}" -> ${expected}` : `The unanswerable pair "${query}"`);
+const pairName = (query: string, expected: string) =>
+  expected ? `The pair "${query}" -> ${expected}` : `The unanswerable pair "${query}"`;
 
 export function createPair(
   agentId: number,
@@ -51,7 +52,9 @@ export function createPair(
   }
   const t = now();
   const { lastInsertRowid } = db()
-    .prepare("INSERT INTO pairs (agent_id, query, expected_filename, note, source, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO pairs (agent_id, query, expected_filename, note, source, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
     .run(agentId, input.query, input.expected_filename, input.note ?? null, input.source ?? "manual", input.status ?? "accepted", t, t);
   return getPair(agentId, Number(lastInsertRowid));
 }
@@ -112,6 +115,9 @@ export function dismissQuestion(agentId: number, key: string, expectedFilename: 
 
 /** The dismissed questions of the agent, as `key\u0000filename`. */
 export function dismissedQuestions(agentId: number): Set<string> {
-  const rows = db().prepare("SELECT key, expected_filename FROM dismissed_questions WHERE agent_id = ?").all(agentId) as { key: string; expected_filename: string }[];
+  const rows = db().prepare("SELECT key, expected_filename FROM dismissed_questions WHERE agent_id = ?").all(agentId) as {
+    key: string;
+    expected_filename: string;
+  }[];
   return new Set(rows.map((r) => `${r.key}\u0000${r.expected_filename}`));
 }

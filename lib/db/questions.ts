@@ -1,6 +1,6 @@
 import "server-only";
-import { db, now } from "./client";
 import { notFound } from "../core/errors";
+import { db, now } from "./client";
 
 /**
  * The agent's questions from the tool-call log (lib/questions/): each logged search or ask of the
@@ -46,14 +46,23 @@ const REPRESENTATIVES = `FROM question_groups g JOIN question_keys k ON k.agent_
 /** The next `limit` groups after group `after` whose vector is of `model`, with it (unit length, float32). */
 export function representativePage(agentId: number, model: string, after: number, limit: number): { group_id: number; vector: Buffer }[] {
   return db()
-    .prepare(`SELECT g.id AS group_id, k.vector ${REPRESENTATIVES} AND k.model = @model AND k.vector IS NOT NULL ORDER BY g.id LIMIT @limit`)
+    .prepare(
+      `SELECT g.id AS group_id, k.vector ${REPRESENTATIVES} AND k.model = @model AND k.vector IS NOT NULL ORDER BY g.id LIMIT @limit`,
+    )
     .all({ agent: agentId, model, after, limit }) as { group_id: number; vector: Buffer }[];
 }
 
 /** The next `limit` groups after group `after` whose first wording has no vector of `model` (made with another, or its first wording went). */
-export function staleRepresentatives(agentId: number, model: string, after: number, limit: number): { group_id: number; key: string; text: string }[] {
+export function staleRepresentatives(
+  agentId: number,
+  model: string,
+  after: number,
+  limit: number,
+): { group_id: number; key: string; text: string }[] {
   return db()
-    .prepare(`SELECT g.id AS group_id, g.key, k.text ${REPRESENTATIVES} AND (k.model IS NOT @model OR k.vector IS NULL) ORDER BY g.id LIMIT @limit`)
+    .prepare(
+      `SELECT g.id AS group_id, g.key, k.text ${REPRESENTATIVES} AND (k.model IS NOT @model OR k.vector IS NULL) ORDER BY g.id LIMIT @limit`,
+    )
     .all({ agent: agentId, model, after, limit }) as { group_id: number; key: string; text: string }[];
 }
 
@@ -80,7 +89,8 @@ export function insertKey(agentId: number, key: string, text: string, groupId: n
 }
 
 export function getGroup(agentId: number, groupId: number): QuestionGroupRow {
-  const row = db().prepare("SELECT * FROM question_groups WHERE id = ? AND agent_id = ?").get(groupId, agentId) as QuestionGroupRow | undefined;
+  const row = db().prepare("SELECT * FROM question_groups WHERE id = ? AND agent_id = ?").get(groupId, agentId) as
+    QuestionGroupRow | undefined;
   if (!row) throw notFound(`Question ${groupId} of agent ${agentId}`);
   return row;
 }
@@ -88,7 +98,9 @@ export function getGroup(agentId: number, groupId: number): QuestionGroupRow {
 /** The wording that stands for a group (its first), or undefined when the group is not the agent's. */
 export function groupText(agentId: number, groupId: number): string | undefined {
   const row = db()
-    .prepare("SELECT k.text FROM question_groups g JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key WHERE g.id = ? AND g.agent_id = ?")
+    .prepare(
+      "SELECT k.text FROM question_groups g JOIN question_keys k ON k.agent_id = g.agent_id AND k.key = g.key WHERE g.id = ? AND g.agent_id = ?",
+    )
     .get(groupId, agentId) as { text: string } | undefined;
   return row?.text;
 }
@@ -100,7 +112,12 @@ export function groupOfKey(agentId: number, key: string): QuestionGroupRow | und
     .get(agentId, key) as QuestionGroupRow | undefined;
 }
 
-export function setGroupStatus(agentId: number, groupId: number, status: QuestionStatus, pair: { id: number; expected: string } | null = null): void {
+export function setGroupStatus(
+  agentId: number,
+  groupId: number,
+  status: QuestionStatus,
+  pair: { id: number; expected: string } | null = null,
+): void {
   db()
     .prepare("UPDATE question_groups SET status = ?, pair_id = ?, expected_filename = ?, triaged_at = ? WHERE id = ? AND agent_id = ?")
     .run(status, pair?.id ?? null, pair?.expected ?? null, status === "open" ? null : now(), groupId, agentId);
@@ -160,11 +177,20 @@ export function questionStats(agentId: number, f: QuestionFilter): QuestionStats
 }
 
 /** What the given calls returned and how they ended, by call id. */
-export function callOutcomes(ids: number[]): Map<number, { tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }> {
+export function callOutcomes(
+  ids: number[],
+): Map<number, { tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }> {
   if (ids.length === 0) return new Map();
   const rows = db()
     .prepare("SELECT id, tool, retrieval, outcome, ok, created_at FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(ids)) as { id: number; tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }[];
+    .all(JSON.stringify(ids)) as {
+    id: number;
+    tool: string;
+    retrieval: string | null;
+    outcome: string | null;
+    ok: number;
+    created_at: string;
+  }[];
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -179,7 +205,9 @@ export function forgetUnaskedQuestions(agentId: number): void {
     `DELETE FROM question_keys WHERE agent_id = ?
        AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.agent_id = question_keys.agent_id AND t.question_key = question_keys.key)`,
   ).run(agentId);
-  d.prepare("DELETE FROM question_groups WHERE agent_id = ? AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.group_id = question_groups.id)").run(agentId);
+  d.prepare(
+    "DELETE FROM question_groups WHERE agent_id = ? AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.group_id = question_groups.id)",
+  ).run(agentId);
   d.prepare(
     `UPDATE question_groups SET key = (SELECT MIN(k.key) FROM question_keys k WHERE k.group_id = question_groups.id)
      WHERE agent_id = ? AND NOT EXISTS (SELECT 1 FROM question_keys k WHERE k.agent_id = question_groups.agent_id AND k.key = question_groups.key)`,
@@ -188,7 +216,9 @@ export function forgetUnaskedQuestions(agentId: number): void {
 
 /** The agent's logged calls that still hold their question text (how the tab knows why it is empty). */
 export function loggedQuestionCount(agentId: number): number {
-  return (db().prepare("SELECT COUNT(*) AS n FROM tool_calls WHERE agent_id = ? AND question_key IS NOT NULL").get(agentId) as { n: number }).n;
+  return (
+    db().prepare("SELECT COUNT(*) AS n FROM tool_calls WHERE agent_id = ? AND question_key IS NOT NULL").get(agentId) as { n: number }
+  ).n;
 }
 
 /**
@@ -215,7 +245,9 @@ export function gapCandidates(agentId: number, beyond: number | null, limit: num
 /** When each of these documents of the agent was added, and its filename, if it is still ready. */
 export function readyDocumentDates(agentId: number, ids: number[]): Map<number, { filename: string; created_at: string }> {
   const rows = db()
-    .prepare("SELECT id, filename, created_at FROM documents WHERE agent_id = ? AND status = 'ready' AND id IN (SELECT value FROM json_each(?))")
+    .prepare(
+      "SELECT id, filename, created_at FROM documents WHERE agent_id = ? AND status = 'ready' AND id IN (SELECT value FROM json_each(?))",
+    )
     .all(agentId, JSON.stringify(ids)) as { id: number; filename: string; created_at: string }[];
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -232,7 +264,10 @@ export interface LoggedQuestionCall {
  * The agent's logged questions that kept what they returned, newest first: the calls since
  * `since`, or the latest call of each of `groupIds`.
  */
-export function loggedQuestionCalls(agentId: number, f: { since?: string | null; groupIds?: number[] | null; limit: number }): LoggedQuestionCall[] {
+export function loggedQuestionCalls(
+  agentId: number,
+  f: { since?: string | null; groupIds?: number[] | null; limit: number },
+): LoggedQuestionCall[] {
   const base = `SELECT t.id, COALESCE(json_extract(t.input, '$.query'), json_extract(t.input, '$.question')) AS text, k.group_id, t.created_at, t.retrieval
      FROM tool_calls t LEFT JOIN question_keys k ON k.agent_id = t.agent_id AND k.key = t.question_key
      WHERE t.agent_id = @agent AND t.question_key IS NOT NULL AND t.ok = 1 AND t.retrieval IS NOT NULL`;

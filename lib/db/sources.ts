@@ -1,6 +1,6 @@
 import "server-only";
-import { db, now } from "./client";
 import { conflict, notFound } from "../core/errors";
+import { db, now } from "./client";
 
 export type SourceKind = "sitemap" | "urls";
 export type OnRemoved = "propose" | "remove";
@@ -74,7 +74,9 @@ export function createSource(
   s: { kind: SourceKind; location: string; on_removed: OnRemoved; interval_minutes: number | null; cross_host?: boolean },
 ): Source {
   const { lastInsertRowid } = db()
-    .prepare("INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, cross_host, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, cross_host, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
     .run(agentId, s.kind, s.location, s.on_removed, s.interval_minutes, s.cross_host ? 1 : 0, now());
   return getSource(agentId, Number(lastInsertRowid));
 }
@@ -90,11 +92,19 @@ export function getSource(agentId: number, id: number): Source {
   return toSource(row);
 }
 
-export function updateSource(agentId: number, id: number, patch: { on_removed?: OnRemoved; interval_minutes?: number | null; cross_host?: boolean }): Source {
+export function updateSource(
+  agentId: number,
+  id: number,
+  patch: { on_removed?: OnRemoved; interval_minutes?: number | null; cross_host?: boolean },
+): Source {
   getSource(agentId, id);
-  if (patch.cross_host !== undefined) db().prepare("UPDATE sources SET cross_host = ? WHERE id = ?").run(patch.cross_host ? 1 : 0, id);
+  if (patch.cross_host !== undefined)
+    db()
+      .prepare("UPDATE sources SET cross_host = ? WHERE id = ?")
+      .run(patch.cross_host ? 1 : 0, id);
   if (patch.on_removed !== undefined) db().prepare("UPDATE sources SET on_removed = ? WHERE id = ?").run(patch.on_removed, id);
-  if (patch.interval_minutes !== undefined) db().prepare("UPDATE sources SET interval_minutes = ? WHERE id = ?").run(patch.interval_minutes, id);
+  if (patch.interval_minutes !== undefined)
+    db().prepare("UPDATE sources SET interval_minutes = ? WHERE id = ?").run(patch.interval_minutes, id);
   return getSource(agentId, id);
 }
 
@@ -131,7 +141,9 @@ export function deletePage(sourceId: number, url: string): void {
 /** The agent's ready document of this name that came from this page, if any. */
 export function pageDocument(agentId: number, filename: string, url: string): { id: number; sha256: string } | undefined {
   return db()
-    .prepare("SELECT id, sha256 FROM documents WHERE agent_id = ? AND filename = ? AND source_url = ? AND status = 'ready' ORDER BY id DESC LIMIT 1")
+    .prepare(
+      "SELECT id, sha256 FROM documents WHERE agent_id = ? AND filename = ? AND source_url = ? AND status = 'ready' ORDER BY id DESC LIMIT 1",
+    )
     .get(agentId, filename, url) as { id: number; sha256: string } | undefined;
 }
 
@@ -160,7 +172,9 @@ export function getSync(id: number): SyncRecord | undefined {
 }
 
 export function recentSyncs(sourceId: number, limit = 20): SyncRecord[] {
-  return (db().prepare("SELECT * FROM source_syncs WHERE source_id = ? ORDER BY id DESC LIMIT ?").all(sourceId, limit) as SyncRow[]).map(toSync);
+  return (db().prepare("SELECT * FROM source_syncs WHERE source_id = ? ORDER BY id DESC LIMIT ?").all(sourceId, limit) as SyncRow[]).map(
+    toSync,
+  );
 }
 
 /** Counts so far, so the page can show a running sync's progress. */
@@ -173,16 +187,26 @@ export function saveSyncProgress(id: number, counts: SyncCounts, failures: SyncR
     .run({ ...counts, failures: JSON.stringify(failures), id });
 }
 
-export function finishSync(id: number, counts: SyncCounts, failures: SyncRecord["failures"], error: string | null, note: string | null = null): SyncRecord {
+export function finishSync(
+  id: number,
+  counts: SyncCounts,
+  failures: SyncRecord["failures"],
+  error: string | null,
+  note: string | null = null,
+): SyncRecord {
   saveSyncProgress(id, counts, failures);
-  db().prepare("UPDATE source_syncs SET status = ?, error = ?, note = ?, finished_at = ? WHERE id = ?").run(error ? "failed" : "done", error, note, now(), id);
+  db()
+    .prepare("UPDATE source_syncs SET status = ?, error = ?, note = ?, finished_at = ? WHERE id = ?")
+    .run(error ? "failed" : "done", error, note, now(), id);
   return getSync(id)!;
 }
 
 /** Syncs cut off by a stop: failed, so a new one can start and finishes the job. */
 export function failInterruptedSyncs(): number {
   return db()
-    .prepare("UPDATE source_syncs SET status = 'failed', error = 'The app stopped during this sync; the next sync finishes it.', finished_at = ? WHERE status = 'running'")
+    .prepare(
+      "UPDATE source_syncs SET status = 'failed', error = 'The app stopped during this sync; the next sync finishes it.', finished_at = ? WHERE status = 'running'",
+    )
     .run(now()).changes;
 }
 

@@ -1,16 +1,33 @@
 import "server-only";
-import { db, now } from "./client";
 import { notFound } from "../core/errors";
 import type { SweepApply, SweepRow, SweepStatus, SweepView } from "../core/sweep-types";
+import { db, now } from "./client";
 
-type Row = Omit<SweepView, "rows" | "apply" | "progress"> & { rows: string; apply: string | null; progress_done: number; progress_total: number };
+type Row = Omit<SweepView, "rows" | "apply" | "progress"> & {
+  rows: string;
+  apply: string | null;
+  progress_done: number;
+  progress_total: number;
+};
 
 const view = (r: Row): SweepView => {
   const { rows, apply, progress_done, progress_total, ...rest } = r;
-  return { ...rest, progress: { done: progress_done, total: progress_total }, rows: JSON.parse(rows), apply: apply ? JSON.parse(apply) : null };
+  return {
+    ...rest,
+    progress: { done: progress_done, total: progress_total },
+    rows: JSON.parse(rows),
+    apply: apply ? JSON.parse(apply) : null,
+  };
 };
 
-export function insertSweep(s: { agent_id: number; k: number; n_pairs: number; n_documents: number; progress_total: number; rows: SweepRow[] }): number {
+export function insertSweep(s: {
+  agent_id: number;
+  k: number;
+  n_pairs: number;
+  n_documents: number;
+  progress_total: number;
+  rows: SweepRow[];
+}): number {
   const t = now();
   const { lastInsertRowid } = db()
     .prepare(
@@ -32,7 +49,10 @@ export function latestSweep(agentId: number): SweepView | null {
   return row ? view(row) : null;
 }
 
-export function updateSweep(id: number, patch: { status?: SweepStatus; error?: string | null; progress_done?: number; rows?: SweepRow[]; apply?: SweepApply | null }): void {
+export function updateSweep(
+  id: number,
+  patch: { status?: SweepStatus; error?: string | null; progress_done?: number; rows?: SweepRow[]; apply?: SweepApply | null },
+): void {
   const sets: string[] = ["updated_at = @updated_at"];
   const values: Record<string, unknown> = { id, updated_at: now() };
   for (const [key, value] of Object.entries(patch)) {
@@ -40,7 +60,9 @@ export function updateSweep(id: number, patch: { status?: SweepStatus; error?: s
     sets.push(`${key} = @${key}`);
     values[key] = key === "rows" || key === "apply" ? (value === null ? null : JSON.stringify(value)) : value;
   }
-  db().prepare(`UPDATE sweeps SET ${sets.join(", ")} WHERE id = @id`).run(values);
+  db()
+    .prepare(`UPDATE sweeps SET ${sets.join(", ")} WHERE id = @id`)
+    .run(values);
 }
 
 /** At start: sweeps and applies a stopped server left running are failed, with the reason. */

@@ -1,10 +1,10 @@
 import "server-only";
-import { db, now } from "./client";
-import { dbState } from "./state";
 import { env } from "../env.mjs";
 import { MAX_QUERY_LENGTH } from "../validations/search";
 import { questionKey, questionText } from "../core/normalize";
 import type { RetrievalTrace } from "../core/trace";
+import { dbState } from "./state";
+import { db, now } from "./client";
 import { forgetUnaskedQuestions } from "./questions";
 
 export interface ToolCall {
@@ -38,7 +38,9 @@ export type ToolCallSource = "api" | "inspector";
  */
 function storedInput(input: unknown, withoutText: boolean): string {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return JSON.stringify(input);
-  const capped = Object.entries(input).flatMap(([k, v]) => (typeof v !== "string" ? [[k, v]] : withoutText ? [] : [[k, v.slice(0, MAX_QUERY_LENGTH)]]));
+  const capped = Object.entries(input).flatMap(([k, v]) =>
+    typeof v !== "string" ? [[k, v]] : withoutText ? [] : [[k, v.slice(0, MAX_QUERY_LENGTH)]],
+  );
   return JSON.stringify(Object.fromEntries(capped));
 }
 
@@ -145,9 +147,7 @@ export function pruneToolCalls(
 }
 
 export function recentToolCalls(agentId: number, limit = 20): ToolCall[] {
-  return db()
-    .prepare("SELECT * FROM tool_calls WHERE agent_id = ? ORDER BY id DESC LIMIT ?")
-    .all(agentId, limit) as ToolCall[];
+  return db().prepare("SELECT * FROM tool_calls WHERE agent_id = ? ORDER BY id DESC LIMIT ?").all(agentId, limit) as ToolCall[];
 }
 
 /**
@@ -194,8 +194,8 @@ export function recentSearchTexts(agentId: number, limit: number): string[] {
 
 /** Agents by their latest search, the most recent first (what to load first after a start). */
 export function agentsByLatestSearch(limit: number): number[] {
-  const rows = db()
-    .prepare("SELECT agent_id FROM tool_calls GROUP BY agent_id ORDER BY MAX(created_at) DESC LIMIT ?")
-    .all(limit) as { agent_id: number }[];
+  const rows = db().prepare("SELECT agent_id FROM tool_calls GROUP BY agent_id ORDER BY MAX(created_at) DESC LIMIT ?").all(limit) as {
+    agent_id: number;
+  }[];
   return rows.map((r) => r.agent_id);
 }

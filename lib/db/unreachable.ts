@@ -35,7 +35,9 @@ export function clearUnreachable(keys: ChunkKey[]): void {
 }
 
 export function unreachableOf(agentId: number): ChunkKey[] {
-  return db().prepare("SELECT document_id, chunk_index FROM unreachable_chunks WHERE agent_id = ? ORDER BY document_id, chunk_index").all(agentId) as ChunkKey[];
+  return db()
+    .prepare("SELECT document_id, chunk_index FROM unreachable_chunks WHERE agent_id = ? ORDER BY document_id, chunk_index")
+    .all(agentId) as ChunkKey[];
 }
 
 /** How many chunks are kept as unreachable, all agents (health). */

@@ -75,7 +75,9 @@ export function completeCleanup(id: number): void {
 
 /** A delete of an entry with late writes succeeded: it is checked again at `checkAt`. */
 export function markRemoved(id: number, checkAt: Date): void {
-  db().prepare("UPDATE vector_cleanup SET removed_at = ?, last_error = NULL, next_attempt_at = ? WHERE id = ?").run(now(), checkAt.toISOString(), id);
+  db()
+    .prepare("UPDATE vector_cleanup SET removed_at = ?, last_error = NULL, next_attempt_at = ? WHERE id = ?")
+    .run(now(), checkAt.toISOString(), id);
 }
 
 export function postponeCleanup(id: number, attempts: number, error: string, nextAttemptAt: Date): void {

@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "../env.mjs";
-import { createEmbedder, type Embedder } from ".";
 import { embeddingsState } from "./state";
+import { createEmbedder, type Embedder } from ".";
 
 /** The configured embedding provider, created once per process. */
 export function embedder(): Embedder {

@@ -77,10 +77,7 @@ export function createEmbedder(cfg: EmbedderConfig): Embedder {
         );
       }
       if (cfg.dimension !== undefined && cfg.dimension !== LOCAL_DIMENSION) {
-        throw new EmbeddingError(
-          `The local embedder produces ${LOCAL_DIMENSION}-dimensional vectors, not ${cfg.dimension}.`,
-          "local",
-        );
+        throw new EmbeddingError(`The local embedder produces ${LOCAL_DIMENSION}-dimensional vectors, not ${cfg.dimension}.`, "local");
       }
       return new LocalEmbedder();
     }

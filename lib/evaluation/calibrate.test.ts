@@ -3,10 +3,28 @@ import type { PairResult } from "../db/eval-runs";
 import { calibrateCut } from "./calibrate";
 
 const answerable = (rank: number | null, best: number | null): PairResult => ({
-  pair_id: null, query: "q", expected: "a.md", document_id: 1, rank, best_distance: best, top_distance: 0.2, missing: false, beyond_cut: false, answerable: true,
+  pair_id: null,
+  query: "q",
+  expected: "a.md",
+  document_id: 1,
+  rank,
+  best_distance: best,
+  top_distance: 0.2,
+  missing: false,
+  beyond_cut: false,
+  answerable: true,
 });
 const unanswerable = (top: number | null): PairResult => ({
-  pair_id: null, query: "q", expected: "", document_id: null, rank: null, best_distance: null, top_distance: top, missing: false, beyond_cut: false, answerable: false,
+  pair_id: null,
+  query: "q",
+  expected: "",
+  document_id: null,
+  rank: null,
+  best_distance: null,
+  top_distance: top,
+  missing: false,
+  beyond_cut: false,
+  answerable: false,
 });
 
 describe("calibrating the no-match cut", () => {
@@ -35,10 +53,17 @@ describe("calibrating the no-match cut", () => {
   });
 
   it("says why it cannot recommend a cut without unanswerable pairs, rather than suggesting one", () => {
-    const c = calibrateCut(results.filter((r) => r.answerable), 3, null);
+    const c = calibrateCut(
+      results.filter((r) => r.answerable),
+      3,
+      null,
+    );
     expect(c.recommended).toBeNull();
     expect(c.reason).toMatch(/No unanswerable pairs/);
-    expect(calibrateCut([unanswerable(0.4)], 3, null)).toMatchObject({ recommended: null, reason: expect.stringMatching(/No answerable pair/) });
+    expect(calibrateCut([unanswerable(0.4)], 3, null)).toMatchObject({
+      recommended: null,
+      reason: expect.stringMatching(/No answerable pair/),
+    });
     expect(calibrateCut([answerable(1, 0.3), unanswerable(null)], 3, null).reason).toMatch(/run an evaluation again/);
   });
 });

@@ -34,16 +34,18 @@ const round = (x: number) => Math.round(x * 10_000) / 10_000;
 function pointAt(cut: number | null, answerable: PairResult[], unanswerable: PairResult[], k: number): CutPoint {
   const within = (d: number | null) => cut === null || (d !== null && d <= cut);
   const answered = answerable.filter((r) => r.rank !== null && r.rank <= k && within(r.best_distance)).length / answerable.length;
-  const refused = unanswerable.length === 0 ? 0 : unanswerable.filter((r) => r.top_distance !== null && !within(r.top_distance)).length / unanswerable.length;
+  const refused =
+    unanswerable.length === 0
+      ? 0
+      : unanswerable.filter((r) => r.top_distance !== null && !within(r.top_distance)).length / unanswerable.length;
   return { cut, answered, refused, balanced: (answered + refused) / 2 };
 }
 
 /** Candidate cuts: halfway between consecutive distances that matter, rounded to 4 decimals, plus no cut. */
 function candidates(answerable: PairResult[], unanswerable: PairResult[]): (number | null)[] {
-  const distances = [
-    ...answerable.map((r) => r.best_distance),
-    ...unanswerable.map((r) => r.top_distance),
-  ].filter((d): d is number => d !== null);
+  const distances = [...answerable.map((r) => r.best_distance), ...unanswerable.map((r) => r.top_distance)].filter(
+    (d): d is number => d !== null,
+  );
   const sorted = [...new Set(distances)].sort((a, b) => a - b);
   const cuts = sorted.slice(1).map((d, i) => round((sorted[i] + d) / 2));
   if (sorted.length > 0) cuts.unshift(round(Math.max(sorted[0] / 2, sorted[0] - 0.01)));
@@ -57,7 +59,13 @@ export function calibrateCut(results: PairResult[], k: number, currentCut: numbe
   const base = { k, answerable: answerable.length, unanswerable: unanswerable.length };
   if (answerable.length === 0) {
     const current = { cut: currentCut, answered: 0, refused: 0, balanced: 0 };
-    return { ...base, points: [], recommended: null, current, reason: "No answerable pair with an indexed document: there is nothing a cut could keep." };
+    return {
+      ...base,
+      points: [],
+      recommended: null,
+      current,
+      reason: "No answerable pair with an indexed document: there is nothing a cut could keep.",
+    };
   }
   const current = pointAt(currentCut, answerable, unanswerable, k);
   if (unanswerable.length === 0) {
@@ -72,7 +80,13 @@ export function calibrateCut(results: PairResult[], k: number, currentCut: numbe
     };
   }
   if (unanswerable.some((r) => r.top_distance === null) || answerable.some((r) => r.best_distance === null && r.rank !== null)) {
-    return { ...base, points: [], recommended: null, current, reason: "This run did not record the distances a calibration needs; run an evaluation again." };
+    return {
+      ...base,
+      points: [],
+      recommended: null,
+      current,
+      reason: "This run did not record the distances a calibration needs; run an evaluation again.",
+    };
   }
   const points = candidates(answerable, unanswerable).map((c) => pointAt(c, answerable, unanswerable, k));
   const best = Math.max(...points.map((p) => p.balanced));

@@ -1,11 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, inTimeOrder } from "./compare";
 
-const o = (query: string, rank: number | null, missing = false) => ({ query, expected: `${query}.md`, rank, best_distance: rank && rank / 10, missing });
+const o = (query: string, rank: number | null, missing = false) => ({
+  query,
+  expected: `${query}.md`,
+  rank,
+  best_distance: rank && rank / 10,
+  missing,
+});
 
 describe("comparing two runs at k", () => {
   const base = [o("lost", 1), o("won", 9), o("slipped", 1), o("climbed", 8), o("same", 2), o("gone", 1), o("removed", 1), o("lost-far", 2)];
-  const head = [o("lost", 4), o("won", 2), o("slipped", 2), o("climbed", 5), o("same", 2), o("gone", null, true), o("added", 1), o("lost-far", null)];
+  const head = [
+    o("lost", 4),
+    o("won", 2),
+    o("slipped", 2),
+    o("climbed", 5),
+    o("same", 2),
+    o("gone", null, true),
+    o("added", 1),
+    o("lost-far", null),
+  ];
   const cmp = compareRuns(base, head, 3);
 
   it("calls a hit that became a miss a regression and a miss that became a hit a fix", () => {

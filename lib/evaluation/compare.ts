@@ -52,7 +52,9 @@ export function compareRuns(base: Outcome[], head: Outcome[], k: number): Compar
   });
   // Within a group, the biggest rank movement first.
   const shift = (r: ComparedPair) => (r.base && r.head ? Math.abs(Math.min(rankOrInf(r.head), 1e9) - Math.min(rankOrInf(r.base), 1e9)) : 0);
-  rows.sort((x, y) => CHANGE_ORDER.indexOf(x.change) - CHANGE_ORDER.indexOf(y.change) || shift(y) - shift(x) || x.query.localeCompare(y.query));
+  rows.sort(
+    (x, y) => CHANGE_ORDER.indexOf(x.change) - CHANGE_ORDER.indexOf(y.change) || shift(y) - shift(x) || x.query.localeCompare(y.query),
+  );
   const counts = Object.fromEntries(CHANGE_ORDER.map((c) => [c, 0])) as Record<Change, number>;
   for (const r of rows) counts[r.change]++;
   return { k, rows, counts };

@@ -56,7 +56,20 @@ async function independentRank(query: string, documentId: number): Promise<{ ran
 
 describe("an evaluation run against a real Chroma and SQLite", () => {
   it("imports pairs, runs, and its ranks, recall@k and MRR match a ranking computed independently", async () => {
-    const words = ["support", "refund", "password", "invoice", "workspace", "notifications", "authentication", "export", "mobile", "billing", "team", "email"];
+    const words = [
+      "support",
+      "refund",
+      "password",
+      "invoice",
+      "workspace",
+      "notifications",
+      "authentication",
+      "export",
+      "mobile",
+      "billing",
+      "team",
+      "email",
+    ];
     const targets = ["sla.txt", "refunds.txt", "password.txt", "invoices.txt", "guide.md"];
     // Enough pairs for more than one batch, with ranks spread over the whole list.
     // More than EVAL_BATCH_CHROMA of them, so that a run ranked by Chroma takes two batches too.
@@ -92,7 +105,14 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
     const res = await call(evals.POST, { json: { k: 3 }, params: { id: String(agentId) } });
     expect(res.status).toBe(201);
     const run = res.body;
-    expect(run).toMatchObject({ status: "done", k: 3, n_pairs: pairs.length, done_pairs: pairs.length, n_missing: 1, n_scored: pairs.length - 1 });
+    expect(run).toMatchObject({
+      status: "done",
+      k: 3,
+      n_pairs: pairs.length,
+      done_pairs: pairs.length,
+      n_missing: 1,
+      n_scored: pairs.length - 1,
+    });
     expect(run.settings).toMatchObject({
       embedding_model: embedder().model,
       query_weighting: "agent-idf-v1",
@@ -108,7 +128,13 @@ describe("an evaluation run against a real Chroma and SQLite", () => {
     const gone = run.pairs.find((p: { expected: string }) => p.expected === "temporary.txt");
     expect(gone).toMatchObject({ missing: true, hit: null, rank: null, best_distance: null });
 
-    const docIdOf: Record<string, number> = { "sla.txt": ids.sla, "refunds.txt": ids.refunds, "password.txt": ids.password, "invoices.txt": ids.invoices, "guide.md": ids.guide };
+    const docIdOf: Record<string, number> = {
+      "sla.txt": ids.sla,
+      "refunds.txt": ids.refunds,
+      "password.txt": ids.password,
+      "invoices.txt": ids.invoices,
+      "guide.md": ids.guide,
+    };
     const ranks: (number | null)[] = [];
     for (const p of run.pairs.filter((x: { missing: boolean }) => !x.missing)) {
       const expected = await independentRank(p.query, docIdOf[p.expected]);

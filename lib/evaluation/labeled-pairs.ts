@@ -42,9 +42,7 @@ export function documentIdsByFilename(agentId: number): Map<string, number> {
 }
 
 const unknownDocument = (expected: string) =>
-  expected
-    ? `No indexed document "${expected}" in this agent (give its filename or document id).`
-    : "No expected document given.";
+  expected ? `No indexed document "${expected}" in this agent (give its filename or document id).` : "No expected document given.";
 
 const text = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null);
 
@@ -65,10 +63,16 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
       reject("empty query", "The query is empty.");
       continue;
     }
-    const parsed = pairSchema.safeParse({ query: raw.query, expected: raw.expected ?? "", answerable: raw.answerable, note: raw.note === "" ? null : raw.note });
+    const parsed = pairSchema.safeParse({
+      query: raw.query,
+      expected: raw.expected ?? "",
+      answerable: raw.answerable,
+      note: raw.note === "" ? null : raw.note,
+    });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      if (issue.path[0] === "expected" && raw.answerable !== false) reject("unknown document", unknownDocument(text(raw.expected)?.trim() ?? ""));
+      if (issue.path[0] === "expected" && raw.answerable !== false)
+        reject("unknown document", unknownDocument(text(raw.expected)?.trim() ?? ""));
       else reject("invalid row", `${issue.path.join(".") || "row"}: ${issue.message}`);
       continue;
     }
@@ -108,6 +112,10 @@ export function addPair(agentId: number, input: PairInput, source: PairSource = 
 /** Edits a pair; `status` accepts a proposed one (or sets one back to proposed). */
 export function editPair(agentId: number, id: number, input: Partial<PairInput> & { status?: PairStatus }): Pair {
   const expected_filename =
-    input.answerable === false ? NO_DOCUMENT : input.expected === undefined || input.expected === "" ? undefined : expectedFilename(agentId, input.expected);
+    input.answerable === false
+      ? NO_DOCUMENT
+      : input.expected === undefined || input.expected === ""
+        ? undefined
+        : expectedFilename(agentId, input.expected);
   return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note, status: input.status });
 }

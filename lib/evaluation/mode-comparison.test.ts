@@ -25,9 +25,24 @@ const modeRun = (mode: RetrievalMode, id: number, results: PairResult[]): ModeRu
 
 describe("comparing retrieval modes on the same pairs", () => {
   // At k = 3: "code" is found by keyword only, "paraphrase" by vector and hybrid only; "both" everywhere.
-  const vector = modeRun("vector", 1, [result(1, "code", 9), result(2, "paraphrase", 1), result(3, "both", 1), result(4, "gone", null, { missing: true })]);
-  const keyword = modeRun("keyword", 2, [result(1, "code", 1), result(2, "paraphrase", null), result(3, "both", 2), result(4, "gone", null, { missing: true })]);
-  const hybrid = modeRun("hybrid", 3, [result(1, "code", 4), result(2, "paraphrase", 2), result(3, "both", 1), result(4, "gone", null, { missing: true })]);
+  const vector = modeRun("vector", 1, [
+    result(1, "code", 9),
+    result(2, "paraphrase", 1),
+    result(3, "both", 1),
+    result(4, "gone", null, { missing: true }),
+  ]);
+  const keyword = modeRun("keyword", 2, [
+    result(1, "code", 1),
+    result(2, "paraphrase", null),
+    result(3, "both", 2),
+    result(4, "gone", null, { missing: true }),
+  ]);
+  const hybrid = modeRun("hybrid", 3, [
+    result(1, "code", 4),
+    result(2, "paraphrase", 2),
+    result(3, "both", 1),
+    result(4, "gone", null, { missing: true }),
+  ]);
   const cmp = compareModes([vector, keyword, hybrid], 3, "vector");
 
   it("lists the pairs hit in one mode and missed in another, the agent's mode's misses first", () => {
@@ -78,7 +93,12 @@ describe("comparing retrieval modes on the same pairs", () => {
 
 describe("picking each mode's run", () => {
   type Run = Pick<EvalRun, "id" | "status" | "retrieval_mode" | "n_pairs">;
-  const run = (id: number, retrieval_mode: RetrievalMode, n_pairs = 2, status: Run["status"] = "done"): Run => ({ id, retrieval_mode, n_pairs, status });
+  const run = (id: number, retrieval_mode: RetrievalMode, n_pairs = 2, status: Run["status"] = "done"): Run => ({
+    id,
+    retrieval_mode,
+    n_pairs,
+    status,
+  });
   const current = [result(1, "a", 1), result(2, "b", 1)];
   const keys = current.map(pairKey);
   const resultsByRun: Record<number, PairResult[]> = {
@@ -95,7 +115,16 @@ describe("picking each mode's run", () => {
 
   it("takes the latest finished run of each mode over the same pairs, in the order of the modes", () => {
     read.length = 0;
-    const runs = [run(1, "keyword"), run(2, "vector"), run(3, "vector"), run(4, "keyword"), run(5, "keyword"), run(6, "hybrid", 2, "failed"), run(7, "hybrid"), run(8, "hybrid", 3)];
+    const runs = [
+      run(1, "keyword"),
+      run(2, "vector"),
+      run(3, "vector"),
+      run(4, "keyword"),
+      run(5, "keyword"),
+      run(6, "hybrid", 2, "failed"),
+      run(7, "hybrid"),
+      run(8, "hybrid", 3),
+    ];
     const picked = latestRunPerMode(runs, keys, resultsOf);
     // 4 has another pair, 5 an edited query, 6 failed, 8 more pairs; 7 lists the same pairs in another order.
     expect(picked.map((p) => [p.mode, p.run.id])).toEqual([

@@ -14,7 +14,8 @@ export interface ModeRun<R extends RunLike = RunLike> {
 }
 
 /** A pair as a run saw it: an edited query or document makes it another pair. */
-export const pairKey = (p: { pair_id: number | null; query: string; expected: string }) => `${p.pair_id}\u0000${p.query}\u0000${p.expected}`;
+export const pairKey = (p: { pair_id: number | null; query: string; expected: string }) =>
+  `${p.pair_id}\u0000${p.query}\u0000${p.expected}`;
 
 const pairSet = (keys: string[]) => [...keys].sort().join("\u0001");
 
@@ -22,7 +23,11 @@ const pairSet = (keys: string[]) => [...keys].sort().join("\u0001");
  * The latest finished run of each mode over exactly the given pairs, in RETRIEVAL_MODES order.
  * Results are read only for runs whose pair count already matches.
  */
-export function latestRunPerMode<R extends RunLike>(runs: R[], pairKeys: string[], resultsOf: (runId: number) => PairResult[]): ModeRun<R>[] {
+export function latestRunPerMode<R extends RunLike>(
+  runs: R[],
+  pairKeys: string[],
+  resultsOf: (runId: number) => PairResult[],
+): ModeRun<R>[] {
   const wanted = pairSet(pairKeys);
   const picked = new Map<RetrievalMode, ModeRun<R>>();
   for (const run of [...runs].sort((a, b) => b.id - a.id)) {

@@ -3,7 +3,8 @@ import { parseCsv, parseJsonl, parsePairFile, toCsv, toJsonl } from "./pair-file
 
 describe("pair files", () => {
   it("reads CSV with or without a header, quoted fields and the line each row starts on", () => {
-    const text = 'query,expected,note\r\nsupport SLA,support-sla.md\r\n"refund, after 30 days?",refund-policy.md,"said ""no"""\r\n\r\n"two\nlines",3\n';
+    const text =
+      'query,expected,note\r\nsupport SLA,support-sla.md\r\n"refund, after 30 days?",refund-policy.md,"said ""no"""\r\n\r\n"two\nlines",3\n';
     expect(parseCsv(text)).toEqual([
       { row: 2, query: "support SLA", expected: "support-sla.md", note: undefined },
       { row: 3, query: "refund, after 30 days?", expected: "refund-policy.md", note: 'said "no"' },
@@ -28,7 +29,7 @@ describe("pair files", () => {
       { query: 'comma, "quote"', expected: "a.md", answerable: true, note: null },
       { query: "new\nline", expected: "b.md", answerable: true, note: "why" },
       { query: " padded ", expected: "c.md", answerable: true, note: null },
-      { query: "=HYPERLINK(\"http://x\")", expected: "@d.md", answerable: true, note: "-v or +x" },
+      { query: '=HYPERLINK("http://x")', expected: "@d.md", answerable: true, note: "-v or +x" },
       { query: "'quoted' stays", expected: "e.md", answerable: true, note: null },
       { query: "who won the cup final", expected: "", answerable: false, note: "off topic" },
     ];

@@ -159,6 +159,11 @@ export function toCsv(pairs: ExportablePair[]): string {
 }
 
 export function toJsonl(pairs: ExportablePair[]): string {
-  const line = (p: ExportablePair) => ({ query: p.query, expected: p.expected, ...(p.answerable ? {} : { answerable: false }), ...(p.note ? { note: p.note } : {}) });
+  const line = (p: ExportablePair) => ({
+    query: p.query,
+    expected: p.expected,
+    ...(p.answerable ? {} : { answerable: false }),
+    ...(p.note ? { note: p.note } : {}),
+  });
   return pairs.map((p) => JSON.stringify(line(p))).join("\n") + (pairs.length ? "\n" : "");
 }

@@ -34,7 +34,8 @@ async function agentWithPairs(name: string) {
 const post = (agentId: number, json: unknown) => call(evals.POST, { json, params: { id: String(agentId) } });
 const runStatus = async (agentId: number, runId: number) =>
   (await call(one.GET, { method: "GET", params: { id: String(agentId), runId: String(runId) } })).body.status;
-const resultRows = (runId: number) => (db().prepare("SELECT COUNT(*) AS n FROM eval_results WHERE run_id = ?").get(runId) as { n: number }).n;
+const resultRows = (runId: number) =>
+  (db().prepare("SELECT COUNT(*) AS n FROM eval_results WHERE run_id = ?").get(runId) as { n: number }).n;
 const STARTED_AT = "\\(started \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d";
 
 describe("one evaluation per agent at a time", () => {
@@ -93,7 +94,9 @@ describe("one evaluation per agent at a time", () => {
         const refused = await post(agentId, { k: 3, wait: false });
         expect(refused.status).toBe(409);
         expect(refused.body.error.message).toMatch(
-          new RegExp(`^Evaluation run ${run.id} of this agent \\(${n} of the 3 of a comparison of retrieval modes\\) is already running ${STARTED_AT}`),
+          new RegExp(
+            `^Evaluation run ${run.id} of this agent \\(${n} of the 3 of a comparison of retrieval modes\\) is already running ${STARTED_AT}`,
+          ),
         );
         expect(() => startModeComparison(agentId, 3)).toThrow(/already running/);
       }

@@ -53,7 +53,12 @@ function chunkSettings(docs: DocumentRow[]): ChunkSetting[] {
   const groups = new Map<string, ChunkSetting>();
   for (const d of docs) {
     const key = `${d.chunk_size}/${d.chunk_overlap}/${d.chunk_strategy}`;
-    const g = groups.get(key) ?? { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy, documents: 0 };
+    const g = groups.get(key) ?? {
+      chunk_size: d.chunk_size,
+      chunk_overlap: d.chunk_overlap,
+      chunk_strategy: d.chunk_strategy,
+      documents: 0,
+    };
     g.documents++;
     groups.set(key, g);
   }
@@ -91,7 +96,8 @@ export function pairOutcome(
 
 /** A message fit for the page and the API; internal details go to the server log only. */
 function describe(err: unknown): string {
-  if (!(err instanceof BaseError)) console.error(isVectorStoreUnavailable(err) ? "evaluation stopped, vector store unavailable:" : "evaluation failed:", err);
+  if (!(err instanceof BaseError))
+    console.error(isVectorStoreUnavailable(err) ? "evaluation stopped, vector store unavailable:" : "evaluation failed:", err);
   return describeFailure(err, "evaluation", { unavailable: "the evaluation stopped" });
 }
 
@@ -113,7 +119,10 @@ function modeRank(
 }
 
 async function locatePairs(agentId: number, batch: Pair[], idsByFilename: Map<string, number[]>) {
-  const { model, vectors } = await embedForAgent(agentId, batch.map((p) => p.query));
+  const { model, vectors } = await embedForAgent(
+    agentId,
+    batch.map((p) => p.query),
+  );
   const targets = batch.map((p) => idsByFilename.get(p.expected_filename) ?? []);
   return locate(agentId, await collectionFor(model), vectors, targets, EVAL_WINDOW);
 }
@@ -139,7 +148,10 @@ async function execute(
       while (!failed && next < batches.length) {
         const batch = batches[next++];
         try {
-          const located = chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agentId, batch, idsByFilename);
+          const located =
+            chunkCount === 0
+              ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] }))
+              : await locatePairs(agentId, batch, idsByFilename);
           saveResults(
             runId,
             batch.map((p, j) => {
@@ -213,7 +225,11 @@ export function startEvaluation(
  * for the CPU, holding the agent's one evaluation throughout; answers the first run's id at once.
  * The chain stops at a failure, which is kept on that run's row.
  */
-export function startModeComparison(agentId: number, k: number, source: PairSource | null = null): { runId: number; done: Promise<EvalRun[]> } {
+export function startModeComparison(
+  agentId: number,
+  k: number,
+  source: PairSource | null = null,
+): { runId: number; done: Promise<EvalRun[]> } {
   const slot = claimAgent(agentId, "A comparison of retrieval modes for this agent");
   const of = (i: number) => `${i + 1} of the ${RETRIEVAL_MODES.length} of a comparison of retrieval modes`;
   try {
@@ -236,7 +252,12 @@ export function startModeComparison(agentId: number, k: number, source: PairSour
   }
 }
 
-function launch(agentId: number, k: number, asMode?: RetrievalMode, source: PairSource | null = null): { runId: number; done: Promise<EvalRun> } {
+function launch(
+  agentId: number,
+  k: number,
+  asMode?: RetrievalMode,
+  source: PairSource | null = null,
+): { runId: number; done: Promise<EvalRun> } {
   const agent = getAgent(agentId);
   const mode = asMode ?? agent.retrieval_mode;
   const pairs = pairsToRun(agentId, source);

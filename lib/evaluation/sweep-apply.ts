@@ -4,9 +4,9 @@ import { updateSweep } from "../db/sweeps";
 import { embedder } from "../embeddings/configured";
 import { invalid } from "../core/errors";
 import { rechunkDocument } from "../ingest/pipeline";
-import { claim, getSweep, messageOf, sameSetting, sweptDocuments } from "./sweep";
 import { failureMessage } from "../retrieval/retrieve";
 import { settingLabel, type SweepView } from "../core/sweep-types";
+import { claim, getSweep, messageOf, sameSetting, sweptDocuments } from "./sweep";
 
 /** Re-indexes the agent's documents with a finished row's setting, in the background. */
 export function applySweepRow(agentId: number, sweepId: number, row: number): { sweep: SweepView; done: Promise<SweepView> } {
@@ -29,7 +29,11 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
       const setting = { chunk_size: target.chunk_size, chunk_overlap: target.chunk_overlap, chunk_strategy: target.chunk_strategy };
       if (!sameSetting(setting, { chunk_size: d.chunk_size, chunk_overlap: d.chunk_overlap, chunk_strategy: d.chunk_strategy })) {
         try {
-          const r = await rechunkDocument(agentId, d.id, { chunkSize: setting.chunk_size, chunkOverlap: setting.chunk_overlap, chunkStrategy: setting.chunk_strategy });
+          const r = await rechunkDocument(agentId, d.id, {
+            chunkSize: setting.chunk_size,
+            chunkOverlap: setting.chunk_overlap,
+            chunkStrategy: setting.chunk_strategy,
+          });
           if (r.status !== "ready") failures.push(`${d.filename}: ${r.message}`);
         } catch (err) {
           // A document deleted meanwhile needs nothing; the others are told in the app's words.
@@ -41,7 +45,9 @@ export function applySweepRow(agentId: number, sweepId: number, row: number): { 
       }
       updateSweep(sweepId, { apply: { row, status: "running", done: i + 1, total: docs.length, error: null } });
     }
-    const error = failures.length ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}` : null;
+    const error = failures.length
+      ? `${failures.length} of ${docs.length} documents were not re-indexed: ${failures.slice(0, 3).join("; ")}`
+      : null;
     updateSweep(sweepId, { apply: { row, status: error ? "failed" : "done", done: docs.length, total: docs.length, error } });
     return getSweep(agentId, sweepId);
   })().finally(() => held.release());

@@ -6,8 +6,8 @@ import { createPair } from "../db/pairs";
 import { chunkText } from "../core/chunking";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
-import { startSweep } from "./sweep";
 import { MAX_SWEEP_ROW_CHUNKS } from "../core/sweep-types";
+import { startSweep } from "./sweep";
 
 async function agentWith(name: string, text: string) {
   const agent = newAgent(name);
@@ -19,7 +19,9 @@ async function agentWith(name: string, text: string) {
 const post = (id: number, json: unknown) => call(sweepsApi.POST, { json, params: { id: String(id) } });
 const latest = (id: number) => call(latestApi.GET, { method: "GET", params: { id: String(id) } });
 const sweepCollections = async () =>
-  (await chroma().listCollections({ limit: 1000 })).map((c) => c.name).filter((n) => n.startsWith(`${process.env.CHROMA_COLLECTION_PREFIX}_sweep-`));
+  (await chroma().listCollections({ limit: 1000 }))
+    .map((c) => c.name)
+    .filter((n) => n.startsWith(`${process.env.CHROMA_COLLECTION_PREFIX}_sweep-`));
 const PROSE = Object.values(ARTICLES).join("\n\n");
 
 describe("the chunks one sweep row may make", () => {
@@ -30,7 +32,12 @@ describe("the chunks one sweep row may make", () => {
     const limit = MAX_SWEEP_ROW_CHUNKS.toLocaleString("en-US");
     const chars = text.length.toLocaleString("en-US");
 
-    const perCharacter = await post(id, { settings: [{ chunk_size: 800, chunk_overlap: 100 }, { chunk_size: 1, chunk_overlap: 0, chunk_strategy: "fixed" }] });
+    const perCharacter = await post(id, {
+      settings: [
+        { chunk_size: 800, chunk_overlap: 100 },
+        { chunk_size: 1, chunk_overlap: 0, chunk_strategy: "fixed" },
+      ],
+    });
     expect(perCharacter.status).toBe(422);
     expect(perCharacter.body.error.code).toBe("invalid_request");
     expect(perCharacter.body.error.message).toBe(
@@ -62,7 +69,11 @@ describe("the chunks one sweep row may make", () => {
     expect(finished.rows[0]).toMatchObject({
       status: "failed",
       chunks: null,
-      error: expect.stringMatching(new RegExp(`^The setting 40 / 0 boundary would cut this agent's documents into at least [\\d,]+ chunks; a sweep row makes at most ${fixed}\\.`)),
+      error: expect.stringMatching(
+        new RegExp(
+          `^The setting 40 / 0 boundary would cut this agent's documents into at least [\\d,]+ chunks; a sweep row makes at most ${fixed}\\.`,
+        ),
+      ),
     });
     expect(finished.rows[1]).toMatchObject({ status: "done", chunks: fixed });
     expect(await sweepCollections()).toEqual([]);

@@ -28,7 +28,8 @@ const lib = async () => ({
 
 describe("a sweep with the other embedding model", () => {
   it("embeds the documents and the queries with that model into a temporary index, measures the pairs, and cannot be applied", async () => {
-    const { newAgent, ingest, ARTICLES, call, createPair, embedder, alternativeEmbedder, startEvaluation, getSweep, sweepsApi, applyApi } = await lib();
+    const { newAgent, ingest, ARTICLES, call, createPair, embedder, alternativeEmbedder, startEvaluation, getSweep, sweepsApi, applyApi } =
+      await lib();
     expect(embedder().model).toMatch(/^local-/);
     expect(alternativeEmbedder()?.model).toBe("test-model");
     const agent = newAgent("sweep models");
@@ -47,7 +48,9 @@ describe("a sweep with the other embedding model", () => {
     const post = (json: unknown) => call(sweepsApi.POST, { json, params: { id: String(agent.id) } });
     const unknown = await post({ settings: [{ chunk_size: 800, chunk_overlap: 100, embedding_model: "text-embedding-3-large" }] });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.error.message).toBe(`The embedding model "text-embedding-3-large" is not available: the app embeds with ${embedder().model} and can compare with test-model.`);
+    expect(unknown.body.error.message).toBe(
+      `The embedding model "text-embedding-3-large" is not available: the app embeds with ${embedder().model} and can compare with test-model.`,
+    );
     expect(fake.requests).toEqual([]);
 
     const started = await post({
@@ -66,10 +69,12 @@ describe("a sweep with the other embedding model", () => {
     ]);
 
     // The other model saw every document's text and every query, and nothing else.
-    const inputs = fake.requests.filter((r) => r.path === "/v1/embeddings").flatMap((r) => {
-      expect(r.body.model).toBe("test-model");
-      return r.body.input ?? [];
-    });
+    const inputs = fake.requests
+      .filter((r) => r.path === "/v1/embeddings")
+      .flatMap((r) => {
+        expect(r.body.model).toBe("test-model");
+        return r.body.input ?? [];
+      });
     expect(new Set(inputs)).toEqual(new Set([...Object.values(ARTICLES), ...pairs.map(([q]) => q)]));
 
     // Its figures are those of its own ranking: every pair first but the last, which is second.

@@ -47,7 +47,9 @@ async function agentWithPairs(name: string) {
 const liveVectorIds = async (agentId: number) =>
   (await (await collectionFor(embedder())).get({ where: { agent_id: agentId }, include: [] })).ids.sort();
 const sweepCollections = async () =>
-  (await chroma().listCollections({ limit: 1000 })).map((c) => c.name).filter((n) => n.startsWith(`${process.env.CHROMA_COLLECTION_PREFIX}_sweep-`));
+  (await chroma().listCollections({ limit: 1000 }))
+    .map((c) => c.name)
+    .filter((n) => n.startsWith(`${process.env.CHROMA_COLLECTION_PREFIX}_sweep-`));
 
 describe("chunk-settings sweep", () => {
   it("measures each setting in a temporary index as a run would on the live one, leaves the live index alone, and applies a row", async () => {
@@ -74,13 +76,21 @@ describe("chunk-settings sweep", () => {
     // Chunk counts are what the chunker makes of this agent's documents, and no one else's.
     const docs = listDocuments(agent.id);
     for (const [i, s] of settings.entries()) {
-      const expected = docs.reduce((n, d) => n + chunkText(getDocument(agent.id, d.id).text, s.chunk_size, s.chunk_overlap, s.chunk_strategy).length, 0);
+      const expected = docs.reduce(
+        (n, d) => n + chunkText(getDocument(agent.id, d.id).text, s.chunk_size, s.chunk_overlap, s.chunk_strategy).length,
+        0,
+      );
       expect(finished.rows[i].chunks).toBe(expected);
     }
 
     // The current setting's row says what an evaluation of the live index says.
     const live = await startEvaluation(agent.id, 3).done;
-    expect(finished.rows[0].recall_at_k).toEqual({ "1": live.recall_at_k!["1"], "3": live.recall_at_k!["3"], "5": live.recall_at_k!["5"], "10": live.recall_at_k!["10"] });
+    expect(finished.rows[0].recall_at_k).toEqual({
+      "1": live.recall_at_k!["1"],
+      "3": live.recall_at_k!["3"],
+      "5": live.recall_at_k!["5"],
+      "10": live.recall_at_k!["10"],
+    });
     expect(finished.rows[0].mrr).toBeCloseTo(live.mrr!, 9);
     expect(new Set(finished.rows.map((r) => JSON.stringify(r.recall_at_k))).size).toBeGreaterThan(1); // the settings do differ
 
@@ -113,7 +123,9 @@ describe("chunk-settings sweep", () => {
     const bad = await post(agent.id, { settings: [{ chunk_size: 100, chunk_overlap: 100 }] });
     expect(bad.status).toBe(422);
     expect(bad.body.error.message).toMatch(/smaller than chunk_size/);
-    const twice = await post(agent.id, { settings: [{ chunk_size: 400 }, { chunk_size: 400, chunk_overlap: 100, chunk_strategy: "boundary" }] });
+    const twice = await post(agent.id, {
+      settings: [{ chunk_size: 400 }, { chunk_size: 400, chunk_overlap: 100, chunk_strategy: "boundary" }],
+    });
     expect(twice.status).toBe(422);
     expect(twice.body.error.message).toMatch(/listed twice/);
     expect((await post(agent.id, { settings: [] })).status).toBe(422);
@@ -127,14 +139,33 @@ describe("chunk-settings sweep", () => {
     expect(Object.keys(row.recall_at_k!).sort()).toEqual(["1", "10", "3", "5"]);
     const apply = (json: unknown) => call(applyApi.POST, { json, params: { id: String(agent.id), sweepId: String(started.body.id) } });
     expect((await apply({ row: 4 })).status).toBe(422);
-    expect((await call(applyApi.POST, { json: { row: 0 }, params: { id: String(bare.id), sweepId: String(started.body.id) } })).status).toBe(404);
+    expect(
+      (await call(applyApi.POST, { json: { row: 0 }, params: { id: String(bare.id), sweepId: String(started.body.id) } })).status,
+    ).toBe(404);
   }, 120_000);
 
   it("at start, fails a sweep the stop cut off and removes its temporary collections", async () => {
     const agent = newAgent("sweep cut off");
-    const id = insertSweep({ agent_id: agent.id, k: 3, n_pairs: 1, n_documents: 1, progress_total: 2, rows: [
-      { chunk_size: 400, chunk_overlap: 0, chunk_strategy: "boundary", status: "running", chunks: null, recall_at_k: null, mrr: null, current: false, error: null },
-    ] });
+    const id = insertSweep({
+      agent_id: agent.id,
+      k: 3,
+      n_pairs: 1,
+      n_documents: 1,
+      progress_total: 2,
+      rows: [
+        {
+          chunk_size: 400,
+          chunk_overlap: 0,
+          chunk_strategy: "boundary",
+          status: "running",
+          chunks: null,
+          recall_at_k: null,
+          mrr: null,
+          current: false,
+          error: null,
+        },
+      ],
+    });
     await chroma().createCollection({ name: `${process.env.CHROMA_COLLECTION_PREFIX}_sweep-${id}-0`, embeddingFunction: null });
     expect(await sweepCollections()).toHaveLength(1);
     expect(await recoverSweeps()).toBe(1);

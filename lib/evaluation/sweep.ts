@@ -13,10 +13,17 @@ import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent, failureMessage } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { agentVectors, cosineDistance, parseChunkId } from "../vector-store/chunks";
-import { chunkId, createScratchCollection, dropCollection, dropCollectionsNamed, queryDistances, type Collection } from "../vector-store/client";
+import {
+  chunkId,
+  createScratchCollection,
+  dropCollection,
+  dropCollectionsNamed,
+  queryDistances,
+  type Collection,
+} from "../vector-store/client";
 import { summarize, type PairOutcome } from "../core/metrics";
-import { assertRowSizes, tooManyChunks } from "./sweep-size";
 import { MAX_SWEEP_ROW_CHUNKS, SWEEP_KS, settingLabel, type SweepRow, type SweepSetting, type SweepView } from "../core/sweep-types";
+import { assertRowSizes, tooManyChunks } from "./sweep-size";
 
 /**
  * Chunk-settings sweeps: for each setting, the agent's ready documents are re-chunked from their
@@ -65,7 +72,9 @@ function normalizeModels(settings: SweepSetting[], model: Embedder): SweepSettin
     if (embedding_model !== alternative?.model) {
       throw invalid(
         `The embedding model "${embedding_model}" is not available: the app embeds with ${model.model}` +
-          (alternative ? ` and can compare with ${alternative.model}.` : "; configure OpenAI (OPENAI_API_KEY or OPENAI_BASE_URL) to compare with its model."),
+          (alternative
+            ? ` and can compare with ${alternative.model}.`
+            : "; configure OpenAI (OPENAI_API_KEY or OPENAI_BASE_URL) to compare with its model."),
       );
     }
     return { ...s, embedding_model };
@@ -118,7 +127,14 @@ export function startSweep(
       current: current !== null && sameSetting(current, s),
       error: null,
     }));
-    const id = insertSweep({ agent_id: agentId, k, n_pairs: pairs.length, n_documents: docs.length, progress_total: settings.length * (docs.length + pairs.length), rows });
+    const id = insertSweep({
+      agent_id: agentId,
+      k,
+      n_pairs: pairs.length,
+      n_documents: docs.length,
+      progress_total: settings.length * (docs.length + pairs.length),
+      rows,
+    });
     const done = runSweep(id, agentId, k, rows, docs, pairs, model, cut, maxRowChunks).finally(() => held.release());
     return { sweep: getSweep(agentId, id), done };
   } catch (err) {
@@ -178,7 +194,8 @@ async function measure(
   // A row of the other model embeds documents and queries with it; its query weighting (if it
   // has one) counts the row's own chunks, as the live index would once re-embedded.
   const rowModel = setting.embedding_model ? alternativeEmbedder() : model;
-  if (!rowModel || rowModel.model !== (setting.embedding_model ?? model.model)) throw invalid(`The embedding model ${setting.embedding_model} is no longer configured.`);
+  if (!rowModel || rowModel.model !== (setting.embedding_model ?? model.model))
+    throw invalid(`The embedding model ${setting.embedding_model} is no longer configured.`);
   const other = rowModel !== model;
   const collection = await createScratchCollection(`${sweepPrefix()}${sweepId}-${row}`, rowModel.model, { sweep_id: sweepId });
   try {
@@ -194,7 +211,10 @@ async function measure(
         await writeChunks({ collection, model: rowModel }, { agentId, documentId: d.id }, chunks);
         counts.set(d.id, chunks.length);
         if (corpus) {
-          await rowModel.countFeatures!(chunks.map((c) => c.text), corpus.df);
+          await rowModel.countFeatures!(
+            chunks.map((c) => c.text),
+            corpus.df,
+          );
           corpus.chunks += chunks.length;
         }
       }
@@ -210,11 +230,17 @@ async function measure(
       outcomes.push(...(await rankPairs(collection, agentId, batch, docs, counts, total, other ? null : cut, embedQueries)));
       step(batch.length);
     }
-    const summary = summarize(outcomes, [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b));
+    const summary = summarize(
+      outcomes,
+      [...new Set([...SWEEP_KS, k])].sort((a, b) => a - b),
+    );
     return { chunks: total, recall_at_k: summary.recall_at_k, mrr: summary.mrr };
   } finally {
     await dropCollection(collection.name).catch((err) => {
-      console.error(`[kb-inspector] sweep ${sweepId}: temporary collection ${collection.name} is removed at the next start:`, messageOf(err));
+      console.error(
+        `[kb-inspector] sweep ${sweepId}: temporary collection ${collection.name} is removed at the next start:`,
+        messageOf(err),
+      );
     });
   }
 }
@@ -235,10 +261,18 @@ async function rankPairs(
   embedQueries: (queries: string[]) => Promise<number[][]>,
 ): Promise<PairOutcome[]> {
   const vectors = await embedQueries(pairs.map((p) => p.query));
-  const ranking = await queryDistances(collection, { queryEmbeddings: vectors, nResults: Math.max(1, Math.min(total, MAX_RANKED)), where: { agent_id: agentId } });
+  const ranking = await queryDistances(collection, {
+    queryEmbeddings: vectors,
+    nResults: Math.max(1, Math.min(total, MAX_RANKED)),
+    where: { agent_id: agentId },
+  });
   const idsOf = (filename: string) => docs.filter((d) => d.filename === filename && counts.has(d.id)).map((d) => d.id);
   const wanted = [...new Set(pairs.flatMap((p) => idsOf(p.expected_filename)))];
-  const stored = await agentVectors(collection, agentId, wanted.flatMap((id) => Array.from({ length: counts.get(id)! }, (_, c) => chunkId(id, c))));
+  const stored = await agentVectors(
+    collection,
+    agentId,
+    wanted.flatMap((id) => Array.from({ length: counts.get(id)! }, (_, c) => chunkId(id, c))),
+  );
   return pairs.map((p, q) => {
     const mine = new Set(idsOf(p.expected_filename));
     if (mine.size === 0) return { rank: null, missing: true };

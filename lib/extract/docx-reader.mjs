@@ -22,15 +22,18 @@ const NAMESPACES = new Map([
   ["http://schemas.openxmlformats.org/package/2006/relationships", "rel"],
 ]);
 
-const OFFICE_DOCUMENT = /^(?:http:\/\/schemas\.openxmlformats\.org\/officeDocument\/2006\/relationships|http:\/\/purl\.oclc\.org\/ooxml\/officeDocument\/relationships)\/officeDocument$/;
+const OFFICE_DOCUMENT =
+  /^(?:http:\/\/schemas\.openxmlformats\.org\/officeDocument\/2006\/relationships|http:\/\/purl\.oclc\.org\/ooxml\/officeDocument\/relationships)\/officeDocument$/;
 
 // Elements whose children are read as document content: runs, links, tables, tracked insertions and
 // moves, content controls' content, drawings, VML shapes and text boxes. Anything not named here or
 // handled below (deleted text, field instructions, properties, equations) adds no text.
 const CONTAINERS = new Set(
-  ("w:body w:r w:hyperlink w:tbl w:tc w:customXml w:ins w:moveFromRangeEnd w:moveFromRangeStart w:moveTo " +
+  (
+    "w:body w:r w:hyperlink w:tbl w:tc w:customXml w:ins w:moveFromRangeEnd w:moveFromRangeStart w:moveTo " +
     "w:moveToRangeEnd w:moveToRangeStart w:object w:smartTag w:drawing w:sdtContent mc:Fallback " +
-    "v:roundrect v:shape v:textbox v:group v:rect w:txbxContent").split(" "),
+    "v:roundrect v:shape v:textbox v:group v:rect w:txbxContent"
+  ).split(" "),
 );
 const CHARACTERS = new Map([
   ["w:tab", "\t"],

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { readDocxText } from "./docx-reader.mjs";
-import { extractText } from "./index";
-import { LimitExceeded } from "./limit-exceeded.mjs";
 import { buildDocx, buildDocxWithDocument, buildPdf, buildZip, rejection, utf8 } from "../../test/fixtures/extract/builders";
+import { readDocxText } from "./docx-reader.mjs";
+import { LimitExceeded } from "./limit-exceeded.mjs";
+import { extractText } from "./index";
 
 describe("extractText: docx", () => {
   it("extracts both paragraphs of a real .docx", async () => {
@@ -84,11 +84,20 @@ describe("extractText: what of a Word document is text", () => {
 
   it("keeps tables, tabs, links, inserted text and field results; drops deleted text, deleted rows and field codes", async () => {
     const body =
-      p(r("Before"), `<w:ins><w:r><w:t xml:space="preserve"> inserted</w:t></w:r></w:ins>`, `<w:del><w:r><w:delText> deleted</w:delText></w:r></w:del>`) +
+      p(
+        r("Before"),
+        `<w:ins><w:r><w:t xml:space="preserve"> inserted</w:t></w:r></w:ins>`,
+        `<w:del><w:r><w:delText> deleted</w:delText></w:r></w:del>`,
+      ) +
       `<w:tbl><w:tblPr/><w:tr><w:tc>${p(r("A1"))}</w:tc><w:tc>${p(`<w:r><w:t>A2</w:t><w:tab/><w:t>x</w:t></w:r>`)}</w:tc></w:tr>` +
       `<w:tr><w:trPr><w:del w:id="3"/></w:trPr><w:tc>${p(r("Removed row"))}</w:tc></w:tr></w:tbl>` +
       p(`<w:hyperlink r:id="rId9" xmlns:r="x"><w:r><w:t>a link</w:t></w:r></w:hyperlink>`) +
-      p(`<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r>`, `<w:r><w:fldChar w:fldCharType="separate"/></w:r>`, r("7"), `<w:r><w:fldChar w:fldCharType="end"/></w:r>`);
+      p(
+        `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r>`,
+        `<w:r><w:fldChar w:fldCharType="separate"/></w:r>`,
+        r("7"),
+        `<w:r><w:fldChar w:fldCharType="end"/></w:r>`,
+      );
     expect(await read(body)).toBe("Before inserted\n\nA1\n\nA2\tx\n\na link\n\n7");
   });
 
@@ -104,9 +113,9 @@ describe("extractText: what of a Word document is text", () => {
 
   it("drops a check box's glyph but keeps its label, and maps symbol-font characters", async () => {
     const checkbox = `<w:sdt><w:sdtPr><w14:checkbox><w14:checked w14:val="1"/></w14:checkbox></w:sdtPr><w:sdtContent>${r("☒")}</w:sdtContent></w:sdt>`;
-    expect(await read(p(checkbox, r("I agree")) + p(`<w:r><w:sym w:font="Symbol" w:char="F061"/><w:t xml:space="preserve"> = 0.5</w:t></w:r>`))).toBe(
-      "I agree\n\nα = 0.5",
-    );
+    expect(
+      await read(p(checkbox, r("I agree")) + p(`<w:r><w:sym w:font="Symbol" w:char="F061"/><w:t xml:space="preserve"> = 0.5</w:t></w:r>`)),
+    ).toBe("I agree\n\nα = 0.5");
   });
 
   it("stops reading once the text passes the limit", async () => {

@@ -33,7 +33,10 @@ export function quoted(filename: string): string {
  */
 export function shortReason(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
-  const line = (raw.split("\n")[0] ?? "").replace(/^error:\s*/i, "").replace(/\s+/g, " ").trim();
+  const line = (raw.split("\n")[0] ?? "")
+    .replace(/^error:\s*/i, "")
+    .replace(/\s+/g, " ")
+    .trim();
   if (!line) return "unknown error";
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }

@@ -23,13 +23,17 @@ const HEADING = /^h[1-6]$/;
 
 // A class or id token is chrome only if it names chrome and every other word in it merely qualifies that name.
 const CHROME_WORDS = new Set(
-  "cookie cookies consent gdpr banner breadcrumb breadcrumbs sidebar skiplink skiplinks siteheader sitefooter onetrust cookiebot cybot".split(" "),
+  "cookie cookies consent gdpr banner breadcrumb breadcrumbs sidebar skiplink skiplinks siteheader sitefooter onetrust cookiebot cybot".split(
+    " ",
+  ),
 );
 // Any other word ("has-sidebar", "cookie-policy", "article-body") makes the token content, which is kept.
 const QUALIFIERS = new Set(
-  ("bar notice notification popup modal overlay dialog prompt message box panel container wrapper wrap " +
+  (
+    "bar notice notification popup modal overlay dialog prompt message box panel container wrapper wrap " +
     "inner outer root sdk widget region area left right top bottom nav menu list trail item items link links " +
-    "accept settings preferences site global js").split(" "),
+    "accept settings preferences site global js"
+  ).split(" "),
 );
 // Most tokens name none of the chrome words; this rejects them without splitting.
 const MENTIONS_CHROME = /cookie|consent|gdpr|banner|breadcrumb|side.?bar|skip|site.?(?:header|footer)|onetrust|cybot/i;
@@ -78,7 +82,9 @@ export function isChromeToken(token) {
     .split(/[^a-z]+/)
     .filter(Boolean)
     .join("-")
-    .replace(COMPOUNDS, (compound) => (compound.startsWith("side") ? "sidebar" : compound.startsWith("skip") ? "skiplink" : compound.replace("-", "")))
+    .replace(COMPOUNDS, (compound) =>
+      compound.startsWith("side") ? "sidebar" : compound.startsWith("skip") ? "skiplink" : compound.replace("-", ""),
+    )
     .split("-")
     .filter(Boolean);
   // Single letters are naming-scheme prefixes such as "c-cookie-banner".

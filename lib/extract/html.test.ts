@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "./html.mjs";
-import { extractText } from "./index";
-import { LimitExceeded } from "./limit-exceeded.mjs";
 import { rejection, utf8 } from "../../test/fixtures/extract/builders";
+import { htmlToText } from "./html.mjs";
+import { LimitExceeded } from "./limit-exceeded.mjs";
+import { extractText } from "./index";
 
 const PAGE = `<!DOCTYPE html>
 <html>
@@ -55,9 +55,7 @@ describe("htmlToText", () => {
   });
 
   it("separates table cells and rows", () => {
-    expect(htmlToText("<table><tr><th>Plan</th><th>Days</th></tr><tr><td>Basic</td><td>14</td></tr></table>")).toBe(
-      "Plan Days\nBasic 14",
-    );
+    expect(htmlToText("<table><tr><th>Plan</th><th>Days</th></tr><tr><td>Basic</td><td>14</td></tr></table>")).toBe("Plan Days\nBasic 14");
   });
 
   it("preserves line breaks inside <pre>", () => {

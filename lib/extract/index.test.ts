@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { extractText, RejectedFileError } from "./index";
 import { buildPdf, buildZip, rejection, utf8 } from "../../test/fixtures/extract/builders";
+import { extractText, RejectedFileError } from "./index";
 
 const PNG_HEADER = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52];
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildDocxBomb, buildPdfBomb, zipOf, zlibRepeated } from "../../test/fixtures/extract/bombs";
-import { extractText } from "./index";
+import { buildDocx, buildPdf, rejection, utf8 } from "../../test/fixtures/extract/builders";
 import { EXPANDED_BYTES_PER_CHAR } from "./limits";
 import { ExtractPool, workerFile, type ExtractJob } from "./pool";
 import { extractPool } from "./state";
-import { buildDocx, buildPdf, rejection, utf8 } from "../../test/fixtures/extract/builders";
+import { extractText } from "./index";
 
 // How much memory a bomb costs and how long it holds up the main thread are figures, printed by
 // `node --import tsx scripts/bench/extract-limits.ts`; these tests show what refuses a bomb.
@@ -19,8 +19,7 @@ afterEach(() => {
 function watchWorkers() {
   const run = vi.spyOn(extractPool(), "run");
   return {
-    replies: async () =>
-      Promise.all(run.mock.calls.map(async ([job], i) => ({ kind: job.kind, reply: await run.mock.results[i]!.value }))),
+    replies: async () => Promise.all(run.mock.calls.map(async ([job], i) => ({ kind: job.kind, reply: await run.mock.results[i]!.value }))),
   };
 }
 
@@ -56,7 +55,10 @@ function withBrokenEnd(zip: Uint8Array): Uint8Array {
  * on the expanded stream can refuse it.
  */
 function pdfWithBlankStream(text: string, megabytes: number): Uint8Array {
-  const stream = zlibRepeated([{ bytes: utf8(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET\n`) }, { bytes: utf8(" ".repeat(MB)), times: megabytes }]);
+  const stream = zlibRepeated([
+    { bytes: utf8(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET\n`) },
+    { bytes: utf8(" ".repeat(MB)), times: megabytes },
+  ]);
   const objects: (string | Uint8Array)[] = [
     "<< /Type /Catalog /Pages 2 0 R >>",
     "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
@@ -80,7 +82,9 @@ function pdfWithBlankStream(text: string, megabytes: number): Uint8Array {
     push("\nendstream\nendobj\n");
   });
   const xref = offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
-  push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  push(
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+  );
   return new Uint8Array(Buffer.concat(parts));
 }
 
@@ -125,8 +129,19 @@ describe("extractText: decompression bombs", () => {
 
   it("are refused the same way by a worker with a heap of 32 MB, which does not run out of memory", async () => {
     const pool = new ExtractPool({ size: 1, memoryMb: 32, idleMs: 1_000, workerFile: workerFile() });
-    const docx = (bytes: Uint8Array, maxChars: number): ExtractJob => ({ kind: "docx", bytes, maxChars, maxXmlBytes: maxChars * EXPANDED_BYTES_PER_CHAR });
-    const pdf = (bytes: Uint8Array, maxChars: number): ExtractJob => ({ kind: "pdf", bytes, maxChars, maxPages: 2_000, maxStreamBytes: maxChars * EXPANDED_BYTES_PER_CHAR });
+    const docx = (bytes: Uint8Array, maxChars: number): ExtractJob => ({
+      kind: "docx",
+      bytes,
+      maxChars,
+      maxXmlBytes: maxChars * EXPANDED_BYTES_PER_CHAR,
+    });
+    const pdf = (bytes: Uint8Array, maxChars: number): ExtractJob => ({
+      kind: "pdf",
+      bytes,
+      maxChars,
+      maxPages: 2_000,
+      maxStreamBytes: maxChars * EXPANDED_BYTES_PER_CHAR,
+    });
     const jobs = [
       docx(buildDocxBomb(400), 5_000_000),
       docx(withBrokenEnd(buildDocxBomb(400, 4096)), 1_000_000),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { extractText } from "./index";
 import { buildPdf, rejection, utf8 } from "../../test/fixtures/extract/builders";
+import { extractText } from "./index";
 
 describe("extractText: pdf", () => {
   it("extracts the text layer of a real PDF", async () => {

@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { extractText } from "./index";
+import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "../../test/fixtures/extract/builders";
 import { ExtractOutOfMemory, ExtractPool, ExtractTimeout, workerFile, type ExtractJob } from "./pool";
 import { closeExtractPool, extractPool } from "./state";
-import { buildDocxWithDocument, buildHtmlExport, buildPdf, formattedDocumentXml, rejection } from "../../test/fixtures/extract/builders";
+import { extractText } from "./index";
 
 // How long the main thread stalls and how long requests wait while a large PDF is read are
 // figures, printed by `node --import tsx scripts/bench/extract-limits.ts`.
@@ -158,7 +158,11 @@ describe("ExtractPool", () => {
       expect(reply.ok).toBe(true);
       const text = reply.ok ? reply.text : "";
       expect(text.startsWith("## Article 0\n\nCustomers on plan 0 turn on feature 0 under Settings;")).toBe(true);
-      expect(text.endsWith(`## Article ${articles - 1}\n\nCustomers on plan ${(articles - 1) % 97} turn on feature ${(articles - 1) % 31} under Settings; the change reaches every device within ${((articles - 1) % 13) + 1} minutes.`)).toBe(true);
+      expect(
+        text.endsWith(
+          `## Article ${articles - 1}\n\nCustomers on plan ${(articles - 1) % 97} turn on feature ${(articles - 1) % 31} under Settings; the change reaches every device within ${((articles - 1) % 13) + 1} minutes.`,
+        ),
+      ).toBe(true);
       expect(text.match(/^## Article \d+$/gm)).toHaveLength(articles);
       for (const chrome of ["Help centre", "Related", "Privacy"]) expect(text).not.toContain(chrome);
     } finally {
@@ -168,7 +172,9 @@ describe("ExtractPool", () => {
 
   it("reads a formatted Word document of 1.5 million characters with a worker heap of 64 MB", async () => {
     // A tree of the document XML took about 50 bytes per byte: 280 MB for these 5 MB of XML.
-    const paragraphs = Array.from({ length: 12_000 }, (_, i) => `Paragraph ${i}: refunds are issued within 14 days of the request. `.repeat(2));
+    const paragraphs = Array.from({ length: 12_000 }, (_, i) =>
+      `Paragraph ${i}: refunds are issued within 14 days of the request. `.repeat(2),
+    );
     const bytes = await buildDocxWithDocument(formattedDocumentXml(paragraphs));
     const pool = new ExtractPool({ size: 1, memoryMb: 64, idleMs: 1_000, workerFile: workerFile() });
     try {
@@ -188,7 +194,10 @@ describe("ExtractPool", () => {
       // 9 million characters outside Latin-1 take two bytes each: 18 MB, over half of 32 MB.
       const wide = `<p>${"返金は十四日以内".repeat(1_100_000)}</p>`;
       await expect(pool.run({ kind: "html", html: wide, maxChars: 1e9 }, 30_000)).rejects.toBeInstanceOf(ExtractOutOfMemory);
-      await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 60_000)).resolves.toEqual({ ok: true, text: "still here" });
+      await expect(pool.run({ kind: "html", html: "<p>still here</p>", maxChars: 100 }, 60_000)).resolves.toEqual({
+        ok: true,
+        text: "still here",
+      });
     } finally {
       await pool.close();
     }
@@ -263,9 +272,7 @@ describe("ExtractPool", () => {
   it("queues jobs beyond its size and runs them all", async () => {
     const pool = new ExtractPool({ size: 1, memoryMb: 256, idleMs: 1_000, workerFile: workerFile() });
     try {
-      const replies = await Promise.all(
-        [1, 2, 3].map((n) => pool.run({ kind: "html", html: `<p>job ${n}</p>`, maxChars: 100 }, 60_000)),
-      );
+      const replies = await Promise.all([1, 2, 3].map((n) => pool.run({ kind: "html", html: `<p>job ${n}</p>`, maxChars: 100 }, 60_000)));
       expect(replies).toEqual([1, 2, 3].map((n) => ({ ok: true, text: `job ${n}` })));
     } finally {
       await pool.close();

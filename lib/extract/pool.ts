@@ -87,7 +87,9 @@ export class ExtractPool {
     // A page is copied onto the worker's heap before its reader runs; one that does not fit there
     // would stop the whole process rather than the worker. Half the heap leaves room to read it.
     if (job.kind === "html" && stringHeapBytes(job.html) > (this.options.memoryMb * 1024 * 1024) / 2) {
-      return Promise.reject(new ExtractOutOfMemory(`A page of ${job.html.length} characters does not fit a worker of ${this.options.memoryMb} MB.`));
+      return Promise.reject(
+        new ExtractOutOfMemory(`A page of ${job.html.length} characters does not fit a worker of ${this.options.memoryMb} MB.`),
+      );
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ job, timeoutMs, resolve, reject });

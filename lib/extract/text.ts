@@ -16,10 +16,7 @@ export function decodeText(filename: string, bytes: Uint8Array): string {
   }
   // Checked before the NUL test: UTF-16 text is full of NUL bytes but is still text.
   if (startsWith(bytes, UTF16_LE_BOM) || startsWith(bytes, UTF16_BE_BOM)) {
-    throw new RejectedFileError(
-      "encoding",
-      `${quoted(filename)} is encoded as UTF-16. Save it as UTF-8 and upload it again.`,
-    );
+    throw new RejectedFileError("encoding", `${quoted(filename)} is encoded as UTF-16. Save it as UTF-8 and upload it again.`);
   }
   if (bytes.includes(0)) {
     throw new RejectedFileError("type_mismatch", `${quoted(filename)} looks like a binary file, not text.`);

@@ -120,7 +120,7 @@ function readZip64End(view, end) {
  * @param {DataView} view @param {number} at @param {number} length @param {ZipEntry} entry
  */
 function applyZip64Extra(view, at, length, entry) {
-  for (let p = at; p + 4 <= at + length; ) {
+  for (let p = at; p + 4 <= at + length;) {
     const id = view.getUint16(p, true);
     const size = view.getUint16(p + 2, true);
     if (id === 0x0001) {

@@ -24,7 +24,11 @@ function decoders(encodings: string[], first: Buffer): Duplex[] | null {
     else if (encoding === "deflate") {
       // Some servers send raw deflate for "deflate"; a zlib stream's first byte says method 8.
       const zlibWrapped = out.length > 0 || (first[0] & 0x0f) === 8;
-      out.push(zlibWrapped ? zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }) : zlib.createInflateRaw({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+      out.push(
+        zlibWrapped
+          ? zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH })
+          : zlib.createInflateRaw({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+      );
     } else if (encoding === "br") out.push(zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
     else return null;
   }
@@ -35,7 +39,12 @@ function decoders(encodings: string[], first: Buffer): Duplex[] | null {
  * Reads and decodes a response body, failing the moment the decoded bytes pass maxBytes. With
  * `sink`, each decoded chunk goes there and the body resolved is empty.
  */
-export function readBody<E extends Error>(res: http.IncomingMessage, maxBytes: number, fail: (message: string) => E, sink?: (chunk: Buffer) => void): Promise<Buffer> {
+export function readBody<E extends Error>(
+  res: http.IncomingMessage,
+  maxBytes: number,
+  fail: (message: string) => E,
+  sink?: (chunk: Buffer) => void,
+): Promise<Buffer> {
   const encodings = (res.headers["content-encoding"] ?? "")
     .split(",")
     .map((s) => s.trim().toLowerCase())

@@ -2,8 +2,8 @@ import http from "node:http";
 import type { LookupAddress } from "node:dns";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, vi } from "vitest";
-import { FetchRefused, guardedFetch, pinnedLookup, pinnedRequestOptions, type Lookup } from "./guarded";
 import { guardedFetchSite, lookupFrom, rejection } from "@/test/guarded-fetch-site";
+import { FetchRefused, guardedFetch, pinnedLookup, pinnedRequestOptions, type Lookup } from "./guarded";
 
 // What the guarded fetch refuses, before connecting or on a redirect, and that a connection goes
 // to the address that was checked.
@@ -29,13 +29,24 @@ describe("guardedFetch refuses before connecting", () => {
     expect(bare).toBeInstanceOf(FetchRefused);
     expect(bare.message).toMatch(/private, loopback or link-local address/);
     const lookup = lookupFrom({ "docs.test": ["127.0.0.1"] });
-    expect((await guardedFetch(`http://DOCS.test:${site.port}/page`, { limits: site.limits({ allowHosts: [`Docs.Test:${site.port}`] }), lookup })).status).toBe(200);
+    expect(
+      (
+        await guardedFetch(`http://DOCS.test:${site.port}/page`, {
+          limits: site.limits({ allowHosts: [`Docs.Test:${site.port}`] }),
+          lookup,
+        })
+      ).status,
+    ).toBe(200);
     expect(site.seen).toEqual(["/page", "/page"]);
   });
 
   it("refuses localhost and *.localhost without resolving them, unless listed", async () => {
     const lookup = lookupFrom({ localhost: ["127.0.0.1"], "app.localhost": ["127.0.0.1"] });
-    for (const url of [`http://localhost:${site.port}/page`, `http://LOCALHOST.:${site.port}/page`, `http://app.localhost:${site.port}/page`]) {
+    for (const url of [
+      `http://localhost:${site.port}/page`,
+      `http://LOCALHOST.:${site.port}/page`,
+      `http://app.localhost:${site.port}/page`,
+    ]) {
       const err = await rejection(guardedFetch(url, { limits: site.limits(), lookup }));
       expect(err, url).toBeInstanceOf(FetchRefused);
       expect(err.message).toMatch(/FETCH_ALLOW_HOSTS/);
@@ -43,7 +54,10 @@ describe("guardedFetch refuses before connecting", () => {
     expect(lookup).not.toHaveBeenCalled();
     expect(site.seen).toEqual([]);
 
-    const listed = await guardedFetch(`http://localhost:${site.port}/page`, { limits: site.limits({ allowHosts: [`localhost:${site.port}`] }), lookup });
+    const listed = await guardedFetch(`http://localhost:${site.port}/page`, {
+      limits: site.limits({ allowHosts: [`localhost:${site.port}`] }),
+      lookup,
+    });
     expect(listed.status).toBe(200);
     expect(site.seen).toEqual(["/page"]);
   });
@@ -76,7 +90,11 @@ describe("guardedFetch refuses before connecting", () => {
     for (const host of ["intranet.test", "mixed.test"]) {
       const err = await rejection(guardedFetch(`http://${host}:${site.port}/secret`, { limits: site.limits(), lookup }));
       expect(err, host).toBeInstanceOf(FetchRefused);
-      expect(err.message).toMatch(new RegExp(`${host.replace(".", "\\.")} resolves to a private, loopback or link-local address\\. FETCH_ALLOW_HOSTS lists hosts allowed anyway`));
+      expect(err.message).toMatch(
+        new RegExp(
+          `${host.replace(".", "\\.")} resolves to a private, loopback or link-local address\\. FETCH_ALLOW_HOSTS lists hosts allowed anyway`,
+        ),
+      );
     }
     expect(lookup).toHaveBeenCalledTimes(2);
     expect(site.seen).toEqual([]);
@@ -108,13 +126,23 @@ describe("an allow-listed host is reached only by callers configured with its si
   const both = () => site.limits({ allowHosts: [`wiki.test:${site.port}`, `partner.test:${site.port}`] });
 
   it("fetches a listed host for a caller whose scope names its site, and redirects within that site", async () => {
-    const page = await guardedFetch(`http://wiki.test:${site.port}/to-own-page`, { limits: both(), lookup: lookup(), scope: [`http://wiki.test:${site.port}/sitemap.xml`] });
+    const page = await guardedFetch(`http://wiki.test:${site.port}/to-own-page`, {
+      limits: both(),
+      lookup: lookup(),
+      scope: [`http://wiki.test:${site.port}/sitemap.xml`],
+    });
     expect(page).toMatchObject({ status: 200, url: `http://wiki.test:${site.port}/page` });
     expect(site.seen).toEqual(["/to-own-page", "/page"]);
   });
 
   it("refuses a listed host to a caller configured with another site, naming the rule, before connecting", async () => {
-    const err = await rejection(guardedFetch(`http://wiki.test:${site.port}/secret`, { limits: both(), lookup: lookup(), scope: [`http://partner.test:${site.port}/sitemap.xml`] }));
+    const err = await rejection(
+      guardedFetch(`http://wiki.test:${site.port}/secret`, {
+        limits: both(),
+        lookup: lookup(),
+        scope: [`http://partner.test:${site.port}/sitemap.xml`],
+      }),
+    );
     expect(err).toBeInstanceOf(FetchRefused);
     expect(err.message).toMatch(new RegExp(`admits wiki\\.test:${site.port} only for a source whose own sitemap or page URLs are on it`));
     expect(site.seen).toEqual([]);
@@ -171,7 +199,10 @@ describe("the connection goes to the address that was checked", () => {
     let calls = 0;
     // 127.0.0.2 is loopback too, but nothing listens there: were it asked again, the fetch would fail.
     const lookup: Lookup = async () => [{ address: calls++ === 0 ? "127.0.0.1" : "127.0.0.2", family: 4 }];
-    const page = await guardedFetch(`http://docs.test:${site.port}/page`, { limits: site.limits({ allowHosts: [`docs.test:${site.port}`] }), lookup });
+    const page = await guardedFetch(`http://docs.test:${site.port}/page`, {
+      limits: site.limits({ allowHosts: [`docs.test:${site.port}`] }),
+      lookup,
+    });
     expect(page.status).toBe(200);
     expect(calls).toBe(1);
     expect(site.seen).toEqual(["/page"]);
@@ -182,7 +213,10 @@ describe("the connection goes to the address that was checked", () => {
       { address: "192.0.2.10", family: 4 as const },
       { address: "2001:db8::10", family: 6 as const },
     ];
-    const options = pinnedRequestOptions({ url: new URL("https://docs.example.test:8443/a/b?c=1"), addresses: checked }, { "user-agent": "KB-Inspector-sync/1" });
+    const options = pinnedRequestOptions(
+      { url: new URL("https://docs.example.test:8443/a/b?c=1"), addresses: checked },
+      { "user-agent": "KB-Inspector-sync/1" },
+    );
     expect(options).toMatchObject({
       protocol: "https:",
       hostname: "docs.example.test",

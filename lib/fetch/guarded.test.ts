@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { guardedFetchSite, lookupFrom, rejection } from "@/test/guarded-fetch-site";
 import { parseEnv } from "../env.mjs";
 import { FetchFailed, fetchLimits, guardedFetch } from "./guarded";
-import { guardedFetchSite, lookupFrom, rejection } from "@/test/guarded-fetch-site";
 
 // Fetching through the guard from an allowed host: pages, redirects, encodings and limits. What
 // it refuses is in guarded-refusals.test.ts, which addresses count as public in addresses.test.ts.
@@ -16,7 +16,12 @@ const site = guardedFetchSite();
 
 describe("fetchLimits and the FETCH_* settings", () => {
   it("reads the limits from the environment, the host list trimmed and lowercased", () => {
-    expect(fetchLimits()).toEqual({ maxBytes: 10 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 2, allowHosts: ["docs.test", "wiki.test:8080"] });
+    expect(fetchLimits()).toEqual({
+      maxBytes: 10 * 1024 * 1024,
+      timeoutMs: 15_000,
+      maxRedirects: 2,
+      allowHosts: ["docs.test", "wiki.test:8080"],
+    });
   });
 
   it("has the documented defaults and names a bad value", () => {
@@ -56,7 +61,12 @@ describe("guardedFetch against an allowed host", () => {
       headers: { "Accept-Encoding": "zstd", Host: "elsewhere.test", "X-Extra": "1" },
     });
     const sent = JSON.parse(page.body.toString());
-    expect(sent).toMatchObject({ "user-agent": "KB-Inspector-sync/1", "accept-encoding": "gzip, deflate, br", host: `127.0.0.1:${site.port}`, "x-extra": "1" });
+    expect(sent).toMatchObject({
+      "user-agent": "KB-Inspector-sync/1",
+      "accept-encoding": "gzip, deflate, br",
+      host: `127.0.0.1:${site.port}`,
+      "x-extra": "1",
+    });
   });
 
   it("passes conditional headers through and returns a 304 as a page", async () => {
@@ -119,7 +129,6 @@ describe("guardedFetch against an allowed host", () => {
   });
 });
 
-
 describe("the Content-Encoding chain is bounded", () => {
   it("decodes two encodings and fails three or more with a clear reason", async () => {
     expect((await guardedFetch(`${site.base}/gzip-twice`, { limits: site.limits() })).body.toString()).toBe("<p>packed</p>");
@@ -172,13 +181,20 @@ describe("guardedFetch fails within its limits", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const err = await rejection(guardedFetch(`http://127.0.0.1:${freePort}/`, { limits: site.limits({ allowHosts: [`127.0.0.1:${freePort}`] }) }));
+    const err = await rejection(
+      guardedFetch(`http://127.0.0.1:${freePort}/`, { limits: site.limits({ allowHosts: [`127.0.0.1:${freePort}`] }) }),
+    );
     expect(err).toBeInstanceOf(FetchFailed);
     expect(err.message).toBe(`Could not fetch "http://127.0.0.1:${freePort}/": connection refused.`);
   });
 
   it("says when an allowed name does not resolve", async () => {
-    const err = await rejection(guardedFetch(`http://docs.test:${site.port}/`, { limits: site.limits({ allowHosts: [`docs.test:${site.port}`] }), lookup: lookupFrom({}) }));
+    const err = await rejection(
+      guardedFetch(`http://docs.test:${site.port}/`, {
+        limits: site.limits({ allowHosts: [`docs.test:${site.port}`] }),
+        lookup: lookupFrom({}),
+      }),
+    );
     expect(err).toBeInstanceOf(FetchFailed);
     expect(err.message).toMatch(/docs\.test was not found/);
   });

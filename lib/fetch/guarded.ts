@@ -170,7 +170,8 @@ async function checkTarget(
     throw refuse(`"${label}" was not fetched${via}: ${name} is this server itself. ${hint}`);
   }
   if (literal) {
-    if (!policy.isPublic(hostname)) throw refuse(`"${label}" was not fetched${via}: it is a private, loopback or link-local address. ${hint}`);
+    if (!policy.isPublic(hostname))
+      throw refuse(`"${label}" was not fetched${via}: it is a private, loopback or link-local address. ${hint}`);
     return { url, addresses: null };
   }
   const addresses = await resolve();
@@ -185,7 +186,11 @@ async function checkTarget(
 export function pinnedLookup(addresses: Address[]): LookupFunction {
   return (_hostname, options, callback) => {
     // Node asks for `all` when it tries several addresses (autoSelectFamily), else for one.
-    if (options?.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    if (options?.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, addresses[0].address, addresses[0].family);
   };
 }
@@ -261,10 +266,16 @@ export async function guardedFetch(
   } = {},
 ): Promise<FetchedPage> {
   const given = opts.limits ?? {};
-  const needsEnv = given.maxBytes === undefined || given.timeoutMs === undefined || given.maxRedirects === undefined || given.allowHosts === undefined;
+  const needsEnv =
+    given.maxBytes === undefined || given.timeoutMs === undefined || given.maxRedirects === undefined || given.allowHosts === undefined;
   const limits: FetchLimits = { ...(needsEnv ? fetchLimits() : ({} as FetchLimits)), ...stripUndefined(given) };
   const allowHosts = limits.allowHosts.map((h) => h.trim().toLowerCase()).filter(Boolean);
-  const policy: Policy = { allowHosts, scope: scopeSites(opts.scope ?? [url]), isPublic: opts.isPublic ?? isPublicAddress, lookup: opts.lookup ?? defaultLookup };
+  const policy: Policy = {
+    allowHosts,
+    scope: scopeSites(opts.scope ?? [url]),
+    isPublic: opts.isPublic ?? isPublicAddress,
+    lookup: opts.lookup ?? defaultLookup,
+  };
 
   let asked = url;
   try {

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveFromNode } from "./node-handler";
 import { AppError } from "../core/errors";
+import { serveFromNode } from "./node-handler";
 
 type Ctx = { params: Promise<Record<string, string>> };
 
@@ -36,7 +36,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe("web route handlers served from a Node request", () => {
   it("get the request's method, URL, headers, body and params, and their response goes out unchanged", async () => {
-    const res = await fetch(`${base}/api/agents/7/documents/search?x=1`, { method: "POST", headers: { "x-test": "héllo".normalize(), "content-type": "application/json" }, body: '{"query":"ü"}' });
+    const res = await fetch(`${base}/api/agents/7/documents/search?x=1`, {
+      method: "POST",
+      headers: { "x-test": "héllo".normalize(), "content-type": "application/json" },
+      body: '{"query":"ü"}',
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("x-echo")).toBe("héllo".normalize());
     expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);

@@ -73,7 +73,10 @@ export function serveFromNode<C extends { params: Promise<Record<string, string>
       if (hasBody && body === null) {
         await send(
           res,
-          errorResponse("request_too_large", `The request body is larger than ${kilobytes(options.maxBodyBytes)}, the most this endpoint reads.`),
+          errorResponse(
+            "request_too_large",
+            `The request body is larger than ${kilobytes(options.maxBodyBytes)}, the most this endpoint reads.`,
+          ),
         );
         return;
       }

@@ -11,8 +11,7 @@ export function errorResponse(code: ErrorCode, message: string) {
   return NextResponse.json({ error: { code, message } }, { status: ERROR_STATUS[code] });
 }
 
-const zodMessage = (err: z.ZodError) =>
-  err.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+const zodMessage = (err: z.ZodError) => err.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 
 // The server log's line for a failure that is not the app's own refusal, by its code.
 const LOGGED_AS: Partial<Record<ErrorCode, string>> = {

@@ -5,8 +5,8 @@ import { env } from "../env.mjs";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor } from "../vector-store/client";
 import { agentVectors } from "../vector-store/chunks";
-import { rebuildState } from "./rebuild";
 import { ingest, newAgent } from "../../test/helpers";
+import { rebuildState } from "./rebuild";
 import { damageCallsForRebuild, recheckState, REBUILD_SHARE, useRecheckWindow, watchChromaRestarts } from "./after-restart";
 
 describe("a rebuild after an unclean exit is for damage, not for the one node a graph loses now and then", () => {
@@ -32,7 +32,13 @@ describe("a rebuild after an unclean exit is for damage, not for the one node a 
     watchChromaRestarts(100);
 
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(before);
-    expect(recheckState()).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: 600, rewritten: 1, still_unreachable: 0 });
+    expect(recheckState()).toMatchObject({
+      state: "idle",
+      reason: "Chroma restarted after an unclean exit",
+      checked: 600,
+      rewritten: 1,
+      still_unreachable: 0,
+    });
     expect((await agentVectors(collection, agent.id, [lost])).map((v) => v.id)).toEqual([lost]);
     // Written again from the app's copy; the index was not copied.
     expect(rebuildState().last_finished_at).toBeNull();

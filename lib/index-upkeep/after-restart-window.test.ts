@@ -8,8 +8,8 @@ import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 import { queryAgent } from "../retrieval/index-candidates";
 import { readVectorRuns } from "../db/chunk-vectors";
 import { clearSuspects, fullCheckAdvance, noteVectorWrite, readySuspects, startFullCheck } from "../db/index-check";
-import { rebuildState } from "./rebuild";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
+import { rebuildState } from "./rebuild";
 import { recheckState, requestRecheck, restartWatchLooks, useRecheckWindow, watchChromaRestarts } from "./after-restart";
 
 // Ten documents of six chunks each, written one after another: with a window of 20 chunks, the
@@ -17,7 +17,9 @@ import { recheckState, requestRecheck, restartWatchLooks, useRecheckWindow, watc
 // and the other six are left to the paced full check.
 const TOPICS = ["refund", "invoice", "password", "shipping", "warranty", "coupon", "printer", "locker", "badge", "parking"];
 const article = (topic: string) =>
-  Array.from({ length: 6 }, (_, p) => `The ${topic} desk, part ${p}: who to ask about a ${topic}, case ${p}, and when it closes.`).join("\n\n");
+  Array.from({ length: 6 }, (_, p) => `The ${topic} desk, part ${p}: who to ask about a ${topic}, case ${p}, and when it closes.`).join(
+    "\n\n",
+  );
 
 describe("the check after a crash follows what the crash could damage", () => {
   it("suspects the newest writes at once, ranks them exactly until checked, checks only them first, and the rest in the background", async () => {
@@ -43,11 +45,20 @@ describe("the check after a crash follows what the crash could damage", () => {
     useRecheckWindow(20);
     const before = recheckState().last_finished_at;
     requestRecheck("a test: Chroma answered again");
-    const suspect = docs.slice(-4).map((d) => d.document_id!).reverse();
+    const suspect = docs
+      .slice(-4)
+      .map((d) => d.document_id!)
+      .reverse();
     expect(readySuspects(e.model).map((d) => d.id)).toEqual(suspect);
     // Following the restart, a write to the app's collection makes its document suspect; one to
     // another collection (a sweep's) does not.
-    noteVectorWrite({ collection: `${collection.name}-sweep`, model: e.model, agentId: agent.id, documentId: docs[0].document_id!, chunks: 6 });
+    noteVectorWrite({
+      collection: `${collection.name}-sweep`,
+      model: e.model,
+      agentId: agent.id,
+      documentId: docs[0].document_id!,
+      chunks: 6,
+    });
     expect(readySuspects(e.model).map((d) => d.id)).toEqual(suspect);
     noteVectorWrite({ collection: collection.name, model: e.model, agentId: agent.id, documentId: docs[0].document_id!, chunks: 6 });
     expect(readySuspects(e.model).map((d) => d.id)).toEqual([...suspect, docs[0].document_id!]);
@@ -81,7 +92,15 @@ describe("the check after a crash follows what the crash could damage", () => {
     await expect.poll(() => restartWatchLooks(), { timeout: 30_000 }).toBeGreaterThan(looks);
     await expect.poll(() => recheckState().full, { timeout: 60_000 }).toMatchObject({ state: "idle", checked: 36 + 24, total: 60 });
     expect(recheckState().full.rewritten).toBe(6);
-    expect((await agentVectors(collection, agent.id, Array.from({ length: 6 }, (_, k) => chunkId(older, k)))).length).toBe(6);
+    expect(
+      (
+        await agentVectors(
+          collection,
+          agent.id,
+          Array.from({ length: 6 }, (_, k) => chunkId(older, k)),
+        )
+      ).length,
+    ).toBe(6);
 
     // An unclean exit whose check finds nothing lost rebuilds nothing: the index is not copied
     // because of its size, only because of damage found (lib/index-upkeep/after-restart.test.ts).

@@ -7,13 +7,13 @@ import { commitReady, insertDocument, listDocuments } from "../db/documents";
 import { chunkText } from "../core/chunking";
 import { env } from "../env.mjs";
 import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE, HNSW } from "../vector-store/client";
-import { rebuildState } from "./rebuild";
 import { agentVectors, deleteDocumentVectors, nearestIds, parseChunkId } from "../vector-store/chunks";
 import { queryAgent as queryAgentWithLost } from "../retrieval/index-candidates";
 import { addNotedChunks } from "../ingest/write-chunks";
 import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
 import { ingest, newAgent } from "../../test/helpers";
+import { rebuildState } from "./rebuild";
 import { auditIndex } from "./audit";
 import { recheckState, restartWatchLooks, watchChromaRestarts } from "./after-restart";
 
@@ -24,9 +24,23 @@ import { recheckState, restartWatchLooks, watchChromaRestarts } from "./after-re
 // in a probe, by one vector and 100 at a time, k 10 and 11), so what this test asserts is what
 // follows from that, never how many chunks a graph happens to lose, or that a rewrite leaves fewer.
 
-const TOPICS = ["refund", "invoice", "password", "shipping", "warranty", "coupon", "printer", "locker", "badge", "parking", "lunch", "laptop"];
+const TOPICS = [
+  "refund",
+  "invoice",
+  "password",
+  "shipping",
+  "warranty",
+  "coupon",
+  "printer",
+  "locker",
+  "badge",
+  "parking",
+  "lunch",
+  "laptop",
+];
 const article = (topic: string, i: number) =>
-  `# ${topic} ${i}\n\n` + Array.from({ length: 6 }, (_, p) => `Part ${p} on the ${topic} desk, case ${i}-${p}, and who to ask about a ${topic}.`).join("\n\n");
+  `# ${topic} ${i}\n\n` +
+  Array.from({ length: 6 }, (_, p) => `Part ${p} on the ${topic} desk, case ${i}-${p}, and who to ask about a ${topic}.`).join("\n\n");
 
 /** Chunks a query by their own vector does not return (among 10, all farther than the chunk itself). */
 async function lostChunks(collection: Collection, agentIds: number[]): Promise<Set<string>> {
@@ -59,7 +73,10 @@ describe("the index check after Chroma restarts", () => {
       for (const v of await agentVectors(collection, a.id, ids)) before.set(v.id, v.embedding);
     }
     // The chunks this graph lost this time (none is possible in principle, though never seen).
-    const lost = await lostChunks(collection, agents.map((a) => a.id));
+    const lost = await lostChunks(
+      collection,
+      agents.map((a) => a.id),
+    );
 
     // A chunk kept as unreachable is ranked by its exact distance in every query of its agent. The
     // chunks kept here are chosen by the test, not by chance: the first chunk of every document,
@@ -71,7 +88,10 @@ describe("the index check after Chroma restarts", () => {
     expect(unreachableOf(agents[0].id).length + unreachableOf(agents[1].id).length).toBe(keptKeys.length);
     for (const k of keptKeys) {
       const [hits] = await queryAgentWithLost(collection, owner(k.document_id), [before.get(k.id)!], 10);
-      expect(hits.map((h) => chunkId(h.document_id, h.chunk_index)), k.id).toContain(k.id);
+      expect(
+        hits.map((h) => chunkId(h.document_id, h.chunk_index)),
+        k.id,
+      ).toContain(k.id);
       expect(hits.find((h) => chunkId(h.document_id, h.chunk_index) === k.id)!.score).toBeLessThan(1e-4);
       // At most k, nearest first (a graph this sparse can return fewer than k).
       expect(hits.length).toBeLessThanOrEqual(10);
@@ -117,7 +137,10 @@ describe("the index check after Chroma restarts", () => {
         const ids = listDocuments(a.id).flatMap((d) => Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k)));
         for (const v of await agentVectors(collection, a.id, ids)) {
           const [hits] = await queryAgentWithLost(collection, a.id, [v.embedding], 10);
-          expect(hits.map((h) => chunkId(h.document_id, h.chunk_index)), v.id).toContain(v.id);
+          expect(
+            hits.map((h) => chunkId(h.document_id, h.chunk_index)),
+            v.id,
+          ).toContain(v.id);
           expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => x - y));
         }
       }
@@ -154,11 +177,29 @@ describe("the index check after Chroma restarts", () => {
     fs.writeFileSync(path.join(chromaDir, "unclean-restarts"), "1\n");
     await expect.poll(() => recheckState().last_finished_at, { timeout: 60_000 }).not.toBe(done.last_finished_at);
     const afterRebuild = recheckState();
-    expect(afterRebuild).toMatchObject({ state: "idle", reason: "Chroma restarted after an unclean exit", checked: before.size, still_unreachable: 0, unchecked_documents: 0 });
+    expect(afterRebuild).toMatchObject({
+      state: "idle",
+      reason: "Chroma restarted after an unclean exit",
+      checked: before.size,
+      still_unreachable: 0,
+      unchecked_documents: 0,
+    });
     expect(afterRebuild.rewritten).toBeGreaterThanOrEqual(cutOff.chunk_count);
-    expect(rebuildState()).toMatchObject({ state: "idle", last_vectors: before.size, last_error: null, reason: "Chroma restarted after an unclean exit" });
+    expect(rebuildState()).toMatchObject({
+      state: "idle",
+      last_vectors: before.size,
+      last_error: null,
+      reason: "Chroma restarted after an unclean exit",
+    });
     // The new graph returns every chunk to a query by its own vector, so nothing is kept any more.
-    expect((await lostChunks(collection, agents.map((a) => a.id))).size).toBe(0);
+    expect(
+      (
+        await lostChunks(
+          collection,
+          agents.map((a) => a.id),
+        )
+      ).size,
+    ).toBe(0);
     expect(unreachableOf(agents[0].id).length + unreachableOf(agents[1].id).length).toBe(0);
     await everyChunkFound();
     await unchanged();
@@ -183,7 +224,18 @@ describe("the index check after Chroma restarts", () => {
       const text = article(topic, 20 + i);
       const chunks = chunkText(text, 120, 0, "boundary");
       const id = insertDocument(
-        { agent_id: agentId, filename: `${topic}.md`, type: "md", sha256: `fresh-${topic}`, bytes: text.length, chunk_size: 120, chunk_overlap: 0, chunk_strategy: "boundary", text, embedding_model: e.model },
+        {
+          agent_id: agentId,
+          filename: `${topic}.md`,
+          type: "md",
+          sha256: `fresh-${topic}`,
+          bytes: text.length,
+          chunk_size: 120,
+          chunk_overlap: 0,
+          chunk_strategy: "boundary",
+          text,
+          embedding_model: e.model,
+        },
         chunks,
       );
       await addNotedChunks(collection, { agentId, documentId: id }, chunks, await e.embed(chunks.map((c) => c.text)));
@@ -191,10 +243,15 @@ describe("the index check after Chroma restarts", () => {
     }
     // Asked for in the same turn, so they share one transaction: no pass can see some without the others.
     await Promise.all(fresh.map((f) => commitReady(f.agentId, f.id, f.filename, f.count)));
-    await expect.poll(() => {
-      const r = recheckState();
-      return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;
-    }, { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(
+        () => {
+          const r = recheckState();
+          return r.state === "idle" && r.last_finished_at !== newBefore && r.unchecked_documents === 0;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
     // That pass checked the new documents' chunks, and only those; what it could not make
     // returnable is kept, and every chunk, old and new, is found through the app's query.
     const followed = recheckState();

@@ -19,16 +19,16 @@ import {
 } from "../db/index-check";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, collectionName, isVectorStoreUnavailable } from "../vector-store/client";
-import { rebuildIndex } from "./rebuild";
 import { agentVectors, unreachableAmong } from "../vector-store/chunks";
-import { readdVectors, upsertNotedChunks } from "./write-again";
 import { documentVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { queueCleanup } from "../ingest/cleanup";
-import { sweepOrphans, sweepOrphansSoon } from "./orphans";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
 import { searchPause } from "../vector-store/batched-add";
+import { sweepOrphans, sweepOrphansSoon } from "./orphans";
+import { readdVectors, upsertNotedChunks } from "./write-again";
+import { rebuildIndex } from "./rebuild";
 import type { FullCheckState, RecheckState } from "./reports";
 import { indexUpkeepState, type Recheck } from "./state";
 
@@ -111,7 +111,13 @@ export function recheckState(): RecheckState {
     started_at: f.started_at,
     finished_at: f.finished_at,
   };
-  return { ...c.s, following_until: suspectWritesUntilNow(), unchecked_documents: readySuspectCount(embedder().model), kept_unreachable: unreachableCount(), full };
+  return {
+    ...c.s,
+    following_until: suspectWritesUntilNow(),
+    unchecked_documents: readySuspectCount(embedder().model),
+    kept_unreachable: unreachableCount(),
+    full,
+  };
 }
 
 /**
@@ -225,7 +231,10 @@ async function runFull(): Promise<void> {
       const started = performance.now();
       const found = await pass(c, docs, () => c.s.state !== "idle", { onWritten: (n) => (c.fullRewritten += n) });
       if (found === null) return;
-      fullCheckAdvance(Math.min(...docs.map((d) => d.id)), docs.reduce((n, d) => n + d.chunk_count, 0));
+      fullCheckAdvance(
+        Math.min(...docs.map((d) => d.id)),
+        docs.reduce((n, d) => n + d.chunk_count, 0),
+      );
       await new Promise<void>((r) => setTimeout(r, (performance.now() - started) * FULL_CHECK_REST).unref());
     }
   } catch (err) {
@@ -240,7 +249,7 @@ type Collection = Awaited<ReturnType<typeof collectionFor>>;
 
 /** The documents in steps of about BATCH_CHUNKS chunks, each step's chunk ids per agent. */
 function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
-  for (let i = 0; i < docs.length; ) {
+  for (let i = 0; i < docs.length;) {
     const byAgent = new Map<number, string[]>();
     for (let n = 0; i < docs.length && (n === 0 || n + docs[i].chunk_count <= BATCH_CHUNKS); i++) {
       const d = docs[i];
@@ -281,7 +290,14 @@ async function pass(
       // Chunks Chroma no longer holds at all (a write cut off by the kill): written from the app's copy.
       if (stored.length < ids.length) {
         const have = new Set(stored.map((v) => v.id));
-        wrote(await restoreMissing(collection, model.model, agentId, ids.filter((id) => !have.has(id))));
+        wrote(
+          await restoreMissing(
+            collection,
+            model.model,
+            agentId,
+            ids.filter((id) => !have.has(id)),
+          ),
+        );
       }
       const lost = await unreachableAmong(collection, agentId, stored);
       if (lost.size > 0) wrote(await rewrite(collection, agentId, [...lost]));
@@ -300,7 +316,10 @@ async function pass(
       if (stop()) return null;
       const stored = await agentVectors(collection, agentId, ids);
       const lost = await unreachableAmong(collection, agentId, stored);
-      const ready = readyAmong(agentId, stored.map((v) => v.document_id));
+      const ready = readyAmong(
+        agentId,
+        stored.map((v) => v.document_id),
+      );
       const keep = keysOf([...lost]).filter((k) => ready.has(k.document_id));
       markUnreachable(agentId, keep);
       clearUnreachable(keysOf(ids.filter((id) => !lost.has(id))));
@@ -316,7 +335,10 @@ async function rewrite(collection: Collection, agentId: number, ids: string[]): 
   // Asked again, so that chunks of a document removed meanwhile are left alone.
   const again = await agentVectors(collection, agentId, ids);
   const lost = await unreachableAmong(collection, agentId, again);
-  const ready = readyAmong(agentId, again.map((v) => v.document_id));
+  const ready = readyAmong(
+    agentId,
+    again.map((v) => v.document_id),
+  );
   const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id)).map((v) => v.id);
   if (target.length === 0) return 0;
   const documents = new Set(again.filter((v) => target.includes(v.id)).map((v) => v.document_id));
@@ -333,7 +355,8 @@ async function writingAgain<T>(agentId: number, documents: Set<number>, write: (
   const requeue = (lateWrites: boolean) => {
     const ready = readyAmong(agentId, documents);
     for (const documentId of documents) {
-      if (!ready.has(documentId)) queueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart", { lateWrites });
+      if (!ready.has(documentId))
+        queueCleanup(agentId, documentId, 0, "removed while written again after a Chroma restart", { lateWrites });
     }
   };
   let result: T;
@@ -354,7 +377,10 @@ async function writingAgain<T>(agentId: number, documents: Set<number>, write: (
  */
 async function restoreMissing(collection: Collection, model: string, agentId: number, ids: string[]): Promise<number> {
   const keys = keysOf(ids);
-  const ready = readyAmong(agentId, keys.map((k) => k.document_id));
+  const ready = readyAmong(
+    agentId,
+    keys.map((k) => k.document_id),
+  );
   let written = 0;
   for (const documentId of ready) {
     const wanted = new Set(keys.filter((k) => k.document_id === documentId).map((k) => k.chunk_index));
@@ -368,7 +394,9 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
       }
     }
     if (chunks.length === 0) continue;
-    await writingAgain(agentId, new Set([documentId]), () => upsertNotedChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }));
+    await writingAgain(agentId, new Set([documentId]), () =>
+      upsertNotedChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }),
+    );
     written += chunks.length;
   }
   return written;

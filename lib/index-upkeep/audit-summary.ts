@@ -1,8 +1,7 @@
+import { plural } from "../format/plural";
 import type { AuditReport, RepairReport } from "./audit";
 
 /** Plain-language one-liners for the audit and repair reports (shared by the page and its tests). */
-
-import { plural } from "../format/plural";
 
 export { plural };
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
-import { auditIndex, repairIndex } from "./audit";
 import { chunkText } from "../core/chunking";
 import { documentChunks } from "../db/chunks";
 import { commitReady, insertDocument } from "../db/documents";
@@ -8,12 +7,13 @@ import { embedder } from "../embeddings/configured";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { chroma, chunkId, collectionFor, collectionName, DISTANCE_SPACE } from "../vector-store/client";
 import { notReturned } from "../vector-store/chunks";
-import { readdVectors } from "./write-again";
 import { addNotedChunks } from "../ingest/write-chunks";
 import { ingest, newAgent } from "../../test/helpers";
 import { unreachableOf } from "../db/unreachable";
 import { db } from "../db/client";
 import { listDocuments } from "../db/documents";
+import { readdVectors } from "./write-again";
+import { auditIndex, repairIndex } from "./audit";
 
 // Tests run in file order: the index stays healthy until the last describe breaks a collection of its own.
 
@@ -49,7 +49,10 @@ async function stored(collection: Collection, agentId: number, ids: string[]) {
  * The same vector up to float32 rounding: Chroma 1.0.5 reads the JSON it logs with serde_json's
  * default float parser, so a component can move by one float32 step each time a vector is written.
  */
-function expectSameVector(actual: { embedding: number[]; metadata: unknown } | undefined, expected: { embedding: number[]; metadata: unknown }) {
+function expectSameVector(
+  actual: { embedding: number[]; metadata: unknown } | undefined,
+  expected: { embedding: number[]; metadata: unknown },
+) {
   expect(actual?.metadata).toEqual(expected.metadata);
   expect(actual?.embedding).toHaveLength(expected.embedding.length);
   const worst = Math.max(...actual!.embedding.map((x, i) => Math.abs(x - expected.embedding[i])));
@@ -68,7 +71,8 @@ describe("reachability in a healthy index", () => {
     const agent = newAgent("healthy");
     // Twelve documents open with the same 100 characters: twelve identical vectors, more than a self-query's 10 results.
     const shared = "Contact the support desk by email or phone; opening hours are listed on the help centre page.".padEnd(100, " ");
-    for (let i = 0; i < 12; i++) await ingest(agent.id, `faq-${i}.txt`, `${shared}Question ${i}: how do I change setting number ${i} of the device?`, 100, 0);
+    for (let i = 0; i < 12; i++)
+      await ingest(agent.id, `faq-${i}.txt`, `${shared}Question ${i}: how do I change setting number ${i} of the device?`, 100, 0);
     await ingest(agent.id, "long.txt", "A long article about gardening, watering and soil. ".repeat(60), 200, 20);
 
     const report = await auditIndex({ reachability: true });
@@ -115,7 +119,7 @@ describe("an index that cannot return some chunks", () => {
 
   function seeded(seed: number) {
     let s = seed;
-    return () => ((s = (s * 16807) % 2147483647) / 2147483647) - 0.5;
+    return () => (s = (s * 16807) % 2147483647) / 2147483647 - 0.5;
   }
 
   async function sparseCollection(): Promise<Collection> {
@@ -132,10 +136,26 @@ describe("an index that cannot return some chunks", () => {
     const text = `${filename} `.repeat(Math.ceil((CHUNKS * 40) / (filename.length + 1))).slice(0, CHUNKS * 40);
     const chunks = chunkText(text, 40, 0, "fixed");
     const id = insertDocument(
-      { agent_id: agentId, filename, type: "txt", sha256: `sparse-${filename}`, bytes: text.length, chunk_size: 40, chunk_overlap: 0, chunk_strategy: "fixed", text, embedding_model: MODEL },
+      {
+        agent_id: agentId,
+        filename,
+        type: "txt",
+        sha256: `sparse-${filename}`,
+        bytes: text.length,
+        chunk_size: 40,
+        chunk_overlap: 0,
+        chunk_strategy: "fixed",
+        text,
+        embedding_model: MODEL,
+      },
       chunks,
     );
-    await addNotedChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));
+    await addNotedChunks(
+      collection,
+      { agentId, documentId: id },
+      chunks,
+      chunks.map(() => Array.from({ length: DIM }, rand)),
+    );
     await commitReady(agentId, id, filename, chunks.length);
     return id;
   }
@@ -147,7 +167,10 @@ describe("an index that cannot return some chunks", () => {
     const rand = seeded(20240611);
     const docs = new Map<number, { agentId: number; filename: string }>();
     for (let i = 0; i < 6; i++) {
-      for (const [agentId, name] of [[agent.id, "manual"], [other.id, "notes"]] as const) {
+      for (const [agentId, name] of [
+        [agent.id, "manual"],
+        [other.id, "notes"],
+      ] as const) {
         const filename = `${name}-${i}.txt`;
         docs.set(await readyDocument(collection, agentId, filename, rand), { agentId, filename });
       }
@@ -171,7 +194,13 @@ describe("an index that cannot return some chunks", () => {
     for (const c of report.unreachable_chunks!) {
       expect(lost.has(c.id)).toBe(true);
       const doc = docs.get(c.document_id)!;
-      expect(c).toEqual({ agent_id: doc.agentId, document_id: c.document_id, filename: doc.filename, chunk_index: c.chunk_index, id: chunkId(c.document_id, c.chunk_index) });
+      expect(c).toEqual({
+        agent_id: doc.agentId,
+        document_id: c.document_id,
+        filename: doc.filename,
+        chunk_index: c.chunk_index,
+        id: chunkId(c.document_id, c.chunk_index),
+      });
     }
     // Kept, so that a search served by the index ranks them by their exact distance.
     const kept = [...unreachableOf(agent.id), ...unreachableOf(other.id)].map((k) => chunkId(k.document_id, k.chunk_index));

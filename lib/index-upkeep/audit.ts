@@ -7,8 +7,8 @@ import { enqueueCleanup, pendingCleanups, runCleanup, scheduleCleanup } from "..
 import { readyAmong } from "../db/chunks";
 import { clearUnreachable, markUnreachable } from "../db/unreachable";
 import { documentsWithoutVectors } from "../db/chunk-vectors";
-import { copyMissingVectors } from "./exact-copies";
 import { agentVectors, listAgentVectors, listVectorOwners, unreachableAmong } from "../vector-store/chunks";
+import { copyMissingVectors } from "./exact-copies";
 import { readdVectors } from "./write-again";
 
 /**
@@ -92,11 +92,21 @@ async function checkReachability(collection: Collection, docs: Doc[]): Promise<{
       // Asked again, so that a document deleted or replaced meanwhile is not reported.
       const again = lost.size === 0 ? [] : await agentVectors(collection, agentId, [...lost]);
       const still = await unreachableAmong(collection, agentId, again);
-      const readyNow = readyAmong(agentId, again.map((v) => v.document_id));
+      const readyNow = readyAmong(
+        agentId,
+        again.map((v) => v.document_id),
+      );
       const found = again.filter((a) => still.has(a.id) && readyNow.has(a.document_id));
       for (const v of found) {
         const doc = ready.get(v.document_id)!;
-        unreachable.push({ collection, agent_id: agentId, document_id: doc.id, filename: doc.filename, chunk_index: v.chunk_index, id: v.id });
+        unreachable.push({
+          collection,
+          agent_id: agentId,
+          document_id: doc.id,
+          filename: doc.filename,
+          chunk_index: v.chunk_index,
+          id: v.id,
+        });
       }
       // Kept, so that a search served by the index ranks them by their exact distance (lib/db/unreachable.ts);
       // those it returns again are forgotten.
@@ -124,9 +134,7 @@ export async function auditIndex(options: AuditOptions = {}): Promise<AuditRepor
 
 /** The report, and every unreachable chunk (the report names the first few) for the repair. */
 async function audit(options: AuditOptions): Promise<{ report: AuditReport; unreachable: Unreachable[] }> {
-  const docs = new Map(
-    documentStates().map((d) => [d.id, d]),
-  );
+  const docs = new Map(documentStates().map((d) => [d.id, d]));
   const cleanups = pendingCleanups();
   const awaited = (agentId: number, documentId: number) =>
     cleanups.some((c) => c.agent_id === agentId && (c.document_id === null || c.document_id === documentId));
@@ -157,7 +165,13 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
       if (owned && doc.status === "indexing") continue; // in progress, or reported as stuck below
       if (awaited(v.agent_id, v.document_id)) continue;
       const key = `${collection.name}|${v.agent_id}|${v.document_id}`;
-      const group = orphans.get(key) ?? { agent_id: v.agent_id, document_id: v.document_id, collection: collection.name, vectors: 0, ids: [] };
+      const group = orphans.get(key) ?? {
+        agent_id: v.agent_id,
+        document_id: v.document_id,
+        collection: collection.name,
+        vectors: 0,
+        ids: [],
+      };
       group.vectors++;
       if (group.ids.length < SAMPLE) group.ids.push(v.id);
       orphans.set(key, group);
@@ -214,7 +228,9 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
     unreachable_chunks: unreachable.slice(0, SAMPLE).map(({ collection: _, ...c }) => c),
     unreachable_count: unreachable.length,
     stuck_documents: stuck,
-    exact_copies_missing: uncopied.slice(0, SAMPLE).map((d) => ({ agent_id: d.agent_id, document_id: d.id, filename: docs.get(d.id)?.filename ?? "" })),
+    exact_copies_missing: uncopied
+      .slice(0, SAMPLE)
+      .map((d) => ({ agent_id: d.agent_id, document_id: d.id, filename: docs.get(d.id)?.filename ?? "" })),
     exact_copies_missing_count: uncopied.length,
     awaiting_cleanup: cleanups.map((c) => ({
       agent_id: c.agent_id,
@@ -224,7 +240,13 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
       next_attempt_at: c.next_attempt_at,
     })),
   };
-  const ok = orphans.size === 0 && missing.length === 0 && mismatches.length === 0 && unreachable.length === 0 && stuck.length === 0 && uncopied.length === 0;
+  const ok =
+    orphans.size === 0 &&
+    missing.length === 0 &&
+    mismatches.length === 0 &&
+    unreachable.length === 0 &&
+    stuck.length === 0 &&
+    uncopied.length === 0;
   return { report: { ...report, ok }, unreachable };
 }
 
@@ -285,7 +307,11 @@ export async function repairIndex(options: AuditOptions = {}): Promise<RepairRep
   for (const d of broken.values()) {
     const row = findDocument(d.agent_id, d.document_id);
     if (row?.status !== "ready") continue;
-    const result = await rechunkDocument(d.agent_id, d.document_id, { chunkSize: row.chunk_size, chunkOverlap: row.chunk_overlap, chunkStrategy: row.chunk_strategy });
+    const result = await rechunkDocument(d.agent_id, d.document_id, {
+      chunkSize: row.chunk_size,
+      chunkOverlap: row.chunk_overlap,
+      chunkStrategy: row.chunk_strategy,
+    });
     reindexed.push({ document_id: d.document_id, new_document_id: result.document_id, outcome: result.outcome, message: result.message });
   }
   // Re-indexed documents have new vectors already; removed or replaced ones need none.

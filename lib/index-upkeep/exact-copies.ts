@@ -34,12 +34,25 @@ async function pass(): Promise<void> {
     if (docs.length === 0) return;
     for (const doc of docs.slice(0, DOCUMENTS_PER_STEP)) {
       const keys = chunkIndexes([doc.id]);
-      const found = new Map((await agentVectors(collection, doc.agent_id, keys.map((k) => chunkId(k.document_id, k.chunk_index)))).map((v) => [v.chunk_index, v]));
+      const found = new Map(
+        (
+          await agentVectors(
+            collection,
+            doc.agent_id,
+            keys.map((k) => chunkId(k.document_id, k.chunk_index)),
+          )
+        ).map((v) => [v.chunk_index, v]),
+      );
       if (keys.length !== doc.chunk_count || keys.some((k) => !found.has(k.chunk_index))) {
         s.skipped.push(doc.id);
         continue;
       }
-      replaceChunkVectors(doc.id, model.model, keys.map((k) => ({ index: k.chunk_index })), keys.map((k) => found.get(k.chunk_index)!.embedding));
+      replaceChunkVectors(
+        doc.id,
+        model.model,
+        keys.map((k) => ({ index: k.chunk_index })),
+        keys.map((k) => found.get(k.chunk_index)!.embedding),
+      );
       s.copied++;
     }
   }
@@ -58,7 +71,9 @@ export function copyMissingVectors(opts: { retryMs?: number } = {}): Promise<voi
       await pass();
     } catch (err) {
       // Shown on Index health: the app's own words; Chroma's or the driver's go to the server log.
-      c.state.error = isVectorStoreUnavailable(err) ? vectorStoreUnavailable().message : "Copying stopped on the server; the details are in its log.";
+      c.state.error = isVectorStoreUnavailable(err)
+        ? vectorStoreUnavailable().message
+        : "Copying stopped on the server; the details are in its log.";
       if (!isVectorStoreUnavailable(err)) console.error("[kb-inspector] copying vectors for exact ranking failed:", err);
       if (opts.retryMs) {
         if (c.retry) clearTimeout(c.retry);

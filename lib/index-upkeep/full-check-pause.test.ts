@@ -22,7 +22,8 @@ afterAll(undo);
 describe("the full check after a crash gives way to searches", () => {
   it("waits while a search is in flight, goes on once searches pause, and does not wait past its limit", async () => {
     const agent = newAgent("full check pause");
-    for (const topic of ["refund", "invoice", "printer"]) await ingest(agent.id, `${topic}.md`, `How to handle a ${topic}: ask the ${topic} desk.`, 800, 0);
+    for (const topic of ["refund", "invoice", "printer"])
+      await ingest(agent.id, `${topic}.md`, `How to handle a ${topic}: ask the ${topic} desk.`, 800, 0);
 
     // A search in flight, and a full check to run: the watch starts it, and it waits.
     let release!: () => void;

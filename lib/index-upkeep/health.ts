@@ -9,12 +9,12 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
-import { recheckState } from "./after-restart";
-import { rebuildState } from "./rebuild";
 import { probeQuery } from "../vector-store/chunks";
-import { copyState } from "./exact-copies";
 import { exactBytesHeld, exactLimit } from "../retrieval/exact";
 import { env } from "../env.mjs";
+import { recheckState } from "./after-restart";
+import { rebuildState } from "./rebuild";
+import { copyState } from "./exact-copies";
 import type { ExactState, Health } from "./reports";
 import { indexUpkeepState, type CachedHealth } from "./state";
 
@@ -117,7 +117,11 @@ export function startingState(): { status: "starting"; message: string } | null 
     return null; // no marker (or none the launcher finished writing): nothing is being seeded
   }
   if (!seed || seed.failed) return null;
-  return { status: "starting", message: "The demo agent of the first start is being set up (its articles are being indexed); health answers ok once a search of it finds them." };
+  return {
+    status: "starting",
+    message:
+      "The demo agent of the first start is being set up (its articles are being indexed); health answers ok once a search of it finds them.",
+  };
 }
 
 /** How long the page banner and anonymous GET /api/health reuse a check: each one embeds a probe (a paid call with OpenAI) and queries Chroma. */

@@ -6,8 +6,8 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { searchPause } from "../vector-store/batched-add";
 import { isVectorStoreUnavailable } from "../vector-store/client";
-import { rebuildState } from "./rebuild";
 import { measureIndexRecall } from "../retrieval/index-recall";
+import { rebuildState } from "./rebuild";
 
 /** How often an agent is measured again when nothing about it changed. */
 export const INDEX_RECALL_EVERY_MS = 60 * 60_000;
@@ -39,7 +39,6 @@ export function agentsDue(everyMs = INDEX_RECALL_EVERY_MS, at = Date.now()): num
     })
     .map((a) => a.id);
 }
-
 
 /**
  * Measures the agents due, one at a time, each after searches pause (up to MAX_WAIT_MS): the

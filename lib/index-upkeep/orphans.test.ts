@@ -26,7 +26,16 @@ afterAll(async () => {
 
 async function killChroma() {
   process.kill(chroma.pid()!, "SIGKILL");
-  await expect.poll(async () => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down"), { timeout: 30_000 }).toBe("down");
+  await expect
+    .poll(
+      async () =>
+        fetch(`${chroma.url}/api/v2/heartbeat`).then(
+          () => "up",
+          () => "down",
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe("down");
 }
 
 const lib = async () => ({
@@ -154,7 +163,18 @@ describe("orphan vectors after a crash", () => {
   });
 
   it("a write whose process was killed before it could record anything is swept at the next start", async () => {
-    const { newAgent, ingest, vectorsOf, collectionFor, embedder, upsertNotedChunks, chunkText, findDocument, recoverInterruptedIngests, pendingCleanups } = await lib();
+    const {
+      newAgent,
+      ingest,
+      vectorsOf,
+      collectionFor,
+      embedder,
+      upsertNotedChunks,
+      chunkText,
+      findDocument,
+      recoverInterruptedIngests,
+      pendingCleanups,
+    } = await lib();
     const agent = newAgent("killed mid-write");
     const old = await ingest(agent.id, "manual.md", MANUAL, 40, 0);
     const d1 = old.document_id!;
@@ -166,7 +186,13 @@ describe("orphan vectors after a crash", () => {
     // The check of the old version had read it as ready and written it again, logged as every
     // write is; the process was killed before it learnt of the replace.
     const chunks = chunkText(MANUAL, 40, 0);
-    await upsertNotedChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: d1 }, chunks, await embedder().embed(chunks.map((c) => c.text)), { byCheck: true });
+    await upsertNotedChunks(
+      await collectionFor(embedder()),
+      { agentId: agent.id, documentId: d1 },
+      chunks,
+      await embedder().embed(chunks.map((c) => c.text)),
+      { byCheck: true },
+    );
     expect(await leftOf(agent.id)).toEqual({ orphans: [d1], awaiting: [] });
 
     await freshProcess();

@@ -33,7 +33,9 @@ async function heldVectors(doc: DeadDocument): Promise<number> {
   let held = 0;
   for (const collection of await ownCollections()) {
     for (let from = 0; from < Math.max(1, doc.chunks); from += READ_BATCH) {
-      const ids = Array.from({ length: Math.min(READ_BATCH, Math.max(1, doc.chunks) - from) }, (_, k) => chunkId(doc.document_id, from + k));
+      const ids = Array.from({ length: Math.min(READ_BATCH, Math.max(1, doc.chunks) - from) }, (_, k) =>
+        chunkId(doc.document_id, from + k),
+      );
       held += (await agentVectors(collection, doc.agent_id, ids)).length;
     }
   }

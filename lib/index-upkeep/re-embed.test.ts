@@ -5,9 +5,9 @@ import { getDocument } from "../db/documents";
 import { LocalEmbedder, type LocalModelSpec } from "../embeddings/local/embedder";
 import type { Embedder } from "../embeddings/index";
 import { embedder, useEmbedder } from "../embeddings/configured";
-import { documentsToReembed, dropEmptyCollections, reembedDocuments, type ReembedProgress } from "./re-embed";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
+import { documentsToReembed, dropEmptyCollections, reembedDocuments, type ReembedProgress } from "./re-embed";
 
 // Lexical-only specs keep this test fast; the reindex logic only cares that the model changes.
 const OLD: LocalModelSpec = { version: 1, lexicalDimension: 768, semanticWeight: 0 };
@@ -24,7 +24,8 @@ async function agentWithOldDocs() {
   useModel(new LocalEmbedder({ spec: OLD }));
   const agent = newAgent("reindex");
   const docs = [];
-  for (const [name, text] of Object.entries(ARTICLES)) docs.push((await ingest(agent.id, `${name}.md`, text.repeat(8), 300, 50)).document_id!);
+  for (const [name, text] of Object.entries(ARTICLES))
+    docs.push((await ingest(agent.id, `${name}.md`, text.repeat(8), 300, 50)).document_id!);
   return { agent, docs };
 }
 

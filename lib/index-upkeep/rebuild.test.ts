@@ -6,12 +6,12 @@ import { agentVectors, cosineDistance, parseChunkId, unreachableAmong } from "..
 import { clearUnreachable, markUnreachable } from "../db/unreachable";
 import { queryAgent } from "../retrieval/index-candidates";
 import { addNotedChunks } from "../ingest/write-chunks";
-import { rebuildIndex, rebuildState } from "./rebuild";
 import { isMirrored } from "../vector-store/write-gate";
 import { vectorStoreState } from "../vector-store/state";
 import { removeDocument } from "../ingest/remove";
 import { deleteChunkVectors, MAX_RUN_CHUNKS, readVectorRuns, replaceChunkVectors } from "../db/chunk-vectors";
 import { ingest, newAgent, vectorsOf } from "../../test/helpers";
+import { rebuildIndex, rebuildState } from "./rebuild";
 
 const names = async () => {
   const out: string[] = [];
@@ -27,12 +27,21 @@ describe("rebuilding the vector index", () => {
     const e = embedder();
     const agent = newAgent("rebuild");
     const other = newAgent("rebuild other");
-    await ingest(agent.id, "refunds.md", "Refunds reach the original payment method within ten days.\n\nAsk the billing desk for a refund receipt.", 80, 0);
+    await ingest(
+      agent.id,
+      "refunds.md",
+      "Refunds reach the original payment method within ten days.\n\nAsk the billing desk for a refund receipt.",
+      80,
+      0,
+    );
     await ingest(other.id, "lockers.md", "Lockers on the second floor open with your badge.", 80, 0);
     // Bulk, so that the copy takes several steps: 30 documents of 100 chunks of another agent.
     const bulk = newAgent("rebuild bulk");
     for (let d = 0; d < 30; d++) {
-      const text = Array.from({ length: 100 }, (_, i) => `Bulk chunk ${d * 100 + i} about parcel ${i % 97} and locker ${(d + i) % 31}.`).join("\n\n");
+      const text = Array.from(
+        { length: 100 },
+        (_, i) => `Bulk chunk ${d * 100 + i} about parcel ${i % 97} and locker ${(d + i) % 31}.`,
+      ).join("\n\n");
       expect((await ingest(bulk.id, `bulk-${d}.md`, text, 60, 0)).status).toBe("ready");
     }
     const bulkDocs = listDocuments(bulk.id);
@@ -114,7 +123,9 @@ describe("rebuilding the vector index", () => {
     const lost = [...(await unreachableAmong(fresh, agent.id, await agentVectors(fresh, agent.id, ids)))].map((id) => parseChunkId(id)!);
     markUnreachable(agent.id, lost);
     try {
-      const [after] = (await queryAgent(old, agent.id, [refundVector], 3)).map((list) => list.filter((r) => r.document_id !== late.document_id));
+      const [after] = (await queryAgent(old, agent.id, [refundVector], 3)).map((list) =>
+        list.filter((r) => r.document_id !== late.document_id),
+      );
       expect(after.map((r) => [r.document_id, r.chunk_index])).toEqual(exact.map((r) => [r.document_id, r.chunk_index]));
       for (const [i, r] of after.entries()) expect(r.score).toBeCloseTo(exact[i].score, 5);
     } finally {
@@ -146,7 +157,12 @@ describe("rebuilding the vector index", () => {
     const old = await collectionFor(e);
     const ids = (d: typeof fromRuns) => Array.from({ length: d.chunk_count! }, (_, k) => chunkId(d.document_id!, k));
     const runsBefore = (await agentVectors(old, agent.id, ids(fromRuns))).sort((a, b) => a.chunk_index - b.chunk_index);
-    replaceChunkVectors(fromRuns.document_id!, e.model, runsBefore.map((v) => ({ index: v.chunk_index })), runsBefore.map((v) => v.embedding));
+    replaceChunkVectors(
+      fromRuns.document_id!,
+      e.model,
+      runsBefore.map((v) => ({ index: v.chunk_index })),
+      runsBefore.map((v) => v.embedding),
+    );
     expect(readVectorRuns([fromRuns.document_id!], e.model).length).toBeGreaterThan(2);
     // The other without the app's copy: read from Chroma, 1,000 vectors a read.
     const chromaBefore = await agentVectors(old, agent.id, ids(fromChroma));
@@ -154,7 +170,10 @@ describe("rebuilding the vector index", () => {
 
     await rebuildIndex(e, "asked for by a test");
     const copy = await collectionFor(e);
-    for (const [d, before] of [[fromRuns, runsBefore], [fromChroma, chromaBefore]] as const) {
+    for (const [d, before] of [
+      [fromRuns, runsBefore],
+      [fromChroma, chromaBefore],
+    ] as const) {
       const after = new Map((await agentVectors(copy, agent.id, ids(d))).map((v) => [v.id, v]));
       expect(after.size).toBe(d.chunk_count);
       for (const v of before) {
@@ -190,7 +209,9 @@ describe("rebuilding the vector index", () => {
     const doc = await ingest(agent.id, "badges.md", "Badges are printed at the front desk on Mondays.", 80, 0);
     const name = collectionName(e.model, e.dimension);
     const current = await collectionFor(e);
-    await chroma().deleteCollection({ name: name + RETIRED_SUFFIX }).catch(() => {}); // the first test's, not removed yet
+    await chroma()
+      .deleteCollection({ name: name + RETIRED_SUFFIX })
+      .catch(() => {}); // the first test's, not removed yet
     // As a rebuild that stopped between giving up the old name and taking it: the old collection
     // renamed, a partial copy beside it, and no collection under the name.
     await chroma().createCollection({ name: name + REBUILD_SUFFIX, embeddingFunction: null, metadata: current.metadata ?? undefined });

@@ -2,8 +2,29 @@ import "server-only";
 import type { Collection, Metadata } from "../vector-store/client";
 import type { Embedder } from "../embeddings/index";
 import { AppError } from "../core/errors";
-import { documentStillIndexed, documentsToRebuild, documentVectorRuns, storedVectorCount, vectorsToRebuild, type RebuildDocument } from "../db/chunk-vectors";
-import { chroma, chunkId, collectionFor, DISTANCE_SPACE, HNSW, isVectorStoreUnavailable, live, REBUILD_SUFFIX, replaceCollection, RETIRED_SUFFIX, setRebuilding, writeRecords, type ChunkMetadata } from "../vector-store/client";
+import {
+  documentStillIndexed,
+  documentsToRebuild,
+  documentVectorRuns,
+  storedVectorCount,
+  vectorsToRebuild,
+  type RebuildDocument,
+} from "../db/chunk-vectors";
+import {
+  chroma,
+  chunkId,
+  collectionFor,
+  DISTANCE_SPACE,
+  HNSW,
+  isVectorStoreUnavailable,
+  live,
+  REBUILD_SUFFIX,
+  replaceCollection,
+  RETIRED_SUFFIX,
+  setRebuilding,
+  writeRecords,
+  type ChunkMetadata,
+} from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors } from "../vector-store/chunks";
 import { mirrorWrites } from "../vector-store/write-gate";
 import type { RebuildState } from "./reports";
@@ -77,7 +98,11 @@ async function* vectorsOf(old: Collection, model: string, doc: RebuildDocument):
   const push = (p: Records, chunkIndex: number, embedding: number[]) => {
     p.ids.push(chunkId(doc.id, chunkIndex));
     p.embeddings.push(embedding);
-    p.metadatas.push({ agent_id: doc.agent_id, document_id: doc.id, chunk_index: chunkIndex } satisfies ChunkMetadata as unknown as Metadata);
+    p.metadatas.push({
+      agent_id: doc.agent_id,
+      document_id: doc.id,
+      chunk_index: chunkIndex,
+    } satisfies ChunkMetadata as unknown as Metadata);
   };
   const page = (): Records => ({ ids: [], embeddings: [], metadatas: [] });
   // An indexing document's copy may be ahead of Chroma by the slice being added, never behind it.
@@ -136,7 +161,7 @@ async function rebuild(model: Embedder, reason: string, { afterStep }: RebuildOp
       pending = { ids: [], embeddings: [], metadatas: [], docs: [] };
       await afterStep?.(c.s.copied);
     };
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const docs = documentsToRebuild(model.model, after, DOCUMENTS_PER_STEP);
       if (docs.length === 0) break;
       after = docs[docs.length - 1]!.id;
@@ -152,7 +177,11 @@ async function rebuild(model: Embedder, reason: string, { afterStep }: RebuildOp
       }
     }
     await flush();
-    if (mirror.missed()) throw new AppError("internal", "A change made during the copy did not reach it, so the copy was dropped; the index in use is unchanged.");
+    if (mirror.missed())
+      throw new AppError(
+        "internal",
+        "A change made during the copy did not reach it, so the copy was dropped; the index in use is unchanged.",
+      );
     // The swap: the old collection gives up its name, the copy takes it. Stopped between the
     // two, the next start gives the old one its name back (settleRebuild in client.ts). The
     // mirror ends only once changes go to the copy itself, so none falls between the two.
@@ -161,24 +190,36 @@ async function rebuild(model: Embedder, reason: string, { afterStep }: RebuildOp
     replaceCollection(old, copy, model.model);
     const late = mirror.end();
     mirror = null;
-    if (late) console.error(`[kb-inspector] a change made during the index swap did not reach the new index (the audit will report it): ${late}`);
+    if (late)
+      console.error(`[kb-inspector] a change made during the index swap did not reach the new index (the audit will report it): ${late}`);
     const copied = await copy.count();
     copy = null;
     const retire = (c.retire = setTimeout(() => {
       c.retire = null;
       chroma()
         .deleteCollection({ name: name + RETIRED_SUFFIX })
-        .catch((err) => console.error("[kb-inspector] could not remove the replaced collection:", err instanceof Error ? err.message : err));
+        .catch((err) =>
+          console.error("[kb-inspector] could not remove the replaced collection:", err instanceof Error ? err.message : err),
+        );
     }, RETIRE_AFTER_MS));
     retire.unref();
     const seconds = (performance.now() - started) / 1000;
-    c.s = { ...c.s, state: "idle", last_finished_at: new Date().toISOString(), last_seconds: Number(seconds.toFixed(1)), last_vectors: copied };
+    c.s = {
+      ...c.s,
+      state: "idle",
+      last_finished_at: new Date().toISOString(),
+      last_seconds: Number(seconds.toFixed(1)),
+      last_vectors: copied,
+    };
     console.log(`[kb-inspector] rebuilt the vector index (${reason}): ${copied} vectors in ${seconds.toFixed(1)} s`);
     return { ...c.s };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // Shown on Index health: the app's own words; Chroma's text goes to the server log only.
-    const shown = isVectorStoreUnavailable(err) || err instanceof AppError ? message : "Chroma refused a step of the rebuild; the details are in the server log.";
+    const shown =
+      isVectorStoreUnavailable(err) || err instanceof AppError
+        ? message
+        : "Chroma refused a step of the rebuild; the details are in the server log.";
     c.s = { ...c.s, state: "idle", last_error: shown };
     console.error(`[kb-inspector] rebuilding the vector index (${reason}) stopped: ${message}`);
     mirror?.end();

@@ -99,7 +99,16 @@ export const idleOrphanSweep = (): OrphanSweep => ({ from: null, lastTop: null, 
 function createIndexUpkeepState(): IndexUpkeepState {
   return {
     recheck: {
-      s: { state: "idle", reason: null, checked: 0, total: 0, rewritten: 0, still_unreachable: 0, last_finished_at: null, rewritten_since_start: 0 },
+      s: {
+        state: "idle",
+        reason: null,
+        checked: 0,
+        total: 0,
+        rewritten: 0,
+        still_unreachable: 0,
+        last_finished_at: null,
+        rewritten_since_start: 0,
+      },
       again: false,
       timer: null,
       watch: null,
@@ -110,7 +119,17 @@ function createIndexUpkeepState(): IndexUpkeepState {
       fullRewritten: 0,
     },
     rebuild: {
-      s: { state: "idle", reason: null, copied: 0, total: 0, started_at: null, last_finished_at: null, last_seconds: null, last_vectors: null, last_error: null },
+      s: {
+        state: "idle",
+        reason: null,
+        copied: 0,
+        total: 0,
+        started_at: null,
+        last_finished_at: null,
+        last_seconds: null,
+        last_vectors: null,
+        last_error: null,
+      },
       running: null,
       retire: null,
     },
@@ -122,4 +141,3 @@ function createIndexUpkeepState(): IndexUpkeepState {
 
 /** Index upkeep's values, made on first use in this process. */
 export const indexUpkeepState = () => layerState("index-upkeep", createIndexUpkeepState);
-

@@ -12,7 +12,8 @@ import type { Chunk } from "../core/chunking";
  */
 
 function note(collection: Collection, agentId: number, perDocument: Map<number, number>, byCheck: boolean): void {
-  for (const [documentId, chunks] of perDocument) noteVectorWrite({ collection: collection.name, model: collectionModel(collection), agentId, documentId, chunks }, !byCheck);
+  for (const [documentId, chunks] of perDocument)
+    noteVectorWrite({ collection: collection.name, model: collectionModel(collection), agentId, documentId, chunks }, !byCheck);
 }
 
 /**
@@ -20,7 +21,12 @@ function note(collection: Collection, agentId: number, perDocument: Map<number, 
  * then added, so the index inserts each one afresh. Returns what was written (ids not found are
  * skipped). If the add fails after the delete, the audit reports those chunks missing.
  */
-export async function readdVectors(collection: Collection, agentId: number, ids: string[], { byCheck = false } = {}): Promise<StoredVector[]> {
+export async function readdVectors(
+  collection: Collection,
+  agentId: number,
+  ids: string[],
+  { byCheck = false } = {},
+): Promise<StoredVector[]> {
   const found = await agentVectors(collection, agentId, ids);
   if (found.length === 0) return [];
   const perDocument = new Map<number, number>();

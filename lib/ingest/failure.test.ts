@@ -41,7 +41,11 @@ describe("a failed ingest leaves no partial document", () => {
     expect(doc.chunk_count).toBe(0);
     expect(doc.error).toMatch(/400|input too long/);
     expect(await vectorsOf(agent.id, doc.id)).toEqual([]);
-    expect(listDocuments(agent.id).filter((d) => d.status === "ready").map((d) => d.filename)).toEqual(["ok.txt"]);
+    expect(
+      listDocuments(agent.id)
+        .filter((d) => d.status === "ready")
+        .map((d) => d.filename),
+    ).toEqual(["ok.txt"]);
     const results = await searchAgentDocuments(agent.id, "abcdefghij", 50);
     expect(results.map((r) => r.filename)).toEqual(["ok.txt"]);
   });

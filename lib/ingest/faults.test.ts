@@ -31,7 +31,16 @@ afterAll(async () => {
 
 async function killChroma() {
   process.kill(chroma.pid()!, "SIGKILL");
-  await expect.poll(async () => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down"), { timeout: 30_000 }).toBe("down");
+  await expect
+    .poll(
+      async () =>
+        fetch(`${chroma.url}/api/v2/heartbeat`).then(
+          () => "up",
+          () => "down",
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe("down");
 }
 async function restartChroma() {
   chroma = await startChroma({ dataDir: dir, port, restart: false });
@@ -104,8 +113,21 @@ describe("Chroma dies in the middle of an ingest", () => {
   }, 150_000);
 
   it("answers vector_store_unavailable, keeps the older version, and removes the partial vectors once Chroma is back", async () => {
-    const { newAgent, ingest, ingestFile, enc, listDocuments, searchAgentDocuments, vectorsOf, runCleanup, pendingCleanups, undeletedCleanups, rebuildIndex, embedder, LATE_WRITE_CHECK_MS } =
-      await lib();
+    const {
+      newAgent,
+      ingest,
+      ingestFile,
+      enc,
+      listDocuments,
+      searchAgentDocuments,
+      vectorsOf,
+      runCleanup,
+      pendingCleanups,
+      undeletedCleanups,
+      rebuildIndex,
+      embedder,
+      LATE_WRITE_CHECK_MS,
+    } = await lib();
     const agent = newAgent("chroma dies");
     const old = await ingest(agent.id, "manual.txt", "The old manual explains the blue lamp.");
     expect(old.status).toBe("ready");
@@ -158,17 +180,46 @@ describe("Chroma dies in the middle of an ingest", () => {
   }, 180_000);
 
   it("keeps retrying the clean-up of an interrupted ingest at start while Chroma is down, then finishes it", async () => {
-    const { newAgent, ingest, insertDocument, getDocument, embedder, collectionFor, chunkText, addNotedChunks, vectorsOf, recoverInterruptedIngests, runCleanup, pendingCleanups, searchAgentDocuments, undeletedCleanups } =
-      await lib();
+    const {
+      newAgent,
+      ingest,
+      insertDocument,
+      getDocument,
+      embedder,
+      collectionFor,
+      chunkText,
+      addNotedChunks,
+      vectorsOf,
+      recoverInterruptedIngests,
+      runCleanup,
+      pendingCleanups,
+      searchAgentDocuments,
+      undeletedCleanups,
+    } = await lib();
     const agent = newAgent("recovery retried");
     await ingest(agent.id, "ready.txt", "A ready article about parcels.");
     const text = "partial article ".repeat(30);
-    const id = insertDocument({
-      agent_id: agent.id, filename: "partial.txt", type: "txt", sha256: "x", bytes: text.length,
-      chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model,
-    }, chunkText(text, 100, 0));
+    const id = insertDocument(
+      {
+        agent_id: agent.id,
+        filename: "partial.txt",
+        type: "txt",
+        sha256: "x",
+        bytes: text.length,
+        chunk_size: 100,
+        chunk_overlap: 0,
+        text,
+        embedding_model: embedder().model,
+      },
+      chunkText(text, 100, 0),
+    );
     const chunks = chunkText(text, 100, 0).slice(0, 2);
-    await addNotedChunks(await collectionFor(embedder()), { agentId: agent.id, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+    await addNotedChunks(
+      await collectionFor(embedder()),
+      { agentId: agent.id, documentId: id },
+      chunks,
+      await embedder().embed(chunks.map((c) => c.text)),
+    );
 
     const { indexBacklog, checkHealth } = await import("../index-upkeep/health");
     expect(indexBacklog().stuck_documents).toBe(1);

@@ -83,7 +83,19 @@ const lib = async () => ({
 
 describe("a write that reaches Chroma after its ingest failed", () => {
   it("is removed by the clean-up's later check, for several files at once", async () => {
-    const { newAgent, ingest, ingestFile, enc, listDocuments, runCleanup, pendingCleanups, auditIndex, collectionFor, embedder, LATE_WRITE_CHECK_MS } = await lib();
+    const {
+      newAgent,
+      ingest,
+      ingestFile,
+      enc,
+      listDocuments,
+      runCleanup,
+      pendingCleanups,
+      auditIndex,
+      collectionFor,
+      embedder,
+      LATE_WRITE_CHECK_MS,
+    } = await lib();
     const collection = await collectionFor(embedder());
     const agentVectors = async (agentId: number) => (await collection.get({ where: { agent_id: agentId }, include: [] })).ids;
 
@@ -128,10 +140,13 @@ describe("a write that reaches Chroma after its ingest failed", () => {
       // The clean-up's check LATE_WRITE_CHECK_MS after its delete finds them and removes them, and
       // the check after that finds none.
       await expect
-        .poll(async () => {
-          vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
-          return runCleanup({ all: true });
-        }, { timeout: 60_000, interval: 200 })
+        .poll(
+          async () => {
+            vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
+            return runCleanup({ all: true });
+          },
+          { timeout: 60_000, interval: 200 },
+        )
         .toBe(0);
       expect(await agentVectors(agent.id)).toEqual([`doc${kept.document_id}#0`]);
       const audit = await auditIndex();
@@ -144,7 +159,11 @@ describe("a write that reaches Chroma after its ingest failed", () => {
     const agent = newAgent("plain delete");
     const doc = await ingest(agent.id, "a.txt", "An article about the red lamp.");
     deleteDocumentRow(agent.id, doc.document_id!);
-    expect(pendingCleanups().filter((c) => c.agent_id === agent.id).map((c) => c.late_writes)).toEqual([0]);
+    expect(
+      pendingCleanups()
+        .filter((c) => c.agent_id === agent.id)
+        .map((c) => c.late_writes),
+    ).toEqual([0]);
     expect(await runCleanup()).toBe(0);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { getDocument, listDocuments } from "../db/documents";
 import { documentChunks } from "../db/chunks";
-import { removeAgent, removeDocument } from "./remove";
 import { searchAgentDocuments } from "../retrieval/retrieve";
 import { ARTICLES, enc, ingest, newAgent, vectorsOf } from "../../test/helpers";
+import { removeAgent, removeDocument } from "./remove";
 import { ingestFile } from "./pipeline";
 
 describe("ingest and search against a real Chroma and SQLite", () => {
@@ -19,9 +19,7 @@ describe("ingest and search against a real Chroma and SQLite", () => {
     expect(doc.text).toBe(text.trimEnd());
 
     const vectors = await vectorsOf(agent.id, doc.id);
-    expect(vectors.map((v) => v.id).sort()).toEqual(
-      Array.from({ length: res.chunk_count }, (_, i) => `doc${doc.id}#${i}`).sort(),
-    );
+    expect(vectors.map((v) => v.id).sort()).toEqual(Array.from({ length: res.chunk_count }, (_, i) => `doc${doc.id}#${i}`).sort());
     // Chroma holds the vector and the ids a query filters on; the text and offsets are in SQLite.
     const first = vectors.find((v) => v.id === `doc${doc.id}#0`)!;
     expect(first.metadata).toEqual({ agent_id: agent.id, document_id: doc.id, chunk_index: 0 });

@@ -10,12 +10,12 @@ import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
 import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
 import { extractText, RejectedFileError } from "../extract";
-import { withKeys } from "./keyed-lock";
-import { ingestState } from "./state";
 import { groupedWrite } from "../db/client";
-import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
+import { withKeys } from "./keyed-lock";
+import { ingestState } from "./state";
+import { cleanupNow, enqueueCleanup } from "./cleanup";
 import { writeChunks, type IngestProgress } from "./write-chunks";
 import type { IngestResult } from "./upload-progress";
 
@@ -66,7 +66,8 @@ export async function ingestNamedFile(
     try {
       extracted = await extractText(filename, file.bytes, { maxBytes: env().MAX_UPLOAD_BYTES });
     } catch (err) {
-      if (err instanceof RejectedFileError) return { ...base, outcome: "rejected" as const, status: "rejected" as const, code: err.code, message: err.message };
+      if (err instanceof RejectedFileError)
+        return { ...base, outcome: "rejected" as const, status: "rejected" as const, code: err.code, message: err.message };
       throw err;
     }
     const existing = findReadyBySha(agentId, sha256);
@@ -204,7 +205,13 @@ async function indexDocument(
     // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
     enqueueCleanup(agentId, documentId, chunks.length, "deleted while indexing");
     await cleanupNow();
-    return { ...base, outcome: "failed", status: "failed", code: "deleted", message: "The agent or the document was deleted while it was being indexed." };
+    return {
+      ...base,
+      outcome: "failed",
+      status: "failed",
+      code: "deleted",
+      message: "The agent or the document was deleted while it was being indexed.",
+    };
   }
   for (const old of committed.retired) await forgetDocument(agentId, old, model);
   if (committed.retired.length > 0) await cleanupNow();
@@ -216,6 +223,8 @@ async function indexDocument(
     status: "ready",
     document_id: documentId,
     chunk_count: chunks.length,
-    message: replacedReady ? `Replaced the previous version: ${plural(chunks.length, "chunk")} indexed.` : `Indexed ${plural(chunks.length, "chunk")}.`,
+    message: replacedReady
+      ? `Replaced the previous version: ${plural(chunks.length, "chunk")} indexed.`
+      : `Indexed ${plural(chunks.length, "chunk")}.`,
   };
 }

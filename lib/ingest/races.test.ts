@@ -4,10 +4,10 @@ import { collectionFor } from "../vector-store/client";
 import { chunkText } from "../core/chunking";
 import { insertDocument, listDocuments } from "../db/documents";
 import { embedder } from "../embeddings/configured";
-import { ingestFile } from "./pipeline";
-import { removeDocument } from "./remove";
 import { rankAllChunks, searchAgentDocuments } from "../retrieval/retrieve";
 import { enc, ingest, newAgent, vectorsOf } from "../../test/helpers";
+import { ingestFile } from "./pipeline";
+import { removeDocument } from "./remove";
 import { runCleanup } from "./cleanup";
 import { addNotedChunks } from "./write-chunks";
 
@@ -18,13 +18,28 @@ const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status
 async function partialDocument(agentId: number, filename: string, text: string, status: "indexing" | "none" = "indexing") {
   const id =
     status === "indexing"
-      ? insertDocument({
-          agent_id: agentId, filename, type: "txt", sha256: `partial-${filename}`, bytes: text.length,
-          chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model,
-        }, chunkText(text, 100, 0))
+      ? insertDocument(
+          {
+            agent_id: agentId,
+            filename,
+            type: "txt",
+            sha256: `partial-${filename}`,
+            bytes: text.length,
+            chunk_size: 100,
+            chunk_overlap: 0,
+            text,
+            embedding_model: embedder().model,
+          },
+          chunkText(text, 100, 0),
+        )
       : 900_000 + Math.floor(Math.random() * 1000);
   const chunks = chunkText(text, 100, 0).slice(0, 3);
-  await addNotedChunks(await collectionFor(embedder()), { agentId, documentId: id }, chunks, await embedder().embed(chunks.map((c) => c.text)));
+  await addNotedChunks(
+    await collectionFor(embedder()),
+    { agentId, documentId: id },
+    chunks,
+    await embedder().embed(chunks.map((c) => c.text)),
+  );
   return id;
 }
 
@@ -34,9 +49,7 @@ describe("two uploads of one filename at the same moment", () => {
       const agent = newAgent(`same file ${trial}`);
       const old = await ingest(agent.id, "same.txt", `Old version ${trial}: the kettle boils in four minutes.`);
       const text = `New version ${trial}: the kettle boils in three minutes. `.repeat(30);
-      const results = await Promise.all(
-        [1, 2].map(() => ingestFile(agent.id, { filename: "same.txt", bytes: enc(text) }, settings)),
-      );
+      const results = await Promise.all([1, 2].map(() => ingestFile(agent.id, { filename: "same.txt", bytes: enc(text) }, settings)));
       expect(results.map((r) => r.outcome).sort()).toEqual(["duplicate", "replaced"]);
       const docs = ready(agent.id);
       expect(docs).toHaveLength(1);
@@ -50,7 +63,9 @@ describe("two uploads of one filename at the same moment", () => {
   it("different content under one name in parallel: the later one wins, both are told the truth", async () => {
     const agent = newAgent("two contents");
     const results = await Promise.all(
-      ["first text about trains", "second text about boats"].map((t) => ingestFile(agent.id, { filename: "n.txt", bytes: enc(t) }, settings)),
+      ["first text about trains", "second text about boats"].map((t) =>
+        ingestFile(agent.id, { filename: "n.txt", bytes: enc(t) }, settings),
+      ),
     );
     const docs = ready(agent.id);
     expect(docs).toHaveLength(1);
@@ -85,7 +100,8 @@ describe("only ready documents answer", () => {
 
   it("still returns k results when unready vectors are closer than every ready one", async () => {
     const agent = newAgent("crowded");
-    for (const [i, t] of ["lamp manual", "lamp warranty", "lamp colours"].entries()) await ingest(agent.id, `r${i}.txt`, `${t} for the desk lamp`);
+    for (const [i, t] of ["lamp manual", "lamp warranty", "lamp colours"].entries())
+      await ingest(agent.id, `r${i}.txt`, `${t} for the desk lamp`);
     await partialDocument(agent.id, "x.txt", "desk lamp desk lamp desk lamp ".repeat(20));
     expect(await searchAgentDocuments(agent.id, "desk lamp", 3)).toHaveLength(3);
   });
@@ -93,7 +109,8 @@ describe("only ready documents answer", () => {
   it("searches racing deletes answer with the chunks that exist, never an error", async () => {
     const agent = newAgent("search vs delete");
     const docs = [];
-    for (let i = 0; i < 6; i++) docs.push(await ingest(agent.id, `d${i}.txt`, `Article ${i} about garden hoses and watering. `.repeat(8), 100, 10));
+    for (let i = 0; i < 6; i++)
+      docs.push(await ingest(agent.id, `d${i}.txt`, `Article ${i} about garden hoses and watering. `.repeat(8), 100, 10));
     const searches = Array.from({ length: 24 }, () => searchAgentDocuments(agent.id, "garden hoses watering", 10));
     const deletes = docs.slice(0, 5).map((d) => removeDocument(agent.id, d.document_id!));
     const results = await Promise.all([...searches, ...deletes]);
@@ -110,7 +127,12 @@ describe("audit and repair", () => {
     const n = ready(agent.id)[0]!.chunk_count;
     expect(n).toBeGreaterThan(2);
     const collection = await collectionFor(embedder());
-    await addNotedChunks(collection, { agentId: agent.id, documentId: doc.document_id! }, [{ index: n }], await embedder().embed(["a chunk the document does not have"]));
+    await addNotedChunks(
+      collection,
+      { agentId: agent.id, documentId: doc.document_id! },
+      [{ index: n }],
+      await embedder().embed(["a chunk the document does not have"]),
+    );
     try {
       const report = await auditIndex();
       expect(report.missing_vectors.filter((m) => m.agent_id === agent.id)).toEqual([]);
@@ -158,10 +180,16 @@ describe("audit and repair", () => {
 
     const repaired = await repairIndex();
     expect(repaired.after.ok).toBe(true);
-    expect(repaired.reindexed.filter((r) => r.document_id === damaged.document_id)).toEqual([expect.objectContaining({ document_id: damaged.document_id, outcome: "replaced" })]);
+    expect(repaired.reindexed.filter((r) => r.document_id === damaged.document_id)).toEqual([
+      expect.objectContaining({ document_id: damaged.document_id, outcome: "replaced" }),
+    ]);
     expect(await vectorsOf(agent.id, orphan)).toEqual([]);
     expect(await vectorsOf(agent.id, stuck)).toEqual([]);
-    expect(ready(agent.id).map((d) => d.filename).sort()).toEqual(["damaged.txt", "good.txt"]);
+    expect(
+      ready(agent.id)
+        .map((d) => d.filename)
+        .sort(),
+    ).toEqual(["damaged.txt", "good.txt"]);
     const [hit] = await searchAgentDocuments(agent.id, "paint vectors missing", 1);
     expect(hit.filename).toBe("damaged.txt");
     expect(good.status).toBe("ready");

@@ -8,14 +8,26 @@ vi.hoisted(() => {
 
 import * as start from "@/app/api/agents/[id]/uploads/route";
 import * as more from "@/app/api/agents/[id]/uploads/[jobId]/route";
-import { listDocuments } from "../db/documents";
 import { call, filesForm } from "@/test/http";
 import { newAgent, vectorsOf } from "@/test/helpers";
-import { addToUploadJob, endUploadJob, getUploadJob, JOB_FILES_IN_PARALLEL, JOB_STALL_MS, jobHeldBytesLimit, startUploadJob, uploadWaitTimer, type UploadJob } from "./uploads";
+import { listDocuments } from "../db/documents";
+import {
+  addToUploadJob,
+  endUploadJob,
+  getUploadJob,
+  JOB_FILES_IN_PARALLEL,
+  JOB_STALL_MS,
+  jobHeldBytesLimit,
+  startUploadJob,
+  uploadWaitTimer,
+  type UploadJob,
+} from "./uploads";
 
 const enc = (s: string) => new TextEncoder().encode(s);
-const article = (topic: string, i: number) => `# ${topic} ${i}\n\nHow the ${topic} desk handles case ${i}: ask the ${topic} team, then write it down.`;
-const files = (topic: string, from: number, n: number) => Array.from({ length: n }, (_, k) => ({ filename: `${topic}-${from + k}.md`, bytes: enc(article(topic, from + k)) }));
+const article = (topic: string, i: number) =>
+  `# ${topic} ${i}\n\nHow the ${topic} desk handles case ${i}: ask the ${topic} team, then write it down.`;
+const files = (topic: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, k) => ({ filename: `${topic}-${from + k}.md`, bytes: enc(article(topic, from + k)) }));
 const settings = { chunkSize: 800, chunkOverlap: 100 };
 const finished = (agentId: number, id: string) => expect.poll(() => getUploadJob(agentId, id)?.finished, { timeout: 60_000 }).toBe(true);
 
@@ -41,7 +53,10 @@ describe("an upload sent in several requests", () => {
   it("refuses files past the expected count, for another agent, or after the job ended, and indexes none of them", async () => {
     const agent = newAgent("job limits");
     const job = startUploadJob(agent.id, files("badge", 0, 1), settings, 2);
-    await expect(addToUploadJob(agent.id, job.id, files("badge", 1, 2))).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/expects 2 files and has 1; these 2 would make 3/) });
+    await expect(addToUploadJob(agent.id, job.id, files("badge", 1, 2))).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/expects 2 files and has 1; these 2 would make 3/),
+    });
     const other = newAgent("job limits other");
     await expect(addToUploadJob(other.id, job.id, files("badge", 1, 1))).rejects.toMatchObject({ code: "not_found" });
     await expect(addToUploadJob(agent.id, "no-such-job", files("badge", 1, 1))).rejects.toMatchObject({ code: "not_found" });
@@ -67,7 +82,11 @@ describe("an upload sent in several requests", () => {
     expect(answers.map((a) => a.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     await finished(agent.id, job.id);
     expect(getUploadJob(agent.id, job.id)).toMatchObject({ files_received: 4, done_files: 4, not_received: 0 });
-    expect(listDocuments(agent.id).map((d) => d.filename).sort()).toEqual(["mirror-0.md", "mirror-1.md", "mirror-2.md", "mirror-3.md"]);
+    expect(
+      listDocuments(agent.id)
+        .map((d) => d.filename)
+        .sort(),
+    ).toEqual(["mirror-0.md", "mirror-1.md", "mirror-2.md", "mirror-3.md"]);
   });
 
   it("is given up when the rest does not come for a while", async () => {
@@ -79,7 +98,10 @@ describe("an upload sent in several requests", () => {
     const clock = vi.spyOn(Date, "now").mockReturnValue(now + JOB_STALL_MS + 1000);
     try {
       expect(getUploadJob(agent.id, job.id)).toMatchObject({ finished: true, not_received: 2, done_files: 1 });
-      await expect(addToUploadJob(agent.id, job.id, files("locker", 1, 1))).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/without 2 of its files.*2 minutes/) });
+      await expect(addToUploadJob(agent.id, job.id, files("locker", 1, 1))).rejects.toMatchObject({
+        code: "conflict",
+        message: expect.stringMatching(/without 2 of its files.*2 minutes/),
+      });
     } finally {
       clock.mockRestore();
     }
@@ -127,7 +149,10 @@ describe("the upload job API", () => {
   it("starts a job with 202, takes the next files on the job's own path, and reports both", async () => {
     const agent = newAgent("job api");
     const id = String(agent.id);
-    const first = await call(start.POST, { body: filesForm([["a.md", article("coupon", 1)]], { expected_files: "2", chunk_size: "300" }), params: { id } });
+    const first = await call(start.POST, {
+      body: filesForm([["a.md", article("coupon", 1)]], { expected_files: "2", chunk_size: "300" }),
+      params: { id },
+    });
     expect(first).toMatchObject({ status: 202, body: { expected_files: 2, finished: false } });
     const jobId = first.body.id as string;
     const second = await call(more.POST, { body: filesForm([["b.md", article("coupon", 2)]]), params: { id, jobId } });
@@ -141,9 +166,15 @@ describe("the upload job API", () => {
     const past = await call(more.POST, { body: filesForm([["c.md", article("coupon", 3)]]), params: { id, jobId } });
     expect(past).toMatchObject({ status: 409, body: { error: { code: "conflict" } } });
     const bad = await call(start.POST, { body: filesForm([["c.md", "x"]], { expected_files: "many" }), params: { id } });
-    expect(bad).toMatchObject({ status: 422, body: { error: { code: "invalid_request", message: expect.stringMatching(/expected_files/) } } });
+    expect(bad).toMatchObject({
+      status: 422,
+      body: { error: { code: "invalid_request", message: expect.stringMatching(/expected_files/) } },
+    });
     expect((await call(more.GET, { method: "GET", params: { id, jobId: "nope" } })).status).toBe(404);
-    expect(await call(more.GET, { method: "GET", url: "?files=some", params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { code: "invalid_request" } } });
+    expect(await call(more.GET, { method: "GET", url: "?files=some", params: { id, jobId } })).toMatchObject({
+      status: 422,
+      body: { error: { code: "invalid_request" } },
+    });
     expect(listDocuments(agent.id).length).toBe(2);
   });
 
@@ -151,13 +182,27 @@ describe("the upload job API", () => {
     const agent = newAgent("job active files");
     const id = String(agent.id);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-    const first = await call(start.POST, { body: filesForm([["a.md", article("lunch", 1)], ["b.txt", png], ["c.md", article("lunch", 3)]], { expected_files: "4" }), params: { id } });
+    const first = await call(start.POST, {
+      body: filesForm(
+        [
+          ["a.md", article("lunch", 1)],
+          ["b.txt", png],
+          ["c.md", article("lunch", 3)],
+        ],
+        { expected_files: "4" },
+      ),
+      params: { id },
+    });
     const jobId = first.body.id as string;
-    await expect.poll(async () => (await call(more.GET, { method: "GET", params: { id, jobId } })).body.done_files, { timeout: 30_000 }).toBe(3);
+    await expect
+      .poll(async () => (await call(more.GET, { method: "GET", params: { id, jobId } })).body.done_files, { timeout: 30_000 })
+      .toBe(3);
     // Waiting for the fourth file: the two indexed ones are counted, not listed.
     const open = await call(more.GET, { method: "GET", url: "?files=active", params: { id, jobId } });
     expect(open.body).toMatchObject({ expected_files: 4, files_received: 3, done_files: 3, finished: false });
-    expect(open.body.files.map((f: { index: number; filename: string; result: { outcome: string } }) => [f.index, f.filename, f.result.outcome])).toEqual([[1, "b.txt", "rejected"]]);
+    expect(
+      open.body.files.map((f: { index: number; filename: string; result: { outcome: string } }) => [f.index, f.filename, f.result.outcome]),
+    ).toEqual([[1, "b.txt", "rejected"]]);
     await call(more.POST, { body: filesForm([["d.md", article("lunch", 4)]]), params: { id, jobId } });
     await finished(agent.id, jobId);
     const all = await call(more.GET, { method: "GET", params: { id, jobId } });
@@ -184,7 +229,8 @@ describe("the upload job API", () => {
       return () => void (t.stopped = true);
     };
     // Whether a request has answered after everything else that was ready to run has run.
-    const answeredYet = (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+    const answeredYet = (p: Promise<unknown>) =>
+      Promise.race([p.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
     try {
       // Still waiting for its second file: the request waits its S seconds and is not answered
       // before they run out; then the answer says the upload has not finished.
@@ -212,7 +258,10 @@ describe("the upload job API", () => {
       expect((await call(more.GET, { method: "GET", url: "?wait=30", params: { id, jobId } })).body.finished).toBe(true);
       expect((await call(more.GET, { method: "GET", url: "?wait=5", params: { id, jobId: "nope" } })).status).toBe(404);
       for (const bad of ["61", "-1", "soon", "1.5"]) {
-        expect(await call(more.GET, { method: "GET", url: `?wait=${bad}`, params: { id, jobId } })).toMatchObject({ status: 422, body: { error: { message: expect.stringMatching(/wait must be a whole number of seconds from 0 to 60/) } } });
+        expect(await call(more.GET, { method: "GET", url: `?wait=${bad}`, params: { id, jobId } })).toMatchObject({
+          status: 422,
+          body: { error: { message: expect.stringMatching(/wait must be a whole number of seconds from 0 to 60/) } },
+        });
       }
       expect(timers).toHaveLength(2);
     } finally {

@@ -3,23 +3,23 @@ import { randomUUID } from "node:crypto";
 import { AppError, conflict, invalid, notFound } from "../core/errors";
 import { env } from "../env.mjs";
 import { SIZE_LIMIT_CODES } from "../extract";
-import { INGEST_WORDS, ingestNamedFile, type IngestProgress, type IngestResult } from "./pipeline";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "../core/chunking";
+import { INGEST_WORDS, ingestNamedFile, type IngestProgress, type IngestResult } from "./pipeline";
 import { isActiveFile, type FileProgress, type UploadFile, type UploadJob } from "./upload-progress";
 import { ingestState, type UploadJobRun as JobState } from "./state";
 
 export type { FileProgress, UploadFile, UploadJob };
-
 
 /** The `expected_files` field of an upload that starts a job: the files the whole upload has. */
 export function expectedFilesField(form: FormData, received: number): number {
   const raw = form.get("expected_files");
   if (raw === null || raw === "") return received;
   const n = Number(raw);
-  if (typeof raw !== "string" || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw invalid(`expected_files must be a whole number, not "${String(raw)}".`);
+  if (typeof raw !== "string" || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n))
+    throw invalid(`expected_files must be a whole number, not "${String(raw)}".`);
   return n;
 }
 
@@ -148,7 +148,8 @@ function prune() {
 
 function giveUpIfStalled(s: JobState) {
   const { job } = s;
-  if (job.finished || job.files.length === job.expected_files || s.roomWaiters.length > 0 || Date.now() - s.lastReceivedAt < JOB_STALL_MS) return;
+  if (job.finished || job.files.length === job.expected_files || s.roomWaiters.length > 0 || Date.now() - s.lastReceivedAt < JOB_STALL_MS)
+    return;
   job.not_received = job.expected_files - job.files.length;
   finishIfDone(s);
 }
@@ -207,7 +208,17 @@ export function startUploadJob(agent: AgentRef, files: UploadFile[], settings: C
   }
   prune();
   const s: JobState = {
-    job: { id: randomUUID(), agent_id: agentId, files: [], expected_files: expectedFiles, files_received: 0, done_files: 0, not_received: 0, finished: false, created_at: Date.now() },
+    job: {
+      id: randomUUID(),
+      agent_id: agentId,
+      files: [],
+      expected_files: expectedFiles,
+      files_received: 0,
+      done_files: 0,
+      not_received: 0,
+      finished: false,
+      created_at: Date.now(),
+    },
     settings,
     queue: [],
     running: 0,
@@ -232,11 +243,16 @@ export async function addToUploadJob(agentId: number, id: string, files: UploadF
   giveUpIfStalled(s);
   const { job } = s;
   if (job.finished || job.not_received > 0) {
-    const why = job.not_received > 0 ? ` without ${job.not_received} of its files (its client stopped sending them, or sent none for ${JOB_STALL_MS / 60_000} minutes)` : "";
+    const why =
+      job.not_received > 0
+        ? ` without ${job.not_received} of its files (its client stopped sending them, or sent none for ${JOB_STALL_MS / 60_000} minutes)`
+        : "";
     throw conflict(`Upload ${id} has ended${why}; start a new upload.`);
   }
   if (job.files.length + files.length > job.expected_files) {
-    throw invalid(`Upload ${id} expects ${job.expected_files} files and has ${job.files.length}; these ${files.length} would make ${job.files.length + files.length}.`);
+    throw invalid(
+      `Upload ${id} expects ${job.expected_files} files and has ${job.files.length}; these ${files.length} would make ${job.files.length + files.length}.`,
+    );
   }
   receive(s, files);
   if (s.heldBytes > jobHeldBytesLimit()) {

@@ -16,7 +16,8 @@ async function agentWithArticles(name = "Gaps") {
 }
 
 const SLACK = "connect slack to the help desk";
-const SLACK_ARTICLE = "Slack integration. To connect Slack to the help desk, open Integrations, choose Slack and approve the help desk app in your Slack workspace.";
+const SLACK_ARTICLE =
+  "Slack integration. To connect Slack to the help desk, open Integrations, choose Slack and approve the help desk app in your Slack workspace.";
 
 /** Sets the agent's cut just below the nearest distance of `query`, so the cut refuses it. */
 async function cutBelow(agentId: number, query: string) {
@@ -52,7 +53,9 @@ describe("gaps", () => {
     expect(list.gaps.every((g) => g.answered_by === null)).toBe(true);
 
     const csv = gapsCsv(list).split("\r\n");
-    expect(csv[0]).toBe("question,asked,last_asked,why,best_distance,closest_document,closest_distance,answered_by,answered_distance,nearer_now");
+    expect(csv[0]).toBe(
+      "question,asked,last_asked,why,best_distance,closest_document,closest_distance,answered_by,answered_distance,nearer_now",
+    );
     expect(csv[1].startsWith(`${SLACK},2,`)).toBe(true);
   });
 
@@ -71,7 +74,11 @@ describe("gaps", () => {
     await documentSearchTool(agent.id, "do you sell gift cards", 3);
     const [q] = (await listQuestions(agent.id, {})).questions;
     triageQuestion(agent.id, q.id, { action: "gap" });
-    const cards = await ingest(agent.id, "business-cards.md", "Business cards. Staff order business cards from the print shop; allow five days for printing.");
+    const cards = await ingest(
+      agent.id,
+      "business-cards.md",
+      "Business cards. Staff order business cards from the print shop; allow five days for printing.",
+    );
     const [gap] = (await listGaps(agent.id)).gaps;
     expect(gap.answered_by).toBeNull();
     expect(gap.nearer_now).toMatchObject({ document_id: cards.document_id, filename: "business-cards.md" });
@@ -98,7 +105,14 @@ describe("replay", () => {
     await documentSearchTool(agent.id, "reset email link for a forgotten password", 3);
     await documentSearchTool(agent.id, "invoice pdf download", 2);
     const unchanged = await replayQuestions(agent.id, { limit: 10 });
-    expect(unchanged.summary).toEqual({ replayed: 2, first_document_changed: 0, newly_refused: 0, newly_answered: 0, unchanged: 2, other_model: 0 });
+    expect(unchanged.summary).toEqual({
+      replayed: 2,
+      first_document_changed: 0,
+      newly_refused: 0,
+      newly_answered: 0,
+      unchanged: 2,
+      other_model: 0,
+    });
 
     await ingest(agent.id, "password.md", "Team seats. Add colleagues to the workspace from the members page.");
     const { summary, questions } = await replayQuestions(agent.id, { limit: 10 });

@@ -45,15 +45,23 @@ export async function listGaps(agentId: number, beyond: number | null = null): P
   const rows = gapCandidates(agentId, limit, MAX_GAPS);
   const views = questionViews(rows);
   const trace: RetrievalTrace[] = [];
-  await retrieve(agentId, views.map((v) => v.text), { topK: 1, trace });
+  await retrieve(
+    agentId,
+    views.map((v) => v.text),
+    { topK: 1, trace },
+  );
   const firsts = trace.map((t) => t.results[0] ?? null);
-  const dates = readyDocumentDates(agentId, firsts.flatMap((f) => (f ? [f.document_id] : [])));
+  const dates = readyDocumentDates(
+    agentId,
+    firsts.flatMap((f) => (f ? [f.document_id] : [])),
+  );
   const gaps = views.map((v, i): GapView => {
     const row = rows[i];
     const first = firsts[i];
     const since = row.status === "gap" && row.triaged_at ? row.triaged_at : row.first_asked;
     const added = first ? dates.get(first.document_id) : undefined;
-    const newer = first && added && added.created_at >= since ? { document_id: first.document_id, filename: added.filename, score: first.score } : null;
+    const newer =
+      first && added && added.created_at >= since ? { document_id: first.document_id, filename: added.filename, score: first.score } : null;
     const answered = newer && limit !== null && newer.score <= limit ? newer : null;
     const nearer = newer && limit === null && (row.best_distance === null || newer.score < row.best_distance) ? newer : null;
     const why = row.status === "gap" ? "marked" : row.refused > 0 ? "refused" : "far";
@@ -63,7 +71,18 @@ export async function listGaps(agentId: number, beyond: number | null = null): P
 }
 
 export function gapsCsv(list: GapList): string {
-  const header = ["question", "asked", "last_asked", "why", "best_distance", "closest_document", "closest_distance", "answered_by", "answered_distance", "nearer_now"];
+  const header = [
+    "question",
+    "asked",
+    "last_asked",
+    "why",
+    "best_distance",
+    "closest_document",
+    "closest_distance",
+    "answered_by",
+    "answered_distance",
+    "nearer_now",
+  ];
   const lines = list.gaps.map((g) =>
     csvLine([
       g.text,

@@ -75,7 +75,9 @@ describe("grouping questions", () => {
     expect(rows.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(count);
     // Nor does SQLite gather and sort every group (vectors included) to hand over a page.
     for (const { sql, args } of queries) {
-      const plan = db().prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as [])) as { detail: string }[];
+      const plan = db()
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(args as [])) as { detail: string }[];
       expect(plan.map((p) => p.detail).join("; ")).not.toMatch(/TEMP B-TREE/);
     }
     expect(groupOfKey(agent.id, questionKey(wording))?.id).toBe(last);
@@ -83,16 +85,23 @@ describe("grouping questions", () => {
     expect(groupOfKey(agent.id, "do you sell gift cards")?.id).toBeGreaterThan(last);
   });
 
-
   it("makes a group's vector again when it was made with another model, and groups by it", async () => {
     const agent = newAgent("Other model");
     for (const [file, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${file}.md`, text);
     const dimension = embedder().dimension;
-    const old = insertGroup(agent.id, "how do i reset my password please", "How do I reset my password, please?", "retired-model", randomUnit(dimension, 7));
+    const old = insertGroup(
+      agent.id,
+      "how do i reset my password please",
+      "How do I reset my password, please?",
+      "retired-model",
+      randomUnit(dimension, 7),
+    );
     await documentSearchTool(agent.id, "How do I reset my password?", 3);
     expect(await groupQuestions(agent.id)).toBe(1);
     expect(groupOfKey(agent.id, "how do i reset my password")?.id).toBe(old);
-    const row = db().prepare("SELECT model FROM question_keys WHERE agent_id = ? AND key = ?").get(agent.id, "how do i reset my password please") as { model: string };
+    const row = db()
+      .prepare("SELECT model FROM question_keys WHERE agent_id = ? AND key = ?")
+      .get(agent.id, "how do i reset my password please") as { model: string };
     expect(row.model).toBe(embedder().model);
   });
 });

@@ -49,7 +49,7 @@ function joined(agentId: number, p: { key: string; text: string }, groupId: numb
 
 /** Groups whose vector is of another model (or none) get one of the configured model, a batch at a time. */
 async function remakeStale(agentId: number, model: string): Promise<void> {
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const stale = staleRepresentatives(agentId, model, after, EMBED_BATCH);
     if (stale.length === 0) return;
     after = stale.at(-1)!.group_id;
@@ -79,7 +79,8 @@ async function nearestGroups(agentId: number, model: string, vectors: Float32Arr
     if (table.rows === 0) continue;
     table.score(vectors, 0, table.rows, scores, 0);
     best.forEach((b, q) => {
-      for (let j = 0; j < table.rows; j++) if (scores[q][j] < b.distance) Object.assign(b, { group: groupOfRow[j], distance: scores[q][j] });
+      for (let j = 0; j < table.rows; j++)
+        if (scores[q][j] < b.distance) Object.assign(b, { group: groupOfRow[j], distance: scores[q][j] });
     });
   }
 }
@@ -103,7 +104,8 @@ async function groupRound(agentId: number, model: string, pending: { key: string
         }
         const p = pending[q];
         const nearest = best[q].group >= 0 && best[q].distance <= threshold ? best[q].group : null;
-        if (nearest === null || !joined(agentId, p, nearest)) started.push({ group: insertGroup(agentId, p.key, p.text, model, v), vector: v });
+        if (nearest === null || !joined(agentId, p, nearest))
+          started.push({ group: insertGroup(agentId, p.key, p.text, model, v), vector: v });
       }
     })();
   }
@@ -121,7 +123,7 @@ export async function groupQuestions(agentId: number, threshold = groupDistance(
   return withKeys([`questions:${agentId}`], async () => {
     const model = embedder().model;
     let grouped = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const pending = ungroupedKeys(agentId, after, ROUND);
       if (pending.length === 0) return grouped;
       after = pending.at(-1)!.first;

@@ -1,9 +1,16 @@
 import "server-only";
-import { callOutcomes, loggedQuestionCount, questionStats, type QuestionFilter, type QuestionStatsRow, type QuestionStatus } from "../db/questions";
+import {
+  callOutcomes,
+  loggedQuestionCount,
+  questionStats,
+  type QuestionFilter,
+  type QuestionStatsRow,
+  type QuestionStatus,
+} from "../db/questions";
 import { getAgent } from "../db/agents";
-import { groupQuestions } from "./group";
 import { questionKey } from "../core/normalize";
 import { searchEnding, type RetrievalTrace } from "../core/trace";
+import { groupQuestions } from "./group";
 
 /** At most this many questions in one listing; the most asked come first. */
 export const MAX_QUESTIONS_LISTED = 500;
@@ -88,16 +95,27 @@ export interface QuestionList {
 }
 
 /** The agent's questions, grouped (new ones are grouped first), the most asked first. */
-export async function listQuestions(agentId: number, filter: Omit<QuestionFilter, "limit" | "text"> & { q?: string | null; limit?: number }): Promise<QuestionList> {
+export async function listQuestions(
+  agentId: number,
+  filter: Omit<QuestionFilter, "limit" | "text"> & { q?: string | null; limit?: number },
+): Promise<QuestionList> {
   const agent = getAgent(agentId);
   await groupQuestions(agentId);
-  const rows = questionStats(agentId, { ...filter, text: filter.q ? questionKey(filter.q) : null, limit: Math.min(filter.limit ?? MAX_QUESTIONS_LISTED, MAX_QUESTIONS_LISTED) });
+  const rows = questionStats(agentId, {
+    ...filter,
+    text: filter.q ? questionKey(filter.q) : null,
+    limit: Math.min(filter.limit ?? MAX_QUESTIONS_LISTED, MAX_QUESTIONS_LISTED),
+  });
   const logging = agent.log_questions;
   let empty_reason: string | null = null;
   if (rows.length === 0) {
     if (loggedQuestionCount(agentId) > 0) empty_reason = "No question matches these filters.";
-    else if (!logging) empty_reason = "This agent does not log its questions (Settings): its searches and asks are logged without their text, so there is nothing to list.";
-    else empty_reason = "The agent has not asked anything yet: its searches through the API and its asks appear here (the inspector's tries do not).";
+    else if (!logging)
+      empty_reason =
+        "This agent does not log its questions (Settings): its searches and asks are logged without their text, so there is nothing to list.";
+    else
+      empty_reason =
+        "The agent has not asked anything yet: its searches through the API and its asks appear here (the inspector's tries do not).";
   }
   return { questions: questionViews(rows), empty_reason, logging };
 }

@@ -10,12 +10,12 @@ import { addPair } from "@/lib/evaluation/labeled-pairs";
 import { embedder } from "@/lib/embeddings/configured";
 import { unitQuery } from "@/lib/retrieval/exact-kernel";
 import type { RetrievalTrace } from "@/lib/core/trace";
+import { changedSinceLastQuestion } from "@/lib/db/questions";
+import { db } from "@/lib/db/client";
+import { questionKey } from "../core/normalize";
 import { listQuestions } from "./list";
 import { triageQuestion } from "./triage";
 import { groupQuestions } from "./group";
-import { questionKey } from "../core/normalize";
-import { changedSinceLastQuestion } from "@/lib/db/questions";
-import { db } from "@/lib/db/client";
 
 async function agentWithArticles(name = "Questions") {
   const agent = newAgent(name);
@@ -103,13 +103,24 @@ describe("the agent's questions", () => {
     const [forgot, invoice] = (await listQuestions(agent.id, {})).questions.sort((a, b) => a.id - b.id);
     const labeled = triageQuestion(agent.id, forgot.id, { action: "label", expected: "password.md" });
     expect(labeled.group.status).toBe("labeled");
-    expect(labeled.pair).toMatchObject({ query: "forgot my password", expected_filename: "password.md", source: "log", status: "accepted" });
+    expect(labeled.pair).toMatchObject({
+      query: "forgot my password",
+      expected_filename: "password.md",
+      source: "log",
+      status: "accepted",
+    });
 
     const typed = addPair(agent.id, { query: "invoice as pdf", expected: "invoices.md", answerable: true, note: null });
-    expect((await listQuestions(agent.id, { status: "labeled" })).questions.map((q) => q.id).sort()).toEqual([forgot.id, invoice.id].sort());
+    expect((await listQuestions(agent.id, { status: "labeled" })).questions.map((q) => q.id).sort()).toEqual(
+      [forgot.id, invoice.id].sort(),
+    );
     triageQuestion(agent.id, invoice.id, { action: "reopen" });
     expect(triageQuestion(agent.id, invoice.id, { action: "label", expected: "invoices.md" }).pair!.id).toBe(typed.id);
-    expect(listPairs(agent.id).map((p) => p.source).sort()).toEqual(["log", "manual"]);
+    expect(
+      listPairs(agent.id)
+        .map((p) => p.source)
+        .sort(),
+    ).toEqual(["log", "manual"]);
   });
 
   it("refuses a label naming no document of the agent, and changes nothing", async () => {
@@ -126,7 +137,11 @@ describe("the agent's questions", () => {
     await documentSearchTool(agent.id, "do you sell gift cards", 3);
     const [q] = (await listQuestions(agent.id, {})).questions;
     expect(triageQuestion(agent.id, q.id, { action: "unanswerable" }).pair).toMatchObject({ expected_filename: "", source: "log" });
-    for (const [action, status] of [["gap", "gap"], ["ignore", "ignored"], ["reopen", "open"]] as const) {
+    for (const [action, status] of [
+      ["gap", "gap"],
+      ["ignore", "ignored"],
+      ["reopen", "open"],
+    ] as const) {
       expect(triageQuestion(agent.id, q.id, { action }).group.status).toBe(status);
       expect((await listQuestions(agent.id, { status })).questions.map((x) => x.id)).toEqual([q.id]);
     }

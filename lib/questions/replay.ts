@@ -9,7 +9,6 @@ export const MAX_REPLAY = 1_000;
 /** Questions re-run per retrieval call. */
 const REPLAY_BATCH = 32;
 
-
 /** Distinct documents of a result list, by filename (a document's identity across re-uploads), in rank order. */
 function documents(results: TracedResult[]): { filename: string; score: number }[] {
   const seen = new Map<string, number>();
@@ -22,8 +21,22 @@ export interface ReplayedQuestion {
   group_id: number | null;
   question: string;
   asked_at: string;
-  then: { ending: Ending; first: { filename: string; score: number } | null; documents: string[]; mode: string; cut: number | null; model: string };
-  now: { ending: Ending; first: { filename: string; score: number } | null; documents: string[]; mode: string; cut: number | null; model: string };
+  then: {
+    ending: Ending;
+    first: { filename: string; score: number } | null;
+    documents: string[];
+    mode: string;
+    cut: number | null;
+    model: string;
+  };
+  now: {
+    ending: Ending;
+    first: { filename: string; score: number } | null;
+    documents: string[];
+    mode: string;
+    cut: number | null;
+    model: string;
+  };
   /** Documents in the top_k now and not then, and then and not now. */
   gained: string[];
   lost: string[];
@@ -44,7 +57,11 @@ export interface ReplaySummary {
   other_model: number;
 }
 
-function compare(call: { id: number; group_id: number | null; text: string; created_at: string }, then: RetrievalTrace, now: RetrievalTrace): ReplayedQuestion {
+function compare(
+  call: { id: number; group_id: number | null; text: string; created_at: string },
+  then: RetrievalTrace,
+  now: RetrievalTrace,
+): ReplayedQuestion {
   const thenDocs = documents(then.results);
   const nowDocs = documents(now.results);
   const side = (t: RetrievalTrace, docs: { filename: string; score: number }[]) => ({
@@ -80,7 +97,8 @@ export function summarize(rows: ReplayedQuestion[]): ReplaySummary {
     first_document_changed: rows.filter((r) => r.first_changed && r.then.first && r.now.first).length,
     newly_refused: rows.filter((r) => r.then.ending === "answered" && r.now.ending !== "answered").length,
     newly_answered: rows.filter((r) => r.then.ending !== "answered" && r.now.ending === "answered").length,
-    unchanged: rows.filter((r) => !r.first_changed && r.gained.length === 0 && r.lost.length === 0 && r.then.ending === r.now.ending).length,
+    unchanged: rows.filter((r) => !r.first_changed && r.gained.length === 0 && r.lost.length === 0 && r.then.ending === r.now.ending)
+      .length,
     other_model: rows.filter((r) => r.then.model !== r.now.model).length,
   };
 }
@@ -96,7 +114,11 @@ export async function replayQuestions(
   select: { since?: string | null; groupIds?: number[] | null; limit?: number },
 ): Promise<{ summary: ReplaySummary; questions: ReplayedQuestion[] }> {
   return oneAtATime(`replay:${agentId}`, "A replay of this agent's questions", "Wait for it to finish, then replay again.", async () => {
-    const calls = loggedQuestionCalls(agentId, { since: select.since, groupIds: select.groupIds, limit: Math.min(select.limit ?? 100, MAX_REPLAY) });
+    const calls = loggedQuestionCalls(agentId, {
+      since: select.since,
+      groupIds: select.groupIds,
+      limit: Math.min(select.limit ?? 100, MAX_REPLAY),
+    });
     const then = calls.map((c) => JSON.parse(c.retrieval) as RetrievalTrace);
     const now: RetrievalTrace[] = new Array(calls.length);
     const byTopK = new Map<number, number[]>();
@@ -105,7 +127,11 @@ export async function replayQuestions(
       for (let b = 0; b < indexes.length; b += REPLAY_BATCH) {
         const batch = indexes.slice(b, b + REPLAY_BATCH);
         const trace: RetrievalTrace[] = [];
-        await retrieve(agentId, batch.map((i) => calls[i].text), { topK, trace });
+        await retrieve(
+          agentId,
+          batch.map((i) => calls[i].text),
+          { topK, trace },
+        );
         batch.forEach((i, j) => (now[i] = trace[j]));
       }
     }

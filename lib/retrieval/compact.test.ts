@@ -1,18 +1,21 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { ingest, newAgent } from "../../test/helpers";
+import { listDocuments } from "../db/documents";
+import { chunkKey } from "../db/chunks";
 import { embedForAgent } from "./retrieve";
 import { compactVectors, exactBytesHeld, exactVectors, useExactLimits } from "./exact";
 import { compactNearest, compactRanks } from "./compact";
-import { listDocuments } from "../db/documents";
 import { exactRanks, exactRanksOf } from "./inspect-misses";
-import { chunkKey } from "../db/chunks";
 
 // An agent past the exact limit held as bytes: its first n must be the exact first n, in the same
 // order and at the same distances as a scan of the float32 copy, ties included.
-const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket".split(" ");
+const VOCAB =
+  "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket".split(
+    " ",
+  );
 let seed = 11;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const words = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ");
 const CHUNK = 300;
 
@@ -35,7 +38,13 @@ describe("a compact table of an agent past the exact limit", () => {
     expect(await exactVectors(agentId, model)).toBeNull();
     const compact = await compactVectors(agentId, model, { wait: true });
     expect(compact?.table?.precision).toBe("i8");
-    const queries = [...Array.from({ length: 12 }, (_, i) => `${words(3)} zz${i}tag`), words(5), "refund", "alpha tail", VOCAB.slice(0, 8).join(" ")];
+    const queries = [
+      ...Array.from({ length: 12 }, (_, i) => `${words(3)} zz${i}tag`),
+      words(5),
+      "refund",
+      "alpha tail",
+      VOCAB.slice(0, 8).join(" "),
+    ];
     const { vectors } = await embedForAgent(agentId, queries);
     let ties = 0;
     for (const [q, vector] of vectors.entries()) {

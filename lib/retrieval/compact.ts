@@ -35,7 +35,8 @@ export async function compactNearest(agent: AgentVectors, model: string, vector:
   const cut = n >= live ? Number.POSITIVE_INFINITY : nthSmallest(upper, n);
   const candidates: { document_id: number; chunk_index: number }[] = [];
   for (let r = 0; r < s.rows; r++) {
-    if (d[r] !== Number.POSITIVE_INFINITY && d[r] - table.errorBound(r, queryError) <= cut) candidates.push({ document_id: s.documentOf[r], chunk_index: s.chunkOf[r] });
+    if (d[r] !== Number.POSITIVE_INFINITY && d[r] - table.errorBound(r, queryError) <= cut)
+      candidates.push({ document_id: s.documentOf[r], chunk_index: s.chunkOf[r] });
   }
   return exactlyRanked(candidates, model, agent.dimension, query).slice(0, n);
 }
@@ -44,7 +45,12 @@ export async function compactNearest(agent: AgentVectors, model: string, vector:
  * The chunks scored exactly from their stored copies, in ranking order, a page at a time so that
  * memory stays flat however many there are; one whose copy is gone (removed meanwhile) is left out.
  */
-function exactlyRanked(chunks: { document_id: number; chunk_index: number }[], model: string, dimension: number, query: Float32Array): RankedChunk[] {
+function exactlyRanked(
+  chunks: { document_id: number; chunk_index: number }[],
+  model: string,
+  dimension: number,
+  query: Float32Array,
+): RankedChunk[] {
   const out: RankedChunk[] = [];
   const perPage = chunksPerRead(); // their copies and a table of them: about 16 MB each at 1,024 dimensions
   const pool = new VectorTable(dimension, Math.max(1, Math.min(perPage, chunks.length)));
@@ -57,7 +63,8 @@ function exactlyRanked(chunks: { document_id: number; chunk_index: number }[], m
       const v = vectors.get(chunkKey(c.document_id, c.chunk_index));
       if (v) pool.append(c.document_id, c.chunk_index, 1, v);
     }
-    for (let from = 0; from < pool.rows; from += ROWS_PER_CALL) pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
+    for (let from = 0; from < pool.rows; from += ROWS_PER_CALL)
+      pool.score([query], from, Math.min(ROWS_PER_CALL, pool.rows - from), [dist], from);
     for (let r = 0; r < pool.rows; r++) out.push({ document_id: pool.documentOf[r], chunk_index: pool.chunkOf[r], score: dist[r] });
   }
   return out.sort(closestFirst);
@@ -72,7 +79,12 @@ const MAX_UNSURE = 100_000;
  * ahead of it, one whose distance minus its bound is above is behind, and the rows in between are
  * scored exactly from their copies. Null when more than MAX_UNSURE rows lie in between.
  */
-export async function compactRanks(agent: AgentVectors, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
+export async function compactRanks(
+  agent: AgentVectors,
+  model: string,
+  vector: number[],
+  chunks: { document_id: number; chunk_index: number }[],
+): Promise<Map<string, number> | null> {
   const table = agent.table;
   if (!table || table.precision !== "i8") throw new Error("compactRanks needs a compact table");
   const query = unitQuery(vector);
@@ -94,13 +106,19 @@ export async function compactRanks(agent: AgentVectors, model: string, vector: n
       if (d[r] + bound < t.score) ahead[j]++;
       else if (d[r] - bound <= t.score) inBetween = true;
     }
-    if (inBetween) unsure.set(chunkKey(s.documentOf[r], s.chunkOf[r]), { document_id: s.documentOf[r], chunk_index: s.chunkOf[r], highest: d[r] + bound });
+    if (inBetween)
+      unsure.set(chunkKey(s.documentOf[r], s.chunkOf[r]), {
+        document_id: s.documentOf[r],
+        chunk_index: s.chunkOf[r],
+        highest: d[r] + bound,
+      });
     if (unsure.size > MAX_UNSURE) return null;
   }
   const scored = exactlyRanked([...unsure.values()], model, agent.dimension, query);
   for (const [j, t] of targets.entries()) {
     let before = 0;
-    for (const c of scored) if (!(unsure.get(chunkKey(c.document_id, c.chunk_index))!.highest < t.score) && closestFirst(c, t) < 0) before++;
+    for (const c of scored)
+      if (!(unsure.get(chunkKey(c.document_id, c.chunk_index))!.highest < t.score) && closestFirst(c, t) < 0) before++;
     ranks.set(chunkKey(t.document_id, t.chunk_index), ahead[j] + before + 1);
   }
   return ranks;

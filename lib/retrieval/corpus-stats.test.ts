@@ -1,26 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { agentCorpusStats, forgetAgent, hasCorpusStats, warmCorpusStats } from "./corpus-stats";
 import { agentChunkCount, deleteDocumentRow } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { LocalEmbedder, wordFeatureId } from "../embeddings/local/embedder";
 import type { CountTable } from "../embeddings/local/text-features";
 import { rechunkDocument } from "../ingest/pipeline";
 import { removeDocument } from "../ingest/remove";
-import { rankAllChunks, searchAgentDocuments } from "./retrieve";
 import { ingest, newAgent } from "../../test/helpers";
+import { rankAllChunks, searchAgentDocuments } from "./retrieve";
+import { agentCorpusStats, forgetAgent, hasCorpusStats, warmCorpusStats } from "./corpus-stats";
 
 /** The cached counts equal counts built from scratch, feature for feature. */
 async function expectSameAsRebuilt(agentId: number) {
   const cached = (await agentCorpusStats(agentId, embedder()))!;
   const snapshot = { chunks: cached.chunks, df: cached.df as CountTable };
-  const pairs = Array.from({ length: snapshot.df.size }, (_, k) => snapshot.df.keys[snapshot.df.slots[k]]).map((f) => [f, snapshot.df.get(f)]);
+  const pairs = Array.from({ length: snapshot.df.size }, (_, k) => snapshot.df.keys[snapshot.df.slots[k]]).map((f) => [
+    f,
+    snapshot.df.get(f),
+  ]);
   forgetAgent(agentId);
   const fresh = (await agentCorpusStats(agentId, embedder()))!;
   const freshTable = fresh.df as CountTable;
   expect(fresh.df).not.toBe(snapshot.df);
   expect(snapshot.chunks).toBe(fresh.chunks);
-  const nonzero = (list: (number)[][]) => list.filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
-  const freshPairs = Array.from({ length: freshTable.size }, (_, k) => freshTable.keys[freshTable.slots[k]]).map((f) => [f, freshTable.get(f)]);
+  const nonzero = (list: number[][]) => list.filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
+  const freshPairs = Array.from({ length: freshTable.size }, (_, k) => freshTable.keys[freshTable.slots[k]]).map((f) => [
+    f,
+    freshTable.get(f),
+  ]);
   expect(nonzero(pairs)).toEqual(nonzero(freshPairs));
 }
 
@@ -96,7 +102,8 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     const rankingBefore = await rankAllChunks(agent.id, ["router warranty"]);
 
     // Another agent full of the word this agent has once: would lower its weight if counts were shared.
-    for (let i = 0; i < 5; i++) await ingest(other.id, `w${i}.md`, `Warranty terms ${i}: the warranty covers parts; warranty repairs are free.`);
+    for (let i = 0; i < 5; i++)
+      await ingest(other.id, `w${i}.md`, `Warranty terms ${i}: the warranty covers parts; warranty repairs are free.`);
     expect(await searchAgentDocuments(agent.id, "router warranty", 4)).toEqual(before);
     expect(await rankAllChunks(agent.id, ["router warranty"])).toEqual(rankingBefore);
     const [theirs] = await searchAgentDocuments(other.id, "router warranty", 1);

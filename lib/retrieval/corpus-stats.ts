@@ -4,13 +4,7 @@ import { agentsByLatestChange, readyDocumentKeys } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { documentChunks } from "../db/chunks";
 import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";
-import {
-  featureCountsFromBuffer,
-  featureCountsToBuffer,
-  newFeatureCounts,
-  type CorpusStats,
-  type Embedder,
-} from "../embeddings";
+import { featureCountsFromBuffer, featureCountsToBuffer, newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
 import { retrievalState, type CorpusEntry } from "./state";
 
 /**
@@ -93,7 +87,10 @@ async function update(agent: AgentView, e: Embedder): Promise<CorpusStats> {
       if (entry.docs.has(id)) continue;
       const chunks = documentChunks(id);
       if (chunks.length === 0) continue;
-      await e.countFeatures!(chunks.map((c) => c.text), entry.df);
+      await e.countFeatures!(
+        chunks.map((c) => c.text),
+        entry.df,
+      );
       entry.chunks += chunks.length;
       entry.docs.set(id, key);
       changed = true;
@@ -151,11 +148,7 @@ if (!counts.exitHook) {
  * Takes a document's chunks out of its agent's counts, before its row (and text) is deleted, so
  * the next search does not rebuild them all. A no-op when they were never counted.
  */
-export async function forgetDocument(
-  agentId: number,
-  doc: DocKey & { text: string },
-  e: Embedder,
-): Promise<void> {
+export async function forgetDocument(agentId: number, doc: DocKey & { text: string }, e: Embedder): Promise<void> {
   await serialized(agentId, async () => {
     const entry = cache.get(agentId);
     if (!entry || entry.docs.get(doc.id) !== docKey(doc)) return;
@@ -167,7 +160,11 @@ export async function forgetDocument(
     // Its rows may be gone already (a retired version): its chunks are made again from its text.
     const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy);
     try {
-      await e.countFeatures(chunks.map((c) => c.text), entry.df, -1);
+      await e.countFeatures(
+        chunks.map((c) => c.text),
+        entry.df,
+        -1,
+      );
       entry.chunks -= chunks.length;
       entry.signature = ""; // the ready set changed: compared again by the next search
       scheduleSave(agentId);

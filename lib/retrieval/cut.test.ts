@@ -127,7 +127,11 @@ describe("calibrating the cut from labeled pairs", () => {
     // Unanswerable pairs are neither hits nor misses: recall is over the 4 answerable ones.
     expect(first.n_scored).toBe(4);
     const off = first.pairs.filter((p: { answerable: boolean }) => !p.answerable);
-    expect(off.map((p: { hit: null; refused: boolean }) => [p.hit, p.refused])).toEqual([[null, false], [null, false], [null, false]]);
+    expect(off.map((p: { hit: null; refused: boolean }) => [p.hit, p.refused])).toEqual([
+      [null, false],
+      [null, false],
+      [null, false],
+    ]);
 
     const calibration = (await call(calibrationApi.GET, { method: "GET", params: { id, runId: String(first.run_id) } })).body;
     expect(calibration).toMatchObject({ k: 3, answerable: 4, unanswerable: 3, reason: null, current: { cut: null, refused: 0 } });

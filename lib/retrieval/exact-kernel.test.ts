@@ -4,7 +4,7 @@ import { KERNEL_WASM } from "./exact-kernel-wasm";
 import { quantizeQuery, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
 
 let seed = 99;
-const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
 const vectors = (rows: number, dim: number) => Float32Array.from({ length: rows * dim }, rand);
 
 /** 1 - cosine similarity, in float64 from the float32 inputs. */
@@ -32,24 +32,33 @@ describe("the exact ranking's kernel", () => {
     expect(Buffer.from(KERNEL_WASM, "base64").equals(await compileKernel())).toBe(true);
   });
 
-  it.each([300, 1024, 1536])("gives every row's cosine distance to each of 1 to 7 queries at %i dimensions, past one call's rows", (dim) => {
-    const rows = dim === 300 ? ROWS_PER_CALL + 700 : 900;
-    const data = vectors(rows, dim);
-    const t = new VectorTable(dim, rows);
-    t.append(7, 0, 500, data.subarray(0, 500 * dim));
-    t.append(8, 3, rows - 500, data.subarray(500 * dim));
-    const queries = Array.from({ length: 7 }, () => Array.from({ length: dim }, rand));
-    for (const n of [1, 3, 4, 7]) {
-      const out = scoreAll(t, queries.slice(0, n).map(unitQuery));
-      for (let q = 0; q < n; q++) {
-        const qf = Float32Array.from(queries[q]);
-        let worst = 0;
-        for (let r = 0; r < rows; r++) worst = Math.max(worst, Math.abs(out[q][r] - reference(qf, data, r, dim)));
-        expect(worst, `${n} queries, query ${q}`).toBeLessThan(2e-6);
+  it.each([300, 1024, 1536])(
+    "gives every row's cosine distance to each of 1 to 7 queries at %i dimensions, past one call's rows",
+    (dim) => {
+      const rows = dim === 300 ? ROWS_PER_CALL + 700 : 900;
+      const data = vectors(rows, dim);
+      const t = new VectorTable(dim, rows);
+      t.append(7, 0, 500, data.subarray(0, 500 * dim));
+      t.append(8, 3, rows - 500, data.subarray(500 * dim));
+      const queries = Array.from({ length: 7 }, () => Array.from({ length: dim }, rand));
+      for (const n of [1, 3, 4, 7]) {
+        const out = scoreAll(t, queries.slice(0, n).map(unitQuery));
+        for (let q = 0; q < n; q++) {
+          const qf = Float32Array.from(queries[q]);
+          let worst = 0;
+          for (let r = 0; r < rows; r++) worst = Math.max(worst, Math.abs(out[q][r] - reference(qf, data, r, dim)));
+          expect(worst, `${n} queries, query ${q}`).toBeLessThan(2e-6);
+        }
       }
-    }
-    expect([t.documentOf[0], t.chunkOf[499], t.documentOf[500], t.chunkOf[500], t.chunkOf[rows - 1]]).toEqual([7, 499, 8, 3, rows - 500 + 2]);
-  });
+      expect([t.documentOf[0], t.chunkOf[499], t.documentOf[500], t.chunkOf[500], t.chunkOf[rows - 1]]).toEqual([
+        7,
+        499,
+        8,
+        3,
+        rows - 500 + 2,
+      ]);
+    },
+  );
 
   it("drops a removed document's rows, keeps the others in order when compacted, and refuses rows past its capacity", () => {
     const dim = 64;

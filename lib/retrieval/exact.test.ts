@@ -5,28 +5,37 @@ import { listDocuments } from "../db/documents";
 import { db } from "../db/client";
 import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
 import { agentVectors, cosineDistance } from "../vector-store/chunks";
-import { queryAgent } from "./index-candidates";
 import { ingest, newAgent } from "../../test/helpers";
+import { copyMissingVectors, copyState } from "../index-upkeep/exact-copies";
+import { queryAgent } from "./index-candidates";
 import { embedForAgent, retrieve } from "./retrieve";
 import { exactBytesHeld, exactVectors, readSteps, useExactLimits } from "./exact";
-import { copyMissingVectors, copyState } from "../index-upkeep/exact-copies";
 
 // This file's collection is made before any ingest with 2 neighbours per node and ef 1: a graph
 // whose filtered queries miss nearer chunks (as a large agent's in a shared collection does).
 // Three agents share it; every document is the same support vocabulary in another order plus one
 // word of its own, so their vectors sit close together.
-const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(" ");
+const VOCAB =
+  "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(
+    " ",
+  );
 let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const word = (i: number) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + Math.floor(i / 676) % 26)}x`;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const word = (i: number) =>
+  `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${String.fromCharCode(97 + (Math.floor(i / 676) % 26))}x`;
 const article = (i: number) => Array.from({ length: 60 }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ") + ` ${word(i)}.`;
 
 const key = (h: { document_id: number; chunk_index: number }) => chunkId(h.document_id, h.chunk_index);
 
 /** The exact top k from the vectors Chroma stores, computed here from scratch. */
 async function bruteForce(agentId: number, query: number[], k: number) {
-  const collection = await chroma().getCollection({ name: collectionName(embedder().model, embedder().dimension), embeddingFunction: null } as never);
-  const ids = listDocuments(agentId).filter((d) => d.status === "ready").flatMap((d) => Array.from({ length: d.chunk_count }, (_, c) => chunkId(d.id, c)));
+  const collection = await chroma().getCollection({
+    name: collectionName(embedder().model, embedder().dimension),
+    embeddingFunction: null,
+  } as never);
+  const ids = listDocuments(agentId)
+    .filter((d) => d.status === "ready")
+    .flatMap((d) => Array.from({ length: d.chunk_count }, (_, c) => chunkId(d.id, c)));
   const stored = await agentVectors(collection, agentId, ids);
   return stored
     .map((v) => ({ id: v.id, score: cosineDistance(query, v.embedding) }))
@@ -59,7 +68,10 @@ describe("exact ranking", () => {
         const exact = await bruteForce(a.id, vectors[0], 5);
         const [served] = await retrieve(a.id, [query], { topK: 5, mode: "vector" });
         // The same chunks in the same order, each at its exact distance (ties within float error).
-        expect(served.map((r) => r.score).every((s, j) => Math.abs(s - exact[j].score) < 1e-5), query).toBe(true);
+        expect(
+          served.map((r) => r.score).every((s, j) => Math.abs(s - exact[j].score) < 1e-5),
+          query,
+        ).toBe(true);
         expect(key(served[0])).toBe(exact[0].id);
         const [raw] = await queryAgent(collection, a.id, vectors, 5);
         if (!raw.some((h) => key(h) === exact[0].id)) indexMisses++;
@@ -132,7 +144,9 @@ describe("exact ranking", () => {
     const model = embedder().model;
     expect(await exactVectors(a.id, model)).not.toBeNull();
     const ids = listDocuments(a.id).map((d) => d.id);
-    db().prepare(`DELETE FROM chunk_vectors WHERE document_id IN (${ids.join(",")})`).run();
+    db()
+      .prepare(`DELETE FROM chunk_vectors WHERE document_id IN (${ids.join(",")})`)
+      .run();
     useExactLimits({}); // as after a restart: nothing held
     expect(await exactVectors(a.id, model)).toBeNull();
     expect(copyState().missing).toBeGreaterThanOrEqual(4);

@@ -3,9 +3,9 @@ import { env } from "../env.mjs";
 import { readySignature } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
-import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
+import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
 import { retrievalState, type AgentVectors, type ExactLimits } from "./state";
 
 /**
@@ -35,7 +35,6 @@ export function useExactLimits(limits: ExactLimits): void {
 /** Bytes of vectors held in memory, all agents (health). */
 export const exactBytesHeld = (): number => [...state().agents.values()].reduce((s, a) => s + a.bytes, 0);
 
-
 /**
  * Chunks read from SQLite per step while an agent's vectors are loaded or streamed (4 KB each at
  * 1,024 dimensions: 16 MB a step), however large its documents; a larger document is one step.
@@ -54,7 +53,7 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
  */
 export function readSteps(chunkCounts: number[], perRead = CHUNKS_PER_READ): number[] {
   const ends: number[] = [];
-  for (let i = 0; i < chunkCounts.length; ) {
+  for (let i = 0; i < chunkCounts.length;) {
     const from = i;
     for (let n = 0; i < chunkCounts.length && (i === from || n + chunkCounts[i] <= perRead); i++) n += chunkCounts[i];
     ends.push(i);
@@ -117,11 +116,22 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
     if (err instanceof RangeError) return null; // past what WebAssembly memory can hold
     throw err;
   }
-  for await (const page of runsOf(added.map((d) => d.id), added.map((d) => d.chunks), model)) for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
+  for await (const page of runsOf(
+    added.map((d) => d.id),
+    added.map((d) => d.chunks),
+    model,
+  ))
+    for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
   return table;
 }
 
-async function load(agentId: number, model: string, signature: string, before: AgentVectors | undefined, precision: Precision): Promise<AgentVectors | null> {
+async function load(
+  agentId: number,
+  model: string,
+  signature: string,
+  before: AgentVectors | undefined,
+  precision: Precision,
+): Promise<AgentVectors | null> {
   // A ready document without its copy: served by Chroma until start-up or the repair copies it.
   const agent = streamed(agentId, model, signature);
   if (!agent) return null;
@@ -136,7 +146,8 @@ async function load(agentId: number, model: string, signature: string, before: A
   return { ...agent, table, bytes: table.bytes };
 }
 
-const keyOf = (agentId: number, model: string, precision: Precision) => (precision === "f32" ? `${agentId}|${model}` : `${agentId}|${model}|${precision}`);
+const keyOf = (agentId: number, model: string, precision: Precision) =>
+  precision === "f32" ? `${agentId}|${model}` : `${agentId}|${model}|${precision}`;
 
 /** The held vectors of `key`, loaded or brought up to date with the agent's ready documents (one load at a time per key). */
 async function held(agent: AgentView, model: string, precision: Precision): Promise<AgentVectors | null> {
@@ -190,7 +201,9 @@ export async function compactVectors(ref: AgentRef, model: string, { wait = fals
   const key = keyOf(agent.id, model, "i8");
   if (wait || state().agents.has(key)) return held(agent, model, "i8");
   if (!state().loading.has(key)) {
-    held(agent, model, "i8").catch((err) => console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err));
+    held(agent, model, "i8").catch((err) =>
+      console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err),
+    );
   }
   return null;
 }
@@ -257,7 +270,12 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
     out.rows += rows;
   };
   const size = agent.table ? agent.table.rows : agent.chunks;
-  const out: Scan = { rows: 0, documentOf: new Int32Array(size), chunkOf: new Int32Array(size), dist: queries.map(() => new Float32Array(size)) };
+  const out: Scan = {
+    rows: 0,
+    documentOf: new Int32Array(size),
+    chunkOf: new Int32Array(size),
+    dist: queries.map(() => new Float32Array(size)),
+  };
   if (agent.table) {
     await scoreTable(agent.table, out);
     return out;
@@ -276,14 +294,17 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
   return out;
 }
 
-const closestFirst = (a: RankedChunk, b: RankedChunk) => a.score - b.score || a.document_id - b.document_id || a.chunk_index - b.chunk_index;
+const closestFirst = (a: RankedChunk, b: RankedChunk) =>
+  a.score - b.score || a.document_id - b.document_id || a.chunk_index - b.chunk_index;
 
 /** The n nearest of one query's scan, in ranking order (distance, then document, then chunk). */
 function nearestOf(s: Scan, q: number, n: number): RankedChunk[] {
   const d = s.dist[q].subarray(0, s.rows);
   const bound = n >= s.rows ? Number.POSITIVE_INFINITY : nthSmallest(d, n);
   const hits: RankedChunk[] = [];
-  for (let i = 0; i < s.rows; i++) if (d[i] <= bound && d[i] !== Number.POSITIVE_INFINITY) hits.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+  for (let i = 0; i < s.rows; i++)
+    if (d[i] <= bound && d[i] !== Number.POSITIVE_INFINITY)
+      hits.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
   return hits.sort(closestFirst).slice(0, n);
 }
 
@@ -308,7 +329,9 @@ export async function exactPlaces(
   return s.dist.map((d, q) => {
     const wanted = new Set(targets[q]);
     const found: RankedChunk[] = [];
-    for (let i = 0; i < s.rows; i++) if (wanted.has(s.documentOf[i]) && d[i] !== Number.POSITIVE_INFINITY) found.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
+    for (let i = 0; i < s.rows; i++)
+      if (wanted.has(s.documentOf[i]) && d[i] !== Number.POSITIVE_INFINITY)
+        found.push({ document_id: s.documentOf[i], chunk_index: s.chunkOf[i], score: d[i] });
     found.sort(closestFirst);
     // Chunks ahead of each looked-for one, counted in one pass: how many are nearer than each.
     const ahead = new Int32Array(found.length);

@@ -5,13 +5,13 @@ import { chunkText } from "../core/chunking";
 import { insertDocument } from "../db/documents";
 import { suspectNewest } from "../db/index-check";
 import { vectorStoreState } from "../vector-store/state";
-import { useExactLimits } from "./exact";
-import { embedForAgent, searchAgentDocuments } from "./retrieve";
 import { chroma, chunkId, collectionFor } from "../vector-store/client";
 import { addNotedChunks } from "../ingest/write-chunks";
+import { ARTICLES, ingest, newAgent } from "../../test/helpers";
+import { useExactLimits } from "./exact";
+import { embedForAgent, searchAgentDocuments } from "./retrieve";
 import { queryAgent } from "./index-candidates";
 import { agentIdScope } from "./id-scope";
-import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 
 // Searches of an agent that Chroma ranks (past EXACT_MAX_CHUNKS; 0 here) send the agent's ready
 // chunk ids instead of Chroma's agent filter, which costs a SQL pass over the whole collection.
@@ -55,7 +55,18 @@ describe("a query scoped by the agent's own chunk ids", () => {
     const text = `${ARTICLES.invoices} ${ARTICLES.sla}`;
     const chunks = chunkText(text, 60, 10, "fixed");
     const indexing = insertDocument(
-      { agent_id: agent.id, filename: "indexing.md", type: "md", sha256: "scope-indexing", bytes: text.length, chunk_size: 60, chunk_overlap: 10, chunk_strategy: "fixed", text, embedding_model: e.model },
+      {
+        agent_id: agent.id,
+        filename: "indexing.md",
+        type: "md",
+        sha256: "scope-indexing",
+        bytes: text.length,
+        chunk_size: 60,
+        chunk_overlap: 10,
+        chunk_strategy: "fixed",
+        text,
+        embedding_model: e.model,
+      },
       chunks,
     );
     await addNotedChunks(collection, { agentId: agent.id, documentId: indexing }, chunks, await e.embed(chunks.map((c) => c.text)));
@@ -70,7 +81,12 @@ describe("a query scoped by the agent's own chunk ids", () => {
     }
     // Every ready chunk of the agent, in the order and at the distances the agent filter gives them.
     const [query] = (await embedForAgent(agent.id, ["support response time for premium customers"])).vectors;
-    const filtered = await collection.query({ queryEmbeddings: [query], nResults: 100, where: { agent_id: agent.id }, include: ["distances"] });
+    const filtered = await collection.query({
+      queryEmbeddings: [query],
+      nResults: 100,
+      where: { agent_id: agent.id },
+      include: ["distances"],
+    });
     const expected = filtered.ids[0].filter((id) => ready.includes(id));
     expect(results.map((r) => chunkId(r.document_id, r.chunk_index))).toEqual(expected);
     expect(results.map((r) => r.score)).toEqual(filtered.distances[0].filter((_, i) => ready.includes(filtered.ids[0][i])));

@@ -1,6 +1,14 @@
 import "server-only";
 import { chunkId, isVectorStoreUnavailable, type Collection } from "../vector-store/client";
-import { agentVectors, closestFirst, collectionModel, cosineDistance, documentVectors, nearestChunks, type RankedChunk } from "../vector-store/chunks";
+import {
+  agentVectors,
+  closestFirst,
+  collectionModel,
+  cosineDistance,
+  documentVectors,
+  nearestChunks,
+  type RankedChunk,
+} from "../vector-store/chunks";
 import { unreachableOf } from "../db/unreachable";
 import { suspectDocumentsOf } from "../db/index-check";
 import { readVectorRuns } from "../db/chunk-vectors";
@@ -18,7 +26,12 @@ import { agentIdScope, scopeRefused } from "./id-scope";
 type ExactVector = { document_id: number; chunk_index: number; embedding: ArrayLike<number> };
 
 /** The nearest `nResults` chunks of one agent for each query vector, closest first (ids and distances). */
-export async function queryAgent(collection: Collection, ref: AgentRef, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+export async function queryAgent(
+  collection: Collection,
+  ref: AgentRef,
+  queryEmbeddings: number[][],
+  nResults: number,
+): Promise<RankedChunk[][]> {
   const agent = AgentView.of(ref);
   const agentId = agent.id;
   // No agent of the app has such an id: SQLite has nothing to scope or rank around.
@@ -32,7 +45,11 @@ export async function queryAgent(collection: Collection, ref: AgentRef, queryEmb
   return lists.map((list, q) =>
     [
       ...list.filter((r) => !keys.has(chunkId(r.document_id, r.chunk_index))),
-      ...exact.map((v) => ({ document_id: v.document_id, chunk_index: v.chunk_index, score: cosineDistance(queryEmbeddings[q], v.embedding) })),
+      ...exact.map((v) => ({
+        document_id: v.document_id,
+        chunk_index: v.chunk_index,
+        score: cosineDistance(queryEmbeddings[q], v.embedding),
+      })),
     ]
       .sort(closestFirst)
       .slice(0, nResults),
@@ -44,7 +61,14 @@ export async function queryAgent(collection: Collection, ref: AgentRef, queryEmb
  * list of their ids (lib/retrieval/id-scope.ts), or by the agent filter when the list is too long
  * or Chroma refused it.
  */
-async function nearestOfAgent(collection: Collection, agent: AgentView, model: string, suspects: number[], queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+async function nearestOfAgent(
+  collection: Collection,
+  agent: AgentView,
+  model: string,
+  suspects: number[],
+  queryEmbeddings: number[][],
+  nResults: number,
+): Promise<RankedChunk[][]> {
   const agentId = agent.id;
   const scope = agentIdScope(agent, model, suspects);
   if (scope) {
@@ -61,7 +85,13 @@ async function nearestOfAgent(collection: Collection, agent: AgentView, model: s
 /** The kept unreachable chunks' vectors, as Chroma stores them. */
 async function keptVectors(collection: Collection, agentId: number): Promise<ExactVector[]> {
   const lost = unreachableOf(agentId);
-  return lost.length === 0 ? [] : agentVectors(collection, agentId, lost.map((k) => chunkId(k.document_id, k.chunk_index)));
+  return lost.length === 0
+    ? []
+    : agentVectors(
+        collection,
+        agentId,
+        lost.map((k) => chunkId(k.document_id, k.chunk_index)),
+      );
 }
 
 /** The suspect documents' vectors from the app's copy, or from Chroma for a document without one. */
@@ -71,7 +101,12 @@ async function suspectVectors(collection: Collection, agentId: number, model: st
   const copied = new Set<number>();
   for (const r of readVectorRuns(documents, model)) {
     copied.add(r.document_id);
-    for (let i = 0; i < r.count; i++) out.push({ document_id: r.document_id, chunk_index: r.first_chunk + i, embedding: r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension) });
+    for (let i = 0; i < r.count; i++)
+      out.push({
+        document_id: r.document_id,
+        chunk_index: r.first_chunk + i,
+        embedding: r.vectors.subarray(i * r.dimension, (i + 1) * r.dimension),
+      });
   }
   const uncopied = documents.filter((d) => !copied.has(d));
   for (const v of await documentVectors(collection, agentId, uncopied)) out.push(v);

@@ -4,19 +4,23 @@ import { logToolCall } from "../db/tool-calls";
 import { indexRecallHistory, INDEX_RECALL_HISTORY } from "../db/index-recall";
 import { chroma, collectionName, DISTANCE_SPACE } from "../vector-store/client";
 import { ingest, newAgent } from "../../test/helpers";
+import { agentsDue, measureDueAgents } from "../index-upkeep/index-recall-watch";
+import { useAddClock } from "../vector-store/batched-add";
 import { documentSearchTool } from "./retrieve";
 import { useExactLimits } from "./exact";
 import { currentIndexRecall, measureIndexRecall, NEVER_MEASURED, NO_SEARCHES, recallAt } from "./index-recall";
-import { agentsDue, measureDueAgents } from "../index-upkeep/index-recall-watch";
-import { useAddClock } from "../vector-store/batched-add";
 
 // As in exact.test.ts: this file's collection is made before any ingest with 2 neighbours per node
 // and ef 1, a graph whose filtered queries miss nearer chunks. Three agents share it; every
 // document is the same support vocabulary in another order plus one word of its own.
-const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(" ");
+const VOCAB =
+  "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(
+    " ",
+  );
 let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const word = (i: number) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + Math.floor(i / 676) % 26)}x`;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const word = (i: number) =>
+  `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${String.fromCharCode(97 + (Math.floor(i / 676) % 26))}x`;
 const article = (i: number) => Array.from({ length: 60 }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ") + ` ${word(i)}.`;
 const query = (n: number) => `${word(n)} ${VOCAB[n % VOCAB.length]}`;
 
@@ -63,7 +67,15 @@ describe("index recall monitor", () => {
     for (const a of agents) measured.push(await measureIndexRecall(a.id));
     console.log(`[index-recall.test] index recall@10: ${measured.map((m) => m.index_recall?.toFixed(3)).join(", ")}`);
     for (const m of measured) {
-      expect(m).toMatchObject({ k: 10, queries: 20, served_recall: 1, served_exactly: true, nearest_missed: 0, below_threshold: false, reason: null });
+      expect(m).toMatchObject({
+        k: 10,
+        queries: 20,
+        served_recall: 1,
+        served_exactly: true,
+        nearest_missed: 0,
+        below_threshold: false,
+        reason: null,
+      });
       expect(m.measured_at).not.toBeNull();
     }
     // The sparse graph alone returns less than the exact top 10.
@@ -85,7 +97,15 @@ describe("index recall monitor", () => {
     // Its searches name words of agent a's documents: their chunks are the nearest in the collection.
     search(d.id, query(0));
     search(d.id, query(1), "inspector");
-    logToolCall({ agentId: d.id, tool: "document_search", input: { query: query(2), top_k: 5 }, ok: false, error: "failed", latencyMs: 1, resultCount: 0 });
+    logToolCall({
+      agentId: d.id,
+      tool: "document_search",
+      input: { query: query(2), top_k: 5 },
+      ok: false,
+      error: "failed",
+      latencyMs: 1,
+      resultCount: 0,
+    });
     const m = await measureIndexRecall(d.id);
     // Had a chunk of agent a's come back, nearer than d's own, it would count as a miss (see recall@k above).
     expect(m).toMatchObject({ queries: 2, served_recall: 1, served_exactly: true, nearest_missed: 0 });
@@ -96,7 +116,14 @@ describe("index recall monitor", () => {
     await ingest(e.id, "e.md", article(900), 2000, 0);
     expect(currentIndexRecall(e.id)).toMatchObject({ queries: 0, served_recall: null, measured_at: null, reason: NEVER_MEASURED });
     const m = await measureIndexRecall(e.id);
-    expect(m).toMatchObject({ queries: 0, served_recall: null, index_recall: null, served_exactly: null, below_threshold: false, reason: NO_SEARCHES });
+    expect(m).toMatchObject({
+      queries: 0,
+      served_recall: null,
+      index_recall: null,
+      served_exactly: null,
+      below_threshold: false,
+      reason: NO_SEARCHES,
+    });
     expect(m.measured_at).not.toBeNull();
   });
 

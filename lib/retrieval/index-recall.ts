@@ -40,15 +40,35 @@ export function indexRecallView(agentId: number, row: IndexRecallRow | null): In
   const threshold = env().INDEX_RECALL_WARN;
   if (!row) {
     return {
-      agent_id: agentId, k: RECALL_K, queries: 0, served_recall: null, index_recall: null, served_exactly: null, nearest_missed: null,
-      index_nearest_missed: null, model: null, threshold, below_threshold: false, measured_at: null, reason: NEVER_MEASURED,
+      agent_id: agentId,
+      k: RECALL_K,
+      queries: 0,
+      served_recall: null,
+      index_recall: null,
+      served_exactly: null,
+      nearest_missed: null,
+      index_nearest_missed: null,
+      model: null,
+      threshold,
+      below_threshold: false,
+      measured_at: null,
+      reason: NEVER_MEASURED,
     };
   }
   return {
-    agent_id: agentId, k: row.k, queries: row.queries, served_recall: row.served_recall, index_recall: row.index_recall,
-    served_exactly: row.served_exactly === null ? null : row.served_exactly === 1, nearest_missed: row.nearest_missed, index_nearest_missed: row.index_nearest_missed,
-    model: row.model, threshold, below_threshold: row.served_recall !== null && row.served_recall < threshold,
-    measured_at: row.measured_at, reason: row.reason,
+    agent_id: agentId,
+    k: row.k,
+    queries: row.queries,
+    served_recall: row.served_recall,
+    index_recall: row.index_recall,
+    served_exactly: row.served_exactly === null ? null : row.served_exactly === 1,
+    nearest_missed: row.nearest_missed,
+    index_nearest_missed: row.index_nearest_missed,
+    model: row.model,
+    threshold,
+    below_threshold: row.served_recall !== null && row.served_recall < threshold,
+    measured_at: row.measured_at,
+    reason: row.reason,
   };
 }
 
@@ -73,7 +93,9 @@ export function recallAt(truth: RankedChunk[][], got: RankedChunk[][]): { recall
     hits += Math.min(exact.length, counted.length);
     expected += exact.length;
     const nearest = exact[0];
-    const found = returned.some((h) => (h.document_id === nearest.document_id && h.chunk_index === nearest.chunk_index) || Math.abs(h.score - nearest.score) <= TIE);
+    const found = returned.some(
+      (h) => (h.document_id === nearest.document_id && h.chunk_index === nearest.chunk_index) || Math.abs(h.score - nearest.score) <= TIE,
+    );
     if (!found) nearestMissed++;
   });
   return { recall: expected === 0 ? null : hits / expected, nearestMissed };
@@ -91,7 +113,13 @@ async function exactTop(agent: ExactAgent, model: string, vectors: number[][], k
 
 type Measured = Omit<NewIndexRecall, "agent_id" | "model" | "k" | "ready_signature" | "measured_at">;
 const notMeasured = (reason: string): Measured => ({
-  queries: 0, served_recall: null, index_recall: null, served_exactly: null, nearest_missed: null, index_nearest_missed: null, reason,
+  queries: 0,
+  served_recall: null,
+  index_recall: null,
+  served_exactly: null,
+  nearest_missed: null,
+  index_nearest_missed: null,
+  reason,
 });
 
 async function replay(agentId: number, queries: string[]): Promise<Measured> {
@@ -157,7 +185,14 @@ async function measure(agentId: number): Promise<IndexRecall> {
     signature = readySignature(agentId, model);
     measured = await replay(agentId, queries);
   }
-  const row: NewIndexRecall = { agent_id: agentId, model, k: RECALL_K, ready_signature: signature, measured_at: new Date().toISOString(), ...measured };
+  const row: NewIndexRecall = {
+    agent_id: agentId,
+    model,
+    k: RECALL_K,
+    ready_signature: signature,
+    measured_at: new Date().toISOString(),
+    ...measured,
+  };
   try {
     insertIndexRecall(row);
   } catch (err) {

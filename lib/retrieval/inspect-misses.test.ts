@@ -14,18 +14,27 @@ import { missesAgainst } from "./inspect-misses";
 // As in exact.test.ts: this file's collection is made before any ingest with 2 neighbours per
 // node and ef 1, a graph whose filtered queries miss nearer chunks. Three agents share it; every
 // document is the same support vocabulary in another order plus one word of its own.
-const VOCAB = "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(" ");
+const VOCAB =
+  "account password reset login error update install router printer network billing invoice refund order shipping delivery warranty battery screen device email ticket customer setting profile subscription payment".split(
+    " ",
+  );
 let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const word = (i: number) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + Math.floor(i / 676) % 26)}x`;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const word = (i: number) =>
+  `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${String.fromCharCode(97 + (Math.floor(i / 676) % 26))}x`;
 const article = (i: number) => Array.from({ length: 60 }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(" ") + ` ${word(i)}.`;
 const key = (h: { document_id: number; chunk_index: number }) => chunkId(h.document_id, h.chunk_index);
 const TOP_K = 5;
 
 /** The exact top k from the vectors Chroma stores, computed here from scratch. */
 async function bruteForce(agentId: number, query: number[], k: number) {
-  const collection = await chroma().getCollection({ name: collectionName(embedder().model, embedder().dimension), embeddingFunction: null } as never);
-  const ids = listDocuments(agentId).filter((d) => d.status === "ready").flatMap((d) => Array.from({ length: d.chunk_count }, (_, c) => chunkId(d.id, c)));
+  const collection = await chroma().getCollection({
+    name: collectionName(embedder().model, embedder().dimension),
+    embeddingFunction: null,
+  } as never);
+  const ids = listDocuments(agentId)
+    .filter((d) => d.status === "ready")
+    .flatMap((d) => Array.from({ length: d.chunk_count }, (_, c) => chunkId(d.id, c)));
   const stored = await agentVectors(collection, agentId, ids);
   return stored
     .map((v) => ({ id: v.id, document_id: v.document_id, score: cosineDistance(query, v.embedding) }))
@@ -52,7 +61,12 @@ afterEach(() => useExactLimits({}));
 
 /** Queries whose search, served by the approximate index, lacks the exact nearest chunk. */
 async function missedQueries(want: number) {
-  const found: { agentId: number; query: string; nearest: { id: string; document_id: number; score: number }; exact: { id: string; score: number }[] }[] = [];
+  const found: {
+    agentId: number;
+    query: string;
+    nearest: { id: string; document_id: number; score: number };
+    exact: { id: string; score: number }[];
+  }[] = [];
   let n = 0;
   for (const a of agents) {
     for (let i = 0; i < 40; i++, n++) {
@@ -107,7 +121,9 @@ describe("the inspector's approximate-search misses", () => {
       // The diagnosis: exact rank 1, and the words that the index did not return it.
       expect(ins.expected!.best_rank).toBe(1);
       expect(ins.expected!.index_miss).toEqual(miss);
-      expect(indexMissSentence(ins.expected!.index_miss!)).toMatch(/is nearer than result 1 \(.+\), but the vector index did not return it/);
+      expect(indexMissSentence(ins.expected!.index_miss!)).toMatch(
+        /is nearer than result 1 \(.+\), but the vector index did not return it/,
+      );
 
       // Hybrid results fuse the same vector ranking: its misses are named against that ranking.
       const hybrid = await inspectQuery(agentId, query, TOP_K, nearest.document_id, "hybrid");
@@ -131,7 +147,9 @@ describe("the inspector's approximate-search misses", () => {
         }
       }
     }
-    console.log(`[inspect-misses.test] ${cases.length} missed queries, ${unreachable} unreachable chunks of their documents, ${behindMissed} behind another`);
+    console.log(
+      `[inspect-misses.test] ${cases.length} missed queries, ${unreachable} unreachable chunks of their documents, ${behindMissed} behind another`,
+    );
     expect(unreachable).toBeGreaterThan(0);
     expect(behindMissed).toBeGreaterThan(0);
 
@@ -149,7 +167,13 @@ describe("the inspector's approximate-search misses", () => {
     useExactLimits({ chunks: 0 });
     const a = newAgent("misses uncopied");
     for (let i = 0; i < 3; i++) await ingest(a.id, `u-${i}.md`, article(500 + i), 2000, 0);
-    db().prepare(`DELETE FROM chunk_vectors WHERE document_id IN (${listDocuments(a.id).map((d) => d.id).join(",")})`).run();
+    db()
+      .prepare(
+        `DELETE FROM chunk_vectors WHERE document_id IN (${listDocuments(a.id)
+          .map((d) => d.id)
+          .join(",")})`,
+      )
+      .run();
     const ins = await inspectQuery(a.id, `${word(501)} refund`, 2);
     expect(ins).toMatchObject({ ranked_exactly: false, exact_unavailable: true, index_misses: [], total_chunks: 3 });
   });

@@ -50,7 +50,14 @@ const FLOAT_SLACK = 1e-6;
  * Ranks the agent's chunks exactly for one query vector, unless its search already does: the first
  * n, and where the chunks of the `targets` documents stand, with no limit.
  */
-export async function exactCheck(agent: AgentRef, collection: Collection, model: string, vector: number[], n: number, targets: number[]): Promise<ExactCheck> {
+export async function exactCheck(
+  agent: AgentRef,
+  collection: Collection,
+  model: string,
+  vector: number[],
+  n: number,
+  targets: number[],
+): Promise<ExactCheck> {
   const none = { exact: null, ranks: new Map<string, number>() };
   // The exact scan measures cosine distances; any other space's results could not be compared.
   if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
@@ -58,16 +65,24 @@ export async function exactCheck(agent: AgentRef, collection: Collection, model:
   // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again
   // (the first inspection of the agent scans its copy while the table is made).
   const compact = await compactVectors(agent, model);
-  if (compact) return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
+  if (compact)
+    return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
   const ranks = await exactRanks(agent, model, vector, n, targets);
-  return ranks ? { ranked_exactly: false, exact_unavailable: false, ...ranks } : { ranked_exactly: false, exact_unavailable: true, ...none };
+  return ranks
+    ? { ranked_exactly: false, exact_unavailable: false, ...ranks }
+    : { ranked_exactly: false, exact_unavailable: true, ...none };
 }
 
 /**
  * The exact rank of each given chunk of the agent, by chunkKey: from its compact table where one
  * is held, else from a scan of the agent's copy; null without a full copy.
  */
-export async function exactRanksOf(agent: AgentRef, model: string, vector: number[], chunks: { document_id: number; chunk_index: number }[]): Promise<Map<string, number> | null> {
+export async function exactRanksOf(
+  agent: AgentRef,
+  model: string,
+  vector: number[],
+  chunks: { document_id: number; chunk_index: number }[],
+): Promise<Map<string, number> | null> {
   const compact = await compactVectors(agent, model);
   const ranks = compact ? await compactRanks(compact, model, vector, chunks) : null;
   if (ranks) return ranks;
@@ -79,7 +94,13 @@ export async function exactRanksOf(agent: AgentRef, model: string, vector: numbe
  * The first n of the exact ranking and the exact rank of every chunk of the `targets` documents,
  * from one scan of the agent's copy read from SQLite as it goes; null without a full copy.
  */
-export async function exactRanks(agent: AgentRef, model: string, vector: number[], n: number, targets: number[]): Promise<{ exact: RankedChunk[]; ranks: Map<string, number> } | null> {
+export async function exactRanks(
+  agent: AgentRef,
+  model: string,
+  vector: number[],
+  n: number,
+  targets: number[],
+): Promise<{ exact: RankedChunk[]; ranks: Map<string, number> } | null> {
   const all = await exactVectors(agent, model, { anySize: true });
   if (!all) return null;
   const [place] = await exactPlaces(all, model, [vector], n, [targets]);

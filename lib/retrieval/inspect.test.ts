@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { collectionFor } from "../vector-store/client";
 import { embedder } from "../embeddings/configured";
-import { inspectQuery } from "./inspect";
-import { bestRanks, CANDIDATE_DEPTH, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
-import { useExactLimits } from "./exact";
 import { rechunkDocument } from "../ingest/pipeline";
 import { getDocument, listDocuments } from "../db/documents";
 import { documentChunks } from "../db/chunks";
 import { ARTICLES, ingest, newAgent, vectorsOf } from "../../test/helpers";
+import { useExactLimits } from "./exact";
+import { bestRanks, CANDIDATE_DEPTH, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
+import { inspectQuery } from "./inspect";
 
 describe("inspectQuery", () => {
   it("places the expected document's best chunk exactly, with no k limit, as a full direct Chroma ranking does", async () => {
@@ -25,7 +25,9 @@ describe("inspectQuery", () => {
     // The same ranking, computed here straight from Chroma.
     // The query vector is the product's (weighted by this agent's chunks); the ranking is Chroma's own.
     const [vector] = (await embedForAgent(agent.id, ["how do I reset my password"])).vectors;
-    const direct = await (await collectionFor(embedder())).query({
+    const direct = await (
+      await collectionFor(embedder())
+    ).query({
       queryEmbeddings: [vector],
       nResults: total,
       where: { agent_id: agent.id },
@@ -80,7 +82,12 @@ describe("inspectQuery", () => {
     const agent = newAgent("inspect equals search");
     // Fixed windows, so that no two chunks are identical: Chroma orders tied distances either way.
     for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 50, 10, "fixed");
-    for (const [query, k] of [["refund to my card", 3], ["password reset email", 7], ["billing pdf invoices", 1], ["support", 12]] as const) {
+    for (const [query, k] of [
+      ["refund to my card", 3],
+      ["password reset email", 7],
+      ["billing pdf invoices", 1],
+      ["support", 12],
+    ] as const) {
       const inspected = await inspectQuery(agent.id, query, k);
       const searched = await documentSearchTool(agent.id, query, k);
       expect(inspected.results).toEqual(searched);
@@ -112,7 +119,13 @@ describe("locate", () => {
     const full = await rankAllChunks(agent.id, queries);
     const { model, vectors } = await embedForAgent(agent.id, queries);
     // Every document for every query, from a first read of only 2 results.
-    const located = await locate(agent.id, await collectionFor(model), vectors, queries.map(() => docs.map((d) => d.id)), 2);
+    const located = await locate(
+      agent.id,
+      await collectionFor(model),
+      vectors,
+      queries.map(() => docs.map((d) => d.id)),
+      2,
+    );
     let deep = 0;
     located.forEach((loc, q) => {
       const best = bestRanks(full[q]);
@@ -123,7 +136,9 @@ describe("locate", () => {
         expect(mine[0].distance).toBeCloseTo(best.get(d.id)!.distance, 6);
         if (best.get(d.id)!.rank > 2) deep++;
       }
-      expect(loc.head.map((h) => `${h.document_id}#${h.chunk_index}`)).toEqual(full[q].slice(0, loc.head.length).map((h) => `${h.document_id}#${h.chunk_index}`));
+      expect(loc.head.map((h) => `${h.document_id}#${h.chunk_index}`)).toEqual(
+        full[q].slice(0, loc.head.length).map((h) => `${h.document_id}#${h.chunk_index}`),
+      );
     });
     expect(deep).toBeGreaterThan(0); // some were found only by reading deeper than the first 2
   });

@@ -1,13 +1,13 @@
 import "server-only";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { embedder } from "../embeddings/configured";
-import { beyondCut, noMatchCut } from "./cut";
-import { keywordPlace } from "./modes";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
 import { findDocument, sourceUrlsOf } from "../db/documents";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
+import { keywordPlace } from "./modes";
+import { beyondCut, noMatchCut } from "./cut";
 import { embedForAgent, explainQueryForAgent, locate, logged, type SearchResult } from "./retrieve";
 import { rankedResults, readResults } from "./read-path";
 import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
@@ -103,7 +103,12 @@ export async function inspectQuery(
   const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   const ready = doc?.status === "ready";
   const window = Math.max(topK, CHART_RESULTS);
-  const { results, location, check, vector: vectorOf } = await logged(
+  const {
+    results,
+    location,
+    check,
+    vector: vectorOf,
+  } = await logged(
     view,
     "inspector",
     { query, top_k: topK },
@@ -133,7 +138,8 @@ export async function inspectQuery(
     // A chunk the index did not return although nearer than its last result is placed in the exact
     // ranking; a compact check ranked only the first results, so those chunks are ranked now.
     const unplaced = (location?.chunks ?? []).filter((c) => c.unreachable);
-    if (check && check.ranks === null && unplaced.length > 0) check.ranks = (await exactRanksOf(view, model, vectorOf!, unplaced)) ?? new Map();
+    if (check && check.ranks === null && unplaced.length > 0)
+      check.ranks = (await exactRanksOf(view, model, vectorOf!, unplaced)) ?? new Map();
     const texts = new Map(ready ? documentChunks(doc.id).map((c) => [c.chunk_index, c.text]) : []);
     const chunks = (location?.chunks ?? []).map((c) => ({
       chunk_index: c.chunk_index,
@@ -154,16 +160,24 @@ export async function inspectQuery(
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
-      keyword: ready ? keywordPlace(agentId, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null) : { rank: null, bm25: null, fused_rank: null },
+      keyword: ready
+        ? keywordPlace(agentId, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null)
+        : { rank: null, bm25: null, fused_rank: null },
     };
   }
   const explained = await explainQueryForAgent(view, query);
   return {
     mode,
     results,
-    source_urls: sourceUrlsOf(agentId, results.map((r) => r.document_id)),
+    source_urls: sourceUrlsOf(
+      agentId,
+      results.map((r) => r.document_id),
+    ),
     cut,
-    stale_cut: cut === null && agent.max_distance !== null ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" } : null,
+    stale_cut:
+      cut === null && agent.max_distance !== null
+        ? { max_distance: agent.max_distance, model: agent.max_distance_model ?? "another model" }
+        : null,
     total_chunks: view.readyChunkCount(),
     distances: (location?.head ?? []).slice(0, CHART_RESULTS).map((r) => r.score),
     expected,
@@ -174,4 +188,3 @@ export async function inspectQuery(
     index_misses: indexMisses,
   };
 }
-

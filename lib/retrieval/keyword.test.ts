@@ -4,10 +4,10 @@ import { chunkText } from "../core/chunking";
 import { insertDocument, listDocuments } from "../db/documents";
 import { removeDocument } from "../ingest/remove";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
-import { ftsTerms, keywordRanking } from "./keyword";
 import { deleteAgentRow } from "../db/agents";
 import { db } from "../db/client";
 import { hasKeywordTable } from "../db/keyword-index";
+import { ftsTerms, keywordRanking } from "./keyword";
 
 const model = () => embedder().model;
 
@@ -29,7 +29,12 @@ describe("the keyword index", () => {
   it("leaves out a document of another model among the best matches, also when it is the first of them", async () => {
     const agent = newAgent("keyword model");
     const ids = [];
-    for (const [i, text] of ["refund refund refund policy", "refund window of 30 days", "a refund reaches the card", "shipping times"].entries()) {
+    for (const [i, text] of [
+      "refund refund refund policy",
+      "refund window of 30 days",
+      "a refund reaches the card",
+      "shipping times",
+    ].entries()) {
       ids.push((await ingest(agent.id, `r${i}.txt`, text)).document_id!);
     }
     const all = keywordRanking(agent.id, model(), "refund", 10);
@@ -66,7 +71,17 @@ describe("the keyword index", () => {
     // A document still indexing is not found.
     const text = "An indexing article about the lamp.";
     insertDocument(
-      { agent_id: agent.id, filename: "pending.txt", type: "txt", sha256: "p", bytes: text.length, chunk_size: 800, chunk_overlap: 100, text, embedding_model: model() },
+      {
+        agent_id: agent.id,
+        filename: "pending.txt",
+        type: "txt",
+        sha256: "p",
+        bytes: text.length,
+        chunk_size: 800,
+        chunk_overlap: 100,
+        text,
+        embedding_model: model(),
+      },
       chunkText(text, 800, 100),
     );
     expect(keywordRanking(agent.id, model(), "indexing article", 5)).toEqual([]);
@@ -87,7 +102,9 @@ describe("the keyword index", () => {
     expect(keywordRanking(agent.id, model(), query, 10)).toEqual(before);
     // Its own documents do change them.
     await ingest(agent.id, "more.txt", "Refunds for business customers are handled within hours.");
-    expect(keywordRanking(agent.id, model(), query, 10).find((h) => h.document_id === before[0].document_id)?.bm25).not.toBe(before[0].bm25);
+    expect(keywordRanking(agent.id, model(), query, 10).find((h) => h.document_id === before[0].document_id)?.bm25).not.toBe(
+      before[0].bm25,
+    );
   });
 
   it("leaves no index behind when its agent is deleted", async () => {

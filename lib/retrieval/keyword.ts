@@ -14,7 +14,7 @@ export type { KeywordHit };
 
 /** The query's words, quoted for FTS5, or null when it has none (only punctuation, say). */
 export function ftsTerms(query: string): string | null {
-  const words = [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []))].slice(0, MAX_TERMS);
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_TERMS);
   return words.length ? words.map((w) => `"${w}"`).join(" OR ") : null;
 }
 

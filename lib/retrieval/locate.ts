@@ -67,14 +67,26 @@ export async function locate(
     return (await exactPlaces(ranked, model, vectors, Math.max(1, window), targets)).map((p) => ({
       head: p.head,
       depth: ranked.chunks,
-      chunks: p.chunks.map((c) => ({ document_id: c.document_id, chunk_index: c.chunk_index, distance: c.score, rank: c.rank, unreachable: false })),
+      chunks: p.chunks.map((c) => ({
+        document_id: c.document_id,
+        chunk_index: c.chunk_index,
+        distance: c.score,
+        rank: c.rank,
+        unreachable: false,
+      })),
     }));
   }
   // Every looked-for chunk's stored vector, read once for all the queries, and each query's
   // exact distance to it computed here: no walk of the index is involved.
   const wanted = [...new Set(targets.flat())];
   const stored = new Map<number, StoredVector[]>();
-  for (const v of await retryRace(() => agentVectors(collection, agent.id, chunkIndexes(wanted).map((c) => chunkId(c.document_id, c.chunk_index))))) {
+  for (const v of await retryRace(() =>
+    agentVectors(
+      collection,
+      agent.id,
+      chunkIndexes(wanted).map((c) => chunkId(c.document_id, c.chunk_index)),
+    ),
+  )) {
     stored.set(v.document_id, [...(stored.get(v.document_id) ?? []), v]);
   }
   const exact: RankedChunk[][] = vectors.map((vector, q) =>

@@ -5,11 +5,11 @@ import { createPair } from "../db/pairs";
 import { embedder } from "../embeddings/configured";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { call } from "../../test/http";
+import { listDocuments } from "../db/documents";
 import { keywordRanking } from "./keyword";
 import { listDepth, RRF_K, type RankedResult } from "./modes";
 import { rankAllChunks, searchAgentDocuments } from "./retrieve";
 import { inspectQuery } from "./inspect";
-import { listDocuments } from "../db/documents";
 
 let agentId: number;
 let otherId: number;
@@ -19,12 +19,17 @@ beforeAll(async () => {
   agentId = newAgent("modes").id;
   otherId = newAgent("modes other").id;
   for (const [name, text] of Object.entries(ARTICLES)) await ingest(agentId, `${name}.txt`, text);
-  await ingest(agentId, "errors.txt", "Payment errors. E-4411 means the bank declined the card; ask for another card. E-5000 is a timeout.");
+  await ingest(
+    agentId,
+    "errors.txt",
+    "Payment errors. E-4411 means the bank declined the card; ask for another card. E-5000 is a timeout.",
+  );
   await ingest(agentId, "cards.txt", "Cards we accept: Visa, Mastercard and gift cards. A declined card shows a red banner.");
   await ingest(otherId, "errors.txt", "Payment errors. E-4411 means the bank declined the card.");
 });
 
-const setMode = (mode: unknown) => call(agentApi.PATCH, { method: "PATCH", json: { retrieval_mode: mode }, params: { id: String(agentId) } });
+const setMode = (mode: unknown) =>
+  call(agentApi.PATCH, { method: "PATCH", json: { retrieval_mode: mode }, params: { id: String(agentId) } });
 const key = (r: { document_id: number; chunk_index: number }) => `${r.document_id}#${r.chunk_index}`;
 
 describe("retrieval modes", () => {
@@ -63,7 +68,11 @@ describe("retrieval modes", () => {
     const keyword = new Map(keywordRanking(agentId, embedder().model, QUERY, listDepth(topK)).map((m, i) => [key(m), i + 1]));
     const share = (r?: number) => (r === undefined ? 0 : 1 / (RRF_K + r));
     const expected = [...new Set([...vector.keys(), ...keyword.keys()])]
-      .sort((a, b) => share(vector.get(b)) + share(keyword.get(b)) - (share(vector.get(a)) + share(keyword.get(a))) || (vector.get(a) ?? 1e9) - (vector.get(b) ?? 1e9))
+      .sort(
+        (a, b) =>
+          share(vector.get(b)) + share(keyword.get(b)) - (share(vector.get(a)) + share(keyword.get(a))) ||
+          (vector.get(a) ?? 1e9) - (vector.get(b) ?? 1e9),
+      )
       .slice(0, topK);
     expect(results.map(key)).toEqual(expected);
     expect(results.map((r) => (r as RankedResult).fused_rank)).toEqual([1, 2, 3, 4]);
@@ -98,7 +107,10 @@ describe("retrieval modes", () => {
       results.forEach((r, i) => firstAt.has(r.document_id) || firstAt.set(r.document_id, i + 1));
       expect(firstAt.size).toBeGreaterThan(2);
       for (const [documentId, rank] of firstAt) {
-        expect((await inspectQuery(agentId, query, 6, documentId, "hybrid")).expected!.keyword.fused_rank, `${query}: document ${documentId}`).toBe(rank);
+        expect(
+          (await inspectQuery(agentId, query, 6, documentId, "hybrid")).expected!.keyword.fused_rank,
+          `${query}: document ${documentId}`,
+        ).toBe(rank);
       }
     }
   });
@@ -111,7 +123,11 @@ describe("retrieval modes", () => {
     const cut = await searchAgentDocuments(agentId, QUERY, 3);
     expect(cut).toHaveLength(1);
     expect(cut[0].score).toBe(sorted[0]);
-    await call(agentApi.PATCH, { method: "PATCH", json: { max_distance: null, retrieval_mode: "vector" }, params: { id: String(agentId) } });
+    await call(agentApi.PATCH, {
+      method: "PATCH",
+      json: { max_distance: null, retrieval_mode: "vector" },
+      params: { id: String(agentId) },
+    });
   });
 
   it("evaluates labeled pairs in each mode, ranking the expected document as that mode's list does", async () => {
@@ -122,7 +138,8 @@ describe("retrieval modes", () => {
       ["parcel tracking number", "sla.txt"], // no word in common with the SLA article: no keyword rank
     ];
     for (const [query, expected] of pairs) createPair(agentId, { query, expected_filename: expected });
-    const run = async (mode?: string) => (await call(evals.POST, { json: { k: 3, ...(mode ? { mode } : {}) }, params: { id: String(agentId) } })).body;
+    const run = async (mode?: string) =>
+      (await call(evals.POST, { json: { k: 3, ...(mode ? { mode } : {}) }, params: { id: String(agentId) } })).body;
     const byDefault = await run();
     expect(byDefault.settings.retrieval_mode).toBe("vector");
     const keyword = await run("keyword");

@@ -36,7 +36,10 @@ function fuse(vector: Map<string, number>, keyword: Map<string, number>): string
   const worst = Number.MAX_SAFE_INTEGER;
   return keys
     .map((k) => ({ k, s: share(vector.get(k)) + share(keyword.get(k)) }))
-    .sort((a, b) => b.s - a.s || (vector.get(a.k) ?? worst) - (vector.get(b.k) ?? worst) || (keyword.get(a.k) ?? worst) - (keyword.get(b.k) ?? worst))
+    .sort(
+      (a, b) =>
+        b.s - a.s || (vector.get(a.k) ?? worst) - (vector.get(b.k) ?? worst) || (keyword.get(a.k) ?? worst) - (keyword.get(b.k) ?? worst),
+    )
     .map((x) => x.k);
 }
 
@@ -59,12 +62,18 @@ export async function fusedWithKeywords(
       const matches = keywordRanking(read.agent.id, read.model, query, mode === "keyword" ? topK : depth);
       const keywordRank = new Map(matches.map((m, i) => [keyOf(m), i + 1]));
       const bm25 = new Map(matches.map((m) => [keyOf(m), m.bm25]));
-      const refs = new Map<string, Ref>([...head, ...matches].map((r) => [keyOf(r), { document_id: r.document_id, chunk_index: r.chunk_index }]));
+      const refs = new Map<string, Ref>(
+        [...head, ...matches].map((r) => [keyOf(r), { document_id: r.document_id, chunk_index: r.chunk_index }]),
+      );
       const order = (mode === "keyword" ? matches.map(keyOf) : fuse(vectorRank, keywordRank)).slice(0, topK);
 
       // A keyword match the vector ranking did not reach gets its distance from its stored vector.
       const unread = order.filter((k) => !distance.has(k)).map((k) => refs.get(k)!);
-      for (const v of await agentVectors(read.collection, read.agent.id, unread.map((r) => chunkId(r.document_id, r.chunk_index)))) {
+      for (const v of await agentVectors(
+        read.collection,
+        read.agent.id,
+        unread.map((r) => chunkId(r.document_id, r.chunk_index)),
+      )) {
         distance.set(chunkKey(v.document_id, v.chunk_index), cosineDistance(read.vectors[q], v.embedding));
       }
       return order.flatMap((k, i): PlacedChunk[] => {
@@ -90,7 +99,14 @@ const KEYWORD_DEPTH = 1_000;
  * chunks whose share beats its best: exact within the vector results read and the keyword
  * matches, which is where any chunk with a larger share is.
  */
-export function keywordPlace(agentId: number, model: string, query: string, documentId: number, head: RankedChunk[], vectorRank: number | null) {
+export function keywordPlace(
+  agentId: number,
+  model: string,
+  query: string,
+  documentId: number,
+  head: RankedChunk[],
+  vectorRank: number | null,
+) {
   const matches = keywordRanking(agentId, model, query, KEYWORD_DEPTH);
   const at = matches.findIndex((m) => m.document_id === documentId);
   const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));

@@ -57,7 +57,9 @@ export function servedCandidates(target: ReadTarget): CandidateRead {
   return async (n) => {
     const exact = target.collection.metadata?.distance_space === "cosine" ? await exactVectors(target.agent, target.model) : null;
     if (exact) return exactNearest(exact, target.model, target.vectors, n);
-    return (await queryAgent(target.collection, target.agent, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) => hits.slice(0, n));
+    return (await queryAgent(target.collection, target.agent, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) =>
+      hits.slice(0, n),
+    );
   };
 }
 
@@ -87,7 +89,10 @@ export type Admit = (target: ReadTarget, raw: RankedChunk[][]) => (hit: RankedCh
 
 /** Chunks of the agent's ready documents. Read after the query: a document removed meanwhile is not shown. */
 const readyDocuments: Admit = (target, raw) => {
-  const visible = readyAmong(target.agent.id, raw.flatMap((hits) => hits.map((h) => h.document_id)));
+  const visible = readyAmong(
+    target.agent.id,
+    raw.flatMap((hits) => hits.map((h) => h.document_id)),
+  );
   return (hit) => visible.has(hit.document_id);
 };
 
@@ -113,7 +118,7 @@ export async function visibleOnly(target: ReadTarget, want: number, read: Candid
   const none = () => target.vectors.map((): RankedChunk[] => []);
   if (target.vectors.length === 0 || agent.readyChunkCount() === 0) return { kept: none(), raw: none(), asked: 0 };
   let n = Math.min(want, agent.readyChunkCount()) + hiddenVectorCount(agent.id);
-  for (let retries = 0; ; ) {
+  for (let retries = 0; ;) {
     const raw = await retryRace(() => read(n));
     const admits = ADMIT.map((admit) => admit(target, raw));
     // Read again after the query, as readiness is: with a document removed meanwhile there are
@@ -143,7 +148,8 @@ const inMode: RankStage = async (read, lists, opts) =>
 const RANKING: RankStage[] = [inMode];
 
 /** Stage 4: drops what is farther than the no-match cut. */
-export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChunk[][] => lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut)));
+export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChunk[][] =>
+  lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut)));
 
 /** Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
 export function resultsWithText(agent: AgentView, ranked: PlacedChunk[]): SearchResult[] {
@@ -164,7 +170,10 @@ export async function rankedResults(read: ReadContext, kept: RankedChunk[][], op
 }
 
 /** One search's read through every stage: each query's results, and its nearest admitted chunk before ranking and the cut. */
-export async function readResults(read: ReadContext, opts: ReadOptions): Promise<{ results: SearchResult[][]; nearest: (RankedChunk | null)[] }> {
+export async function readResults(
+  read: ReadContext,
+  opts: ReadOptions,
+): Promise<{ results: SearchResult[][]; nearest: (RankedChunk | null)[] }> {
   const { kept } = await visibleOnly(read, readDepth(opts.mode, opts.topK), servedCandidates(read));
   return { results: await rankedResults(read, kept, opts), nearest: kept.map((hits) => hits[0] ?? null) };
 }
@@ -177,9 +186,13 @@ export function traces(
   results: SearchResult[][],
 ): RetrievalTrace[] {
   // The nearest chunk is the first result unless the cut dropped it (or another mode put another first): only those are read.
-  const same = (q: number) => results[q][0] && nearest[q] && chunkKey(results[q][0].document_id, results[q][0].chunk_index) === chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index);
+  const same = (q: number) =>
+    results[q][0] &&
+    nearest[q] &&
+    chunkKey(results[q][0].document_id, results[q][0].chunk_index) === chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index);
   const unread = nearest.filter((n, q) => n !== null && !same(q)) as RankedChunk[];
   const named = new Map(resultsWithText(agent, unread).map((r) => [chunkKey(r.document_id, r.chunk_index), traced(r)]));
-  const near = (q: number) => (same(q) ? traced(results[q][0]) : nearest[q] && named.get(chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index))) ?? null;
+  const near = (q: number) =>
+    (same(q) ? traced(results[q][0]) : nearest[q] && named.get(chunkKey(nearest[q]!.document_id, nearest[q]!.chunk_index))) ?? null;
   return results.map((r, q) => ({ ...setting, best: nearest[q]?.score ?? null, nearest: near(q), results: r.map(traced) }));
 }

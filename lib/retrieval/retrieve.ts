@@ -1,8 +1,6 @@
 import "server-only";
-import { noMatchCut } from "./cut";
 import type { RetrievalMode } from "../validations/agent";
 import { AgentView, type AgentRef } from "../db/agent-view";
-import { agentCorpusStats } from "./corpus-stats";
 import { embeddingModelsInUse } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { EmbeddingError, type QueryWord } from "../embeddings";
@@ -11,6 +9,8 @@ import { AppError, describeFailure, forbidden } from "../core/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import type { RankedChunk } from "../vector-store/chunks";
 import { refusedByCut, type RetrievalTrace } from "../core/trace";
+import { agentCorpusStats } from "./corpus-stats";
+import { noMatchCut } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";
 
 export { CANDIDATE_DEPTH, resultsWithText, type SearchResult };
@@ -82,7 +82,12 @@ export async function retrieve(
 }
 
 /** The top_k chunks for one query: what the agent's `document_search` tool returns. */
-export async function searchAgentDocuments(agent: AgentRef, query: string, topK: number, trace?: RetrievalTrace[]): Promise<SearchResult[]> {
+export async function searchAgentDocuments(
+  agent: AgentRef,
+  query: string,
+  topK: number,
+  trace?: RetrievalTrace[],
+): Promise<SearchResult[]> {
   return (await retrieve(agent, [query], { topK, trace }))[0];
 }
 
@@ -97,7 +102,16 @@ export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; t
   const { agent } = AgentView.of(agentRef);
   if (agent.tools.includes("document_search")) return;
   const message = NOT_ENABLED(agent.name);
-  logToolCall({ agentId: agent.id, logQuestions: agent.log_questions, tool: "document_search", input, ok: false, error: message, latencyMs: 0, resultCount: 0 });
+  logToolCall({
+    agentId: agent.id,
+    logQuestions: agent.log_questions,
+    tool: "document_search",
+    input,
+    ok: false,
+    error: message,
+    latencyMs: 0,
+    resultCount: 0,
+  });
   throw forbidden(message);
 }
 
@@ -107,7 +121,14 @@ export async function documentSearchTool(agentRef: AgentRef, query: string, topK
   const input = { query, top_k: topK };
   gateDocumentSearch(agent, input);
   const trace: RetrievalTrace[] = [];
-  return logged(agent, "api", input, () => searchAgentDocuments(agent, query, topK, trace), (r) => r.length, trace);
+  return logged(
+    agent,
+    "api",
+    input,
+    () => searchAgentDocuments(agent, query, topK, trace),
+    (r) => r.length,
+    trace,
+  );
 }
 
 /** Runs a search and logs it as a tool call with its source, latency and result count, ok or not. */
@@ -140,7 +161,17 @@ export async function logged<T>(
     });
     return result;
   } catch (err) {
-    logToolCall({ agentId, logQuestions, tool: "document_search", source, input, ok: false, error: failureMessage(err, "search"), latencyMs: performance.now() - started, resultCount: 0 });
+    logToolCall({
+      agentId,
+      logQuestions,
+      tool: "document_search",
+      source,
+      input,
+      ok: false,
+      error: failureMessage(err, "search"),
+      latencyMs: performance.now() - started,
+      resultCount: 0,
+    });
     throw err;
   }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { documentChunks } from "../db/chunks";
+import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { inspectQuery } from "./inspect";
 import { searchAgentDocuments } from "./retrieve";
-import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 
 const SHARED = "Parcels are collected at the front desk every day.";
 const TOPICS = ["refunds", "badges", "lunch", "parking", "printers", "visas"];

@@ -15,7 +15,17 @@ describe("the background services", () => {
     const agent = newAgent("services");
     const text = "An article whose ingest a stopped server cut off. ".repeat(4);
     const id = insertDocument(
-      { agent_id: agent.id, filename: "cut-off.txt", type: "txt", sha256: "cut-off", bytes: text.length, chunk_size: 100, chunk_overlap: 0, text, embedding_model: embedder().model },
+      {
+        agent_id: agent.id,
+        filename: "cut-off.txt",
+        type: "txt",
+        sha256: "cut-off",
+        bytes: text.length,
+        chunk_size: 100,
+        chunk_overlap: 0,
+        text,
+        embedding_model: embedder().model,
+      },
       chunkText(text, 100, 0),
     );
     const looks = restartWatchLooks();

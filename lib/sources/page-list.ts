@@ -34,7 +34,8 @@ const entries = (x: number) => `${n(x)} ${x === 1 ? "entry" : "entries"}`;
 function urlList(urls: string[], bounds: ListBounds): PageList {
   const pages = urls.slice(0, bounds.maxPages);
   const listed = new Set(urls);
-  const note = urls.length > pages.length ? `Stopped at ${n(pages.length)} pages (FETCH_MAX_PAGES); the source lists ${n(urls.length)}.` : null;
+  const note =
+    urls.length > pages.length ? `Stopped at ${n(pages.length)} pages (FETCH_MAX_PAGES); the source lists ${n(urls.length)}.` : null;
   return { pages, complete: true, isListed: (u) => listed.has(u), note };
 }
 
@@ -44,7 +45,13 @@ function urlList(urls: string[], bounds: ListBounds): PageList {
  * large the sitemaps are. Entries on another site than the sitemap's are left out unless the
  * source follows other hosts. `known` are the source's pages so far, `pace` spaces the requests.
  */
-export async function readPageList(source: Source, fetch: SitemapFetch, bounds: ListBounds, known: Set<string>, pace: () => Promise<void>): Promise<PageList> {
+export async function readPageList(
+  source: Source,
+  fetch: SitemapFetch,
+  bounds: ListBounds,
+  known: Set<string>,
+  pace: () => Promise<void>,
+): Promise<PageList> {
   if (source.urls) return urlList(source.urls, bounds);
   const home = siteOf(new URL(source.sitemap!));
   const pages: string[] = [];
@@ -116,12 +123,19 @@ export async function readPageList(source: Source, fetch: SitemapFetch, bounds: 
     const rest = unread > 0 ? `, and ${n(unread)} more ${unread === 1 ? "sitemap was" : "sitemaps were"} not read` : "";
     notes.push(`Stopped at ${n(pages.length)} pages (FETCH_MAX_PAGES); the sitemaps read list ${n(listed)}${rest}.`);
   } else if (unread > 0) {
-    notes.push(`Stopped after reading ${n(read)} sitemaps (FETCH_MAX_SITEMAPS); ${n(unread)} more ${unread === 1 ? "was" : "were"} not read.`);
+    notes.push(
+      `Stopped after reading ${n(read)} sitemaps (FETCH_MAX_SITEMAPS); ${n(unread)} more ${unread === 1 ? "was" : "were"} not read.`,
+    );
   }
   if (cutFiles > 0) {
-    notes.push(`${n(cutFiles)} ${cutFiles === 1 ? "sitemap lists" : "sitemaps list"} more than ${n(bounds.maxSitemapUrls)} entries; the rest was not read (FETCH_MAX_SITEMAP_URLS).`);
+    notes.push(
+      `${n(cutFiles)} ${cutFiles === 1 ? "sitemap lists" : "sitemaps list"} more than ${n(bounds.maxSitemapUrls)} entries; the rest was not read (FETCH_MAX_SITEMAP_URLS).`,
+    );
   }
   if (!complete) notes.push("Pages the unread part may list are not treated as gone.");
-  if (otherHosts > 0) notes.push(`${entries(otherHosts)} on other hosts than the sitemap's were left out; “Follow other hosts” fetches those on public hosts.`);
+  if (otherHosts > 0)
+    notes.push(
+      `${entries(otherHosts)} on other hosts than the sitemap's were left out; “Follow other hosts” fetches those on public hosts.`,
+    );
   return { pages, complete, isListed: (u) => kept.has(u) || seenKnown.has(u), note: notes.length > 0 ? notes.join(" ") : null };
 }

@@ -7,7 +7,12 @@ import { removePageDocument } from "./sync";
  * Acts on a source's proposed removals: `remove` deletes the pages' documents, `keep` keeps
  * them (a later sync proposes them again while they are still gone). Only proposed pages.
  */
-export async function resolveRemovals(agentId: number, sourceId: number, action: "remove" | "keep", urls: string[] | "all"): Promise<{ removed: number; kept: number }> {
+export async function resolveRemovals(
+  agentId: number,
+  sourceId: number,
+  action: "remove" | "keep",
+  urls: string[] | "all",
+): Promise<{ removed: number; kept: number }> {
   getSource(agentId, sourceId);
   const proposed = sourcePages(sourceId).filter((p) => p.state === "removal_proposed");
   const chosen = urls === "all" ? proposed : proposed.filter((p) => urls.includes(p.url));

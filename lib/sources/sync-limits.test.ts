@@ -14,7 +14,12 @@ let partner: FixtureSite;
 let outside: FixtureSite;
 let site: FixtureSite;
 beforeAll(async () => {
-  [wiki, partner, outside, site] = await Promise.all([startFixtureSite("127.0.0.2"), startFixtureSite("127.0.0.3"), startFixtureSite("127.0.0.4"), startFixtureSite()]);
+  [wiki, partner, outside, site] = await Promise.all([
+    startFixtureSite("127.0.0.2"),
+    startFixtureSite("127.0.0.3"),
+    startFixtureSite("127.0.0.4"),
+    startFixtureSite(),
+  ]);
 });
 afterAll(() => Promise.all([wiki, partner, outside, site].map((s) => s.close())));
 
@@ -26,20 +31,26 @@ const fetcher: Fetcher = (url, o) =>
     isPublic: (address) => address === "127.0.0.4" || isPublicAddress(address),
   });
 const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status === "ready");
-const urlset = (urls: string[]) => `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join("")}</urlset>`;
-const sitemapIndex = (urls: string[]) => `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<sitemap><loc>${u}</loc></sitemap>`).join("")}</sitemapindex>`;
+const urlset = (urls: string[]) =>
+  `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join("")}</urlset>`;
+const sitemapIndex = (urls: string[]) =>
+  `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<sitemap><loc>${u}</loc></sitemap>`).join("")}</sitemapindex>`;
 const xml = (body: string) => ({ type: "application/xml", body });
 
 describe("an allow-listed host is reached only by the sources configured on it", () => {
   it("syncs the wiki for its own source, never through another source's sitemap entry or redirect", async () => {
     wiki.pages.set("/w/secret.html", { body: wiki.article("Salaries", "The salary bands of every team are reviewed each April.") });
     wiki.pages.set("/w/sitemap.xml", xml(urlset([wiki.url("/w/secret.html")])));
-    partner.pages.set("/p/shipping.html", { body: partner.article("Shipping", "Orders ship within two business days from the warehouse in Leeds.") });
+    partner.pages.set("/p/shipping.html", {
+      body: partner.article("Shipping", "Orders ship within two business days from the warehouse in Leeds."),
+    });
     partner.pages.set("/p/moved.html", { redirect: wiki.url("/w/secret.html") });
     outside.pages.set("/o/returns.html", { body: outside.article("Returns", "Returns are free within 60 days with the printed label.") });
     partner.pages.set(
       "/p/sitemap.xml",
-      xml(urlset([partner.url("/p/shipping.html"), partner.url("/p/moved.html"), wiki.url("/w/secret.html"), outside.url("/o/returns.html")])),
+      xml(
+        urlset([partner.url("/p/shipping.html"), partner.url("/p/moved.html"), wiki.url("/w/secret.html"), outside.url("/o/returns.html")]),
+      ),
     );
 
     const a = newAgent("Wiki owner");
@@ -53,7 +64,12 @@ describe("an allow-listed host is reached only by the sources configured on it",
     expect(first).toMatchObject({ status: "done", seen: 2, added: 1, failed: 1 });
     // The wiki and the other host's entries are left out, and said so; the redirect into the wiki is refused.
     expect(first.note).toMatch(/2 entries on other hosts than the sitemap's were left out/);
-    expect(first.failures).toEqual([{ url: partner.url("/p/moved.html"), reason: expect.stringMatching(/FETCH_ALLOW_HOSTS admits 127\.0\.0\.2:\d+ only for a source whose own/) }]);
+    expect(first.failures).toEqual([
+      {
+        url: partner.url("/p/moved.html"),
+        reason: expect.stringMatching(/FETCH_ALLOW_HOSTS admits 127\.0\.0\.2:\d+ only for a source whose own/),
+      },
+    ]);
     expect(wiki.requests.length).toBe(before);
     expect(ready(b.id).map((d) => d.source_url)).toEqual([partner.url("/p/shipping.html")]);
 
@@ -66,7 +82,11 @@ describe("an allow-listed host is reached only by the sources configured on it",
     expect(reasons[wiki.url("/w/secret.html")]).toMatch(/FETCH_ALLOW_HOSTS admits/);
     expect(reasons[partner.url("/p/moved.html")]).toMatch(/FETCH_ALLOW_HOSTS admits/);
     expect(wiki.requests.length).toBe(before);
-    expect(ready(b.id).map((d) => d.source_url).sort()).toEqual([outside.url("/o/returns.html"), partner.url("/p/shipping.html")].sort());
+    expect(
+      ready(b.id)
+        .map((d) => d.source_url)
+        .sort(),
+    ).toEqual([outside.url("/o/returns.html"), partner.url("/p/shipping.html")].sort());
   });
 });
 
@@ -75,7 +95,11 @@ function bigIndex(prefix: string, children: number, each: number, served = child
   for (let i = 0; i < children; i++) {
     const paths = Array.from({ length: each }, (_, j) => `${prefix}/p${i}-${j}.html`);
     site.pages.set(`${prefix}/s${i}.xml`, xml(urlset(paths.map(site.url))));
-    if (i < served) for (const p of paths) site.pages.set(p, { body: site.article(p, `Article ${p} says ${i * 100 + Number(p.split("-")[1]!.split(".")[0])} about refunds.`) });
+    if (i < served)
+      for (const p of paths)
+        site.pages.set(p, {
+          body: site.article(p, `Article ${p} says ${i * 100 + Number(p.split("-")[1]!.split(".")[0])} about refunds.`),
+        });
   }
   site.pages.set(`${prefix}/index.xml`, xml(sitemapIndex(Array.from({ length: children }, (_, i) => site.url(`${prefix}/s${i}.xml`)))));
   return site.url(`${prefix}/index.xml`);
@@ -89,7 +113,9 @@ describe("a sync reads a sitemap within its bounds and says what it left", () =>
     const source = createSource(agent.id, sourceCreateSchema.parse({ sitemap: index }));
     const r = await syncSource(agent.id, source.id, { fetcher, ratePerSecond: 0, maxPages: 5, maxSitemaps: 100 });
     expect(r).toMatchObject({ status: "done", seen: 5, added: 5, failed: 0 });
-    expect(r.note).toBe("Stopped at 5 pages (FETCH_MAX_PAGES); the sitemaps read list 20, and 29 more sitemaps were not read. Pages the unread part may list are not treated as gone.");
+    expect(r.note).toBe(
+      "Stopped at 5 pages (FETCH_MAX_PAGES); the sitemaps read list 20, and 29 more sitemaps were not read. Pages the unread part may list are not treated as gone.",
+    );
     expect(sitemapsAsked("/huge")).toBe(1);
   });
 

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingest, newAgent } from "@/test/helpers";
 import { startFixtureSite, type FixtureSite } from "@/test/fixture-site";
 import { listDocuments } from "@/lib/db/documents";
-import { createSource, deleteSource, dueSources, failInterruptedSyncs, getSource, recentSyncs, sourcePages, startSync } from "@/lib/db/sources";
+import {
+  createSource,
+  deleteSource,
+  dueSources,
+  failInterruptedSyncs,
+  getSource,
+  recentSyncs,
+  sourcePages,
+  startSync,
+} from "@/lib/db/sources";
 import { retrieve } from "@/lib/retrieval/retrieve";
 import { guardedFetch } from "@/lib/fetch/guarded";
 import { sourceCreateSchema } from "@/lib/validations/source";
@@ -21,8 +30,23 @@ const fetcher: Fetcher = (url, o) => guardedFetch(url, { ...o, limits: { allowHo
 const sync = (agentId: number, sourceId: number) => syncSource(agentId, sourceId, { fetcher, ratePerSecond: 0 });
 
 const ready = (agentId: number) => listDocuments(agentId).filter((d) => d.status === "ready");
-const counts = (r: { seen: number; added: number; changed: number; removed: number; proposed: number; unchanged: number; failed: number }) =>
-  ({ seen: r.seen, added: r.added, changed: r.changed, removed: r.removed, proposed: r.proposed, unchanged: r.unchanged, failed: r.failed });
+const counts = (r: {
+  seen: number;
+  added: number;
+  changed: number;
+  removed: number;
+  proposed: number;
+  unchanged: number;
+  failed: number;
+}) => ({
+  seen: r.seen,
+  added: r.added,
+  changed: r.changed,
+  removed: r.removed,
+  proposed: r.proposed,
+  unchanged: r.unchanged,
+  failed: r.failed,
+});
 
 let n = 0;
 /** A fresh set of pages under its own prefix, so the tests of this file do not see each other's. */
@@ -56,7 +80,9 @@ describe("syncing a sitemap source", () => {
     expect(counts(first)).toEqual({ seen: 3, added: 3, changed: 0, removed: 0, proposed: 0, unchanged: 0, failed: 0 });
     const docs = ready(agent.id);
     const port = new URL(site.origin).port;
-    expect(docs.map((d) => d.filename).sort()).toEqual(["password", "refunds", "shipping"].map((p) => `127.0.0.1:${port}${paths[p]}`).sort());
+    expect(docs.map((d) => d.filename).sort()).toEqual(
+      ["password", "refunds", "shipping"].map((p) => `127.0.0.1:${port}${paths[p]}`).sort(),
+    );
     expect(docs.map((d) => d.source_url).sort()).toEqual(Object.values(paths).map(site.url).sort());
     expect(docs.every((d) => d.fetched_at !== null && d.type === "html")).toBe(true);
     // The reader kept the article, not the site's navigation.
@@ -66,7 +92,11 @@ describe("syncing a sitemap source", () => {
     const before = site.requests.length;
     const second = await sync(agent.id, source.id);
     expect(counts(second)).toEqual({ seen: 3, added: 0, changed: 0, removed: 0, proposed: 0, unchanged: 3, failed: 0 });
-    expect(ready(agent.id).map((d) => d.id).sort()).toEqual(docs.map((d) => d.id).sort());
+    expect(
+      ready(agent.id)
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(docs.map((d) => d.id).sort());
     const pageRequests = site.requests.slice(before).filter((r) => r.path.includes("/articles/"));
     expect(pageRequests).toHaveLength(3);
     expect(pageRequests.every((r) => r.conditional)).toBe(true);
@@ -100,13 +130,20 @@ describe("syncing a sitemap source", () => {
     const r = await sync(agent.id, source.id);
     expect(counts(r)).toMatchObject({ proposed: 2, removed: 0, unchanged: 1 });
     expect(ready(agent.id)).toHaveLength(3);
-    const proposed = sourcePages(source.id).filter((p) => p.state === "removal_proposed").map((p) => p.url).sort();
+    const proposed = sourcePages(source.id)
+      .filter((p) => p.state === "removal_proposed")
+      .map((p) => p.url)
+      .sort();
     expect(proposed).toEqual([site.url(paths.password), site.url(paths.shipping)].sort());
 
     await expect(resolveRemovals(agent.id, source.id, "remove", [site.url(paths.refunds)])).rejects.toThrow(/No proposed removal/);
     expect(await resolveRemovals(agent.id, source.id, "keep", [site.url(paths.shipping)])).toEqual({ removed: 0, kept: 1 });
     expect(await resolveRemovals(agent.id, source.id, "remove", "all")).toEqual({ removed: 1, kept: 0 });
-    expect(ready(agent.id).map((d) => d.source_url).sort()).toEqual([site.url(paths.refunds), site.url(paths.shipping)].sort());
+    expect(
+      ready(agent.id)
+        .map((d) => d.source_url)
+        .sort(),
+    ).toEqual([site.url(paths.refunds), site.url(paths.shipping)].sort());
   });
 
   it("removes the document of a gone page at once when the source says so, and never one uploaded by hand", async () => {
@@ -129,7 +166,9 @@ describe("syncing a sitemap source", () => {
     const { prefix, paths, sitemap } = pagesFor({ refunds: REFUNDS, shipping: SHIPPING, password: PASSWORD });
     const source = sitemapSource(agent.id, sitemap);
     await sync(agent.id, source.id);
-    const kept = ready(agent.id).map((d) => d.id).sort();
+    const kept = ready(agent.id)
+      .map((d) => d.id)
+      .sort();
     site.pages.set(paths.refunds, { status: 500, body: "oops" });
     site.pages.set(paths.shipping, { hang: true });
     // A page that sends the fetcher to a loopback name not on the allow list.
@@ -150,7 +189,12 @@ describe("syncing a sitemap source", () => {
     // The failed pages keep their documents; the edited one was replaced.
     const now = ready(agent.id);
     expect(now).toHaveLength(3);
-    expect(now.filter((d) => kept.includes(d.id)).map((d) => d.source_url).sort()).toEqual([site.url(paths.refunds), site.url(paths.shipping)].sort());
+    expect(
+      now
+        .filter((d) => kept.includes(d.id))
+        .map((d) => d.source_url)
+        .sort(),
+    ).toEqual([site.url(paths.refunds), site.url(paths.shipping)].sort());
     expect(sourcePages(source.id).find((p) => p.url === site.url(paths.refunds))!.error).toBe("answered HTTP 500");
   });
 
@@ -182,7 +226,10 @@ describe("syncing a sitemap source", () => {
     expect(counts(await sync(agent.id, fromIndex.id))).toMatchObject({ seen: 2, added: 2 });
 
     const other = newAgent("Sync list");
-    const list = createSource(other.id, sourceCreateSchema.parse({ urls: [site.url(a.paths.refunds), site.url(b.paths.shipping), site.url("/nowhere.html")] }));
+    const list = createSource(
+      other.id,
+      sourceCreateSchema.parse({ urls: [site.url(a.paths.refunds), site.url(b.paths.shipping), site.url("/nowhere.html")] }),
+    );
     const r = await sync(other.id, list.id);
     expect(counts(r)).toMatchObject({ seen: 3, added: 2, failed: 1 });
     expect(r.failures).toEqual([{ url: site.url("/nowhere.html"), reason: "answered HTTP 404" }]);
@@ -203,7 +250,10 @@ describe("syncing a sitemap source", () => {
     // A record left running, as after a kill: failed at the next start, and a new sync goes ahead.
     const cut = startSync(source.id, "manual")!;
     expect(failInterruptedSyncs()).toBeGreaterThanOrEqual(1);
-    expect(recentSyncs(source.id).find((s) => s.id === cut.id)).toMatchObject({ status: "failed", error: expect.stringMatching(/stopped/) });
+    expect(recentSyncs(source.id).find((s) => s.id === cut.id)).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/stopped/),
+    });
     expect(counts(await sync(agent.id, source.id))).toMatchObject({ unchanged: 2, failed: 0 });
   });
 

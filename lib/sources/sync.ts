@@ -27,7 +27,10 @@ import { pageFilename } from "./page-name";
 import { readPageList } from "./page-list";
 
 /** `scope`: the URLs the source was configured with; `sink` takes a sitemap's body as it streams in. */
-export type Fetcher = (url: string, opts?: { headers?: Record<string, string>; scope?: string[]; sink?: (chunk: Buffer) => void }) => Promise<FetchedPage>;
+export type Fetcher = (
+  url: string,
+  opts?: { headers?: Record<string, string>; scope?: string[]; sink?: (chunk: Buffer) => void },
+) => Promise<FetchedPage>;
 
 export interface SyncOptions {
   trigger?: SyncRecord["trigger"];
@@ -124,7 +127,11 @@ async function fetchPage(
   }
   return {
     ingest: async () => {
-      const result = await ingestFile(agentId, { filename, bytes: new Uint8Array(res.body), sourceUrl: url }, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
+      const result = await ingestFile(
+        agentId,
+        { filename, bytes: new Uint8Array(res.body), sourceUrl: url },
+        { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP },
+      );
       if (result.status !== "ready") {
         if (known) upsertPage({ ...known, error: result.message });
         return { kind: "failed", reason: result.message };
@@ -168,7 +175,11 @@ export async function syncSource(agentId: number, sourceId: number, opts: SyncOp
 }
 
 /** Starts a sync and answers at once with its record; the sync goes on in the background. */
-export function startSourceSync(agentId: number, sourceId: number, opts: SyncOptions = {}): { record: SyncRecord; done: Promise<SyncRecord> } {
+export function startSourceSync(
+  agentId: number,
+  sourceId: number,
+  opts: SyncOptions = {},
+): { record: SyncRecord; done: Promise<SyncRecord> } {
   const source = getSource(agentId, sourceId);
   const record = startSync(sourceId, opts.trigger ?? "manual");
   if (!record) throw conflict("A sync of this source is running already; wait for it to finish.");
@@ -244,6 +255,11 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
     return finishSync(record.id, counts, failures, null, list.note);
   } catch (err) {
     console.error(`[kb-inspector] sync of source ${source.id} failed:`, err);
-    return finishSync(record.id, counts, failures, "The sync stopped on a server error; the details are in its log. The next sync finishes it.");
+    return finishSync(
+      record.id,
+      counts,
+      failures,
+      "The sync stopped on a server error; the details are in its log. The next sync finishes it.",
+    );
   }
 }

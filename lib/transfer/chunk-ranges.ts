@@ -33,8 +33,10 @@ export function chunkRangeProblem(text: string, chunks: Range[], size: number, o
     }
     if (i > 0) {
       const prev = chunks[i - 1];
-      if (c.start <= prev.start || c.end <= prev.end) return `${at} does not start and end after chunk ${i - 1} (characters ${prev.start}-${prev.end}).`;
-      if (prev.end - c.start > overlap) return `${at} shares ${count(prev.end - c.start)} characters with chunk ${i - 1}, more than its overlap of ${overlap}.`;
+      if (c.start <= prev.start || c.end <= prev.end)
+        return `${at} does not start and end after chunk ${i - 1} (characters ${prev.start}-${prev.end}).`;
+      if (prev.end - c.start > overlap)
+        return `${at} shares ${count(prev.end - c.start)} characters with chunk ${i - 1}, more than its overlap of ${overlap}.`;
     }
     if (c.start > covered && !blank(text.slice(covered, c.start))) return `characters ${covered}-${c.start} of its text are in no chunk.`;
     covered = c.end;

@@ -123,7 +123,15 @@ async function* lines(agentId: number): AsyncGenerator<string> {
   }
 
   for (const p of listPairs(agentId)) {
-    const out: PairLine = { type: "pair", query: p.query, expected_filename: p.expected_filename, note: p.note, source: p.source, status: p.status, created_at: p.created_at };
+    const out: PairLine = {
+      type: "pair",
+      query: p.query,
+      expected_filename: p.expected_filename,
+      note: p.note,
+      source: p.source,
+      status: p.status,
+      created_at: p.created_at,
+    };
     yield line(out);
     counts.pairs++;
   }

@@ -74,7 +74,9 @@ export const vectorsLineSchema = z.object({
 });
 
 /** A document's name as uploads store it, or NO_DOCUMENT (an unanswerable pair). */
-const expectedFilename = z.string().refine((v) => v === NO_DOCUMENT || sanitizeDocumentPath(v) === v, "not a document name this app stores");
+const expectedFilename = z
+  .string()
+  .refine((v) => v === NO_DOCUMENT || sanitizeDocumentPath(v) === v, "not a document name this app stores");
 
 // Query and note as the pairs API takes them (trimmed, within its caps).
 export const pairLineSchema = z.object({
@@ -100,7 +102,12 @@ export const runLineSchema = z.object({
   document_count: count,
   chunk_count: count,
   chunk_settings: z.array(
-    z.object({ chunk_size: z.number().int(), chunk_overlap: z.number().int(), chunk_strategy: z.enum(CHUNK_STRATEGIES).optional(), documents: count }),
+    z.object({
+      chunk_size: z.number().int(),
+      chunk_overlap: z.number().int(),
+      chunk_strategy: z.enum(CHUNK_STRATEGIES).optional(),
+      documents: count,
+    }),
   ),
   max_distance: nullableNumber,
   retrieval_mode: z.enum(RETRIEVAL_MODES),

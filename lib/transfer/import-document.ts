@@ -47,7 +47,11 @@ function chunksOf(line: DocumentLine, n: number): Chunk[] {
   if (!settings.success) throw badLine(n, `"${filename}": ${settings.error.issues[0].message}`);
   if (line.chunks.length >= MAX_CHUNKS_PER_DOCUMENT) throw badLine(n, `"${filename}" has more chunks than one document may hold.`);
   const misplaced = line.chunks.findIndex((c, i) => c.index !== i);
-  if (misplaced >= 0) throw badLine(n, `chunk ${misplaced} of "${filename}" has the index ${line.chunks[misplaced].index}; chunks are listed in order from 0.`);
+  if (misplaced >= 0)
+    throw badLine(
+      n,
+      `chunk ${misplaced} of "${filename}" has the index ${line.chunks[misplaced].index}; chunks are listed in order from 0.`,
+    );
   const problem = chunkRangeProblem(text, line.chunks, chunk_size, chunk_overlap, chunk_strategy);
   if (problem) throw badLine(n, `the chunks of "${filename}" are not ones this app makes: ${problem}`);
   return line.chunks.map((c, i) => ({ index: i, start: c.start, end: c.end, text: text.slice(c.start, c.end) }));
@@ -72,12 +76,21 @@ function decodeVectors(v: VectorsLine, n: number): number[][] {
 }
 
 /** Reads the document's vectors lines, in chunk order, handing each to `use` (or checking and skipping them). */
-async function readVectors(chunks: Chunk[], filename: string, next: NextVectors, use?: (slice: Chunk[], vectors: number[][]) => Promise<void>, dimension?: number) {
-  for (let covered = 0; covered < chunks.length; ) {
+async function readVectors(
+  chunks: Chunk[],
+  filename: string,
+  next: NextVectors,
+  use?: (slice: Chunk[], vectors: number[][]) => Promise<void>,
+  dimension?: number,
+) {
+  for (let covered = 0; covered < chunks.length;) {
     const line = await next(filename);
     const v = lineAs(vectorsLineSchema, line);
     if (v.first_chunk !== covered || covered + v.count > chunks.length) {
-      throw badLine(line.number, `vectors for chunks ${v.first_chunk}-${v.first_chunk + v.count - 1} of "${filename}", expected from chunk ${covered} of ${chunks.length}.`);
+      throw badLine(
+        line.number,
+        `vectors for chunks ${v.first_chunk}-${v.first_chunk + v.count - 1} of "${filename}", expected from chunk ${covered} of ${chunks.length}.`,
+      );
     }
     if (use) {
       if (v.dimension !== dimension) throw badLine(line.number, `vectors of ${v.dimension} dimensions, the file's model has ${dimension}.`);
@@ -109,10 +122,16 @@ export async function importDocument(
   if (line.vectors && !sameModel) await readVectors(chunks, d.filename, next);
   // The file's vectors as they are, slice by slice as they are read: the exact copy first, then Chroma, as ingest writes them.
   const write: ChunkWriter = (to, doc, docChunks) =>
-    readVectors(docChunks, d.filename, next, async (slice, vectors) => {
-      writeChunkVectors(doc.documentId, to.model.model, slice, vectors);
-      await addNotedChunks(to.collection, doc, slice, vectors);
-    }, target.dimension);
+    readVectors(
+      docChunks,
+      d.filename,
+      next,
+      async (slice, vectors) => {
+        writeChunkVectors(doc.documentId, to.model.model, slice, vectors);
+        await addNotedChunks(to.collection, doc, slice, vectors);
+      },
+      target.dimension,
+    );
   const given = sameModel ? { chunks, write } : undefined;
   const result = await indexExtractedText(agentId, d, settings, undefined, given);
   if (result.status !== "ready" || result.document_id === null) {
@@ -120,7 +139,8 @@ export async function importDocument(
     if (result.code === "embedding_failed") throw new AppError("embedding_failed", `"${d.filename}" (line ${n}): ${result.message}`);
     // A vectors line that did not read (its own line named in the message), or one over the line cap.
     if (result.code === "invalid_request" || result.code === "request_too_large") throw new AppError(result.code, result.message);
-    if (result.code === "deleted") throw new AppError("conflict", `The imported agent or its document "${d.filename}" was deleted while the import ran.`);
+    if (result.code === "deleted")
+      throw new AppError("conflict", `The imported agent or its document "${d.filename}" was deleted while the import ran.`);
     throw badLine(n, `"${d.filename}" could not be indexed: ${result.message}`);
   }
   setDocumentCreatedAt(agentId, result.document_id, d.created_at);

@@ -45,7 +45,10 @@ function readHeader(line: FileLine | undefined): AgentLine {
     throw badLine(line.number, `this is not an agent file (its first line must be the "agent" line of format "${AGENT_FILE_FORMAT}").`);
   }
   if (line.value.version !== AGENT_FILE_VERSION) {
-    throw badLine(line.number, `the file is of version ${JSON.stringify(line.value.version)}; this app reads version ${AGENT_FILE_VERSION}.`);
+    throw badLine(
+      line.number,
+      `the file is of version ${JSON.stringify(line.value.version)}; this app reads version ${AGENT_FILE_VERSION}.`,
+    );
   }
   return lineAs(agentLineSchema, line);
 }
@@ -73,7 +76,9 @@ export async function importAgent(
     const header = readHeader(first);
     const name = agentSchema.shape.name.parse(opts.name ?? header.agent.name);
     if (findAgentByName(name)) {
-      throw conflict(`An agent named "${name}" already exists on this instance: pass ?name= with a new name to import the file under that name.`);
+      throw conflict(
+        `An agent named "${name}" already exists on this instance: pass ?name= with a new name to import the file under that name.`,
+      );
     }
     running.rename(`The import of agent "${name}"`);
     const model = embedder();
@@ -145,14 +150,18 @@ async function importBody(
   };
   const flushPairs = () => {
     // Consecutive pairs of one source and status go in one transaction.
-    for (let i = 0; i < batch.length; ) {
+    for (let i = 0; i < batch.length;) {
       const { source, status } = batch[i];
       let j = i;
       while (j < batch.length && batch[j].source === source && batch[j].status === status) j++;
-      insertPairs(agent.id, batch.slice(i, j).map((p) => ({ query: p.query, expected_filename: p.expected_filename, note: p.note })), {
-        source,
-        status,
-      });
+      insertPairs(
+        agent.id,
+        batch.slice(i, j).map((p) => ({ query: p.query, expected_filename: p.expected_filename, note: p.note })),
+        {
+          source,
+          status,
+        },
+      );
       i = j;
     }
     batch = [];
@@ -196,14 +205,24 @@ async function importBody(
       const end = lineAs(endLineSchema, line);
       const digest = hash.digest("hex");
       if (end.sha256 !== digest) {
-        throw badLine(line.number, `the end line's SHA-256 does not match lines 1-${line.number - 1}: the file was altered or damaged after it was exported.`);
+        throw badLine(
+          line.number,
+          `the end line's SHA-256 does not match lines 1-${line.number - 1}: the file was altered or damaged after it was exported.`,
+        );
       }
       if (JSON.stringify(end.counts) !== JSON.stringify(read)) {
         throw badLine(line.number, `the end line counts ${describeCounts(end.counts)}, the file holds ${describeCounts(read)}.`);
       }
       const after = await nextLine();
       if (after) throw badLine(after.number, "a line after the end line.");
-      return { agent: getAgent(agent.id), documents: read.documents, chunks: written.chunks, pairs: read.pairs, runs: read.runs, re_embedded: written.reEmbedded };
+      return {
+        agent: getAgent(agent.id),
+        documents: read.documents,
+        chunks: written.chunks,
+        pairs: read.pairs,
+        runs: read.runs,
+        re_embedded: written.reEmbedded,
+      };
     }
   }
 }

@@ -12,7 +12,10 @@ export interface FileLine {
 export const badLine = (n: number, message: string) => invalid(`Line ${n} of the agent file: ${message}`);
 
 const lineTooLong = (n: number, max: number) =>
-  new AppError("request_too_large", `Line ${n} of the agent file is longer than ${Math.round(max / (1024 * 1024))} MB, the most one line may hold; it is not a file this app exported.`);
+  new AppError(
+    "request_too_large",
+    `Line ${n} of the agent file is longer than ${Math.round(max / (1024 * 1024))} MB, the most one line may hold; it is not a file this app exported.`,
+  );
 
 /**
  * The lines of a body as they arrive, each with its newline, never holding more than one line

@@ -16,8 +16,15 @@ export const generateSchema = z.object({
   documents: z
     .union([z.literal("all"), z.array(z.number().int().positive())], { error: documentList })
     .refine((d) => d === "all" || d.length > 0, "Choose at least one document.")
-    .refine((d) => d === "all" || new Set(d).size <= MAX_GENERATE_DOCUMENTS, { error: (iss) => tooManyDocuments(new Set(iss.input as number[]).size) })
+    .refine((d) => d === "all" || new Set(d).size <= MAX_GENERATE_DOCUMENTS, {
+      error: (iss) => tooManyDocuments(new Set(iss.input as number[]).size),
+    })
     .transform((d) => (d === "all" ? d : [...new Set(d)])),
-  per_document: z.number({ error: perDocument }).int(perDocument).min(1, perDocument).max(MAX_PER_DOCUMENT, perDocument).default(DEFAULT_PER_DOCUMENT),
+  per_document: z
+    .number({ error: perDocument })
+    .int(perDocument)
+    .min(1, perDocument)
+    .max(MAX_PER_DOCUMENT, perDocument)
+    .default(DEFAULT_PER_DOCUMENT),
 });
 export type GenerateInput = z.output<typeof generateSchema>;

@@ -46,7 +46,8 @@ const expectedMatchesAnswerable = (p: { expected?: string; answerable?: boolean 
   if (p.answerable === false && p.expected) {
     ctx.addIssue({ code: "custom", path: ["expected"], message: "An unanswerable pair has no expected document: leave it empty." });
   }
-  if (p.answerable !== false && p.expected === "") ctx.addIssue({ code: "custom", path: ["expected"], message: "Choose the expected document." });
+  if (p.answerable !== false && p.expected === "")
+    ctx.addIssue({ code: "custom", path: ["expected"], message: "Choose the expected document." });
 };
 
 export const pairSchema = pairFields.superRefine(expectedMatchesAnswerable);
@@ -71,7 +72,7 @@ export const importRowSchema = z.looseObject({
   note: z.unknown().optional(),
 });
 export const importBodySchema = z
-  .array(importRowSchema, { error: "Send a JSON array of {\"query\", \"expected\"} objects." })
+  .array(importRowSchema, { error: 'Send a JSON array of {"query", "expected"} objects.' })
   .max(MAX_IMPORT_ROWS, `At most ${MAX_IMPORT_ROWS} pairs per import.`);
 
 export const MAX_K = 20;

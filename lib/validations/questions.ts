@@ -22,7 +22,9 @@ export const triageSchema = z.discriminatedUnion(
   [
     z.object({
       action: z.literal("label"),
-      expected: z.union([z.string(), z.number().int().positive()], { error: "expected names the document that answers it (filename or id)." }).transform((v) => String(v).trim()),
+      expected: z
+        .union([z.string(), z.number().int().positive()], { error: "expected names the document that answers it (filename or id)." })
+        .transform((v) => String(v).trim()),
       /** The wording to keep as the pair's query (default: the question's first wording). */
       query: z.string().trim().min(1).max(MAX_QUERY_LENGTH).optional(),
     }),
@@ -42,12 +44,21 @@ export const replaySchema = z
       .refine((v) => !Number.isNaN(Date.parse(v)), "since must be a date or time.")
       .transform((v) => new Date(v).toISOString())
       .nullish(),
-    limit: z.number({ error: "limit must be a number of questions." }).int().min(1).max(1000, "limit is at most 1000 questions.").optional(),
+    limit: z
+      .number({ error: "limit must be a number of questions." })
+      .int()
+      .min(1)
+      .max(1000, "limit is at most 1000 questions.")
+      .optional(),
     groups: z.array(z.number().int().positive(), { error: "groups must be a list of question ids." }).min(1).max(1000).optional(),
   })
   .refine((v) => !(v.groups && v.since), { message: "Give either groups or since, not both." });
 
 export const gapsQuerySchema = z.object({
-  beyond: z.coerce.number({ error: "beyond must be a distance." }).gt(0, "beyond must be greater than 0.").max(2, "beyond is at most 2.").optional(),
+  beyond: z.coerce
+    .number({ error: "beyond must be a distance." })
+    .gt(0, "beyond must be greater than 0.")
+    .max(2, "beyond is at most 2.")
+    .optional(),
   format: z.enum(["json", "csv"], { error: 'format must be "json" or "csv".' }).optional(),
 });

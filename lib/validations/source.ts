@@ -17,7 +17,9 @@ const httpUrl = z
   }, "must be an http:// or https:// URL without a user name or password.")
   .transform((v) => new URL(v).href);
 
-const onRemoved = z.enum(["propose", "remove"], { error: 'on_removed must be "propose" (list the removal for a person to confirm) or "remove".' });
+const onRemoved = z.enum(["propose", "remove"], {
+  error: 'on_removed must be "propose" (list the removal for a person to confirm) or "remove".',
+});
 const interval = z.coerce
   .number({ error: "interval_minutes must be a whole number of minutes." })
   .int("interval_minutes must be a whole number of minutes.")
@@ -32,12 +34,19 @@ const crossHost = z.boolean({ error: "cross_host must be true or false." });
 export const sourceCreateSchema = z
   .object({
     sitemap: httpUrl.optional(),
-    urls: z.array(httpUrl).min(1, "urls needs at least one URL.").max(MAX_LISTED_URLS, `urls holds at most ${MAX_LISTED_URLS} URLs.`).optional(),
+    urls: z
+      .array(httpUrl)
+      .min(1, "urls needs at least one URL.")
+      .max(MAX_LISTED_URLS, `urls holds at most ${MAX_LISTED_URLS} URLs.`)
+      .optional(),
     on_removed: onRemoved.default("propose"),
     interval_minutes: interval.default(null),
     cross_host: crossHost.default(false),
   })
-  .refine((s) => (s.sitemap === undefined) !== (s.urls === undefined), { message: 'Give either "sitemap" (a sitemap URL) or "urls" (page URLs), not both.', path: ["sitemap"] })
+  .refine((s) => (s.sitemap === undefined) !== (s.urls === undefined), {
+    message: 'Give either "sitemap" (a sitemap URL) or "urls" (page URLs), not both.',
+    path: ["sitemap"],
+  })
   .transform((s) => ({
     kind: s.sitemap ? ("sitemap" as const) : ("urls" as const),
     location: s.sitemap ?? JSON.stringify([...new Set(s.urls)]),
@@ -46,7 +55,11 @@ export const sourceCreateSchema = z
     cross_host: s.cross_host,
   }));
 
-export const sourceUpdateSchema = z.object({ on_removed: onRemoved.optional(), interval_minutes: interval.optional(), cross_host: crossHost.optional() });
+export const sourceUpdateSchema = z.object({
+  on_removed: onRemoved.optional(),
+  interval_minutes: interval.optional(),
+  cross_host: crossHost.optional(),
+});
 
 export const syncRequestSchema = z.object({ wait: z.boolean().default(false) });
 

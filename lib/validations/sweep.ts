@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { MAX_SWEEP_SETTINGS } from "../core/sweep-types";
 import { chunkSettingsSchema } from "./upload";
 import { MAX_K } from "./pair";
-import { MAX_SWEEP_SETTINGS } from "../core/sweep-types";
 
 export const sweepRequestSchema = z.object({
   settings: z

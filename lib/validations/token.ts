@@ -8,7 +8,10 @@ export const tokenSchema = z.object({
   role: z.enum(ROLES, "Pick viewer or editor."),
   /** Days until the token stops working; "never" (the default) keeps it until it is revoked. */
   expires_in_days: z
-    .enum(["never", ...TOKEN_EXPIRY_DAYS.map(String)] as [string, ...string[]], `Pick never or one of ${TOKEN_EXPIRY_DAYS.join(", ")} days.`)
+    .enum(
+      ["never", ...TOKEN_EXPIRY_DAYS.map(String)] as [string, ...string[]],
+      `Pick never or one of ${TOKEN_EXPIRY_DAYS.join(", ")} days.`,
+    )
     .default("never")
     .transform((v) => (v === "never" ? null : Number(v))),
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
-import { collectionFor } from "./client";
 import { embedder } from "../embeddings/configured";
-import { addChunks } from "./chunks";
 import { chunkText } from "../core/chunking";
 import { newAgent, vectorsOf } from "../../test/helpers";
+import { addChunks } from "./chunks";
+import { collectionFor } from "./client";
 
 /** Counts the add requests sent to Chroma over HTTP (how many records each carried); `sent` settles when the first goes. */
 function countAdds(collection: Collection) {
@@ -97,7 +97,12 @@ describe("vectors of documents written at the same time", () => {
     await adds.sent;
     adds.restore();
     // Queued while the first is in flight: one with vectors of the wrong dimension spoils the request it shares.
-    const bad = addChunks(collection, { agentId: agent.id, documentId: 600_002 }, chunks, good.map((v) => v.slice(0, 10)));
+    const bad = addChunks(
+      collection,
+      { agentId: agent.id, documentId: 600_002 },
+      chunks,
+      good.map((v) => v.slice(0, 10)),
+    );
     const fellow = addChunks(collection, { agentId: agent.id, documentId: 600_003 }, chunks, good);
     await first;
     await expect(bad).rejects.toThrow();

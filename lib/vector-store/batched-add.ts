@@ -121,7 +121,11 @@ async function drain(collection: Collection, queue: Queue, maxBatch: number): Pr
         for (let i = 0; i < size; i += limit) {
           if (i > 0 && searching()) await giveWay(queue);
           const started = clock.now();
-          await addRecords(collection, { ids: ids.slice(i, i + limit), embeddings: embeddings.slice(i, i + limit), metadatas: metadatas.slice(i, i + limit) });
+          await addRecords(collection, {
+            ids: ids.slice(i, i + limit),
+            embeddings: embeddings.slice(i, i + limit),
+            metadatas: metadatas.slice(i, i + limit),
+          });
           queue.lastAddMs = clock.now() - started;
         }
         for (const p of batch) p.resolve();

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
+import type { Chunk } from "../core/chunking";
 import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
-import type { Chunk } from "../core/chunking";
 
 // The agent-filtered chunk operations: ids, vectors and metadata in and out, nothing decided
 // about what to rank or what a write means (lib/retrieval/index-candidates.ts ranks around what
@@ -51,7 +51,11 @@ export async function addChunks(
     {
       ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
       embeddings,
-      metadatas: chunks.map((c): ChunkMetadata => ({ agent_id: doc.agentId, document_id: doc.documentId, chunk_index: c.index })) as unknown as Metadata[],
+      metadatas: chunks.map((c): ChunkMetadata => ({
+        agent_id: doc.agentId,
+        document_id: doc.documentId,
+        chunk_index: c.index,
+      })) as unknown as Metadata[],
     },
     await maxBatchSize(),
   );
@@ -67,7 +71,11 @@ export async function upsertChunks(
   await upsertRecords(collection, {
     ids: chunks.map((c) => chunkId(doc.documentId, c.index)),
     embeddings,
-    metadatas: chunks.map((c): ChunkMetadata => ({ agent_id: doc.agentId, document_id: doc.documentId, chunk_index: c.index })) as unknown as Metadata[],
+    metadatas: chunks.map((c): ChunkMetadata => ({
+      agent_id: doc.agentId,
+      document_id: doc.documentId,
+      chunk_index: c.index,
+    })) as unknown as Metadata[],
   });
 }
 
@@ -123,7 +131,12 @@ export interface AgentScope {
  */
 export async function documentVectors(collection: Collection, agentId: number, documentIds: number[]): Promise<StoredVector[]> {
   if (documentIds.length === 0) return [];
-  return storedVectors(await live(collection).get({ where: { $and: [{ agent_id: agentId }, { document_id: { $in: documentIds } }] }, include: ["embeddings", "metadatas"] }));
+  return storedVectors(
+    await live(collection).get({
+      where: { $and: [{ agent_id: agentId }, { document_id: { $in: documentIds } }] },
+      include: ["embeddings", "metadatas"],
+    }),
+  );
 }
 
 /**
@@ -146,7 +159,12 @@ const MAX_TIE_READ = 4096;
  * widened until the tie ends, so the ones kept are the first of the tied chunks in that order,
  * not those the index happened to reach.
  */
-export async function nearestChunks(collection: Collection, scope: AgentScope, queryEmbeddings: number[][], nResults: number): Promise<RankedChunk[][]> {
+export async function nearestChunks(
+  collection: Collection,
+  scope: AgentScope,
+  queryEmbeddings: number[][],
+  nResults: number,
+): Promise<RankedChunk[][]> {
   const filter = scope.idsJson === undefined ? { where: byAgent(scope.agentId) } : { idsJson: scope.idsJson };
   let ask = nResults + 1;
   for (;;) {
@@ -189,7 +207,6 @@ export async function* listVectorOwners(
     if (res.ids.length < pageSize) return;
   }
 }
-
 
 /** One stored vector of an agent: what a query by its own vector, or writing it again unchanged, needs. */
 export interface StoredVector {
@@ -316,7 +333,11 @@ export async function ownVectorsReturned(collection: Collection, vectors: Stored
   const returned = new Set<string>();
   for (let i = 0; i < vectors.length; i += SELF_QUERY_BATCH) {
     const batch = vectors.slice(i, i + SELF_QUERY_BATCH);
-    const res = await live(collection).query({ queryEmbeddings: batch.map((v) => v.embedding), nResults: SELF_QUERY_RESULTS, include: ["distances"] });
+    const res = await live(collection).query({
+      queryEmbeddings: batch.map((v) => v.embedding),
+      nResults: SELF_QUERY_RESULTS,
+      include: ["distances"],
+    });
     batch.forEach((v, q) => res.ids[q]?.includes(v.id) && returned.add(v.id));
   }
   return returned;
@@ -333,11 +354,21 @@ export async function unreachableAmong(collection: Collection, agentId: number, 
   const returned = await ownVectorsReturned(collection, vectors);
   const unsure = vectors.filter((v) => !returned.has(v.id));
   const lost = new Set<string>();
-  for (let i = 0, size = 1; i < unsure.length; ) {
+  for (let i = 0, size = 1; i < unsure.length;) {
     const batch = unsure.slice(i, i + size);
     const started = performance.now();
-    const results = await nearestIds(collection, agentId, batch.map((v) => v.embedding), SELF_QUERY_RESULTS);
-    for (const id of notReturned(batch.map((v) => v.id), results, SELF_QUERY_RESULTS)) lost.add(id);
+    const results = await nearestIds(
+      collection,
+      agentId,
+      batch.map((v) => v.embedding),
+      SELF_QUERY_RESULTS,
+    );
+    for (const id of notReturned(
+      batch.map((v) => v.id),
+      results,
+      SELF_QUERY_RESULTS,
+    ))
+      lost.add(id);
     i += batch.length;
     const perQuery = Math.max(1, performance.now() - started) / batch.length;
     size = Math.max(1, Math.min(SELF_QUERY_BATCH, Math.floor(FILTERED_REQUEST_MS / perQuery)));

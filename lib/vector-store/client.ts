@@ -1,11 +1,11 @@
 import "server-only";
 import { ChromaClient, type Collection, type Metadata, type Where } from "chromadb";
-import { chromaFetch } from "./fetch";
-import { vectorWrite } from "./write-gate";
-import { vectorStoreState } from "./state";
 import { env } from "../env.mjs";
 import { AppError, unavailable } from "../core/errors";
 import type { Embedder } from "../embeddings";
+import { chromaFetch } from "./fetch";
+import { vectorWrite } from "./write-gate";
+import { vectorStoreState } from "./state";
 
 /** The app's handle on a collection; modules outside lib/vector-store name it from here, not from chromadb. */
 export type { Collection, Metadata };
@@ -130,12 +130,18 @@ export function packVector(v: ArrayLike<number>): string {
  * string, which cost the app more CPU during an ingest than embedding the chunks; here a
  * Buffer does it. Servers without base64 support get plain float lists, as from the client.
  */
-export async function addRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
+export async function addRecords(
+  collection: Collection,
+  records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] },
+): Promise<void> {
   await vectorWrite(live(collection), (c) => writeRecords(c, records, "add"));
 }
 
 /** addRecords as an upsert: for chunks written again, which Chroma may hold already after all. */
-export async function upsertRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }): Promise<void> {
+export async function upsertRecords(
+  collection: Collection,
+  records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] },
+): Promise<void> {
   await vectorWrite(live(collection), (c) => writeRecords(c, records, "upsert"));
 }
 
@@ -143,7 +149,11 @@ export async function upsertRecords(collection: Collection, records: { ids: stri
  * Writes records to one collection as they are, not mirrored: `upsert` for a rebuild's copy,
  * where a change mirrored meanwhile may have written the same record already.
  */
-export async function writeRecords(collection: Collection, records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }, op: "add" | "upsert"): Promise<void> {
+export async function writeRecords(
+  collection: Collection,
+  records: { ids: string[]; embeddings: number[][]; metadatas: Metadata[] },
+  op: "add" | "upsert",
+): Promise<void> {
   const base64 = await chroma().supportsBase64Encoding();
   await postJson(recordsUrl(collection, op), {
     ids: records.ids,
@@ -171,7 +181,10 @@ export { isVectorStoreUnavailable } from "../core/errors";
 
 /** One collection per embedding model: vectors of two models never share an index. */
 export function collectionName(model: string, dimension: number): string {
-  const slug = model.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
+  const slug = model
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
   return `${env().CHROMA_COLLECTION_PREFIX}-${slug}-${dimension}`.slice(0, 200);
 }
 

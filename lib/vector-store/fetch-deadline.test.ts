@@ -32,10 +32,12 @@ describe("a Chroma call's deadline", () => {
       const call = f(input, input instanceof Request ? undefined : { method: "GET" });
       // Collect while the request waits, until it has ended one way or another.
       let ended = false;
-      const settled = call.then(
-        () => "answered",
-        (err) => err,
-      ).finally(() => (ended = true));
+      const settled = call
+        .then(
+          () => "answered",
+          (err) => err,
+        )
+        .finally(() => (ended = true));
       while (!ended) {
         gc();
         await new Promise((r) => setImmediate(r));

@@ -1,6 +1,4 @@
 import "server-only";
-import { markNotServed } from "../core/errors";
-import { vectorStoreState } from "./state";
 import {
   ChromaClientError,
   ChromaConnectionError,
@@ -12,6 +10,8 @@ import {
   ChromaUnauthorizedError,
   ChromaUniqueError,
 } from "chromadb";
+import { markNotServed } from "../core/errors";
+import { vectorStoreState } from "./state";
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
 import { chunkText } from "../core/chunking";
 import { commitReady, insertDocument } from "../db/documents";
+import { newAgent } from "../../test/helpers";
 import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "./client";
 import { addChunks, agentVectors, ownVectorsReturned, unreachableAmong, type StoredVector } from "./chunks";
-import { newAgent } from "../../test/helpers";
 
 // The check after a crash asks first whether a chunk's own vector returns it over the whole
 // collection, and asks with its agent's filter, as searches do, only for those it did not. That
@@ -16,24 +16,45 @@ const CHUNKS = 30;
 
 function seeded(seed: number) {
   let s = seed;
-  return () => ((s = (s * 16807) % 2147483647) / 2147483647) - 0.5;
+  return () => (s = (s * 16807) % 2147483647) / 2147483647 - 0.5;
 }
 
 async function readyDocument(collection: Collection, agentId: number, filename: string, rand: () => number): Promise<number> {
   const text = `${filename} `.repeat(Math.ceil((CHUNKS * 40) / (filename.length + 1))).slice(0, CHUNKS * 40);
   const chunks = chunkText(text, 40, 0, "fixed");
   const id = insertDocument(
-    { agent_id: agentId, filename, type: "txt", sha256: `self-${filename}`, bytes: text.length, chunk_size: 40, chunk_overlap: 0, chunk_strategy: "fixed", text, embedding_model: MODEL },
+    {
+      agent_id: agentId,
+      filename,
+      type: "txt",
+      sha256: `self-${filename}`,
+      bytes: text.length,
+      chunk_size: 40,
+      chunk_overlap: 0,
+      chunk_strategy: "fixed",
+      text,
+      embedding_model: MODEL,
+    },
     chunks,
   );
-  await addChunks(collection, { agentId, documentId: id }, chunks, chunks.map(() => Array.from({ length: DIM }, rand)));
+  await addChunks(
+    collection,
+    { agentId, documentId: id },
+    chunks,
+    chunks.map(() => Array.from({ length: DIM }, rand)),
+  );
   await commitReady(agentId, id, filename, chunks.length);
   return id;
 }
 
 /** Whether a top-10 query by the chunk's own vector, filtered to its agent as every search is, returns it. */
 async function filteredReturns(collection: Collection, agentId: number, v: StoredVector): Promise<boolean> {
-  const res = await collection.query({ queryEmbeddings: [v.embedding], nResults: 10, where: { agent_id: agentId }, include: ["distances"] });
+  const res = await collection.query({
+    queryEmbeddings: [v.embedding],
+    nResults: 10,
+    where: { agent_id: agentId },
+    include: ["distances"],
+  });
   return res.ids[0].includes(v.id);
 }
 

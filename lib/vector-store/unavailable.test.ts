@@ -117,7 +117,16 @@ describe("a hung Chroma (process stopped, socket still open)", () => {
 describe("a dead Chroma (connection refused)", () => {
   it("is the same 503 at once, without waiting for the timeout", async () => {
     process.kill(pid, "SIGKILL");
-    await expect.poll(() => fetch(`${chroma.url}/api/v2/heartbeat`).then(() => "up", () => "down"), { timeout: 20_000 }).toBe("down");
+    await expect
+      .poll(
+        () =>
+          fetch(`${chroma.url}/api/v2/heartbeat`).then(
+            () => "up",
+            () => "down",
+          ),
+        { timeout: 20_000 },
+      )
+      .toBe("down");
 
     // The connection failed (refused, or a kept-alive one reset): that is the reason, not a deadline waited for.
     const err = await settled(() => searchAgentDocuments(agent.id, "blue lamp", 3));
@@ -131,7 +140,10 @@ describe("a dead Chroma (connection refused)", () => {
     expect(res.body.error.code).toBe("vector_store_unavailable");
     expect(JSON.stringify(res.body)).not.toMatch(chromadbText);
 
-    expect(await checkHealth()).toMatchObject({ ok: false, chroma: { ok: false, error: expect.stringMatching(/^Chroma is not reachable at /) } });
+    expect(await checkHealth()).toMatchObject({
+      ok: false,
+      chroma: { ok: false, error: expect.stringMatching(/^Chroma is not reachable at /) },
+    });
   });
 
   it("fails an evaluation run with a message a user can act on", async () => {

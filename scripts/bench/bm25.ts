@@ -8,10 +8,7 @@ import MiniSearch from "minisearch";
 export class Bm25Index {
   private readonly search: MiniSearch<{ id: number; text: string }>;
 
-  constructor(
-    chunks: readonly string[],
-    processTerm?: (term: string) => string | null,
-  ) {
+  constructor(chunks: readonly string[], processTerm?: (term: string) => string | null) {
     this.search = new MiniSearch<{ id: number; text: string }>({
       fields: ["text"],
       idField: "id",

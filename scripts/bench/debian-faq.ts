@@ -43,7 +43,9 @@ const HEADING = /^(\d+(?:\.\d+)+)\.\s+(.*)$/s;
 
 export function loadDebianFaq(dir = DEFAULT_FAQ_DIR): FaqSet {
   if (!fs.existsSync(path.join(dir, "index.en.html"))) {
-    throw new Error(`The Debian FAQ is not installed at ${dir}: run \`apt-get install debian-faq\` (the benchmark builds its questions from it).`);
+    throw new Error(
+      `The Debian FAQ is not installed at ${dir}: run \`apt-get install debian-faq\` (the benchmark builds its questions from it).`,
+    );
   }
   const articles: FaqArticle[] = [];
   chapterFiles(dir).forEach((file, i) => {
@@ -56,9 +58,17 @@ export function loadDebianFaq(dir = DEFAULT_FAQ_DIR): FaqSet {
       if (!m || !m[2].includes("?")) continue; // "Feedback", "Authors": headings, not questions
       const body = ownContent(section);
       if (body.text.replace(/\s+/g, " ").trim().length < 40) continue; // only an intro to subsections
-      const number = m[1].split(".").map((n, j) => (j === 0 ? n.padStart(2, "0") : n)).join(".");
+      const number = m[1]
+        .split(".")
+        .map((n, j) => (j === 0 ? n.padStart(2, "0") : n))
+        .join(".");
       const anchor = title.querySelector("a[id]")?.getAttribute("id") ?? "section";
-      articles.push({ filename: `faq-${number}-${anchor}.html`, html: `<html><body>${body.html}</body></html>`, question: m[2].trim(), chapter: i + 1 });
+      articles.push({
+        filename: `faq-${number}-${anchor}.html`,
+        html: `<html><body>${body.html}</body></html>`,
+        question: m[2].trim(),
+        chapter: i + 1,
+      });
     }
   });
   return {
@@ -71,7 +81,11 @@ export function loadDebianFaq(dir = DEFAULT_FAQ_DIR): FaqSet {
 /** The section's children except its title and nested sections, with cross-reference titles cut. */
 function ownContent(section: HTMLElement): { html: string; text: string } {
   const parts: HTMLElement[] = section.childNodes.filter(
-    (n): n is HTMLElement => n instanceof Object && "classList" in n && !(n as HTMLElement).classList.contains("titlepage") && !(n as HTMLElement).classList.contains("section"),
+    (n): n is HTMLElement =>
+      n instanceof Object &&
+      "classList" in n &&
+      !(n as HTMLElement).classList.contains("titlepage") &&
+      !(n as HTMLElement).classList.contains("section"),
   );
   const holder = parse("<div></div>").firstChild as HTMLElement;
   for (const p of parts) holder.appendChild(p.clone());

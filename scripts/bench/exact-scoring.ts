@@ -26,10 +26,12 @@ const ADD_BATCH = 1000; // the app's adds carry up to 1,000 vectors
 const WORDS_PER_CHUNK = 100; // about 750 characters, near the app's 800-character chunks
 // Distances this close are a tie: Chroma computes in float32, this script in float64.
 const TIE = 1e-6;
-const VOCAB = ("account password reset login error update install router printer network wifi billing invoice refund order shipping delivery " +
+const VOCAB = (
+  "account password reset login error update install router printer network wifi billing invoice refund order shipping delivery " +
   "return warranty battery charger screen device app email message support ticket customer service setting profile subscription plan payment " +
   "card bank connection server backup sync file folder upload download browser cache cookie security code verification phone tablet laptop " +
-  "firmware bluetooth speaker cable port adapter light button").split(" ");
+  "firmware bluetooth speaker cable port adapter light button"
+).split(" ");
 
 const log = (msg: string) => console.error(`[exact] ${msg}`);
 const out = (key: string, v: number | string) => console.log(`${key}: ${typeof v === "number" ? Number(v.toFixed(v < 1 ? 4 : 1)) : v}`);
@@ -52,7 +54,7 @@ async function heapBytes(): Promise<number> {
 }
 const timed = async <T>(into: number[], f: () => T | Promise<T>, t = performance.now()): Promise<T> => {
   const r = await f();
-  return into.push(performance.now() - t), r;
+  return (into.push(performance.now() - t), r);
 };
 
 function parseArgs(argv: string[]) {
@@ -60,13 +62,18 @@ function parseArgs(argv: string[]) {
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i].includes("=") ? argv[i].split(/=(.*)/s) : [argv[i]];
     const value = () => inline ?? argv[++i] ?? "";
-    if (key === "--sizes") a.sizes = value().split(",").map(Number).sort((x, y) => x - y);
+    if (key === "--sizes")
+      a.sizes = value()
+        .split(",")
+        .map(Number)
+        .sort((x, y) => x - y);
     else if (key === "--agents") a.agents = Number(value());
     else if (key === "--queries") a.queries = Number(value());
     else fail(`unknown argument ${key}; usage: [--sizes 1000,10000] [--agents 3] [--queries 50]`);
   }
   if (!a.sizes.length || a.sizes.some((n) => !Number.isInteger(n) || n < 100)) fail("--sizes needs whole numbers of at least 100");
-  for (const k of ["agents", "queries"] as const) if (!Number.isInteger(a[k]) || a[k] < 1) fail(`--${k} needs a whole number of at least 1`);
+  for (const k of ["agents", "queries"] as const)
+    if (!Number.isInteger(a[k]) || a[k] < 1) fail(`--${k} needs a whole number of at least 1`);
   return a;
 }
 const fail = (msg: string): never => (console.error(`exact-scoring bench: ${msg}`), process.exit(2));
@@ -83,7 +90,8 @@ const usedTokens = new Set<string>();
 /** A chunk's own word: 8 random letters, unlike any vocabulary word and any other chunk's. */
 function chunkText(): { token: string; text: string } {
   let token = "";
-  while (!token || usedTokens.has(token)) token = Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join("");
+  while (!token || usedTokens.has(token))
+    token = Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join("");
   usedTokens.add(token);
   const words = Array.from({ length: WORDS_PER_CHUNK }, () => pick(VOCAB));
   words.splice(Math.floor(rand() * words.length), 0, token);
@@ -91,8 +99,16 @@ function chunkText(): { token: string; text: string } {
 }
 
 /** Vectors held in this process: row i of `data` is ids[i]; `sq` its squared norm. */
-interface ExactIndex { ids: string[]; data: Float32Array; sq: Float64Array; dim: number }
-interface Hit { id: string; d: number }
+interface ExactIndex {
+  ids: string[];
+  data: Float32Array;
+  sq: Float64Array;
+  dim: number;
+}
+interface Hit {
+  id: string;
+  d: number;
+}
 
 function exactIndex(ids: string[], data: Float32Array, dim: number): ExactIndex {
   const x = { ids, data, sq: new Float64Array(ids.length), dim };
@@ -100,7 +116,10 @@ function exactIndex(ids: string[], data: Float32Array, dim: number): ExactIndex 
   return x;
 }
 function dotRow(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0; // four sums: one alone waits on each add's latency
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0; // four sums: one alone waits on each add's latency
   for (let k = 0; k < dim; k += 4) {
     s0 += a[ao + k] * b[bo + k];
     s1 += a[ao + k + 1] * b[bo + k + 1];
@@ -139,14 +158,18 @@ function exactTopK(x: ExactIndex, q: Float32Array, k: number, space: string): Hi
  */
 const recallAt10 = (got: string[], exact: Hit[], exactOf: (id: string) => number) =>
   Math.min(K, got.slice(0, K).filter((id) => exactOf(id) <= exact[K - 1].d + TIE).length) / K;
-const missesRank1 = (got: string[], exact: Hit[], exactOf: (id: string) => number) => !got.slice(0, K).some((id) => exactOf(id) <= exact[0].d + TIE);
+const missesRank1 = (got: string[], exact: Hit[], exactOf: (id: string) => number) =>
+  !got.slice(0, K).some((id) => exactOf(id) <= exact[0].d + TIE);
 
 type VectorStore = typeof import("../../lib/vector-store/client");
 type Embeddings = typeof import("../../lib/embeddings/index");
 /** What the steps share: the app's modules, its collection and embedder, and the corpus so far. */
 interface Bench {
-  vs: VectorStore; collection: Awaited<ReturnType<VectorStore["collectionFor"]>>; embedder: InstanceType<Embeddings["LocalEmbedder"]>;
-  space: string; agents: number;
+  vs: VectorStore;
+  collection: Awaited<ReturnType<VectorStore["collectionFor"]>>;
+  embedder: InstanceType<Embeddings["LocalEmbedder"]>;
+  space: string;
+  agents: number;
   have: Map<number, number>; // chunks per agent
   testTokens: string[]; // the agent under test's own words, for its queries
   df: ReturnType<Embeddings["newFeatureCounts"]>; // its feature counts, which weight its queries
@@ -161,7 +184,8 @@ async function grow(b: Bench, n: number) {
   const docs: number[] = []; // one agent id per document, shuffled as mixed uploads arrive
   for (let agent = 1; agent <= b.agents; agent++) {
     let c = b.have.get(agent) ?? 0;
-    for (const want = agent === TEST_AGENT ? n : Math.min(Math.floor(n / 2), OTHER_CAP); c < want; c += CHUNKS_PER_DOC) docs.splice(Math.floor(rand() * (docs.length + 1)), 0, agent);
+    for (const want = agent === TEST_AGENT ? n : Math.min(Math.floor(n / 2), OTHER_CAP); c < want; c += CHUNKS_PER_DOC)
+      docs.splice(Math.floor(rand() * (docs.length + 1)), 0, agent);
     b.have.set(agent, c);
   }
   const total = docs.length * CHUNKS_PER_DOC;
@@ -169,16 +193,27 @@ async function grow(b: Bench, n: number) {
   for (let d = 0; d < docs.length; d += ADD_BATCH / CHUNKS_PER_DOC) {
     const batch = docs.slice(d, d + ADD_BATCH / CHUNKS_PER_DOC).flatMap((agent) => {
       const doc = b.nextDoc++;
-      return Array.from({ length: CHUNKS_PER_DOC }, (_, c) => ({ id: b.vs.chunkId(doc, c), ...chunkText(), metadata: { agent_id: agent, document_id: doc, chunk_index: c } }));
+      return Array.from({ length: CHUNKS_PER_DOC }, (_, c) => ({
+        id: b.vs.chunkId(doc, c),
+        ...chunkText(),
+        metadata: { agent_id: agent, document_id: doc, chunk_index: c },
+      }));
     });
     const mine = batch.filter((x) => x.metadata.agent_id === TEST_AGENT);
     b.testTokens.push(...mine.map((x) => x.token));
     const embeddings = await timed(took.embed, () => b.embedder.embed(batch.map((x) => x.text)));
-    await b.embedder.countFeatures(mine.map((x) => x.text), b.df);
-    await timed(took.add, () => b.vs.writeRecords(b.collection, { ids: batch.map((x) => x.id), embeddings, metadatas: batch.map((x) => x.metadata) }, "add"));
+    await b.embedder.countFeatures(
+      mine.map((x) => x.text),
+      b.df,
+    );
+    await timed(took.add, () =>
+      b.vs.writeRecords(b.collection, { ids: batch.map((x) => x.id), embeddings, metadatas: batch.map((x) => x.metadata) }, "add"),
+    );
     took.added += batch.length;
     if (performance.now() - took.logged > 5000 || took.added === total) {
-      log(`size ${n}: added ${took.added}/${total} (embedding ${(sum(took.embed) / 1000).toFixed(1)} s, Chroma adds ${(sum(took.add) / 1000).toFixed(1)} s)`);
+      log(
+        `size ${n}: added ${took.added}/${total} (embedding ${(sum(took.embed) / 1000).toFixed(1)} s, Chroma adds ${(sum(took.add) / 1000).toFixed(1)} s)`,
+      );
       took.logged = performance.now();
     }
   }
@@ -199,12 +234,23 @@ async function loadExact(b: Bench): Promise<ExactIndex> {
     ids.push(...res.ids);
     if (res.ids.length < page) break;
   }
-  if (ids.length * dim !== data.length) throw new Error(`Chroma returned ${ids.length} vectors of agent ${TEST_AGENT}, not ${b.have.get(TEST_AGENT)}`);
+  if (ids.length * dim !== data.length)
+    throw new Error(`Chroma returned ${ids.length} vectors of agent ${TEST_AGENT}, not ${b.have.get(TEST_AGENT)}`);
   return exactIndex(ids, data, dim);
 }
 
-const newFigures = () => ({ chroma: [] as number[], chromaDeep: [] as number[], exact: [] as number[], recall: [] as number[], d1: [] as number[], d10: [] as number[],
-  miss: 0, ties: 0, diff: 0, rescore: new Map(DEPTHS.map((d) => [d, { ms: [] as number[], recall: [] as number[] }])) });
+const newFigures = () => ({
+  chroma: [] as number[],
+  chromaDeep: [] as number[],
+  exact: [] as number[],
+  recall: [] as number[],
+  d1: [] as number[],
+  d10: [] as number[],
+  miss: 0,
+  ties: 0,
+  diff: 0,
+  rescore: new Map(DEPTHS.map((d) => [d, { ms: [] as number[], recall: [] as number[] }])),
+});
 
 /** One query: Chroma's top 10 against the exact one, Chroma's deepest list, and each re-scoring depth. */
 async function measureQuery(b: Bench, index: ExactIndex, rowOf: Map<string, number>, qv: number[], m: ReturnType<typeof newFigures>) {
@@ -227,7 +273,13 @@ async function measureQuery(b: Bench, index: ExactIndex, rowOf: Map<string, numb
       const res = await b.vs.live(b.collection).query({ queryEmbeddings: [qv], nResults: d, where, include: ["embeddings"] });
       return exactTopK(exactIndex(res.ids[0], Float32Array.from((res.embeddings[0] as number[][]).flat()), index.dim), q, K, b.space);
     });
-    r.recall.push(recallAt10(best.map((h) => h.id), exact, exactOf));
+    r.recall.push(
+      recallAt10(
+        best.map((h) => h.id),
+        exact,
+        exactOf,
+      ),
+    );
   }
 }
 
@@ -241,16 +293,30 @@ async function measureApp(b: Bench, n: number, index: ExactIndex, queries: numbe
   const { exactNearest } = await import("../../lib/retrieval/exact");
   const t0 = performance.now();
   const table = new VectorTable(index.dim, index.ids.length);
-  for (let i = 0; i < index.ids.length; ) {
+  for (let i = 0; i < index.ids.length;) {
     const key = parseId(index.ids[i]);
     let run = 1;
-    while (i + run < index.ids.length && parseId(index.ids[i + run]).document_id === key.document_id && parseId(index.ids[i + run]).chunk_index === key.chunk_index + run) run++;
+    while (
+      i + run < index.ids.length &&
+      parseId(index.ids[i + run]).document_id === key.document_id &&
+      parseId(index.ids[i + run]).chunk_index === key.chunk_index + run
+    )
+      run++;
     table.append(key.document_id, key.chunk_index, run, index.data.subarray(i * index.dim, (i + run) * index.dim));
     i += run;
   }
   out(`app_exact_table_build_ms_${n}`, performance.now() - t0);
   out(`app_exact_table_mb_${n}`, table.bytes / MB);
-  const agent = { signature: "", table, documents: [], chunkCounts: [], chunks: index.ids.length, dimension: index.dim, bytes: table.bytes, usedAt: 0 };
+  const agent = {
+    signature: "",
+    table,
+    documents: [],
+    chunkCounts: [],
+    chunks: index.ids.length,
+    dimension: index.dim,
+    bytes: table.bytes,
+    usedAt: 0,
+  };
   const one: number[] = [];
   let same = 0;
   for (const qv of queries) {
@@ -259,7 +325,11 @@ async function measureApp(b: Bench, n: number, index: ExactIndex, queries: numbe
     const truth = exactTopK(index, q, K, b.space);
     const qq = dotRow(q, 0, q, 0, q.length);
     const rowOf = (id: string) => index.ids.indexOf(id);
-    same += recallAt10(hits.map((h) => `doc${h.document_id}#${h.chunk_index}`), truth, (id) => distance(index, q, qq, rowOf(id), b.space));
+    same += recallAt10(
+      hits.map((h) => `doc${h.document_id}#${h.chunk_index}`),
+      truth,
+      (id) => distance(index, q, qq, rowOf(id), b.space),
+    );
   }
   for (const p of [50, 95]) out(`app_exact_search_p${p}_ms_${n}`, pct(one, p / 100));
   out(`app_exact_recall_at_10_${n}`, same / queries.length);
@@ -310,14 +380,30 @@ async function measureSize(b: Bench, n: number, queryCount: number) {
 async function main(args: ReturnType<typeof parseArgs>, tmp: string, onChroma: (stop: () => Promise<void>) => void) {
   const chroma = await startChroma({ dataDir: path.join(tmp, "chroma"), restart: false, log });
   onChroma(chroma.stop);
-  Object.assign(process.env, { DATA_DIR: path.join(tmp, "data"), CHROMA_URL: chroma.url, CHROMA_COLLECTION_PREFIX: "bench", EMBEDDING_PROVIDER: "local", KB_DEMO: "0" });
+  Object.assign(process.env, {
+    DATA_DIR: path.join(tmp, "data"),
+    CHROMA_URL: chroma.url,
+    CHROMA_COLLECTION_PREFIX: "bench",
+    EMBEDDING_PROVIDER: "local",
+    KB_DEMO: "0",
+  });
   // Imported only now: lib/ reads the environment on first use.
   const vs: VectorStore = await import("../../lib/vector-store/client");
   const { LocalEmbedder, newFeatureCounts }: Embeddings = await import("../../lib/embeddings/index");
   const embedder = new LocalEmbedder({ log });
   await embedder.ready(); // the word vectors, before any embedding is timed
   const collection = await vs.collectionFor(embedder); // the app's name, HNSW settings and space
-  const b: Bench = { vs, collection, embedder, space: vs.DISTANCE_SPACE, agents: args.agents, have: new Map(), testTokens: [], df: newFeatureCounts(), nextDoc: 1 };
+  const b: Bench = {
+    vs,
+    collection,
+    embedder,
+    space: vs.DISTANCE_SPACE,
+    agents: args.agents,
+    have: new Map(),
+    testTokens: [],
+    df: newFeatureCounts(),
+    nextDoc: 1,
+  };
   out("model", embedder.model);
   out("collection", `${collection.name} (${b.space}, ${JSON.stringify(vs.HNSW)})`);
   out("agents", `${args.agents} (agent under test: N chunks; each other: min(N/2, ${OTHER_CAP}))`);

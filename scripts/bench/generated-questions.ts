@@ -30,7 +30,13 @@ async function main() {
   const cache = path.join(root, "node_modules/.cache/kb-inspector-test");
   fs.mkdirSync(cache, { recursive: true });
   fs.symlinkSync(cache, path.join(dataDir, "cache"));
-  Object.assign(process.env, { DATA_DIR: dataDir, CHROMA_URL: chroma.url, CHROMA_COLLECTION_PREFIX: "bench", EMBEDDING_PROVIDER: "local", KB_DEMO: "0" });
+  Object.assign(process.env, {
+    DATA_DIR: dataDir,
+    CHROMA_URL: chroma.url,
+    CHROMA_COLLECTION_PREFIX: "bench",
+    EMBEDDING_PROVIDER: "local",
+    KB_DEMO: "0",
+  });
   delete process.env.OPENAI_CHAT_MODEL; // the offline generator is what is measured
   // Imported only now: lib/ reads the environment on first use.
   const { createAgent } = await import("../../lib/db/agents");
@@ -49,10 +55,14 @@ async function main() {
   const { embedder } = await import("../../lib/embeddings/configured");
   const { RETRIEVAL_MODES } = await import("../../lib/validations/agent");
 
-  const articles = fs.readdirSync(demoDir).filter((f) => f.endsWith(".md")).sort();
+  const articles = fs
+    .readdirSync(demoDir)
+    .filter((f) => f.endsWith(".md"))
+    .sort();
   const agentWithArticles = async (name: string) => {
     const agent = createAgent({ name, tools: ["document_search"] });
-    for (const f of articles) await ingestFile(agent.id, { filename: f, bytes: fs.readFileSync(path.join(demoDir, f)) }, { chunkSize: 800, chunkOverlap: 100 });
+    for (const f of articles)
+      await ingestFile(agent.id, { filename: f, bytes: fs.readFileSync(path.join(demoDir, f)) }, { chunkSize: 800, chunkOverlap: 100 });
     return agent.id;
   };
   const figures = (results: { rank: number | null; missing: boolean; answerable: boolean; beyond_cut: boolean }[]) => ({
@@ -72,33 +82,49 @@ async function main() {
   const report = await generatePairs(agentId, { documents: "all", per_document: 5 });
   const accepted = acceptProposals(agentId);
   console.log(`${articles.length} demo articles (chunks of 800/100), ${embedder().model}.`);
-  console.log(`Offline generator, 5 per article: ${report.proposed} questions generated (${report.skipped} skipped), ${accepted} accepted; hand-written: ${imported.accepted} pairs of demo/pairs.csv.\n`);
+  console.log(
+    `Offline generator, 5 per article: ${report.proposed} questions generated (${report.skipped} skipped), ${accepted} accepted; hand-written: ${imported.accepted} pairs of demo/pairs.csv.\n`,
+  );
   for (const mode of RETRIEVAL_MODES) {
     console.log(`Retrieval mode ${mode}:`);
     header();
-    for (const [label, source] of [["generated (offline, 5 per article)", "generated"], ["hand-written (demo/pairs.csv)", "import"]] as const) {
+    for (const [label, source] of [
+      ["generated (offline, 5 per article)", "generated"],
+      ["hand-written (demo/pairs.csv)", "import"],
+    ] as const) {
       const run = await startEvaluation(agentId, 5, mode, source).done;
       line(label, figures(runResults(run.id)));
     }
     console.log("");
   }
 
-  await byKind("the demo articles", articles.map((f) => ({ filename: f, bytes: fs.readFileSync(path.join(demoDir, f)) })));
+  await byKind(
+    "the demo articles",
+    articles.map((f) => ({ filename: f, bytes: fs.readFileSync(path.join(demoDir, f)) })),
+  );
 
   // A real FAQ, if installed (`apt-get install debian-faq`): one document per chapter, its questions in its headings.
   if (!fs.existsSync(path.join(DEFAULT_FAQ_DIR, "index.en.html"))) {
     console.log(`\nThe Debian FAQ is not installed at ${DEFAULT_FAQ_DIR} (apt-get install debian-faq): its figures are left out.`);
     return;
   }
-  const chapters = fs.readdirSync(DEFAULT_FAQ_DIR).filter((f) => f.endsWith(".en.html") && f !== "index.en.html").sort();
+  const chapters = fs
+    .readdirSync(DEFAULT_FAQ_DIR)
+    .filter((f) => f.endsWith(".en.html") && f !== "index.en.html")
+    .sort();
   const truth = new Set(loadDebianFaq().articles.map((a) => questionKey(a.question)));
-  const found = chapters.flatMap((f) => candidateQuestions(htmlToText(fs.readFileSync(path.join(DEFAULT_FAQ_DIR, f), "utf8"))).filter((q) => q.kind === "faq"));
+  const found = chapters.flatMap((f) =>
+    candidateQuestions(htmlToText(fs.readFileSync(path.join(DEFAULT_FAQ_DIR, f), "utf8"))).filter((q) => q.kind === "faq"),
+  );
   const right = found.filter((q) => truth.has(questionKey(q.query))).length;
   console.log(
     `\nDebian FAQ, ${chapters.length} chapters: of its ${truth.size} questions (section headings), the generator reads ${right} as FAQ-style questions ` +
       `(${(right / truth.size).toFixed(3)}); ${found.length - right} other lines taken for FAQ questions.`,
   );
-  await byKind("the Debian FAQ's chapters", chapters.map((f) => ({ filename: f, bytes: fs.readFileSync(path.join(DEFAULT_FAQ_DIR, f)) })));
+  await byKind(
+    "the Debian FAQ's chapters",
+    chapters.map((f) => ({ filename: f, bytes: fs.readFileSync(path.join(DEFAULT_FAQ_DIR, f)) })),
+  );
 
   /** Every question the generator can give (up to 20 a document) through the product's path, accepted, recall by kind. */
   async function byKind(label: string, files: { filename: string; bytes: Uint8Array }[]) {
@@ -115,7 +141,11 @@ async function main() {
       const results = runResults((await startEvaluation(agent.id, 5, mode, "generated").done).id);
       console.log(`Retrieval mode ${mode}:`);
       header();
-      for (const [kind, name] of [["faq", "FAQ-style lines"], ["heading", "headings turned into questions"], ["sentence", "first sentences turned into questions"]]) {
+      for (const [kind, name] of [
+        ["faq", "FAQ-style lines"],
+        ["heading", "headings turned into questions"],
+        ["sentence", "first sentences turned into questions"],
+      ]) {
         const of = results.filter((r) => kindOf.get(`${r.query}\u0000${r.expected}`) === kind);
         if (of.length) line(name, figures(of));
       }

@@ -89,7 +89,8 @@ function normalise(v) {
 const rand = mulberry32(20240611);
 const centres = Array.from({ length: CLUSTERS }, () => normalise(addUnitNoise(new Float64Array(DIM), 1, rand)));
 /** A topic for one of the agent's documents: mostly one of its own, sometimes any other. */
-const topicOf = (agent, r) => (r() < 0.7 ? agent * (CLUSTERS / AGENTS) + Math.floor(r() * (CLUSTERS / AGENTS)) : Math.floor(r() * CLUSTERS));
+const topicOf = (agent, r) =>
+  r() < 0.7 ? agent * (CLUSTERS / AGENTS) + Math.floor(r() * (CLUSTERS / AGENTS)) : Math.floor(r() * CLUSTERS);
 /** A document's direction: its topic's centre moved by 0.5 in a random direction. */
 const docDirection = (agent, r) => addUnitNoise(Float64Array.from(centres[topicOf(agent, r)]), 0.5, r);
 /** One chunk of that document, normalised: cosine ≈ 0.72 to chunks of its document, ≈ 0.57 to its topic. */
@@ -100,7 +101,8 @@ const chunkOf = (dir, r) => Float32Array.from(normalise(addUnitNoise(Float64Arra
 const docs = [];
 const shares = Array.from({ length: AGENTS }, (_, a) => Math.round((N * (a + 1)) / 55));
 shares[AGENTS - 1] += N - shares.reduce((s, x) => s + x, 0);
-for (let a = 0; a < AGENTS; a++) for (let left = shares[a]; left > 0; left -= CHUNKS_PER_DOC) docs.push({ agent: a, chunks: Math.min(CHUNKS_PER_DOC, left) });
+for (let a = 0; a < AGENTS; a++)
+  for (let left = shares[a]; left > 0; left -= CHUNKS_PER_DOC) docs.push({ agent: a, chunks: Math.min(CHUNKS_PER_DOC, left) });
 for (let i = docs.length - 1; i > 0; i--) {
   const j = Math.floor(rand() * (i + 1));
   [docs[i], docs[j]] = [docs[j], docs[i]];
@@ -133,7 +135,11 @@ for (const q of recallQueries) {
     for (let d = 0, o = i * DIM; d < DIM; d++) s += q.v[d] * data[o + d];
     return s;
   };
-  q.exact = byAgent[q.agent].map((i) => [i, dot(i)]).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([i]) => `v${i}`);
+  q.exact = byAgent[q.agent]
+    .map((i) => [i, dot(i)])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([i]) => `v${i}`);
 }
 const rankQueries = RANK_AGENTS.map((a) => nearQuery(a, mulberry32(1000 + a)));
 const selfSample = Array.from({ length: N }, (_, i) => i);
@@ -171,7 +177,14 @@ async function call(method, urlPath, body, expect = [200, 201]) {
 }
 /** A filtered query as the app sends it: only this agent's chunks, ids and distances back. */
 const query = async (col, vectors, agent, k) =>
-  (await call("POST", `${DB}/collections/${col}/query`, { query_embeddings: vectors.map((v) => Array.from(v)), n_results: k, where: { agent_id: agent }, include: ["distances"] })).body;
+  (
+    await call("POST", `${DB}/collections/${col}/query`, {
+      query_embeddings: vectors.map((v) => Array.from(v)),
+      n_results: k,
+      where: { agent_id: agent },
+      include: ["distances"],
+    })
+  ).body;
 /** The configuration as Chroma reports it (GET takes the collection's name, the rest its id). */
 const reported = async (name) => {
   const c = (await call("GET", `${DB}/collections/${name}`)).body;
@@ -188,7 +201,9 @@ async function addAll(col, maxBatch, base64) {
     // The body is built before the clock starts: this times Chroma's add, not our encoding. The
     // base64 form is the raw Float32Array bytes, little-endian float32 on the x86/ARM hosts Node runs on.
     const ids = Array.from({ length: n }, (_, j) => `v${done + j}`);
-    const embeddings = ids.map((_, j) => (base64 ? Buffer.from(data.buffer, (done + j) * DIM * 4, DIM * 4).toString("base64") : Array.from(vec(done + j))));
+    const embeddings = ids.map((_, j) =>
+      base64 ? Buffer.from(data.buffer, (done + j) * DIM * 4, DIM * 4).toString("base64") : Array.from(vec(done + j)),
+    );
     const body = JSON.stringify({ ids, embeddings, metadatas: meta.slice(done, done + n) });
     const t0 = performance.now();
     const res = await call("POST", `${DB}/collections/${col}/add`, body, null);
@@ -256,7 +271,13 @@ async function runConfig(name, pre) {
   console.log("");
   out("config", name);
   out("hnsw_requested", hnsw);
-  const col = (await call("POST", `${DB}/collections`, { name: colName, configuration: { hnsw }, metadata: { embedding_dimension: DIM, distance_space: "cosine" } })).body.id;
+  const col = (
+    await call("POST", `${DB}/collections`, {
+      name: colName,
+      configuration: { hnsw },
+      metadata: { embedding_dimension: DIM, distance_space: "cosine" },
+    })
+  ).body.id;
   out("configuration_reported", await reported(colName));
   out("add_per_s", Math.round(await addAll(col, pre.max_batch_size, pre.supports_base64_encoding === true)));
 
@@ -281,7 +302,10 @@ async function runConfig(name, pre) {
   const modify = async (change) => {
     const put = await call("PUT", `${DB}/collections/${col}`, { new_configuration: { hnsw: change } }, null);
     const ok = put.status === 200;
-    out(`modify_${Object.entries(change).flat().join("_to_")}`, ok ? "accepted (HTTP 200)" : `rejected (HTTP ${put.status}: ${JSON.stringify(put.body).slice(0, 300)})`);
+    out(
+      `modify_${Object.entries(change).flat().join("_to_")}`,
+      ok ? "accepted (HTTP 200)" : `rejected (HTTP ${put.status}: ${JSON.stringify(put.body).slice(0, 300)})`,
+    );
     return ok;
   };
   if (await modify({ ef_search: MODIFIED_EF })) {

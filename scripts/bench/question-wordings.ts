@@ -11,13 +11,21 @@ export const QUESTION_WORDINGS: Record<string, string[][]> = {
   ],
   sign_in: [
     ["How do I turn on two-factor authentication?", "Can I enable 2FA on my account?", "enable two factor authentication"],
-    ["I lost my phone with the authenticator app, how do I sign in?", "Lost my 2FA device, how can I log in?", "lost authenticator phone sign in"],
+    [
+      "I lost my phone with the authenticator app, how do I sign in?",
+      "Lost my 2FA device, how can I log in?",
+      "lost authenticator phone sign in",
+    ],
     ["Why is my account locked?", "My account got locked after failed logins", "account locked out"],
   ],
   invoices: [
     ["When are invoices issued?", "On which day do I get my invoice?", "invoice date billing period"],
     ["Where can I download my invoices as PDF?", "How do I get a PDF of my invoice?", "download invoice pdf"],
-    ["Can I change the billing address on an invoice?", "How do I update the address shown on my invoices?", "invoice billing address change"],
+    [
+      "Can I change the billing address on an invoice?",
+      "How do I update the address shown on my invoices?",
+      "invoice billing address change",
+    ],
   ],
   refunds: [
     ["How long does a refund take?", "When will I get my refund?", "refund processing time"],

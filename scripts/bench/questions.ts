@@ -11,7 +11,13 @@ import { startChroma } from "../chroma-server.mjs";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-questions-"));
 const chroma = await startChroma({ dataDir: path.join(tmp, "chroma"), restart: false });
-Object.assign(process.env, { DATA_DIR: path.join(tmp, "data"), CHROMA_URL: chroma.url, CHROMA_COLLECTION_PREFIX: "bench", EMBEDDING_PROVIDER: "local", KB_DEMO: "0" });
+Object.assign(process.env, {
+  DATA_DIR: path.join(tmp, "data"),
+  CHROMA_URL: chroma.url,
+  CHROMA_COLLECTION_PREFIX: "bench",
+  EMBEDDING_PROVIDER: "local",
+  KB_DEMO: "0",
+});
 try {
   // Imported only now: lib/ reads the environment on first use.
   const { embedder } = await import("../../lib/embeddings/configured");
@@ -41,10 +47,14 @@ try {
   }
   const rate = (xs: number[], t: number) => xs.filter((d) => d <= t).length / xs.length;
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  console.log(`${embedder().model}: ${same.length} pairs of wordings of one question, ${other.length} pairs of different questions of one subject\n`);
+  console.log(
+    `${embedder().model}: ${same.length} pairs of wordings of one question, ${other.length} pairs of different questions of one subject\n`,
+  );
   console.log("threshold  wordings grouped  different grouped");
   for (const t of [0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7]) {
-    console.log(`${t.toFixed(2).padStart(9)}  ${pct(rate(same, t)).padStart(16)}  ${pct(rate(other, t)).padStart(17)}${t === QUESTION_GROUP_DISTANCE ? "  <- QUESTION_GROUP_DISTANCE" : ""}`);
+    console.log(
+      `${t.toFixed(2).padStart(9)}  ${pct(rate(same, t)).padStart(16)}  ${pct(rate(other, t)).padStart(17)}${t === QUESTION_GROUP_DISTANCE ? "  <- QUESTION_GROUP_DISTANCE" : ""}`,
+    );
   }
 
   // (2) 10,000 logged questions: the labeled wordings with greetings and endings, asked again in
@@ -55,7 +65,18 @@ try {
     await ingestFile(agent.id, { filename: file, bytes: fs.readFileSync(path.join(demo, file)) }, { chunkSize: 800, chunkOverlap: 100 });
   }
   const wordings = Object.values(QUESTION_WORDINGS).flat(2);
-  const openers = ["", "hi ", "hello, ", "quick question: ", "please tell me ", "hey team - ", "question: ", "urgent: ", "can you help? ", "good morning, "];
+  const openers = [
+    "",
+    "hi ",
+    "hello, ",
+    "quick question: ",
+    "please tell me ",
+    "hey team - ",
+    "question: ",
+    "urgent: ",
+    "can you help? ",
+    "good morning, ",
+  ];
   const endings = ["", " thanks", " please", " asap", " thank you"];
   const LOGGED = 10_000;
   const asked = Array.from({ length: LOGGED }, (_, i) => {
@@ -68,7 +89,16 @@ try {
     const trace: Trace[] = [];
     const results = await retrieve(agent.id, batch, { topK: 5, trace });
     batch.forEach((query, j) =>
-      logToolCall({ agentId: agent.id, tool: "document_search", input: { query, top_k: 5 }, ok: true, latencyMs: 0, resultCount: results[j].length, retrieval: trace[j], refused: refusedByCut(trace[j]) }),
+      logToolCall({
+        agentId: agent.id,
+        tool: "document_search",
+        input: { query, top_k: 5 },
+        ok: true,
+        latencyMs: 0,
+        resultCount: results[j].length,
+        retrieval: trace[j],
+        refused: refusedByCut(trace[j]),
+      }),
     );
   }
   const logSeconds = (performance.now() - started) / 1000;
@@ -84,22 +114,50 @@ try {
   const replay = await seconds(async () => (replayed = (await replayQuestions(agent.id, { limit: 1000 })).summary.replayed));
   // The worst case for grouping: 10,000 questions, every one its own wording, most far apart
   // (words drawn from the demo articles), so nearly each one is compared with every group before it.
-  const vocabulary = [...new Set(fs.readdirSync(demo).filter((f) => f.endsWith(".md")).flatMap((f) => fs.readFileSync(path.join(demo, f), "utf8").toLowerCase().match(/[a-z]{4,}/g) ?? []))];
+  const vocabulary = [
+    ...new Set(
+      fs
+        .readdirSync(demo)
+        .filter((f) => f.endsWith(".md"))
+        .flatMap(
+          (f) =>
+            fs
+              .readFileSync(path.join(demo, f), "utf8")
+              .toLowerCase()
+              .match(/[a-z]{4,}/g) ?? [],
+        ),
+    ),
+  ];
   const spread = createAgent({ name: "Bench distinct questions", tools: ["document_search"] });
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(next() * vocabulary.length)]).join(" ");
   for (let i = 0; i < LOGGED; i++) {
-    logToolCall({ agentId: spread.id, tool: "document_search", input: { query: `how ${words(4)} ${i}`, top_k: 5 }, ok: true, latencyMs: 0, resultCount: 0 });
+    logToolCall({
+      agentId: spread.id,
+      tool: "document_search",
+      input: { query: `how ${words(4)} ${i}`, top_k: 5 },
+      ok: true,
+      latencyMs: 0,
+      resultCount: 0,
+    });
   }
   const groupSpread = await seconds(() => groupQuestions(spread.id));
   const { db } = await import("../../lib/db/client");
   const spreadGroups = (db().prepare("SELECT COUNT(*) AS n FROM question_groups WHERE agent_id = ?").get(spread.id) as { n: number }).n;
-  const counts = db().prepare("SELECT (SELECT COUNT(*) FROM question_keys WHERE agent_id = @a) AS keys, (SELECT COUNT(*) FROM question_groups WHERE agent_id = @a) AS groups").get({ a: agent.id }) as { keys: number; groups: number };
-  console.log(`\n${LOGGED} questions logged (${logSeconds.toFixed(1)} s, searched 50 at a time): ${counts.keys} distinct wordings in ${counts.groups} groups`);
+  const counts = db()
+    .prepare(
+      "SELECT (SELECT COUNT(*) FROM question_keys WHERE agent_id = @a) AS keys, (SELECT COUNT(*) FROM question_groups WHERE agent_id = @a) AS groups",
+    )
+    .get({ a: agent.id }) as { keys: number; groups: number };
+  console.log(
+    `\n${LOGGED} questions logged (${logSeconds.toFixed(1)} s, searched 50 at a time): ${counts.keys} distinct wordings in ${counts.groups} groups`,
+  );
   console.log(`questions_group_10k_s  ${group.toFixed(2)}   (embed every distinct wording once and group it)`);
   console.log(`questions_list_s       ${list.toFixed(2)}   (the tab's listing once grouped: ${listed} rows)`);
-  console.log(`questions_group_10k_distinct_s  ${groupSpread.toFixed(2)}   (10,000 distinct wordings of ${vocabulary.length} words: ${spreadGroups} groups)`);
+  console.log(
+    `questions_group_10k_distinct_s  ${groupSpread.toFixed(2)}   (10,000 distinct wordings of ${vocabulary.length} words: ${spreadGroups} groups)`,
+  );
   console.log(`replay_1000_s          ${replay.toFixed(2)}   (${replayed} logged questions searched again and compared)`);
 } finally {
   await chroma.stop();

@@ -52,7 +52,10 @@ export async function indexArticles(
 /** 1-based rank of each article's first chunk for its own question (null: not retrieved). */
 export async function rankQuestions(set: IndexedSet, articles: FaqArticle[], e: Embedder): Promise<(number | null)[]> {
   useEmbedder(e);
-  const rankings = await rankAllChunks(set.agentId, articles.map((a) => a.question));
+  const rankings = await rankAllChunks(
+    set.agentId,
+    articles.map((a) => a.question),
+  );
   return rankings.map((ranking, i) => bestRanks(ranking).get(set.documentIds[i])?.rank ?? null);
 }
 
@@ -60,9 +63,19 @@ export async function rankQuestions(set: IndexedSet, articles: FaqArticle[], e: 
  * 1-based rank of each article's first chunk in the product's search in another retrieval mode,
  * reading the first `depth` results (null: not among them, 0 in MRR).
  */
-export async function rankQuestionsInMode(set: IndexedSet, articles: FaqArticle[], e: Embedder, mode: RetrievalMode, depth = 20): Promise<(number | null)[]> {
+export async function rankQuestionsInMode(
+  set: IndexedSet,
+  articles: FaqArticle[],
+  e: Embedder,
+  mode: RetrievalMode,
+  depth = 20,
+): Promise<(number | null)[]> {
   useEmbedder(e);
-  const results = await retrieve(set.agentId, articles.map((a) => a.question), { topK: depth, mode });
+  const results = await retrieve(
+    set.agentId,
+    articles.map((a) => a.question),
+    { topK: depth, mode },
+  );
   return results.map((hits, i) => {
     const at = hits.findIndex((h) => h.document_id === set.documentIds[i]);
     return at < 0 ? null : at + 1;
@@ -90,13 +103,12 @@ export function midWordChunks(set: IndexedSet): number {
   return n;
 }
 
-export function rankWithBm25(
-  set: IndexedSet,
-  articles: FaqArticle[],
-  processTerm?: (term: string) => string | null,
-): (number | null)[] {
+export function rankWithBm25(set: IndexedSet, articles: FaqArticle[], processTerm?: (term: string) => string | null): (number | null)[] {
   const chunks = storedChunks(set);
-  const index = new Bm25Index(chunks.map((c) => c.text), processTerm);
+  const index = new Bm25Index(
+    chunks.map((c) => c.text),
+    processTerm,
+  );
   return articles.map((a, i) => rankOf(index.rank(a.question), (c) => chunks[c].documentId === set.documentIds[i]));
 }
 

@@ -21,7 +21,13 @@ const NAMED = {
 };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "kb-bench-sqlite-"));
 const chroma = await startChroma({ dataDir: path.join(tmp, "chroma"), restart: false });
-Object.assign(process.env, { DATA_DIR: path.join(tmp, "data"), CHROMA_URL: chroma.url, CHROMA_COLLECTION_PREFIX: "bench", EMBEDDING_PROVIDER: "local", KB_DEMO: "0" });
+Object.assign(process.env, {
+  DATA_DIR: path.join(tmp, "data"),
+  CHROMA_URL: chroma.url,
+  CHROMA_COLLECTION_PREFIX: "bench",
+  EMBEDDING_PROVIDER: "local",
+  KB_DEMO: "0",
+});
 try {
   // Imported only now: lib/ reads the environment on first use.
   const { createAgent } = await import("../../lib/db/agents");
@@ -32,12 +38,22 @@ try {
   const search = await import("../../pages/api/agents/[id]/documents/search");
   await embedder().embed(["warm-up"]);
 
-  const words = "account billing invoice refund shipping order password reset team seat plan export report integration slack email phone chat hours holiday warehouse parcel tracking label return credit card upgrade downgrade renewal contract admin permission role".split(" ");
+  const words =
+    "account billing invoice refund shipping order password reset team seat plan export report integration slack email phone chat hours holiday warehouse parcel tracking label return credit card upgrade downgrade renewal contract admin permission role".split(
+      " ",
+    );
   const text = (i: number) =>
-    Array.from({ length: 12 }, (_, s) => `${Array.from({ length: 30 }, (_, w) => words[(i * 7 + s * 13 + w * 3) % words.length]).join(" ")}.`).join(" ") + ` Article ${i}.`;
+    Array.from(
+      { length: 12 },
+      (_, s) => `${Array.from({ length: 30 }, (_, w) => words[(i * 7 + s * 13 + w * 3) % words.length]).join(" ")}.`,
+    ).join(" ") + ` Article ${i}.`;
   const upload = (from: number, n: number) =>
-    call(documents.POST, { body: filesForm(Array.from({ length: n }, (_, i) => [`article-${from + i}.txt`, text(from + i)])), params: { id: String(agent.id) } });
-  const searchOnce = () => call(search.POST, { json: { query: "how do I get a refund for my order", top_k: 5 }, params: { id: String(agent.id) } });
+    call(documents.POST, {
+      body: filesForm(Array.from({ length: n }, (_, i) => [`article-${from + i}.txt`, text(from + i)])),
+      params: { id: String(agent.id) },
+    });
+  const searchOnce = () =>
+    call(search.POST, { json: { query: "how do I get a refund for my order", top_k: 5 }, params: { id: String(agent.id) } });
   const counted = async (label: string, run: () => Promise<{ status: number }>) => {
     const counter = countStatements();
     let status: number;
@@ -48,10 +64,13 @@ try {
     }
     const { total, bySql } = counter.count();
     const of = (sql: string) => [...bySql].filter(([s]) => s.startsWith(sql)).reduce((n, [, k]) => n + k, 0);
-    const facts = Object.entries(NAMED).map(([name, sql]) => `${name} ${of(sql)}`).join(", ");
+    const facts = Object.entries(NAMED)
+      .map(([name, sql]) => `${name} ${of(sql)}`)
+      .join(", ");
     console.log(`${label.padEnd(28)} ${String(total).padStart(5)}   (HTTP ${status}; of which ${facts})`);
     if (values.verbose) {
-      for (const [sql, n] of [...bySql].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(4)}  ${sql.replace(/\s+/g, " ").slice(0, 150)}`);
+      for (const [sql, n] of [...bySql].sort((a, b) => b[1] - a[1]))
+        console.log(`  ${String(n).padStart(4)}  ${sql.replace(/\s+/g, " ").slice(0, 150)}`);
     }
   };
 

@@ -37,20 +37,33 @@ try {
   const { env } = await import("../../lib/env.mjs");
   await embedder().embed(["warm-up"]);
 
-  const words = "account billing invoice refund shipping order password reset team seat plan export report integration slack email phone chat hours holiday warehouse parcel tracking label return credit card upgrade downgrade renewal contract admin permission role".split(" ");
+  const words =
+    "account billing invoice refund shipping order password reset team seat plan export report integration slack email phone chat hours holiday warehouse parcel tracking label return credit card upgrade downgrade renewal contract admin permission role".split(
+      " ",
+    );
   const text = (i: number, version: number) =>
-    Array.from({ length: 12 }, (_, s) => `${Array.from({ length: 30 }, (_, w) => words[(i * 7 + s * 13 + w * 3 + version) % words.length]).join(" ")}.`).join(" ") + ` Article ${i}.`;
+    Array.from(
+      { length: 12 },
+      (_, s) => `${Array.from({ length: 30 }, (_, w) => words[(i * 7 + s * 13 + w * 3 + version) % words.length]).join(" ")}.`,
+    ).join(" ") + ` Article ${i}.`;
   const paths = Array.from({ length: PAGES }, (_, i) => `/help/articles/${i}.html`);
   paths.forEach((p, i) => site.pages.set(p, { body: site.article(`Article ${i}`, text(i, 0)) }));
   site.sitemap(paths);
 
   const agent = createAgent({ name: "Bench sync", tools: ["document_search"] });
-  const source = createSource(agent.id, { kind: "sitemap", location: site.url("/sitemap.xml"), on_removed: "propose", interval_minutes: null });
+  const source = createSource(agent.id, {
+    kind: "sitemap",
+    location: site.url("/sitemap.xml"),
+    on_removed: "propose",
+    interval_minutes: null,
+  });
   const timed = async (label: string, note: string) => {
     const t0 = performance.now();
     const r = await syncSource(agent.id, source.id);
     const s = (performance.now() - t0) / 1000;
-    console.log(`${label.padEnd(34)} ${s.toFixed(2).padStart(7)}   (${note}: ${r.seen} seen, ${r.added} added, ${r.changed} changed, ${r.unchanged} unchanged, ${r.failed} failed)`);
+    console.log(
+      `${label.padEnd(34)} ${s.toFixed(2).padStart(7)}   (${note}: ${r.seen} seen, ${r.added} added, ${r.changed} changed, ${r.unchanged} unchanged, ${r.failed} failed)`,
+    );
     if (r.failed > 0) console.log("  failures:", r.failures.slice(0, 3));
   };
   console.log(`${PAGES} pages, ${env().FETCH_CONCURRENCY} at once, ${embedder().model}, fixture site on 127.0.0.1\n`);

@@ -19,7 +19,11 @@ const SLICE = 64; // as ingest writes
  * Chroma insert throughput for an embedder's vectors: `count` chunks written in slices of 64
  * through the app's own write of chunk vectors (addNotedChunks), then removed. Embedding time is measured apart.
  */
-export async function chromaAddThroughput(e: Embedder, texts: string[], count: number): Promise<{ vectorsPerSecond: number; msPerSlice: number }> {
+export async function chromaAddThroughput(
+  e: Embedder,
+  texts: string[],
+  count: number,
+): Promise<{ vectorsPerSecond: number; msPerSlice: number }> {
   const chunks: Chunk[] = Array.from({ length: count }, (_, i) => {
     const text = texts[i % texts.length];
     return { index: i, start: 0, end: text.length, text };
@@ -60,11 +64,20 @@ export async function corpusStatsCost(e: Embedder, texts: string[]) {
   useEmbedder(e); // removeDocument updates the counts of the configured model
   const agent = createAgent({ name: `corpus stats cost ${Date.now()}`, tools: [] });
   const add = async (text: string, i: number) => {
-    const id = insertDocument({
-      agent_id: agent.id, filename: `doc-${i}.txt`, type: "txt", bytes: text.length,
-      sha256: createHash("sha256").update(text).digest("hex"),
-      chunk_size: 800, chunk_overlap: 100, text, embedding_model: e.model,
-    }, chunkText(text, 800, 100));
+    const id = insertDocument(
+      {
+        agent_id: agent.id,
+        filename: `doc-${i}.txt`,
+        type: "txt",
+        bytes: text.length,
+        sha256: createHash("sha256").update(text).digest("hex"),
+        chunk_size: 800,
+        chunk_overlap: 100,
+        text,
+        embedding_model: e.model,
+      },
+      chunkText(text, 800, 100),
+    );
     await commitReady(agent.id, id, `doc-${i}.txt`, chunkText(text, 800, 100).length);
     return id;
   };

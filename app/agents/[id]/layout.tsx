@@ -25,8 +25,8 @@ export default async function AgentLayout({ params, children }: { params: Promis
         <h1 className="text-2xl font-semibold [overflow-wrap:anywhere]">{agent.name}</h1>
         {!agent.tools.includes("document_search") && (
           <p className="mt-1 text-sm text-amber-800">
-            The document_search tool is off for this agent: the agent itself is refused (403) when it searches, until the
-            tool is enabled in Settings. The search inspector and recall runs still show what it would retrieve.
+            The document_search tool is off for this agent: the agent itself is refused (403) when it searches, until the tool is enabled in
+            Settings. The search inspector and recall runs still show what it would retrieve.
           </p>
         )}
       </div>

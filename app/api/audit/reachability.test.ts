@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import * as audit from "./route";
-import * as repair from "./repair/route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { holder, oneAudit, oneReachabilityAudit } from "@/lib/core/one-at-a-time";
+import * as repair from "./repair/route";
+import * as audit from "./route";
 
 beforeAll(async () => {
   const agent = newAgent("reachability");
@@ -21,7 +21,12 @@ describe("the reachability audit (every chunk queried with its own vector)", () 
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       expect(first.body.reachability_checked).toBeGreaterThan(0);
       expect(second.status).toBe(409);
-      expect(second.body.error).toMatchObject({ code: "conflict", message: expect.stringMatching(/^A reachability audit .* is already running \(started \d{4}-.*, \d+ s ago\)\. One runs at a time; try again when it finishes\.$/) });
+      expect(second.body.error).toMatchObject({
+        code: "conflict",
+        message: expect.stringMatching(
+          /^A reachability audit .* is already running \(started \d{4}-.*, \d+ s ago\)\. One runs at a time; try again when it finishes\.$/,
+        ),
+      });
       // The audit without it is not held up.
       expect(quick.status).toBe(200);
       expect(quick.body.reachability_checked).toBeNull();
@@ -34,12 +39,17 @@ describe("the reachability audit (every chunk queried with its own vector)", () 
     let finish!: () => void;
     const running = oneReachabilityAudit(() => new Promise<void>((resolve) => (finish = resolve)));
     const repaired = repairReachability();
-    await vi.waitFor(() => expect(holder("reachability-audit")?.next).toBe("A repair with reachability"), { timeout: 60_000, interval: 20 });
+    await vi.waitFor(() => expect(holder("reachability-audit")?.next).toBe("A repair with reachability"), {
+      timeout: 60_000,
+      interval: 20,
+    });
     // The viewer's loop: every audit meanwhile is refused, naming the one running and the repair that waits.
     for (let i = 0; i < 3; i++) {
       const looped = await reachability();
       expect(looped.status).toBe(409);
-      expect(looped.body.error.message).toMatch(/^A reachability audit .* is already running \(started .*\), and a repair with reachability waits to run next\./);
+      expect(looped.body.error.message).toMatch(
+        /^A reachability audit .* is already running \(started .*\), and a repair with reachability waits to run next\./,
+      );
     }
     // A second repair does not queue behind the first.
     expect((await repairReachability()).status).toBe(409);
@@ -66,7 +76,10 @@ describe("the audit without reachability (every vector listed)", () => {
     const running = oneAudit(() => new Promise<void>((resolve) => (finish = resolve)));
     const refused = await plain();
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: "conflict", message: expect.stringMatching(/^An audit \(every vector listed\) is already running \(started .*, \d+ s ago\)\. One runs at a time/) });
+    expect(refused.body.error).toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/^An audit \(every vector listed\) is already running \(started .*, \d+ s ago\)\. One runs at a time/),
+    });
     finish();
     await running;
     expect((await plain()).status).toBe(200);

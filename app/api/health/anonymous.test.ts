@@ -13,10 +13,10 @@ vi.mock("next/headers", () => ({
   headers: async () => new Headers(request.authorization ? { authorization: request.authorization } : {}),
 }));
 
-import { GET } from "./route";
 import { createToken } from "@/lib/db/api-tokens";
 import { embedder } from "@/lib/embeddings/configured";
 import { HEALTH_CACHE_MS, useHealthDeadline } from "@/lib/index-upkeep/health";
+import { GET } from "./route";
 
 // Healthy however long a busy machine's Chroma takes to answer (within CHROMA_TIMEOUT_MS): the 3 s probe deadline is not under test here.
 let undoDeadline: () => void;

@@ -28,8 +28,8 @@ export default async function TokensPage() {
       <div>
         <h1 className="text-2xl font-semibold">API tokens</h1>
         <p className="mt-1 text-sm text-slate-600">
-          For scripts and CI: send <code>Authorization: Bearer &lt;token&gt;</code> with each request. A viewer token can read,
-          search, inspect and run evaluations; an editor token can also change data. A token is shown once, when it is created.
+          For scripts and CI: send <code>Authorization: Bearer &lt;token&gt;</code> with each request. A viewer token can read, search,
+          inspect and run evaluations; an editor token can also change data. A token is shown once, when it is created.
         </p>
       </div>
       {!enabled && (
@@ -65,7 +65,13 @@ export default async function TokensPage() {
                   <td className="px-4 py-2">{when(t.created_at)}</td>
                   <td className="px-4 py-2">{when(t.last_used_at)}</td>
                   <td className="px-4 py-2">{t.expires_at ? when(t.expires_at) : "never"}</td>
-                  <td className="px-4 py-2">{t.revoked_at ? `revoked ${when(t.revoked_at)}` : t.expires_at && Date.parse(t.expires_at) <= now ? "expired" : "active"}</td>
+                  <td className="px-4 py-2">
+                    {t.revoked_at
+                      ? `revoked ${when(t.revoked_at)}`
+                      : t.expires_at && Date.parse(t.expires_at) <= now
+                        ? "expired"
+                        : "active"}
+                  </td>
                   <td className="px-4 py-2 text-right">{!t.revoked_at && <RevokeTokenButton tokenId={t.id} name={t.name} />}</td>
                 </tr>
               ))}

@@ -41,7 +41,10 @@ export const migration: Migration = {
   backfill: (d) => {
     // The agent's questions logged before keys existed join the Questions tab.
     const set = d.prepare("UPDATE tool_calls SET question_key = ? WHERE id = ?");
-    const rows = d.prepare("SELECT id, input FROM tool_calls WHERE source = 'api' AND tool IN ('document_search', 'ask')").all() as { id: number; input: string }[];
+    const rows = d.prepare("SELECT id, input FROM tool_calls WHERE source = 'api' AND tool IN ('document_search', 'ask')").all() as {
+      id: number;
+      input: string;
+    }[];
     for (const r of rows) {
       const text = questionText(JSON.parse(r.input));
       if (text) set.run(questionKey(text), r.id);

@@ -20,12 +20,17 @@ function ensureKeywordTable(conn: Database.Database, agentId: number): string {
 function indexDocumentChunks(conn: Database.Database, agentId: number, documentId: number): void {
   const table = ensureKeywordTable(conn, agentId);
   conn
-    .prepare(`INSERT INTO ${table} (rowid, text) SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index, text FROM chunks WHERE document_id = ?`)
+    .prepare(
+      `INSERT INTO ${table} (rowid, text) SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index, text FROM chunks WHERE document_id = ?`,
+    )
     .run(documentId);
 }
 
 /** Builds every agent's index from the stored chunks of its ready documents. */
 export function rebuildKeywordIndexes(conn: Database.Database): void {
-  const docs = conn.prepare("SELECT id, agent_id FROM documents WHERE status = 'ready' ORDER BY agent_id, id").all() as { id: number; agent_id: number }[];
+  const docs = conn.prepare("SELECT id, agent_id FROM documents WHERE status = 'ready' ORDER BY agent_id, id").all() as {
+    id: number;
+    agent_id: number;
+  }[];
   for (const { id, agent_id } of docs) indexDocumentChunks(conn, agent_id, id);
 }

@@ -10,7 +10,9 @@ describe("the migrations", () => {
     const imports = fs
       .readdirSync(dir)
       .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-      .flatMap((f) => [...fs.readFileSync(path.join(dir, f), "utf8").matchAll(/(?:from|import)\s*["']([^"']+)["']/g)].map((m) => `${f}: ${m[1]}`));
+      .flatMap((f) =>
+        [...fs.readFileSync(path.join(dir, f), "utf8").matchAll(/(?:from|import)\s*["']([^"']+)["']/g)].map((m) => `${f}: ${m[1]}`),
+      );
     expect(imports.length).toBeGreaterThan(24);
     expect(imports.filter((i) => !/: (\.\/[\w-]+|better-sqlite3)$/.test(i))).toEqual([]);
   });

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  LOCAL_DIMENSION,
-  LOCAL_MODEL,
-  LocalEmbedder,
-  modelName,
-  stem,
-  wordFeatureId,
-  type LocalModelSpec,
-} from "./embedder";
-import { CountTable } from "./text-features";
 import type { CorpusStats } from "../types";
+import { LOCAL_DIMENSION, LOCAL_MODEL, LocalEmbedder, modelName, stem, wordFeatureId, type LocalModelSpec } from "./embedder";
+import { CountTable } from "./text-features";
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
 const norm = (v: number[]) => Math.sqrt(cosine(v, v));
@@ -239,7 +231,10 @@ describe("LocalEmbedder", () => {
       const query = "router warranty";
       const chunkVectors = await e.embed(CHUNKS);
       const order = (q: number[]) =>
-        chunkVectors.map((v, i) => ({ i, s: cosine(q, v) })).sort((x, y) => y.s - x.s).map((x) => x.i);
+        chunkVectors
+          .map((v, i) => ({ i, s: cosine(q, v) }))
+          .sort((x, y) => y.s - x.s)
+          .map((x) => x.i);
       const [plain] = await e.embed([query]);
       const [weighted] = await e.embedQueries([query], await corpusOf(e, CHUNKS));
       expect(norm(weighted)).toBeCloseTo(1, 6);

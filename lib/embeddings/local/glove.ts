@@ -20,8 +20,7 @@ export const GLOVE_RECIPE: WordVectorRecipe = { maxRank: 200_000, removeComponen
 /** Bump with any change of GLOVE_RECIPE or of the conversion (and bump the embedder's version). */
 const RECIPE_ID = 1;
 
-export const gloveCacheFile = (cacheDir: string) =>
-  path.join(cacheDir, `${GLOVE_PACKAGE}-${GLOVE_PACKAGE_VERSION}-r${RECIPE_ID}.kbwv`);
+export const gloveCacheFile = (cacheDir: string) => path.join(cacheDir, `${GLOVE_PACKAGE}-${GLOVE_PACKAGE_VERSION}-r${RECIPE_ID}.kbwv`);
 
 export type { GloveLoad } from "../state";
 
@@ -75,7 +74,9 @@ async function loadOrConvert(file: string, log: (msg: string) => void, searchFro
     bytes = (await readWinkEmbeddings(json, GLOVE_RECIPE)).toBytes();
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new EmbeddingError(`The local embedder could not read its word vectors: ${why} Reinstall with \`npm ci\`.`, "local", undefined, { cause: err });
+    throw new EmbeddingError(`The local embedder could not read its word vectors: ${why} Reinstall with \`npm ci\`.`, "local", undefined, {
+      cause: err,
+    });
   }
   const ms = performance.now() - started;
   try {

@@ -45,8 +45,17 @@ function isApostrophe(cp: number): boolean {
 
 /** Punctuation that ends a phrase: no bigram is formed across it. */
 function isBreak(cp: number): boolean {
-  return cp === 0x2e || cp === 0x21 || cp === 0x3f || cp === 0x3b || cp === 0x3a || cp === 0x0a ||
-    cp === 0x3002 || cp === 0xff01 || cp === 0xff1f; // 。！？
+  return (
+    cp === 0x2e ||
+    cp === 0x21 ||
+    cp === 0x3f ||
+    cp === 0x3b ||
+    cp === 0x3a ||
+    cp === 0x0a ||
+    cp === 0x3002 ||
+    cp === 0xff01 ||
+    cp === 0xff1f
+  ); // 。！？
 }
 
 export interface Token {
@@ -70,7 +79,7 @@ export function tokenize(text: string): Token[] {
     start = -1;
     hadApostrophe = false;
   };
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const cp = text.codePointAt(i)!;
     const len = cp > 0xffff ? 2 : 1;
     if (cp >= 0x80 && isSpacelessScript(cp)) {

@@ -3,8 +3,8 @@ import { inspect } from "node:util";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiError, FakeOpenAIServer, fakeVector, sendJson } from "../../../test/fake-openai";
-import { estimateTokens, MAX_INPUT_CHARS, MAX_TOKENS_PER_REQUEST, OpenAIEmbedder, type OpenAIEmbedderOptions } from "./embedder";
 import { EmbeddingError } from "../types";
+import { estimateTokens, MAX_INPUT_CHARS, MAX_TOKENS_PER_REQUEST, OpenAIEmbedder, type OpenAIEmbedderOptions } from "./embedder";
 
 const KEY = "sk-test-SECRET-key-0123456789";
 let server: FakeOpenAIServer;
@@ -269,7 +269,14 @@ describe("OpenAIEmbedder: retries", () => {
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((r) => closed.close(() => r()));
-    const e = new OpenAIEmbedder({ apiKey: KEY, baseURL: `http://127.0.0.1:${port}/v1`, model: "m", dimension: 4, maxRetries: 2, retryBaseMs: 1 });
+    const e = new OpenAIEmbedder({
+      apiKey: KEY,
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      model: "m",
+      dimension: 4,
+      maxRetries: 2,
+      retryBaseMs: 1,
+    });
     const err = await failure(e.embed(["a"]));
     expect(err.status).toBeUndefined();
     expect(err.message).toMatch(/could not connect \(ECONNREFUSED\) after 2 retries/);
@@ -280,7 +287,12 @@ describe("OpenAIEmbedder: retries", () => {
 describe("OpenAIEmbedder: errors", () => {
   it("turns 401 into an EmbeddingError about the key, without retrying or leaking it", async () => {
     server.queue.push((_req, res) =>
-      apiError(res, 401, `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com.`, "invalid_api_key"),
+      apiError(
+        res,
+        401,
+        `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com.`,
+        "invalid_api_key",
+      ),
     );
     const err = await failure(embedder().embed(["a"]));
     expect(err.status).toBe(401);

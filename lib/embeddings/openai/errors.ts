@@ -43,7 +43,12 @@ export function toEmbeddingError(err: unknown, retries: number, ctx: ErrorContex
     return new EmbeddingError(`${label}: the request was aborted.`, PROVIDER);
   }
   if (err instanceof APIConnectionTimeoutError) {
-    return new EmbeddingError(`${label}: the request timed out${after}. The server may be overloaded; try again later.`, PROVIDER, undefined, { cause: err.cause });
+    return new EmbeddingError(
+      `${label}: the request timed out${after}. The server may be overloaded; try again later.`,
+      PROVIDER,
+      undefined,
+      { cause: err.cause },
+    );
   }
   if (err instanceof APIConnectionError) {
     const why = connectionReason(err);
@@ -65,8 +70,10 @@ export function toEmbeddingError(err: unknown, retries: number, ctx: ErrorContex
     } else if (status === 403) {
       message = `access was denied (403): the API key has no permission for model "${model}" (or this organisation/region is not allowed).${said}`;
     } else if (status === 404) {
-      message = `model "${model}" was not found (404). Check the configured model name` +
-        (ctx.official ? "." : " and that the base URL ends with /v1.") + said;
+      message =
+        `model "${model}" was not found (404). Check the configured model name` +
+        (ctx.official ? "." : " and that the base URL ends with /v1.") +
+        said;
     } else if (status === 429 && err.code === "insufficient_quota") {
       message = `the account has run out of quota (429 insufficient_quota). Check the plan and billing of this API key.`;
     } else if (status === 429) {

@@ -6,14 +6,8 @@ import { PROVIDER } from "./errors";
  * number arrays or base64 float32 and checked one by one; `checkDimension` sees each vector's
  * length in turn.
  */
-export function parseEmbeddings(
-  response: unknown,
-  expected: number,
-  label: string,
-  checkDimension: (length: number) => void,
-): number[][] {
-  const malformed = (detail: string) =>
-    new EmbeddingError(`${label}: the server returned a malformed response: ${detail}.`, PROVIDER);
+export function parseEmbeddings(response: unknown, expected: number, label: string, checkDimension: (length: number) => void): number[][] {
+  const malformed = (detail: string) => new EmbeddingError(`${label}: the server returned a malformed response: ${detail}.`, PROVIDER);
   const data = (response as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) {
     throw malformed(`no "data" array in the response`);

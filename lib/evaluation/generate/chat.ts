@@ -107,7 +107,8 @@ function openAIWriter(client: OpenAI, model: string, baseURL: string): QuestionW
         );
       }
       const questions = parseQuestions(content, n);
-      if (!questions) throw new ChatError(`The chat model ${model} did not write questions for ${filename} as asked (a JSON list of questions).`);
+      if (!questions)
+        throw new ChatError(`The chat model ${model} did not write questions for ${filename} as asked (a JSON list of questions).`);
       return questions;
     },
   };

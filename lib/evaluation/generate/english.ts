@@ -29,23 +29,53 @@ export function clean(text: string): string {
 export const unnumbered = (heading: string) => heading.replace(/^(?:(?:chapter|section|part|step)\s+)?\d+(?:\.\d+)*\.?\s+(?=\S)/i, "");
 
 const AUX = new Set(["is", "are", "was", "were", "can", "could", "will", "would", "should", "must", "may", "might", "does", "do", "did"]);
-const DETERMINERS = new Set(["the", "a", "an", "my", "our", "your", "its", "their", "this", "these", "those", "each", "every", "all", "any", "some", "no"]);
+const DETERMINERS = new Set([
+  "the",
+  "a",
+  "an",
+  "my",
+  "our",
+  "your",
+  "its",
+  "their",
+  "this",
+  "these",
+  "those",
+  "each",
+  "every",
+  "all",
+  "any",
+  "some",
+  "no",
+]);
 /** A sentence opening with one of these starts with a clause or an adverb, not its subject. */
 const NOT_SUBJECT = new Set(
-  "after before if when while to for in on at by with from during once since unless because although though as so then please only also here now however but and or of it this that they these those he she which".split(" "),
+  "after before if when while to for in on at by with from during once since unless because although though as so then please only also here now however but and or of it this that they these those he she which".split(
+    " ",
+  ),
 );
 /** A subject opening with one of these is plural: "Many device files belong", where "files" is no verb. */
 const PLURAL_QUANTIFIERS = new Set("many several some most few both all two three four various numerous".split(" "));
-const FUNCTION_WORDS = new Set("and or of in on for with without about into over under between through after before to from by at as that which who than per the a an are is were was not".split(" "));
+const FUNCTION_WORDS = new Set(
+  "and or of in on for with without about into over under between through after before to from by at as that which who than per the a an are is were was not".split(
+    " ",
+  ),
+);
 /** -ing words that name things, not actions: "Billing" is not "How do I bill?". */
 const ING_NOUNS = new Set(
-  "pricing billing shipping onboarding accounting marketing meeting training hosting thing nothing something everything morning evening building string during pending heading wording warning rating booking ring king spring offering listing mailing operating existing missing remaining following upcoming incoming outgoing ongoing matching recurring leading trailing".split(" "),
+  "pricing billing shipping onboarding accounting marketing meeting training hosting thing nothing something everything morning evening building string during pending heading wording warning rating booking ring king spring offering listing mailing operating existing missing remaining following upcoming incoming outgoing ongoing matching recurring leading trailing".split(
+    " ",
+  ),
 );
 const GENERIC_HEADINGS = new Set(
-  "faq|faqs|frequently asked questions|contents|table of contents|introduction|overview|summary|conclusion|references|see also|related articles|notes|contact|contact us|more information|next steps".split("|"),
+  "faq|faqs|frequently asked questions|contents|table of contents|introduction|overview|summary|conclusion|references|see also|related articles|notes|contact|contact us|more information|next steps".split(
+    "|",
+  ),
 );
 /** Adverbs and common verbs that follow a plural subject: "Premium customers also get", not "customers" as a verb. */
-const AFTER_SUBJECT = new Set("also only always never often usually still just all get have need go see pay receive use keep want lose sign".split(" "));
+const AFTER_SUBJECT = new Set(
+  "also only always never often usually still just all get have need go see pay receive use keep want lose sign".split(" "),
+);
 /** A heading in the reader's voice, "Forgot your password": asked as "What if I forgot my password?". */
 const READER_VERBS = new Set("forgot lost missed deleted changed received got need want cannot can't".split(" "));
 const PREPOSITIONS = new Set("after before during within until upon on in at for with without from beyond past under over".split(" "));
@@ -57,7 +87,9 @@ const bare = (w: string) => w.replace(/[^\p{L}\p{N}'-]/gu, "");
 /** The document speaks to the reader and as "we": a question is asked by the reader, to "you". */
 export function asReader(text: string): string {
   const map: Record<string, string> = { your: "my", yours: "mine", yourself: "myself", our: "your", ours: "yours", we: "you", us: "you" };
-  return text.replace(/\b(your|yours|yourself|our|ours|we|us)\b/gi, (w) => (w === w.toUpperCase() && w.length > 1 ? w : map[w.toLowerCase()]));
+  return text.replace(/\b(your|yours|yourself|our|ours|we|us)\b/gi, (w) =>
+    w === w.toUpperCase() && w.length > 1 ? w : map[w.toLowerCase()],
+  );
 }
 
 /** A capitalised first word in lower case, unless it is an acronym or a name. */
@@ -66,7 +98,8 @@ function lowerFirst(text: string, vocab: Vocabulary): { text: string; name: bool
   const w = bare(first);
   const lc = w.toLowerCase();
   const seenLower = [lc, lc.replace(/s$/, ""), lc.replace(/ies$/, "y")].some((v) => vocab.lower.has(v));
-  const name = !DETERMINERS.has(lc) && (/^\p{Lu}{2,}/u.test(w) || vocab.names.has(w) || (rest.length === 0 && /^\p{Lu}/u.test(w) && !seenLower));
+  const name =
+    !DETERMINERS.has(lc) && (/^\p{Lu}{2,}/u.test(w) || vocab.names.has(w) || (rest.length === 0 && /^\p{Lu}/u.test(w) && !seenLower));
   return { text: [name ? first : first.toLowerCase(), ...rest].join(" "), name };
 }
 
@@ -77,7 +110,11 @@ export function gerundBase(word: string): string {
   const stem = word.toLowerCase().replace(/ing$/, "");
   if (/[^aeiou][aeiou]([bdgmnprt])\1$/.test(stem)) return stem.slice(0, -1);
   if (stem === "sync" || /y$/.test(stem)) return stem;
-  if (/(at|iz|bl|dl|gl|pl|kl|tl|fl|v|z|ang|rg|dg|[^aeiou]ag|[^aeiou]ur|[^aeiou]ar|(st|sc|gn|pl)or|[^aeiou]in|[^aeiou]id|[^aeiou]ud|[^aeiou]ir|[^aeiou]ok|[^aeiou]ut|[^aeiou]ul|let|c|u|[aeiou]s)$/.test(stem)) {
+  if (
+    /(at|iz|bl|dl|gl|pl|kl|tl|fl|v|z|ang|rg|dg|[^aeiou]ag|[^aeiou]ur|[^aeiou]ar|(st|sc|gn|pl)or|[^aeiou]in|[^aeiou]id|[^aeiou]ud|[^aeiou]ir|[^aeiou]ok|[^aeiou]ut|[^aeiou]ul|let|c|u|[aeiou]s)$/.test(
+      stem,
+    )
+  ) {
     return `${stem}e`;
   }
   if (/^(writ|invit|nam|renam|sav|shar|us|mak|tak)$/.test(stem)) return `${stem}e`;
@@ -115,7 +152,8 @@ export function headingQuestion(heading: string, vocab: Vocabulary = NO_VOCABULA
   const first = ws[0].toLowerCase();
   if (/^(how|what|when|where|who|which|why)$/.test(first)) return whClause(h, vocab);
   const gerund = (w = "") => /^[a-z]{3,}ing$/i.test(w) && !ING_NOUNS.has(w.toLowerCase());
-  if (gerund(ws[0]) && ws.length >= 2 && !/^(and|or|&)$/i.test(ws[1])) return `How do I ${gerundBase(first)} ${asReader(ws.slice(1).join(" "))}?`;
+  if (gerund(ws[0]) && ws.length >= 2 && !/^(and|or|&)$/i.test(ws[1]))
+    return `How do I ${gerundBase(first)} ${asReader(ws.slice(1).join(" "))}?`;
   // "Getting and installing Debian": both are things to do.
   if (gerund(ws[0]) && /^(and|or)$/i.test(ws[1]) && gerund(ws[2]) && ws.length >= 4) {
     return `How do I ${gerundBase(first)} ${ws[1].toLowerCase()} ${gerundBase(ws[2])} ${asReader(ws.slice(3).join(" "))}?`;
@@ -142,7 +180,12 @@ function mainClause(sentence: string): string {
 
 /** "developers" before a plain word ("Debian developers communicate") names people; "offers a" is a verb. */
 const agentNoun = (w: string, next = "") =>
-  /(ers|ors)$/.test(w) && /^[a-z]+$/.test(next) && !DETERMINERS.has(next) && !FUNCTION_WORDS.has(next) && !PREPOSITIONS.has(next) && !/^(up|out|down|off)$/.test(next);
+  /(ers|ors)$/.test(w) &&
+  /^[a-z]+$/.test(next) &&
+  !DETERMINERS.has(next) &&
+  !FUNCTION_WORDS.has(next) &&
+  !PREPOSITIONS.has(next) &&
+  !/^(up|out|down|off)$/.test(next);
 
 /** A clause cut before what it introduces ("contains symlinks like:") asks nothing. */
 const DANGLING = new Set(["like", "follows", "following", "below", "here", "these", "this"]);
@@ -161,13 +204,15 @@ function inverted(sentence: string, vocab: Vocabulary): string | null {
   // A negation makes an odd question ("Can't packages be installed?"): left to the other kinds.
   if (ws.slice(0, 6).some((w) => /n't$|^cannot$/i.test(w))) return null;
   const rest = (from: number) => asReader(ws.slice(from).join(" "));
-  const subject = (end: number) => (ws.slice(0, end).some((w) => /[,;()]/.test(w)) ? null : lowerFirst(asReader(ws.slice(0, end).join(" ")), vocab).text);
+  const subject = (end: number) =>
+    ws.slice(0, end).some((w) => /[,;()]/.test(w)) ? null : lowerFirst(asReader(ws.slice(0, end).join(" ")), vocab).text;
   const you = /^you\s+(can|must|should|may|will|need to|have to)\s+(.+)$/i.exec(s);
   if (you) {
     const aux = you[1].toLowerCase();
     return aux.endsWith(" to") ? `Do I ${aux} ${asReader(you[2])}?` : `${cap(aux)} I ${asReader(you[2])}?`;
   }
-  if (/^we$/i.test(ws[0]) && /^[a-z]+$/.test(ws[1]) && !plural(ws[1])) return AUX.has(ws[1]) ? `${cap(ws[1])} you ${rest(2)}?` : `Do you ${rest(1)}?`;
+  if (/^we$/i.test(ws[0]) && /^[a-z]+$/.test(ws[1]) && !plural(ws[1]))
+    return AUX.has(ws[1]) ? `${cap(ws[1])} you ${rest(2)}?` : `Do you ${rest(1)}?`;
   const window = ws.slice(1, 6).map((w) => w.toLowerCase());
   const aux = window.findIndex((w) => AUX.has(w)) + 1;
   const has = window.findIndex((w) => w === "has" || w === "have") + 1;
@@ -179,7 +224,12 @@ function inverted(sentence: string, vocab: Vocabulary): string | null {
   if (has > 0 && !FUNCTION_WORDS.has(ws[has - 1].toLowerCase())) {
     const subj = subject(has);
     const does = ws[has].toLowerCase() === "has" ? "Does" : "Do";
-    return subj && (/^been$|ed$/.test(ws[has + 1] ?? "") ? `${cap(ws[has].toLowerCase())} ${subj} ${rest(has + 1)}?` : `${does} ${subj} have ${rest(has + 1)}?`);
+    return (
+      subj &&
+      (/^been$|ed$/.test(ws[has + 1] ?? "")
+        ? `${cap(ws[has].toLowerCase())} ${subj} ${rest(has + 1)}?`
+        : `${does} ${subj} have ${rest(has + 1)}?`)
+    );
   }
   // "Relay connects to ...": a verb in -s after a subject of plain singular words.
   const plain = (w: string) => !plural(w) && !/\d/.test(w) && !FUNCTION_WORDS.has(w.toLowerCase());

@@ -41,7 +41,10 @@ function chosenDocuments(agentId: number, chosen: GenerateInput["documents"]): D
   const byId = new Map(ready.map((d) => [d.id, d]));
   const unknown = chosen.filter((id) => !byId.has(id));
   if (unknown.length) {
-    throw new AppError("unknown_document", `No indexed document with id ${unknown.join(", ")} in this agent: choose among its ready documents.`);
+    throw new AppError(
+      "unknown_document",
+      `No indexed document with id ${unknown.join(", ")} in this agent: choose among its ready documents.`,
+    );
   }
   return chosen.map((id) => byId.get(id)!);
 }
@@ -78,10 +81,19 @@ export async function generatePairs(agentId: number, input: GenerateInput): Prom
     const writer = questionWriter();
     const n = input.per_document;
     const written = writer
-      ? await inTurn(docs, CHAT_CONCURRENCY, (d) => writer.write(d.filename, documentChunks(d.id).map((c) => c.text), n))
+      ? await inTurn(docs, CHAT_CONCURRENCY, (d) =>
+          writer.write(
+            d.filename,
+            documentChunks(d.id).map((c) => c.text),
+            n,
+          ),
+        )
       : docs.map((d) => offlineQuestions(getDocument(agentId, d.id).text, n).map((q) => q.query));
     // A document removed while the questions were written gets none.
-    const still = readyAmong(agentId, docs.map((d) => d.id));
+    const still = readyAmong(
+      agentId,
+      docs.map((d) => d.id),
+    );
     // What exists already, and what a person rejected or reworded before, is not proposed again.
     const seen = new Set([...listPairs(agentId).map((p) => pairKey(p.query, p.expected_filename)), ...dismissedQuestions(agentId)]);
     const rows: { query: string; expected_filename: string; note: string | null }[] = [];

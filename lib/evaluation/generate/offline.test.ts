@@ -38,9 +38,16 @@ describe("offline questions from the demo articles", () => {
       }
     }
     expect(queries(demo("data-export.md"))).toEqual(
-      expect.arrayContaining(["How do I start an export?", "What does the archive contain?", "How do I export my data?", "Do links expire after seven days?"]),
+      expect.arrayContaining([
+        "How do I start an export?",
+        "What does the archive contain?",
+        "How do I export my data?",
+        "Do links expire after seven days?",
+      ]),
     );
-    expect(queries(demo("support-sla.md"))).toEqual(expect.arrayContaining(["Where do I open a ticket?", "What are the business hours?", "Does every plan include email support?"]));
+    expect(queries(demo("support-sla.md"))).toEqual(
+      expect.arrayContaining(["Where do I open a ticket?", "What are the business hours?", "Does every plan include email support?"]),
+    );
     expect(queries(demo("account-access.md"))).toContain("What if I forgot my password?");
   });
 
@@ -163,14 +170,29 @@ describe("English rules", () => {
     expect(sentenceQuestion("Exports are in JSON; attachments keep their formats.", vocab)).toBe("Are exports in JSON?");
     expect(sentenceQuestion("Relay connects to Slack, and its API is open.", vocab)).toBe("Does Relay connect to Slack?");
     expect(sentenceQuestion("Links expire after seven days.", vocab)).toBe("Do links expire after seven days?");
-    expect(sentenceQuestion("We accept credit cards (Visa and Mastercard) on every plan.", vocab)).toBe("Do you accept credit cards on every plan?");
+    expect(sentenceQuestion("We accept credit cards (Visa and Mastercard) on every plan.", vocab)).toBe(
+      "Do you accept credit cards on every plan?",
+    );
     expect(sentenceQuestion("After 30 days we refund unused months.", vocab)).toBeNull();
     expect(sentenceQuestion("Open the order and choose Cancel.", vocab)).toBeNull();
     expect(sentenceQuestion("It works.", vocab)).toBeNull();
   });
 
   it("finds the verb of an -ing heading", () => {
-    const cases = { changing: "change", setting: "set", adding: "add", exporting: "export", creating: "create", using: "use", opening: "open", managing: "manage", syncing: "sync", scheduling: "schedule", logging: "log", editing: "edit" };
+    const cases = {
+      changing: "change",
+      setting: "set",
+      adding: "add",
+      exporting: "export",
+      creating: "create",
+      using: "use",
+      opening: "open",
+      managing: "manage",
+      syncing: "sync",
+      scheduling: "schedule",
+      logging: "log",
+      editing: "edit",
+    };
     expect(Object.fromEntries(Object.keys(cases).map((w) => [w, gerundBase(w)]))).toEqual(cases);
   });
 });

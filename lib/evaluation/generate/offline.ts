@@ -74,7 +74,14 @@ export function sections(text: string): Section[] {
  */
 export function faqQuestion(line: string): string | null {
   const heading = MD_HEADING.test(line);
-  let text = unnumbered(clean(line.replace(MD_HEADING, "$2").replace(/^\s*>\s*/, "").replace(LIST_ITEM, "")));
+  let text = unnumbered(
+    clean(
+      line
+        .replace(MD_HEADING, "$2")
+        .replace(/^\s*>\s*/, "")
+        .replace(LIST_ITEM, ""),
+    ),
+  );
   const prefixed = Q_PREFIX.test(text);
   text = text.replace(Q_PREFIX, "");
   if (!text || (!heading && /[.!?:]\s+\S/.test(text.replace(ABBREVIATIONS, "")))) return null;
@@ -102,10 +109,7 @@ function vocabulary(text: string): Vocabulary {
 export function candidateQuestions(text: string): GeneratedQuestion[] {
   const parts = sections(text);
   const known = vocabulary(text);
-  const faq = text
-    .slice(0, MAX_TEXT_CHARS)
-    .split(/\r?\n/)
-    .map(faqQuestion);
+  const faq = text.slice(0, MAX_TEXT_CHARS).split(/\r?\n/).map(faqQuestion);
   // The document's title asks the broadest question: after the sections' own.
   const titled = parts[0]?.heading !== null && parts.filter((p) => p.heading !== null).length > 1;
   const headed = titled ? [...parts.slice(1), parts[0]] : parts;

@@ -58,7 +58,18 @@ export async function startApp() {
   // 3000 and 3100 are the app's and the end-to-end tests' usual ports: never take them.
   const port = await freePort(new Set([3000, 3100]));
   const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, KB_DEMO: "0", NEXT_TELEMETRY_DISABLED: "1" };
-  for (const k of ["CHROMA_URL", "CHROMA_PORT", "ADMIN_PASSWORD", "VIEWER_PASSWORD", "EMBEDDING_PROVIDER", "HOST", "CHROMA_COLLECTION_PREFIX", "CHROMA_TENANT", "CHROMA_DATABASE"]) delete env[k];
+  for (const k of [
+    "CHROMA_URL",
+    "CHROMA_PORT",
+    "ADMIN_PASSWORD",
+    "VIEWER_PASSWORD",
+    "EMBEDDING_PROVIDER",
+    "HOST",
+    "CHROMA_COLLECTION_PREFIX",
+    "CHROMA_TENANT",
+    "CHROMA_DATABASE",
+  ])
+    delete env[k];
   log(`starting the app on port ${port} with DATA_DIR=${dataDir}`);
   launcher = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   launcherExited = new Promise((r) => launcher.once("exit", r));
@@ -108,4 +119,12 @@ export async function stopLauncher() {
 }
 
 /** Chroma's resident memory now, in MB. */
-export const chromaMb = () => Math.round(Math.max(0, ...ownProcesses(dataDir).filter(isChroma).map((p) => rssKb(p.pid))) / 1024);
+export const chromaMb = () =>
+  Math.round(
+    Math.max(
+      0,
+      ...ownProcesses(dataDir)
+        .filter(isChroma)
+        .map((p) => rssKb(p.pid)),
+    ) / 1024,
+  );

@@ -21,12 +21,27 @@ export const int = (lo, hi, r = rand) => lo + Math.floor(r() * (hi - lo + 1));
 
 // ---------------------------------------------------------------- corpus
 const W = {
-  product: "router modem gateway printer scanner laptop tablet phone headset keyboard monitor camera thermostat speaker charger dock projector smartwatch firewall switch repeater extender console server drive backup vault mailbox calendar invoice subscription license account portal dashboard workspace wallet".split(" "),
-  feature: "firmware password login billing refund warranty shipping delivery return exchange pairing bluetooth wireless network bandwidth storage encryption certificate notification permission sync export import update upgrade reset recovery activation installation configuration schedule quota invoice receipt coupon discount trial renewal cancellation migration integration webhook token session profile".split(" "),
-  verb: "restart reset update configure install remove enable disable verify check replace contact open close select download upload connect disconnect restore rename assign review confirm submit request schedule cancel renew transfer approve reject retry clear refresh unlock register sign migrate export import".split(" "),
-  adj: "slow intermittent missing expired blocked duplicate incorrect unexpected delayed corrupted unresponsive locked encrypted unavailable pending failed partial outdated invalid offline overheated noisy dim empty frozen flickering weak strong secure shared private default custom automatic manual regional international monthly annual".split(" "),
-  noun: "customer agent technician administrator owner user team manager partner vendor carrier courier warehouse store branch office region country plan tier order ticket case request issue error message code light button cable port adapter battery screen menu settings page tab option field form link email address number".split(" "),
-  filler: "the a an this that each every your our its their when if after before while because so then also usually often sometimes always never only still already".split(" "),
+  product:
+    "router modem gateway printer scanner laptop tablet phone headset keyboard monitor camera thermostat speaker charger dock projector smartwatch firewall switch repeater extender console server drive backup vault mailbox calendar invoice subscription license account portal dashboard workspace wallet".split(
+      " ",
+    ),
+  feature:
+    "firmware password login billing refund warranty shipping delivery return exchange pairing bluetooth wireless network bandwidth storage encryption certificate notification permission sync export import update upgrade reset recovery activation installation configuration schedule quota invoice receipt coupon discount trial renewal cancellation migration integration webhook token session profile".split(
+      " ",
+    ),
+  verb: "restart reset update configure install remove enable disable verify check replace contact open close select download upload connect disconnect restore rename assign review confirm submit request schedule cancel renew transfer approve reject retry clear refresh unlock register sign migrate export import".split(
+    " ",
+  ),
+  adj: "slow intermittent missing expired blocked duplicate incorrect unexpected delayed corrupted unresponsive locked encrypted unavailable pending failed partial outdated invalid offline overheated noisy dim empty frozen flickering weak strong secure shared private default custom automatic manual regional international monthly annual".split(
+    " ",
+  ),
+  noun: "customer agent technician administrator owner user team manager partner vendor carrier courier warehouse store branch office region country plan tier order ticket case request issue error message code light button cable port adapter battery screen menu settings page tab option field form link email address number".split(
+    " ",
+  ),
+  filler:
+    "the a an this that each every your our its their when if after before while because so then also usually often sometimes always never only still already".split(
+      " ",
+    ),
   prep: "in on with for from to by at under over through during within without about across".split(" "),
   time: "minutes hours days weeks seconds business-days".split(" "),
 };
@@ -36,12 +51,30 @@ function sentence(r, topic) {
   const kind = int(0, 5, r);
   const p = () => pick(W.product, r);
   const f = () => pick(W.feature, r);
-  if (kind === 0) parts.push(`If ${pick(W.filler, r)} ${p()} shows ${pick(["a", "an"], r)} ${pick(W.adj, r)} ${pick(W.noun, r)}, ${pick(W.verb, r)} the ${f()} and ${pick(W.verb, r)} it again.`);
-  else if (kind === 1) parts.push(`To ${pick(W.verb, r)} ${topic.product} ${topic.feature}, open ${pick(W.noun, r)} ${pick(W.feature, r)} ${pick(W.prep, r)} the ${pick(W.noun, r)} ${pick(W.feature, r)} and ${pick(W.verb, r)} ${pick(W.adj, r)} ${f()}.`);
-  else if (kind === 2) parts.push(`The ${pick(W.noun, r)} can ${pick(W.verb, r)} ${pick(W.adj, r)} ${f()} ${pick(W.prep, r)} ${int(1, 72, r)} ${pick(W.time, r)}; ${pick(W.filler, r)} ${pick(W.noun, r)} ${pick(W.verb, r)}s the ${p()}.`);
-  else if (kind === 3) parts.push(`${pick(W.filler, r)[0].toUpperCase()}${pick(W.filler, r).slice(1)} ${topic.product} ${pick(W.feature, r)} is ${pick(W.adj, r)}, ${pick(W.verb, r)} the ${pick(W.noun, r)} ${pick(W.prep, r)} ${pick(W.adj, r)} ${pick(W.feature, r)}.`);
-  else if (kind === 4) parts.push(`Note: ${topic.feature} ${pick(W.prep, r)} ${pick(W.adj, r)} ${pick(W.product, r)} ${pick(W.noun, r)}s needs ${pick(W.adj, r)} ${f()} ${pick(W.prep, r)} the ${pick(W.noun, r)}.`);
-  else parts.push(`Step ${int(1, 9, r)}: ${pick(W.verb, r)} ${pick(W.filler, r)} ${pick(W.adj, r)} ${p()} ${f()}, then ${pick(W.verb, r)} ${pick(W.noun, r)} ${pick(W.feature, r)}.`);
+  if (kind === 0)
+    parts.push(
+      `If ${pick(W.filler, r)} ${p()} shows ${pick(["a", "an"], r)} ${pick(W.adj, r)} ${pick(W.noun, r)}, ${pick(W.verb, r)} the ${f()} and ${pick(W.verb, r)} it again.`,
+    );
+  else if (kind === 1)
+    parts.push(
+      `To ${pick(W.verb, r)} ${topic.product} ${topic.feature}, open ${pick(W.noun, r)} ${pick(W.feature, r)} ${pick(W.prep, r)} the ${pick(W.noun, r)} ${pick(W.feature, r)} and ${pick(W.verb, r)} ${pick(W.adj, r)} ${f()}.`,
+    );
+  else if (kind === 2)
+    parts.push(
+      `The ${pick(W.noun, r)} can ${pick(W.verb, r)} ${pick(W.adj, r)} ${f()} ${pick(W.prep, r)} ${int(1, 72, r)} ${pick(W.time, r)}; ${pick(W.filler, r)} ${pick(W.noun, r)} ${pick(W.verb, r)}s the ${p()}.`,
+    );
+  else if (kind === 3)
+    parts.push(
+      `${pick(W.filler, r)[0].toUpperCase()}${pick(W.filler, r).slice(1)} ${topic.product} ${pick(W.feature, r)} is ${pick(W.adj, r)}, ${pick(W.verb, r)} the ${pick(W.noun, r)} ${pick(W.prep, r)} ${pick(W.adj, r)} ${pick(W.feature, r)}.`,
+    );
+  else if (kind === 4)
+    parts.push(
+      `Note: ${topic.feature} ${pick(W.prep, r)} ${pick(W.adj, r)} ${pick(W.product, r)} ${pick(W.noun, r)}s needs ${pick(W.adj, r)} ${f()} ${pick(W.prep, r)} the ${pick(W.noun, r)}.`,
+    );
+  else
+    parts.push(
+      `Step ${int(1, 9, r)}: ${pick(W.verb, r)} ${pick(W.filler, r)} ${pick(W.adj, r)} ${p()} ${f()}, then ${pick(W.verb, r)} ${pick(W.noun, r)} ${pick(W.feature, r)}.`,
+    );
   return parts.join(" ");
 }
 
@@ -114,7 +147,11 @@ export function largeHtml(bytes, seed = 0) {
   for (let i = 0; size < bytes - 200; i++) {
     const topic = { product: pick(W.product, rand), feature: pick(W.feature, rand) };
     const words = Array.from({ length: 2 }, () => sentence(rand, topic)).join(" ");
-    const related = Array.from({ length: 4 }, (_, k) => `<li><a class="related__link" href="/help/articles/${(i * 7 + k) % 9973}">${pick(W.product, rand)} ${pick(W.feature, rand)}</a></li>`).join("");
+    const related = Array.from(
+      { length: 4 },
+      (_, k) =>
+        `<li><a class="related__link" href="/help/articles/${(i * 7 + k) % 9973}">${pick(W.product, rand)} ${pick(W.feature, rand)}</a></li>`,
+    ).join("");
     const article =
       `<nav class="breadcrumbs"><ul><li><a href="/">Home</a></li><li><a href="/help">Help centre</a></li></ul></nav>` +
       `<article class="help-article" data-id="${i}"><h2 class="help-article__title">Article ${i}</h2>` +
@@ -142,7 +179,10 @@ export function buildExtraAgent(chunks) {
 }
 
 export function queryFrom(r, a, words) {
-  const tokens = a.text.replace(/[^A-Za-z -]+/g, " ").split(/\s+/).filter((w) => w.length > 2 && !w.startsWith("kb"));
+  const tokens = a.text
+    .replace(/[^A-Za-z -]+/g, " ")
+    .split(/\s+/)
+    .filter((w) => w.length > 2 && !w.startsWith("kb"));
   const start = int(0, Math.max(0, tokens.length - words), r);
   return tokens.slice(start, start + words).join(" ");
 }

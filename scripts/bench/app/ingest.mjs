@@ -17,7 +17,8 @@ export async function runIngest({ agents, reused, uploads, raw }) {
   // spell of a shared machine weighs on both sides alike; the scratch collection grows round by
   // round as the app's does. Each round's raw add sends the vectors the app added in that round.
   const allBatches = uploadBatches(agents);
-  const rounds = args.via === "jobs" ? INGEST_ROUNDS : Math.max(1, Math.min(INGEST_ROUNDS, Math.floor(allBatches.length / args.parallelUploads)));
+  const rounds =
+    args.via === "jobs" ? INGEST_ROUNDS : Math.max(1, Math.min(INGEST_ROUNDS, Math.floor(allBatches.length / args.parallelUploads)));
   let scratch = null; // created after the first round: it copies the app collection's settings
   let indexed = 0;
   let ingestMs = 0;
@@ -55,7 +56,9 @@ export async function runIngest({ agents, reused, uploads, raw }) {
           // that Chroma does not hold two copies through the rest of the run.
           if (scratch) await dropScratch(scratch);
           scratch = null;
-          log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s (${indexed} in all; Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
+          log(
+            `round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s (${indexed} in all; Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`,
+          );
           continue;
         }
         pairedChunks += indexed - before;
@@ -64,16 +67,22 @@ export async function runIngest({ agents, reused, uploads, raw }) {
         const roundRawMs = await rawAddRange(scratch, before, indexed, false);
         rawMs += roundRawMs;
         rawAddChromaCpu += cpuNow(dataDir).chroma - cpu1.chroma;
-        log(`round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s (Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`);
+        log(
+          `round ${r + 1} of ${rounds}: ${indexed - before} chunks, app ${appRate.toFixed(0)}/s, raw add ${((indexed - before) / (roundRawMs / 1000)).toFixed(0)}/s (Chroma ${chromaMb()} MB, ${Math.round(memAvailableMb())} MB available)`,
+        );
       }
     } finally {
       if (scratch) await dropScratch(scratch);
     }
-    log(`ingest: ${indexed} chunks in ${(ingestMs / 1000).toFixed(1)} s; raw add of the first ${pairedChunks} vectors ${(rawMs / 1000).toFixed(1)} s, the app's ${(pairedIngestMs / 1000).toFixed(1)} s`);
+    log(
+      `ingest: ${indexed} chunks in ${(ingestMs / 1000).toFixed(1)} s; raw add of the first ${pairedChunks} vectors ${(rawMs / 1000).toFixed(1)} s, the app's ${(pairedIngestMs / 1000).toFixed(1)} s`,
+    );
 
     // The same vectors once more, each with an 800-character text, in one pass.
     const chunkTexts = [];
-    for (const a of agents) for (const f of a.articles) for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
+    for (const a of agents)
+      for (const f of a.articles)
+        for (let i = 0; i < f.chunkCount; i++) chunkTexts.push({ doc: f.documentId, index: i, len: f.lens[i] ?? CHUNK_SIZE });
     raw.setLens(new Map(chunkTexts.map((c) => [`${c.doc}#${c.index}`, c.len])));
     const textScratch = await createScratch();
     try {
@@ -90,7 +99,10 @@ export async function runIngest({ agents, reused, uploads, raw }) {
   /** The ingest's figures, or what stands in for them when the corpus was reused. */
   const ingestFigures = () =>
     reused
-      ? [["chunks", indexed], ["ingest", `reused from ${dataDir}`]]
+      ? [
+          ["chunks", indexed],
+          ["ingest", `reused from ${dataDir}`],
+        ]
       : [
           ["chunks", indexed],
           ["ingest_via", args.via],

@@ -26,7 +26,9 @@ export async function runLargeFile(base) {
     clearInterval(sampler);
     const doc = result.documents?.[0];
     if (doc?.status !== "ready") throw new Error(`the 20 MB file was not indexed: ${doc?.message}`);
-    log(`20 MB file: ${doc.chunk_count} chunks in ${seconds.toFixed(1)} s; app RSS ${Math.round(before / 1024)} -> peak ${Math.round(peak / 1024)} MB`);
+    log(
+      `20 MB file: ${doc.chunk_count} chunks in ${seconds.toFixed(1)} s; app RSS ${Math.round(before / 1024)} -> peak ${Math.round(peak / 1024)} MB`,
+    );
     return { chunks: doc.chunk_count, seconds, growthMb: Math.round((peak - before) / 1024) };
   };
   let big = { chunks: null, seconds: Number.NaN, growthMb: null };

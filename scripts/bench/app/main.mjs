@@ -30,7 +30,9 @@ async function main() {
   const corpusStarted = performance.now();
   const agents = buildCorpus(args.chunks);
   const nArticles = agents.reduce((n, a) => n + a.articles.length, 0);
-  log(`corpus: ${agents.reduce((n, a) => n + a.articles.reduce((m, f) => m + f.chunks, 0), 0)} chunks in ${nArticles} articles over ${agents.length} agents (${Math.round(performance.now() - corpusStarted)} ms)`);
+  log(
+    `corpus: ${agents.reduce((n, a) => n + a.articles.reduce((m, f) => m + f.chunks, 0), 0)} chunks in ${nArticles} articles over ${agents.length} agents (${Math.round(performance.now() - corpusStarted)} ms)`,
+  );
 
   const { base, chromaUrl } = await startApp();
   const sampler = startSampler();
@@ -43,7 +45,9 @@ async function main() {
   if (reused) {
     for (const a of agents) {
       a.id = existing.get(a.name);
-      const docs = new Map((await http(`${base}/api/agents/${a.id}/documents`)).documents.filter((d) => d.status === "ready").map((d) => [d.filename, d]));
+      const docs = new Map(
+        (await http(`${base}/api/agents/${a.id}/documents`)).documents.filter((d) => d.status === "ready").map((d) => [d.filename, d]),
+      );
       for (const f of a.articles) {
         const d = docs.get(f.filename);
         if (!d) fail(`${dataDir} holds agent "${a.name}" without a ready ${f.filename}: not the corpus of --chunks ${args.chunks}`);
@@ -53,7 +57,8 @@ async function main() {
     }
     log(`reusing the corpus in ${dataDir}: the ingest is not run again`);
   } else {
-    if (agents.some((a) => existing.has(a.name))) fail(`${dataDir} holds part of a corpus: use an empty directory or one a run with --chunks ${args.chunks} --stop-after-ingest made`);
+    if (agents.some((a) => existing.has(a.name)))
+      fail(`${dataDir} holds part of a corpus: use an empty directory or one a run with --chunks ${args.chunks} --stop-after-ingest made`);
     for (const a of agents) a.id = (await http(`${base}/api/agents`, json("POST", { name: a.name, tools: ["document_search"] }))).id;
   }
 
@@ -72,8 +77,20 @@ async function main() {
     agents,
     upload: uploads.upload,
   });
-  const { rebuildSkipped, rebuildSeconds, rebuildUploadMaxMs, rebuilt, correctS, backAt, checkedAt, checkedChunks, unclean, blockedS, fullPerS, fullTotal } =
-    await runRecovery({ base, large, upload: uploads.upload, corpusStarted });
+  const {
+    rebuildSkipped,
+    rebuildSeconds,
+    rebuildUploadMaxMs,
+    rebuilt,
+    correctS,
+    backAt,
+    checkedAt,
+    checkedChunks,
+    unclean,
+    blockedS,
+    fullPerS,
+    fullTotal,
+  } = await runRecovery({ base, large, upload: uploads.upload, corpusStarted });
   const { big, bigAgain } = await runLargeFile(base);
 
   // ---- a restart: time to a healthy answer, then the first search (counts loaded from disk)
@@ -134,7 +151,8 @@ async function main() {
     ["app_peak_rss_mb", Math.round(sampler.peak.app / 1024)],
     ["chroma_peak_rss_mb", Math.round(sampler.peak.chroma / 1024)],
   ];
-  for (const [k, v] of figures) console.log(`${k}: ${!runs(phaseOf(k)) ? "not run (--only)" : Number.isNaN(v) ? "n/a (a phase it needs was not run)" : v}`);
+  for (const [k, v] of figures)
+    console.log(`${k}: ${!runs(phaseOf(k)) ? "not run (--only)" : Number.isNaN(v) ? "n/a (a phase it needs was not run)" : v}`);
 }
 
 /** The phase a figure comes from (PHASES), or null for the run's own. */

@@ -4,10 +4,23 @@ import path from "node:path";
 /** What a run measures after the ingest, in this order (--only picks some). */
 export const PHASES = ["search", "inspect", "eval", "under-ingest", "rebuild", "crash", "large-file", "restart"];
 function parseArgs(argv) {
-  const out = { chunks: 20000, via: "jobs", pollMs: 0, parallelUploads: 3, filesPerRequest: 20, rawChunks: null, skipRebuild: false, rebuildWithinMin: null, dataDir: null, stopAfterIngest: false, only: null };
+  const out = {
+    chunks: 20000,
+    via: "jobs",
+    pollMs: 0,
+    parallelUploads: 3,
+    filesPerRequest: 20,
+    rawChunks: null,
+    skipRebuild: false,
+    rebuildWithinMin: null,
+    dataDir: null,
+    stopAfterIngest: false,
+    only: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    const [key, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    const [key, inline] =
+      a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
     if (key === "--chunks") {
       const v = Number(inline ?? argv[++i]);
       if (!Number.isInteger(v) || v < 1000) fail("--chunks needs a whole number of at least 1000");
@@ -26,7 +39,8 @@ function parseArgs(argv) {
       out.parallelUploads = v;
     } else if (key === "--files-per-request") {
       const v = Number(inline ?? argv[++i]);
-      if (!Number.isInteger(v) || v < 1 || v > 50) fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
+      if (!Number.isInteger(v) || v < 1 || v > 50)
+        fail("--files-per-request needs a whole number from 1 to 50 (the app's default MAX_FILES_PER_REQUEST)");
       out.filesPerRequest = v;
     } else if (key === "--raw-chunks") {
       const v = Number(inline ?? argv[++i]);
@@ -43,14 +57,18 @@ function parseArgs(argv) {
       if (!v) fail("--data-dir needs a directory");
       out.dataDir = path.resolve(v);
     } else if (key === "--only") {
-      const v = String(inline ?? argv[++i] ?? "").split(",").filter(Boolean);
+      const v = String(inline ?? argv[++i] ?? "")
+        .split(",")
+        .filter(Boolean);
       const bad = v.filter((p) => !PHASES.includes(p));
       if (v.length === 0 || bad.length) fail(`--only needs phases from ${PHASES.join(",")}${bad.length ? ` (not: ${bad.join(",")})` : ""}`);
       out.only = new Set(v);
     } else if (key === "--stop-after-ingest") {
       out.stopAfterIngest = true;
     } else if (key === "--help" || key === "-h") {
-      console.log("usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--data-dir D [--stop-after-ingest]] [--only P,...] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]");
+      console.log(
+        "usage: npm run bench -- [--chunks N] [--raw-chunks R] [--skip-rebuild | --rebuild-within M] [--data-dir D [--stop-after-ingest]] [--only P,...] [--via jobs|documents] [--poll-ms M] [--parallel-uploads P] [--files-per-request F]",
+      );
       console.log("  --chunks N             chunks to index (default 20000, at least 1000)");
       console.log("  --raw-chunks R         add the vectors straight to Chroma only in the ingest rounds that start below R");
       console.log("                         chunks (default: every round), and the add with text for as many: the raw side");

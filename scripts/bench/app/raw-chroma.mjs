@@ -16,7 +16,9 @@ export function rawChroma(chromaUrl, chromaApi) {
     const preflight = await http(`${chromaUrl.replace(/\/$/, "")}/api/v2/pre-flight-checks`);
     // As the app's Chroma client does: embeddings travel as base64 float32 when the server takes it.
     const base64 = preflight.supports_base64_encoding === true;
-    log(`collection ${appCollection.name}: ${dim} dimensions; Chroma max batch size ${preflight.max_batch_size}, base64 embeddings ${base64}`);
+    log(
+      `collection ${appCollection.name}: ${dim} dimensions; Chroma max batch size ${preflight.max_batch_size}, base64 embeddings ${base64}`,
+    );
     appSide = { collection: appCollection, dim, maxBatch: preflight.max_batch_size, base64 };
     return appSide;
   };
@@ -35,7 +37,10 @@ export function rawChroma(chromaUrl, chromaApi) {
       }),
     );
   };
-  const dropScratch = (scratch) => http(`${chromaApi}/collections/${scratch.name}`, { method: "DELETE" }, [200, 204]).catch((e) => log(`scratch collection not deleted: ${e.message}`));
+  const dropScratch = (scratch) =>
+    http(`${chromaApi}/collections/${scratch.name}`, { method: "DELETE" }, [200, 204]).catch((e) =>
+      log(`scratch collection not deleted: ${e.message}`),
+    );
   /**
    * Adds the app's vectors [from, to) again, with their metadata, to a scratch collection in
    * batches of up to Chroma's max batch size (a batch past the server's payload limit, 413, is
@@ -61,15 +66,23 @@ export function rawChroma(chromaUrl, chromaApi) {
         ids: slice.ids.map((_, j) => `raw${added + j}`),
         embeddings: slice.embeddings.map(encode),
         metadatas: slice.metadatas,
-        ...(withText ? { documents: slice.metadatas.map((m) => filler.slice(0, lens.get(`${m.document_id}#${m.chunk_index}`) ?? CHUNK_SIZE)) } : {}),
+        ...(withText
+          ? { documents: slice.metadatas.map((m) => filler.slice(0, lens.get(`${m.document_id}#${m.chunk_index}`) ?? CHUNK_SIZE)) }
+          : {}),
       });
       const t0 = performance.now();
-      const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      const res = await fetch(`${chromaApi}/collections/${scratch.id}/add`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
       const text = await res.text();
       const took = performance.now() - t0;
       if (res.status === 413 && batch > 1) {
         batch = Math.ceil(batch / 2);
-        log(`raw add: ${slice.ids.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`);
+        log(
+          `raw add: ${slice.ids.length} vectors (${Math.round(body.length / 1e6)} MB) is past Chroma's payload limit; batches of ${batch}`,
+        );
         continue;
       }
       if (res.status !== 200 && res.status !== 201) throw new Error(`Chroma add answered ${res.status}: ${text.slice(0, 400)}`);

@@ -14,11 +14,16 @@ import { isChroma, memAvailableMb, ownProcesses } from "./processes.mjs";
 export async function runRecovery({ base, large, upload, corpusStarted }) {
   // ---- a rebuild of the vector index (a new collection built from the stored vectors), with
   // small uploads one after another meanwhile: how long a write waits while it runs
-  const probeAgent = (await http(`${base}/api/agents`, json("POST", { name: "Bench writes during recovery", tools: ["document_search"] }))).id;
+  const probeAgent = (await http(`${base}/api/agents`, json("POST", { name: "Bench writes during recovery", tools: ["document_search"] })))
+    .id;
   let probeN = 0;
   const smallUpload = async () => {
     const form = new FormData();
-    form.append("files", new Blob([`Probe note ${probeN}: written while the index recovers (probe${probeN}x).`], { type: "text/plain" }), `probe-${probeN++}.txt`);
+    form.append(
+      "files",
+      new Blob([`Probe note ${probeN}: written while the index recovers (probe${probeN}x).`], { type: "text/plain" }),
+      `probe-${probeN++}.txt`,
+    );
     const t0 = performance.now();
     try {
       const res = await fetch(`${base}/api/agents/${probeAgent}/documents`, { method: "POST", body: form });
@@ -35,8 +40,10 @@ export async function runRecovery({ base, large, upload, corpusStarted }) {
   const availableMb = Math.round(memAvailableMb());
   const runMin = (performance.now() - corpusStarted) / 60_000;
   let rebuildSkipped = !runs("rebuild") ? "not run (--only)" : args.skipRebuild ? "skipped (--skip-rebuild)" : null;
-  if (!rebuildSkipped && args.rebuildWithinMin !== null && runMin > args.rebuildWithinMin) rebuildSkipped = `skipped: reached after ${runMin.toFixed(0)} minutes (--rebuild-within ${args.rebuildWithinMin})`;
-  if (!rebuildSkipped && availableMb < chromaNowMb + 2048) rebuildSkipped = `skipped: Chroma holds ${chromaNowMb} MB, the machine has ${availableMb} MB available, a second copy needs about ${chromaNowMb}`;
+  if (!rebuildSkipped && args.rebuildWithinMin !== null && runMin > args.rebuildWithinMin)
+    rebuildSkipped = `skipped: reached after ${runMin.toFixed(0)} minutes (--rebuild-within ${args.rebuildWithinMin})`;
+  if (!rebuildSkipped && availableMb < chromaNowMb + 2048)
+    rebuildSkipped = `skipped: Chroma holds ${chromaNowMb} MB, the machine has ${availableMb} MB available, a second copy needs about ${chromaNowMb}`;
   let rebuildSeconds = null;
   let rebuildUploadMaxMs = null;
   let rebuilt = { last_vectors: null };
@@ -52,7 +59,9 @@ export async function runRecovery({ base, large, upload, corpusStarted }) {
     if (rebuilt.last_error) throw new Error(`the index rebuild stopped: ${rebuilt.last_error}`);
     rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
     rebuildUploadMaxMs = Math.max(0, ...duringRebuild.filter((u) => u.status === 201).map((u) => u.ms));
-    log(`index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`);
+    log(
+      `index rebuilt: ${rebuilt.last_vectors} vectors in ${rebuildSeconds.toFixed(1)} s; ${duringRebuild.length} uploads meanwhile, the longest ${Math.round(rebuildUploadMaxMs)} ms`,
+    );
   }
 
   // ---- Chroma killed (SIGKILL) during an upload: the launcher restarts it over data an unclean
@@ -69,7 +78,8 @@ export async function runRecovery({ base, large, upload, corpusStarted }) {
   let fullPerS = null;
   let fullTotal = null;
   if (runs("crash")) {
-    const searchOf = (agentId, query) => http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
+    const searchOf = (agentId, query) =>
+      http(`${base}/api/agents/${agentId}/documents/search`, json("POST", { query, top_k: 5 }), [200, 503]);
     const probes = [];
     for (const f of large[0].articles.slice(0, 40)) {
       const r = await searchOf(large[0].id, f.token);
@@ -112,7 +122,13 @@ export async function runRecovery({ base, large, upload, corpusStarted }) {
             `the longest upload since Chroma answered ${Math.round(longest)} ms, the check ${idx?.recheck?.checked ?? "?"} of ${idx?.recheck?.total ?? "?"} chunks`,
         );
       }
-      if (backAt !== null && correctS !== null && idx?.recheck?.state === "idle" && idx.recheck.last_finished_at > killedIso && idx.rebuild.state === "idle") {
+      if (
+        backAt !== null &&
+        correctS !== null &&
+        idx?.recheck?.state === "idle" &&
+        idx.recheck.last_finished_at > killedIso &&
+        idx.rebuild.state === "idle"
+      ) {
         checkedAt = performance.now();
         checkedChunks = idx.recheck.checked;
         break;
@@ -135,5 +151,18 @@ export async function runRecovery({ base, large, upload, corpusStarted }) {
         `the full check in the background: ${fullPerS?.toFixed(0)} chunks/s over ${fullTotal} chunks`,
     );
   }
-  return { rebuildSkipped, rebuildSeconds, rebuildUploadMaxMs, rebuilt, correctS, backAt, checkedAt, checkedChunks, unclean, blockedS, fullPerS, fullTotal };
+  return {
+    rebuildSkipped,
+    rebuildSeconds,
+    rebuildUploadMaxMs,
+    rebuilt,
+    correctS,
+    backAt,
+    checkedAt,
+    checkedChunks,
+    unclean,
+    blockedS,
+    fullPerS,
+    fullTotal,
+  };
 }

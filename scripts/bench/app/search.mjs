@@ -43,23 +43,41 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
     for (let i = 0; i < n; i++) {
       const a = list[i % list.length];
       // What the app asks Chroma for: ids and distances (the text of the hits comes from SQLite).
-      const body = JSON.stringify({ query_embeddings: [pick(nearVectors.get(a.id), qrand)], n_results: TOP_K, where: { agent_id: a.id }, include: ["distances"] });
+      const body = JSON.stringify({
+        query_embeddings: [pick(nearVectors.get(a.id), qrand)],
+        n_results: TOP_K,
+        where: { agent_id: a.id },
+        include: ["distances"],
+      });
       const t0 = performance.now();
-      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      await http(
+        `${chromaApi}/collections/${appSide.collection.id}/query`,
+        { method: "POST", headers: { "Content-Type": "application/json" }, body },
+        [200],
+      );
       out.push(performance.now() - t0);
     }
     return out;
   };
   // The same query scoped by the agent's chunk ids instead of the filter, as the app sends it
   // (lib/retrieval/id-scope.ts): Chroma's cost for the scope the app's search pays now.
-  const idsOf = new Map(agents.map((a) => [a.id, JSON.stringify(a.articles.flatMap((f) => Array.from({ length: f.chunkCount }, (_, i) => `doc${f.documentId}#${i}`)))]));
+  const idsOf = new Map(
+    agents.map((a) => [
+      a.id,
+      JSON.stringify(a.articles.flatMap((f) => Array.from({ length: f.chunkCount }, (_, i) => `doc${f.documentId}#${i}`))),
+    ]),
+  );
   const rawIdsLatencies = async (list, n) => {
     const out = [];
     for (let i = 0; i < n; i++) {
       const a = list[i % list.length];
       const body = `{"query_embeddings":[${JSON.stringify(pick(nearVectors.get(a.id), qrand))}],"n_results":${TOP_K},"include":["distances"],"ids":${idsOf.get(a.id)}}`;
       const t0 = performance.now();
-      await http(`${chromaApi}/collections/${appSide.collection.id}/query`, { method: "POST", headers: { "Content-Type": "application/json" }, body }, [200]);
+      await http(
+        `${chromaApi}/collections/${appSide.collection.id}/query`,
+        { method: "POST", headers: { "Content-Type": "application/json" }, body },
+        [200],
+      );
       out.push(performance.now() - t0);
     }
     return out;
@@ -101,7 +119,11 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       const f = pick(target.articles, qrand);
       const query = queryFrom(qrand, f, int(4, 7, qrand));
       const t0 = performance.now();
-      await http(`${base}/api/agents/${target.id}/inspect`, json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }), [200]);
+      await http(
+        `${base}/api/agents/${target.id}/inspect`,
+        json("POST", { query, top_k: TOP_K, expected_document_id: f.documentId }),
+        [200],
+      );
       inspect.push(performance.now() - t0);
     }
     log(`inspections done: p50 ${ms(percentile(inspect, 50))} ms`);
@@ -121,11 +143,14 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       pairs.push({ query, expected: f.filename });
     }
     const imported = await http(`${base}/api/agents/${target.id}/pairs`, json("POST", pairs), [201]);
-    if (imported.rejected?.length) throw new Error(`${imported.rejected.length} pairs rejected, e.g. ${JSON.stringify(imported.rejected[0])}`);
+    if (imported.rejected?.length)
+      throw new Error(`${imported.rejected.length} pairs rejected, e.g. ${JSON.stringify(imported.rejected[0])}`);
     const evalStarted = performance.now();
     const run = await http(`${base}/api/agents/${target.id}/evals`, json("POST", { k: TOP_K }), [200, 201]);
     evalSeconds = (performance.now() - evalStarted) / 1000;
-    log(`evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`);
+    log(
+      `evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`,
+    );
   }
 
   // ---- search while another team's upload runs
@@ -142,7 +167,9 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       rawUnderIngest.push(...(await rawLatencies(large, 1)));
     }
     await uploadDone;
-    log(`searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`);
+    log(
+      `searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`,
+    );
   }
   return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, underIngest, rawUnderIngest };
 }

@@ -56,7 +56,8 @@ export function uploader(base) {
         const first = formOf(groups[0]);
         first.set("expected_files", String(files.length));
         const job = await http(`${base}/api/agents/${agent.id}/uploads`, { method: "POST", body: first }, [202]);
-        for (const g of groups.slice(1)) await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`, { method: "POST", body: formOf(g) }, [202]);
+        for (const g of groups.slice(1))
+          await http(`${base}/api/agents/${agent.id}/uploads/${job.id}`, { method: "POST", body: formOf(g) }, [202]);
         // Waited for as a command-line import waits (?wait answers when the job ends), or with
         // --poll-ms followed as the page follows a long upload (only the files being indexed
         // listed); then read once in full.
@@ -81,7 +82,10 @@ export function uploader(base) {
   /** The round's share of each agent's articles, for --via jobs. */
   const jobParts = (list, r, rounds) =>
     list
-      .map((a) => ({ agent: a, files: a.articles.slice(Math.floor((r * a.articles.length) / rounds), Math.floor(((r + 1) * a.articles.length) / rounds)) }))
+      .map((a) => ({
+        agent: a,
+        files: a.articles.slice(Math.floor((r * a.articles.length) / rounds), Math.floor(((r + 1) * a.articles.length) / rounds)),
+      }))
       .filter((p) => p.files.length > 0);
   const upload = (list) => (args.via === "jobs" ? sendJobs(jobParts(list, 0, 1)) : sendUploads(uploadBatches(list)));
   return { uploadBatches, sendUploads, sendJobs, jobParts, upload, progressRequests: () => progressRequests };

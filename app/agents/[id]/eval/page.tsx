@@ -59,7 +59,11 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   const [base, head] = ordered ? [ordered.earlier, ordered.later] : [pickedBase, pickedHead];
   const comparison = base && head && base.id !== head.id ? compareRuns(runResults(base.id), runResults(head.id), k) : null;
   // Modes are compared only on runs over the pairs as they are now.
-  const modeRuns = latestRunPerMode(finished, pairs.map((p) => pairKey({ pair_id: p.id, query: p.query, expected: p.expected_filename })), runResults);
+  const modeRuns = latestRunPerMode(
+    finished,
+    pairs.map((p) => pairKey({ pair_id: p.id, query: p.query, expected: p.expected_filename })),
+    runResults,
+  );
   const modes = modeRuns.length >= 2 ? compareModes(modeRuns, k, agent.retrieval_mode) : null;
 
   return (
@@ -73,7 +77,13 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
         defaultK={run?.k ?? 3}
         runningId={running?.id}
       />
-      <ChunkSweep agentId={agent.id} pairCount={pairCount} canEdit={canEdit} model={model} alternativeModel={alternativeEmbedder()?.model ?? null} />
+      <ChunkSweep
+        agentId={agent.id}
+        pairCount={pairCount}
+        canEdit={canEdit}
+        model={model}
+        alternativeModel={alternativeEmbedder()?.model ?? null}
+      />
       {!run ? (
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
           No finished evaluation yet.{" "}
@@ -102,18 +112,23 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             <h2 id="curve-heading" className="font-semibold">
               Recall@k for k = 1 to 20
             </h2>
-            <p className="text-sm text-slate-600">How many pairs would be answered if the agent retrieved k results. The dashed line marks the k shown above.</p>
+            <p className="text-sm text-slate-600">
+              How many pairs would be answered if the agent retrieved k results. The dashed line marks the k shown above.
+            </p>
             <RecallCurve recall={run.recall_at_k ?? {}} k={k} />
           </section>
           <ModeComparisonView agentId={agent.id} comparison={modes} canEdit={canEdit} documentIds={Object.fromEntries(documentIds)} />
-          {calibration && <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />}
+          {calibration && (
+            <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />
+          )}
           <section aria-labelledby="pairs-heading" className="space-y-2">
             <h2 id="pairs-heading" className="text-lg font-semibold">
               Every pair at k = {k}
             </h2>
             <p className="text-sm text-slate-600">
-              Rank is where the expected document&apos;s best chunk landed among all {plural(run.chunk_count, "chunk")}; distance is its cosine distance. An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is past the run&apos;s
-              cut. “Inspect” opens the query in the inspector with the expected document marked.
+              Rank is where the expected document&apos;s best chunk landed among all {plural(run.chunk_count, "chunk")}; distance is its
+              cosine distance. An unanswerable pair has no rank: its distance is that of its closest chunk, and it is refused when that is
+              past the run&apos;s cut. “Inspect” opens the query in the inspector with the expected document marked.
             </p>
             <DistanceNote />
             <PairResultsTable
@@ -137,7 +152,14 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
       )}
       {runs.length > 0 && <RunHistory agentId={agent.id} runs={runs} k={k} selectedId={run?.id} base={base?.id} head={head?.id} />}
       {comparison && base && head && (
-        <ComparisonView agentId={agent.id} comparison={comparison} base={base.id} head={head.id} swapped={ordered?.swapped ?? false} documentIds={documentIds} />
+        <ComparisonView
+          agentId={agent.id}
+          comparison={comparison}
+          base={base.id}
+          head={head.id}
+          swapped={ordered?.swapped ?? false}
+          documentIds={documentIds}
+        />
       )}
     </div>
   );

@@ -16,7 +16,10 @@ import { DistanceNote } from "@/components/ui/distance-note";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ status?: string | string[]; q?: string | string[]; since?: string | string[] }> };
+type Props = {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ status?: string | string[]; q?: string | string[]; since?: string | string[] }>;
+};
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() ?? "";
 
@@ -48,13 +51,14 @@ export default async function QuestionsPage({ params, searchParams }: Props) {
     <div className="space-y-8">
       <div className="space-y-2">
         <p className="max-w-3xl text-sm text-slate-600">
-          What this agent asked through its search API and asks (the inspector&apos;s tries are not here), grouped when worded alike. Label a question
-          with the document that answers it and it becomes a labeled pair on the Recall tab; mark it unanswerable to calibrate the no-match cut; mark
-          it a gap to put it on the list of articles to write.
+          What this agent asked through its search API and asks (the inspector&apos;s tries are not here), grouped when worded alike. Label
+          a question with the document that answers it and it becomes a labeled pair on the Recall tab; mark it unanswerable to calibrate
+          the no-match cut; mark it a gap to put it on the list of articles to write.
         </p>
         {!list.logging && (
           <p role="note" className="max-w-3xl rounded border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            This agent does not log its questions now (Settings): its new searches and asks are logged without their text and do not appear here.
+            This agent does not log its questions now (Settings): its new searches and asks are logged without their text and do not appear
+            here.
           </p>
         )}
       </div>
@@ -68,15 +72,19 @@ export default async function QuestionsPage({ params, searchParams }: Props) {
         ) : (
           <>
             <p className="text-sm text-slate-600">
-              Most asked first. Best distance is the nearest chunk&apos;s over all its calls, before any cut; top documents are what its latest call
-              returned. “Inspect” opens the question in the inspector.
+              Most asked first. Best distance is the nearest chunk&apos;s over all its calls, before any cut; top documents are what its
+              latest call returned. “Inspect” opens the question in the inspector.
             </p>
             <DistanceNote />
             <QuestionsTable
               agentId={agent.id}
               canEdit={canEdit}
               documents={documents}
-              rows={list.questions.map((q) => ({ ...q, lastAskedText: when(q.last_asked), expectedId: q.expected ? (documentIds.get(q.expected) ?? null) : null }))}
+              rows={list.questions.map((q) => ({
+                ...q,
+                lastAskedText: when(q.last_asked),
+                expectedId: q.expected ? (documentIds.get(q.expected) ?? null) : null,
+              }))}
             />
           </>
         )}

@@ -14,7 +14,13 @@ export default async function AgentSettingsPage({ params }: { params: Promise<{ 
   const chunks = docs.reduce((n, d) => n + d.chunk_count, 0);
   return (
     <div className="space-y-6">
-      <AgentSettingsForm agentId={agent.id} name={agent.name} tools={agent.tools} retrievalMode={agent.retrieval_mode} logQuestions={agent.log_questions} />
+      <AgentSettingsForm
+        agentId={agent.id}
+        name={agent.name}
+        tools={agent.tools}
+        retrievalMode={agent.retrieval_mode}
+        logQuestions={agent.log_questions}
+      />
       <CutForm agentId={agent.id} maxDistance={agent.max_distance} setFor={agent.max_distance_model} model={embedder().model} />
       <section aria-labelledby="danger-heading" className="space-y-2 rounded border border-red-200 bg-white p-4">
         <h2 id="danger-heading" className="font-semibold text-red-800">

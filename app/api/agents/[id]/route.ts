@@ -10,7 +10,8 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]">>("viewer", async ({ ag
 /** Name, tools and the no-match cut (`"max_distance": 0.75`, in the configured model's distances; null clears it). */
 export const PATCH = withAgent<RouteCtx<"/api/agents/[id]">>("editor", async ({ req, agent }) => {
   const { max_distance, ...input } = agentUpdateSchema.parse(await readJson(req));
-  const cut = max_distance === undefined ? undefined : max_distance === null ? null : { maxDistance: max_distance, model: embedder().model };
+  const cut =
+    max_distance === undefined ? undefined : max_distance === null ? null : { maxDistance: max_distance, model: embedder().model };
   return NextResponse.json(updateAgent(agent.id, { ...input, cut }));
 });
 

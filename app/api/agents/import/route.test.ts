@@ -6,8 +6,6 @@ vi.hoisted(() => {
   process.env.MAX_TEXT_CHARS = "4000";
 });
 
-import * as exportRoute from "../[id]/export/route";
-import * as importRoute from "./route";
 import { LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent, undeletedCleanups } from "@/test/helpers";
 import { findAgentByName, listAgents } from "@/lib/db/agents";
@@ -16,11 +14,19 @@ import { createPair, listPairs } from "@/lib/db/pairs";
 import { db } from "@/lib/db/client";
 import { embedder } from "@/lib/embeddings/configured";
 import { collectionFor } from "@/lib/vector-store/client";
+import * as exportRoute from "../[id]/export/route";
+import * as importRoute from "./route";
 
 type Line = Record<string, unknown> & { type: string };
-type DocLine = Line & { document: { filename: string; text: string; chunk_size: number }; chunks: { index: number; start: number; end: number }[] };
+type DocLine = Line & {
+  document: { filename: string; text: string; chunk_size: number };
+  chunks: { index: number; start: number; end: number }[];
+};
 
-const LONG = Array.from({ length: 12 }, (_, i) => `Paragraph ${i}. Orders ship from the warehouse nearest to the customer within two business days.`).join("\n\n");
+const LONG = Array.from(
+  { length: 12 },
+  (_, i) => `Paragraph ${i}. Orders ship from the warehouse nearest to the customer within two business days.`,
+).join("\n\n");
 
 let lines: Line[];
 
@@ -30,7 +36,12 @@ const serialise = (all: Line[]) => all.map((l) => `${JSON.stringify(l)}\n`).join
 function sealed(all: Line[]): string {
   const body = serialise(all.filter((l) => l.type !== "end"));
   const docs = all.filter((l) => l.type === "document") as DocLine[];
-  const counts = { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), pairs: all.filter((l) => l.type === "pair").length, runs: all.filter((l) => l.type === "run").length };
+  const counts = {
+    documents: docs.length,
+    chunks: docs.reduce((n, d) => n + d.chunks.length, 0),
+    pairs: all.filter((l) => l.type === "pair").length,
+    runs: all.filter((l) => l.type === "run").length,
+  };
   return `${body}${JSON.stringify({ type: "end", counts, sha256: createHash("sha256").update(body).digest("hex") })}\n`;
 }
 
@@ -56,7 +67,13 @@ function vectorLines(count: number): Line[] {
   const out: Line[] = [];
   for (let at = 0; at < count; at += 64) {
     const n = Math.min(64, count - at);
-    out.push({ type: "vectors", first_chunk: at, count: n, dimension: first.dimension, data: Buffer.concat(Array(n).fill(one)).toString("base64") });
+    out.push({
+      type: "vectors",
+      first_chunk: at,
+      count: n,
+      dimension: first.dimension,
+      data: Buffer.concat(Array(n).fill(one)).toString("base64"),
+    });
   }
   return out;
 }
@@ -76,7 +93,8 @@ async function importFile(text: string, name: string) {
 }
 
 const agentSeq = () => (db().prepare("SELECT seq FROM sqlite_sequence WHERE name = 'agents'").get() as { seq: number }).seq;
-const chromaCount = async (agentId: number) => (await (await collectionFor(embedder())).get({ where: { agent_id: agentId }, include: [] })).ids.length;
+const chromaCount = async (agentId: number) =>
+  (await (await collectionFor(embedder())).get({ where: { agent_id: agentId }, include: [] })).ids.length;
 
 /** Imports a file that must be refused with 422, and checks it left nothing: no agent, document, pair or vector. */
 async function refused(text: string, name: string) {
@@ -101,10 +119,17 @@ beforeAll(async () => {
   await ingest(source.id, "sla.md", ARTICLES.sla);
   await ingest(source.id, "long.md", LONG, 300, 40);
   createPair(source.id, { query: "premium response time", expected_filename: "sla.md", source: "manual", note: "checked" });
-  const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), { params: Promise.resolve({ id: String(source.id) }) });
+  const res = await exportRoute.GET(new Request("http://localhost/test", { headers: LOCAL_PEER }), {
+    params: Promise.resolve({ id: String(source.id) }),
+  });
   expect(res.status).toBe(200);
-  lines = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
-  expect((lines.find((l) => l.type === "document" && (l as DocLine).document.filename === "long.md") as DocLine).chunks.length).toBeGreaterThan(2);
+  lines = (await res.text())
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  expect(
+    (lines.find((l) => l.type === "document" && (l as DocLine).document.filename === "long.md") as DocLine).chunks.length,
+  ).toBeGreaterThan(2);
 });
 
 describe("POST /api/agents/import checks every line as the upload and pairs APIs do", () => {
@@ -145,7 +170,9 @@ describe("POST /api/agents/import checks every line as the upload and pairs APIs
       d.chunks[1] = { index: 1, start: d.chunks[0].end - 100, end: d.chunks[0].end + 150 };
       return [d, ...vectorLines(d.chunks.length)];
     });
-    expect(await refused(sealed(overlapping), "overlapping chunks")).toMatch(/chunk 1 .* shares 100 characters with chunk 0, more than its overlap of 40\./);
+    expect(await refused(sealed(overlapping), "overlapping chunks")).toMatch(
+      /chunk 1 .* shares 100 characters with chunk 0, more than its overlap of 40\./,
+    );
     const gap = withDocument("long.md", (d) => {
       d.chunks = d.chunks.filter((_, i) => i !== 1).map((c, index) => ({ ...c, index }));
       return [d, ...vectorLines(d.chunks.length)];
@@ -161,7 +188,9 @@ describe("POST /api/agents/import checks every line as the upload and pairs APIs
       d.chunks = [{ index: 0, start: 0, end: big.length }];
       return [d, ...vectorLines(1)];
     });
-    expect(await refused(sealed(long), "long text")).toMatch(/: "sla\.md" has more than 4,000 characters of text, over the MAX_TEXT_CHARS limit; split it into smaller files\.$/);
+    expect(await refused(sealed(long), "long text")).toMatch(
+      /: "sla\.md" has more than 4,000 characters of text, over the MAX_TEXT_CHARS limit; split it into smaller files\.$/,
+    );
     const huge = withDocument("sla.md", (d) => {
       d.document.chunk_size = 1_000_000;
       return [d, ...vectorLines(d.chunks.length)];
@@ -178,7 +207,9 @@ describe("POST /api/agents/import checks every line as the upload and pairs APIs
     expect(await refused(sealed(withPair({ note: "n".repeat(501) })), "long note")).toBe(
       `Line ${pairAt + 1} of the agent file: a pair line that does not fit the format (note: The note is at most 500 characters.).`,
     );
-    expect(await refused(sealed(withPair({ expected_filename: "../secrets\u202e.md" })), "odd name")).toMatch(/expected_filename: not a document name this app stores/);
+    expect(await refused(sealed(withPair({ expected_filename: "../secrets\u202e.md" })), "odd name")).toMatch(
+      /expected_filename: not a document name this app stores/,
+    );
   });
 });
 
@@ -206,7 +237,12 @@ describe("POST /api/agents/import, one at a time", () => {
     const seq = agentSeq();
     const second = await importFile(sealed(lines), "Second import");
     expect(second.status).toBe(409);
-    expect(second.body.error).toMatchObject({ code: "conflict", message: expect.stringMatching(/^The import of agent "First import" is already running \(started .*\)\. Imports run one at a time; try again when it finishes\.$/) });
+    expect(second.body.error).toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(
+        /^The import of agent "First import" is already running \(started .*\)\. Imports run one at a time; try again when it finishes\.$/,
+      ),
+    });
     expect(agentSeq()).toBe(seq);
     expect(findAgentByName("Second import")).toBeUndefined();
 

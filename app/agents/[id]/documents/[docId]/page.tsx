@@ -30,8 +30,9 @@ export default async function DocumentPage({ params }: Props) {
         <div className="min-w-0">
           <h2 className="text-xl font-semibold [overflow-wrap:anywhere]">{doc.filename}</h2>
           <p className="text-sm text-slate-600">
-            {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters · {plural(doc.chunk_count, "chunk")} of{" "}
-            {doc.chunk_size} with {doc.chunk_overlap} overlap, split {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
+            {doc.type} · {doc.bytes.toLocaleString("en")} bytes · {doc.text.length.toLocaleString("en")} characters ·{" "}
+            {plural(doc.chunk_count, "chunk")} of {doc.chunk_size} with {doc.chunk_overlap} overlap, split{" "}
+            {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
             {doc.error ? `: ${doc.error}` : ""} · embedded with {doc.embedding_model}
           </p>
           {doc.source_url && /^https?:\/\//i.test(doc.source_url) && (

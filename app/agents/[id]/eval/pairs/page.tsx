@@ -37,7 +37,12 @@ export default async function PairsPage({ params }: { params: Promise<{ id: stri
         <ProposedPairs
           agentId={agent.id}
           filenames={filenames}
-          proposals={proposals.map((p) => ({ id: p.id, query: p.query, expected: p.expected_filename, documentId: documentIds.get(p.expected_filename) ?? null }))}
+          proposals={proposals.map((p) => ({
+            id: p.id,
+            query: p.query,
+            expected: p.expected_filename,
+            documentId: documentIds.get(p.expected_filename) ?? null,
+          }))}
         />
       )}
       <section aria-labelledby="pairs-list-heading" className="space-y-2">

@@ -21,7 +21,10 @@ export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
     if (status === 201) return NextResponse.json({ documents: results }, { status });
     const code: ErrorCode = status === 503 ? "vector_store_unavailable" : "rejected";
     const message = results.map((r) => `${r.filename}: ${r.message}`).join(" ");
-    return NextResponse.json({ error: { code, message }, documents: results }, { status, headers: status === 503 ? { "Retry-After": "5" } : undefined });
+    return NextResponse.json(
+      { error: { code, message }, documents: results },
+      { status, headers: status === 503 ? { "Retry-After": "5" } : undefined },
+    );
   },
   { gated: true },
 );

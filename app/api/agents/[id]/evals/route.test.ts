@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as evals from "./route";
-import * as one from "./[runId]/route";
-import * as pairs from "../pairs/route";
 import { db } from "@/lib/db/client";
 import { INTERRUPTED } from "@/lib/db/eval-runs";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import * as pairs from "../pairs/route";
+import * as one from "./[runId]/route";
+import * as evals from "./route";
 
 let id: string;
 beforeAll(async () => {
@@ -95,7 +95,11 @@ describe("GET /api/agents/{id}/evals", () => {
       .run(Number(id), new Date().toISOString());
     const { body } = await call(evals.GET, { method: "GET", params: { id } });
     expect(body.runs.length).toBeGreaterThanOrEqual(3);
-    expect(body.runs[0].settings).toMatchObject({ document_count: 4, chunk_count: 4, chunk_settings: [{ chunk_size: 800, chunk_overlap: 100, documents: 4 }] });
+    expect(body.runs[0].settings).toMatchObject({
+      document_count: 4,
+      chunk_count: 4,
+      chunk_settings: [{ chunk_size: 800, chunk_overlap: 100, documents: 4 }],
+    });
     expect(body.runs.at(-1)).toMatchObject({ run_id: Number(lastInsertRowid), status: "failed", error: INTERRUPTED, done_pairs: 1 });
   });
 

@@ -9,7 +9,11 @@ import { evalRequestSchema, pairSourceSchema } from "@/lib/validations/pair";
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", async ({ req, agent }) => {
   const raw = new URL(req.url).searchParams.get("source");
   const source = raw === null ? null : pairSourceSchema.parse(raw);
-  return NextResponse.json({ runs: listRuns(agent.id).filter((r) => source === null || r.pair_source === source).map((r) => runView(r)) });
+  return NextResponse.json({
+    runs: listRuns(agent.id)
+      .filter((r) => source === null || r.pair_source === source)
+      .map((r) => runView(r)),
+  });
 });
 
 /** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead. */
@@ -18,7 +22,10 @@ export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", asyn
   const { runId, done } = startEvaluation(agent.id, k, mode, source ?? null);
   if (!wait) {
     done.catch(() => {}); // the failure is kept on the run, where the caller reads it
-    return NextResponse.json({ run_id: runId, status: "running" }, { status: 202, headers: { location: `/api/agents/${agent.id}/evals/${runId}` } });
+    return NextResponse.json(
+      { run_id: runId, status: "running" },
+      { status: 202, headers: { location: `/api/agents/${agent.id}/evals/${runId}` } },
+    );
   }
   const run = await done;
   return NextResponse.json(runView(run, runResults(run.id)), { status: 201 });

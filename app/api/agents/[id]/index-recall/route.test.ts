@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import * as indexRecall from "./route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { requiredRole } from "@/lib/auth/request-rules";
+import * as indexRecall from "./route";
 
 describe("index recall API", () => {
   it("answers nulls before the first measurement, measures on POST, and keeps what it measured", async () => {
@@ -14,7 +14,16 @@ describe("index recall API", () => {
     const before = await call(indexRecall.GET, { method: "GET", params: { id } });
     expect(before).toMatchObject({
       status: 200,
-      body: { agent_id: agent.id, k: 10, queries: 0, served_recall: null, index_recall: null, threshold: 0.95, below_threshold: false, measured_at: null },
+      body: {
+        agent_id: agent.id,
+        k: 10,
+        queries: 0,
+        served_recall: null,
+        index_recall: null,
+        threshold: 0.95,
+        below_threshold: false,
+        measured_at: null,
+      },
     });
     expect(before.body.reason).toEqual(expect.any(String));
 
@@ -23,7 +32,16 @@ describe("index recall API", () => {
     const measured = await call(indexRecall.POST, { params: { id } });
     expect(measured).toMatchObject({
       status: 200,
-      body: { agent_id: agent.id, k: 10, queries: 2, served_recall: 1, served_exactly: true, nearest_missed: 0, below_threshold: false, reason: null },
+      body: {
+        agent_id: agent.id,
+        k: 10,
+        queries: 2,
+        served_recall: 1,
+        served_exactly: true,
+        nearest_missed: 0,
+        below_threshold: false,
+        reason: null,
+      },
     });
     expect(measured.body.index_recall).toEqual(expect.any(Number));
     expect(measured.body.measured_at).toEqual(expect.any(String));
@@ -39,7 +57,10 @@ describe("index recall API", () => {
 
   it("answers 404 for an unknown or malformed agent id", async () => {
     for (const id of ["99999", "abc"]) {
-      expect(await call(indexRecall.GET, { method: "GET", params: { id } })).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
+      expect(await call(indexRecall.GET, { method: "GET", params: { id } })).toMatchObject({
+        status: 404,
+        body: { error: { code: "not_found" } },
+      });
       expect(await call(indexRecall.POST, { params: { id } })).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
     }
   });

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as pairs from "./route";
-import * as pair from "./[pairId]/route";
 import { call } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
+import * as pairs from "./route";
+import * as pair from "./[pairId]/route";
 
 let id: string;
 let refundsId: number;
@@ -40,12 +40,13 @@ describe("POST /api/agents/{id}/pairs", () => {
       { row: 6, query: null, expected: "sla.md", reason: "empty query", message: "The query is empty." },
       { row: 7, query: "no document", expected: null, reason: "unknown document", message: "No expected document given." },
     ]);
-    expect(await list(agent)).toEqual([
-      expect.objectContaining({ query: "support SLA", expected: "sla.md", note: "main case" }),
-    ]);
+    expect(await list(agent)).toEqual([expect.objectContaining({ query: "support SLA", expected: "sla.md", note: "main case" })]);
     // Importing the same row again is a duplicate of the stored pair.
     const again = await call(pairs.POST, { params: { id: agent }, json: [{ query: "support SLA", expected: "sla.md" }] });
-    expect(again).toMatchObject({ status: 200, body: { accepted: 0, rejected: [{ reason: "duplicate", message: "This pair already exists." }] } });
+    expect(again).toMatchObject({
+      status: 200,
+      body: { accepted: 0, rejected: [{ reason: "duplicate", message: "This pair already exists." }] },
+    });
   });
 
   it("takes CSV and JSONL bodies and resolves a document id to the filename", async () => {
@@ -85,7 +86,8 @@ describe("GET /api/agents/{id}/pairs", () => {
       const back = await call(pairs.POST, { params: { id: target }, body: text, headers: { "content-type": type } });
       expect(back.body.rejected.filter((r: { reason: string }) => r.reason !== "duplicate")).toEqual([]);
     }
-    const strip = (ps: { query: string; expected: string; note: string | null }[]) => ps.map(({ query, expected, note }) => ({ query, expected, note }));
+    const strip = (ps: { query: string; expected: string; note: string | null }[]) =>
+      ps.map(({ query, expected, note }) => ({ query, expected, note }));
     expect(strip(await list(target))).toEqual(strip(await list()));
     const bad = await pairs.GET(new Request("http://localhost/x?format=xml"), { params: Promise.resolve({ id }) });
     expect(bad.status).toBe(422);
@@ -94,7 +96,13 @@ describe("GET /api/agents/{id}/pairs", () => {
 
 describe("PATCH and DELETE /api/agents/{id}/pairs/{pairId}", () => {
   it("edits a pair, refusing an unknown document or a duplicate, and deletes it", async () => {
-    const created = await call(pairs.POST, { params: { id }, json: [{ query: "edit me", expected: "sla.md" }, { query: "edit me", expected: "refunds.md" }] });
+    const created = await call(pairs.POST, {
+      params: { id },
+      json: [
+        { query: "edit me", expected: "sla.md" },
+        { query: "edit me", expected: "refunds.md" },
+      ],
+    });
     expect(created.body.accepted).toBe(2);
     const target = (await list()).find((p: { query: string; expected: string }) => p.query === "edit me" && p.expected === "sla.md");
     const params = { id, pairId: String(target.id) };

@@ -8,14 +8,18 @@ import { serveFromNode } from "@/lib/http/node-handler";
 import { documentSearchTool } from "@/lib/retrieval/retrieve";
 import { searchSchema } from "@/lib/validations/search";
 
-export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>("viewer", async ({ req, view }) => {
-  const { query, top_k } = searchSchema.parse(await readJson(req));
-  const results = await documentSearchTool(view, query, top_k);
-  // no-transform: Next would gzip these few kilobytes, which costs the caller more time than
-  // it saves on any link an agent's search runs over (docs/performance.md, 'The search
-  // endpoint is cheap to reach').
-  return NextResponse.json({ query, results }, { headers: { "Cache-Control": "no-store, no-transform" } });
-}, { gated: true });
+export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(
+  "viewer",
+  async ({ req, view }) => {
+    const { query, top_k } = searchSchema.parse(await readJson(req));
+    const results = await documentSearchTool(view, query, top_k);
+    // no-transform: Next would gzip these few kilobytes, which costs the caller more time than
+    // it saves on any link an agent's search runs over (docs/performance.md, 'The search
+    // endpoint is cheap to reach').
+    return NextResponse.json({ query, results }, { headers: { "Cache-Control": "no-store, no-transform" } });
+  },
+  { gated: true },
+);
 
 /** A query and top_k need a few hundred bytes; this leaves room for long pasted questions. */
 const MAX_SEARCH_BODY_BYTES = 256 * 1024;

@@ -6,7 +6,6 @@ import { removeDocument } from "@/lib/ingest/remove";
 import { rechunkDocument, type IngestResult } from "@/lib/ingest/pipeline";
 import { chunkSettingsSchema } from "@/lib/validations/upload";
 
-
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents/[docId]">>("viewer", async ({ agent, params }) => {
   const doc = getDocument(agent.id, parseId(params.docId, "Document"));
   const chunks = doc.status === "ready" ? storedChunks(doc.id) : [];

@@ -24,7 +24,8 @@ const lib = async () => ({
 });
 const demo = (name: string) => fs.readFileSync(path.join(process.cwd(), "demo", name), "utf8");
 const chatRequests = () => fake.requests.filter((r) => r.path === "/v1/chat/completions");
-const userMessage = (r: (typeof fake.requests)[number]) => (r.body.messages as { role: string; content: string }[]).find((m) => m.role === "user")!.content;
+const userMessage = (r: (typeof fake.requests)[number]) =>
+  (r.body.messages as { role: string; content: string }[]).find((m) => m.role === "user")!.content;
 
 async function setup(name: string, files: string[]) {
   const { newAgent, ingest } = await lib();
@@ -47,7 +48,10 @@ describe("POST /api/agents/{id}/pairs/generate with a chat model", () => {
     const requests = chatRequests();
     expect(requests).toHaveLength(2);
     for (const r of requests) {
-      expect(r.body).toMatchObject({ model: "test-chat", response_format: { type: "json_schema", json_schema: { name: "questions", strict: true } } });
+      expect(r.body).toMatchObject({
+        model: "test-chat",
+        response_format: { type: "json_schema", json_schema: { name: "questions", strict: true } },
+      });
       const user = userMessage(r);
       const file = /^Document: (.*)$/m.exec(user)![1];
       expect(user).toContain("Write 2 questions.");
@@ -57,7 +61,9 @@ describe("POST /api/agents/{id}/pairs/generate with a chat model", () => {
       expect(user.slice(user.indexOf("Text:\n") + 6).length).toBeLessThanOrEqual(CHAT_TEXT_BUDGET + 2 * chunks.length);
     }
     const stored = (await call(pairs.GET, { method: "GET", params: { id: a.id } })).body.pairs;
-    expect(stored.map((p: { query: string; expected: string; source: string; status: string }) => [p.expected, p.query, p.source, p.status])).toEqual([
+    expect(
+      stored.map((p: { query: string; expected: string; source: string; status: string }) => [p.expected, p.query, p.source, p.status]),
+    ).toEqual([
       ["refund-policy.md", "What does refund-policy.md say about Refunds Relay is sold as?", "generated", "proposed"],
       ["refund-policy.md", "What does refund-policy.md say about This article explains when you?", "generated", "proposed"],
       ["integrations.md", "What does integrations.md say about Integrations Relay connects to the?", "generated", "proposed"],
@@ -88,7 +94,10 @@ describe("POST /api/agents/{id}/pairs/generate with a chat model", () => {
     fake.queue.push(failing, failing);
     const res = await call(generate.POST, { params: { id: a.id }, json: { documents: "all", per_document: 3 } });
     expect(res.status).toBe(500);
-    expect(res.body.error).toMatchObject({ code: "chat_failed", message: expect.stringMatching(/test-chat at .* answered 500 when asked to write questions for data-export\.md/) });
+    expect(res.body.error).toMatchObject({
+      code: "chat_failed",
+      message: expect.stringMatching(/test-chat at .* answered 500 when asked to write questions for data-export\.md/),
+    });
     expect(JSON.stringify(res.body)).not.toContain("sk-test-generate-key");
 
     fake.queue.push((rec, r) => {
@@ -97,7 +106,10 @@ describe("POST /api/agents/{id}/pairs/generate with a chat model", () => {
       return true;
     });
     const shape = await call(generate.POST, { params: { id: a.id }, json: { documents: "all", per_document: 3 } });
-    expect(shape).toMatchObject({ status: 500, body: { error: { code: "chat_failed", message: expect.stringMatching(/did not write questions for data-export\.md as asked/) } } });
+    expect(shape).toMatchObject({
+      status: 500,
+      body: { error: { code: "chat_failed", message: expect.stringMatching(/did not write questions for data-export\.md as asked/) } },
+    });
     expect((await call(pairs.GET, { method: "GET", params: { id: a.id } })).body.pairs).toEqual([]);
   });
 });

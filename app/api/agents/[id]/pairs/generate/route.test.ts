@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as generate from "./route";
-import * as pairs from "../route";
-import * as pair from "../[pairId]/route";
-import * as evals from "../../evals/route";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ingest, newAgent } from "@/test/helpers";
 import { offlineQuestions } from "@/lib/evaluation/generate/offline";
 import { addPair } from "@/lib/evaluation/labeled-pairs";
 import { startEvaluation } from "@/lib/evaluation/run";
+import * as evals from "../../evals/route";
+import * as pair from "../[pairId]/route";
+import * as pairs from "../route";
+import * as generate from "./route";
 
 // Without OPENAI_CHAT_MODEL the questions come from the documents' own structure (the offline
 // generator); chat.test.ts beside this file covers the chat model.
@@ -50,11 +50,15 @@ describe("POST /api/agents/{id}/pairs/generate without a chat model", () => {
     });
     const stored = await list(a.id);
     expect(stored.map((p) => ({ query: p.query, expected: p.expected, source: p.source, status: p.status }))).toEqual(
-      FILES.flatMap((f) => offlineQuestions(demo(f), 3).map((q) => ({ query: q.query, expected: f, source: "generated", status: "proposed" }))),
+      FILES.flatMap((f) =>
+        offlineQuestions(demo(f), 3).map((q) => ({ query: q.query, expected: f, source: "generated", status: "proposed" })),
+      ),
     );
     expect(stored.map((p) => p.query)).toContain("How do I request a refund?");
     // Proposals stay out of the exported file: it holds the pairs that count.
-    const csv = await pairs.GET(new Request("http://localhost/test?format=csv", { headers: LOCAL_PEER }), { params: Promise.resolve({ id: a.id }) });
+    const csv = await pairs.GET(new Request("http://localhost/test?format=csv", { headers: LOCAL_PEER }), {
+      params: Promise.resolve({ id: a.id }),
+    });
     expect(await csv.text()).toBe("query,expected,note,answerable\r\n");
   });
 
@@ -73,7 +77,15 @@ describe("POST /api/agents/{id}/pairs/generate without a chat model", () => {
     expect(first.body.proposed).toBe(3);
     const [rejected, reworded, kept] = await list(b.id);
     expect((await call(pair.DELETE, { method: "DELETE", params: { id: b.id, pairId: String(rejected.id) } })).status).toBe(204);
-    expect((await call(pair.PATCH, { method: "PATCH", params: { id: b.id, pairId: String(reworded.id) }, json: { query: "How fast do you answer?", status: "accepted" } })).status).toBe(200);
+    expect(
+      (
+        await call(pair.PATCH, {
+          method: "PATCH",
+          params: { id: b.id, pairId: String(reworded.id) },
+          json: { query: "How fast do you answer?", status: "accepted" },
+        })
+      ).status,
+    ).toBe(200);
     const again = await post(b.id, { documents: [b.ids["support-sla.md"]], per_document: 3 });
     expect(again.body).toMatchObject({ proposed: 0, skipped: 3 });
     expect((await list(b.id)).map((p) => [p.query, p.status])).toEqual([
@@ -93,7 +105,11 @@ describe("POST /api/agents/{id}/pairs/generate without a chat model", () => {
       [{ documents: "some" }, "invalid_request", /documents must be "all" or a list of document ids/],
       [{ documents: "all", per_document: 0 }, "invalid_request", /per_document must be an integer from 1 to 20/],
       [{ documents: "all", per_document: 21 }, "invalid_request", /per_document must be an integer from 1 to 20/],
-      [{ documents: Array.from({ length: 201 }, (_, i) => i + 1) }, "invalid_request", /201 documents were chosen; questions are generated for at most 200/],
+      [
+        { documents: Array.from({ length: 201 }, (_, i) => i + 1) },
+        "invalid_request",
+        /201 documents were chosen; questions are generated for at most 200/,
+      ],
     ];
     for (const [json, code, message] of cases) {
       const res = await post(a.id, json);
@@ -128,15 +144,23 @@ describe("reviewing proposals, and runs by source", () => {
       params: { id: a.id, pairId: String(edited.id) },
       json: { status: "accepted", query: "Where can I see my SLA target?", expected: "support-sla.md" },
     });
-    expect(edit).toMatchObject({ status: 200, body: { query: "Where can I see my SLA target?", expected: "support-sla.md", status: "accepted" } });
+    expect(edit).toMatchObject({
+      status: 200,
+      body: { query: "Where can I see my SLA target?", expected: "support-sla.md", status: "accepted" },
+    });
     expect((await call(pair.DELETE, { method: "DELETE", params: { id: a.id, pairId: String(rejected.id) } })).status).toBe(204);
     const badStatus = await call(pair.PATCH, { params: { id: a.id, pairId: String(left.id) }, json: { status: "maybe" } });
-    expect(badStatus).toMatchObject({ status: 422, body: { error: { code: "invalid_request", message: expect.stringMatching(/status must be one of: accepted, proposed/) } } });
+    expect(badStatus).toMatchObject({
+      status: 422,
+      body: { error: { code: "invalid_request", message: expect.stringMatching(/status must be one of: accepted, proposed/) } },
+    });
 
     const generated = await call(evals.POST, { params: { id: a.id }, json: { k: 5, source: "generated" } });
     expect(generated.status).toBe(201);
     expect(generated.body.settings.pair_source).toBe("generated");
-    expect(generated.body.pairs.map((p: { query: string }) => p.query).sort()).toEqual([asIs.query, "Where can I see my SLA target?"].sort());
+    expect(generated.body.pairs.map((p: { query: string }) => p.query).sort()).toEqual(
+      [asIs.query, "Where can I see my SLA target?"].sort(),
+    );
     const manual = await call(evals.POST, { params: { id: a.id }, json: { k: 5, source: "manual" } });
     expect(manual.body.pairs.map((p: { query: string }) => p.query)).toEqual(["how long do I have to ask for a refund"]);
     const all = await call(evals.POST, { params: { id: a.id }, json: { k: 5 } });

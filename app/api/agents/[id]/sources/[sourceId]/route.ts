@@ -6,7 +6,9 @@ import { sourceUpdateSchema } from "@/lib/validations/source";
 
 type Ctx = RouteCtx<"/api/agents/[id]/sources/[sourceId]">;
 
-export const GET = withAgent<Ctx>("viewer", async ({ agent, params }) => NextResponse.json(sourceDetail(agent.id, parseId(params.sourceId, "Source"))));
+export const GET = withAgent<Ctx>("viewer", async ({ agent, params }) =>
+  NextResponse.json(sourceDetail(agent.id, parseId(params.sourceId, "Source"))),
+);
 
 export const PATCH = withAgent<Ctx>("editor", async ({ req, agent, params }) => {
   const patch = sourceUpdateSchema.parse(await readJson(req));

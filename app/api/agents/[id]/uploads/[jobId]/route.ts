@@ -15,7 +15,8 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/uploads/[jobId]">>(
     const wait = query.get("wait");
     if (wait !== null) {
       const seconds = /^\d+$/.test(wait) ? Number(wait) : NaN;
-      if (!(seconds <= MAX_UPLOAD_WAIT_S)) throw invalid(`wait must be a whole number of seconds from 0 to ${MAX_UPLOAD_WAIT_S}, not "${wait}".`);
+      if (!(seconds <= MAX_UPLOAD_WAIT_S))
+        throw invalid(`wait must be a whole number of seconds from 0 to ${MAX_UPLOAD_WAIT_S}, not "${wait}".`);
       await waitForUploadJob(agent.id, params.jobId, seconds * 1000, req.signal);
     }
     const job = getUploadJob(agent.id, params.jobId, { active: which === "active" });
