@@ -114,28 +114,33 @@ export function createRun(
   return Number(lastInsertRowid);
 }
 
-/** Stores one batch of results and moves the progress counter, together. */
-export function saveResults(runId: number, results: PairResult[]): void {
+/** Writes a run's results (the caller's transaction makes them one write). */
+function insertResults(runId: number, results: PairResult[]): void {
   const insert = db().prepare(
     `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  for (const r of results) {
+    insert.run(
+      runId,
+      r.pair_id,
+      r.query,
+      r.expected,
+      r.document_id,
+      r.rank,
+      r.best_distance,
+      r.top_distance,
+      r.missing ? 1 : 0,
+      r.beyond_cut ? 1 : 0,
+      r.answerable ? 1 : 0,
+    );
+  }
+}
+
+/** Stores one batch of results and moves the progress counter, together. */
+export function saveResults(runId: number, results: PairResult[]): void {
   db().transaction(() => {
-    for (const r of results) {
-      insert.run(
-        runId,
-        r.pair_id,
-        r.query,
-        r.expected,
-        r.document_id,
-        r.rank,
-        r.best_distance,
-        r.top_distance,
-        r.missing ? 1 : 0,
-        r.beyond_cut ? 1 : 0,
-        r.answerable ? 1 : 0,
-      );
-    }
+    insertResults(runId, results);
     db().prepare("UPDATE eval_runs SET done_pairs = done_pairs + ? WHERE id = ?").run(results.length, runId);
   })();
 }
@@ -235,25 +240,7 @@ export function insertFinishedRun(
         run.finished_at,
       );
     const runId = Number(lastInsertRowid);
-    const insert = db().prepare(
-      `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const r of results) {
-      insert.run(
-        runId,
-        r.pair_id,
-        r.query,
-        r.expected,
-        r.document_id,
-        r.rank,
-        r.best_distance,
-        r.top_distance,
-        r.missing ? 1 : 0,
-        r.beyond_cut ? 1 : 0,
-        r.answerable ? 1 : 0,
-      );
-    }
+    insertResults(runId, results);
     return runId;
   })();
 }
