@@ -93,7 +93,7 @@ describe("the layers' state modules", () => {
 
 describe("layerState", () => {
   afterEach(() => {
-    delete g[layerStateName("ask")];
+    delete g[layerStateName("runtime")];
   });
 
   it("makes a layer's values once, kept on globalThis under the layer's name, so every copy of a module finds them", () => {
@@ -102,14 +102,14 @@ describe("layerState", () => {
       made++;
       return { held: new Set<number>() };
     };
-    const first = layerState("ask", make);
+    const first = layerState("runtime", make);
     first.held.add(1);
-    const second = layerState("ask", make);
+    const second = layerState("runtime", make);
     expect(second).toBe(first);
     expect(made).toBe(1);
-    expect(g.__kbAskState).toBe(first);
-    delete g.__kbAskState; // as a new process would
-    expect(layerState("ask", make).held.size).toBe(0);
+    expect(g.__kbRuntimeState).toBe(first);
+    delete g.__kbRuntimeState; // as a new process would
+    expect(layerState("runtime", make).held.size).toBe(0);
     expect(made).toBe(2);
   });
 });

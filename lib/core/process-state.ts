@@ -17,6 +17,9 @@
  * `emit` is wrapped already) on globalThis itself. It is plain ESM that the launcher loads with
  * `node --import` before Next starts, and plain Node cannot import a .ts file.
  *
+ * A value that may exist once per module copy stays a module variable (the chat model's OpenAI
+ * client in lib/ask/chat.ts: a second copy is a second small client, not a second lock or pool).
+ *
  * The bottom layer: no imports, and no `server-only` either, as the proxy loads some of its users
  * (lib/auth/config.ts, through lib/auth/state.ts).
  */
@@ -32,7 +35,6 @@ export const LAYER_STATE = {
   retrieval: "lib/retrieval/state.ts",
   ingest: "lib/ingest/state.ts",
   "index-upkeep": "lib/index-upkeep/state.ts",
-  ask: "lib/ask/state.ts",
   runtime: "lib/runtime/services.ts",
 } as const;
 
