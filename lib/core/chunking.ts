@@ -4,6 +4,16 @@ export interface Chunk {
   start: number;
   end: number;
   text: string;
+  /**
+   * Questions this chunk answers, attached by an editor (lib/ingest/curate.ts): indexed with its
+   * text, for the vectors and the keywords alike; a result still shows the chunk's own text.
+   */
+  questions?: string[];
+}
+
+/** What a chunk is indexed by (embedded and keyword-indexed): its text, then the questions it answers. */
+export function indexedText(c: { text: string; questions?: string[] | null }): string {
+  return c.questions?.length ? `${c.text}\n\n${c.questions.join("\n")}` : c.text;
 }
 
 /**

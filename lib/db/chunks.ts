@@ -18,10 +18,125 @@ export interface ReadyChunk extends ChunkRow {
 
 export const chunkKey = (documentId: number, chunkIndex: number) => `${documentId}#${chunkIndex}`;
 
+/**
+ * A chunk's id as the API and the pages name it: kept by the chunk when a curation change writes
+ * its document again (lib/ingest/curate.ts), so an edited chunk keeps its id. A chunk's own id is
+ * its first version's document id times MAX_CHUNK_PLACES plus its place in that version.
+ */
+export const MAX_CHUNK_PLACES = 1_000_000;
+export const ownChunkId = (documentId: number, place: number) => documentId * MAX_CHUNK_PLACES + place;
+
+/** What a curated chunk carries beyond the chunker's fields (lib/db/migrations/025-chunk-curation.ts). */
+export interface ChunkCuration {
+  /** Its id, when it comes from an earlier version (ownChunkId otherwise). */
+  uid?: number | null;
+  /** Its place among all the version's chunks, switched off ones included (its index otherwise). */
+  position?: number | null;
+  /** The text before an editor changed it; '' for a chunk written by hand; null or absent when unedited. */
+  original?: string | null;
+}
+
+export type StoredChunk = Chunk & ChunkCuration;
+
+const questionsJson = (q: string[] | undefined) => (q?.length ? JSON.stringify(q) : null);
+
 /** Writes a document's chunks (called inside the transaction that inserts the document). */
-export function insertChunks(documentId: number, chunks: { index: number; start: number; end: number; text: string }[]): void {
-  const insert = db().prepare("INSERT INTO chunks (document_id, chunk_index, start, end, text) VALUES (?, ?, ?, ?, ?)");
-  for (const c of chunks) insert.run(documentId, c.index, c.start, c.end, c.text);
+export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
+  const insert = db().prepare(
+    "INSERT INTO chunks (document_id, chunk_index, start, end, text, uid, position, questions, original) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  for (const c of chunks)
+    insert.run(
+      documentId,
+      c.index,
+      c.start,
+      c.end,
+      c.text,
+      c.uid ?? null,
+      c.position ?? null,
+      questionsJson(c.questions),
+      c.original ?? null,
+    );
+}
+
+/**
+ * Writes the chunks of a version that are in no index (switched off, or of a document switched
+ * off), with the same transaction as insertChunks; `places` are their places among all chunks.
+ */
+export function insertChunksOff(documentId: number, chunks: OffChunk[], firstOwn: number): void {
+  const insert = db().prepare(
+    "INSERT INTO chunks_off (document_id, position, uid, start, end, text, questions, original, enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  chunks.forEach((c, k) => {
+    const uid = c.uid ?? ownChunkId(documentId, firstOwn + k);
+    insert.run(documentId, c.position, uid, c.start, c.end, c.text, questionsJson(c.questions), c.original ?? null, c.enabled ? 1 : 0);
+  });
+}
+
+/** A chunk of a version in no index; `enabled` when it is on and its document is off. */
+export type OffChunk = Omit<StoredChunk, "index"> & { position: number; enabled: boolean };
+
+/** One chunk of a version as an editor sees it: on or off, with its id and its curation. */
+export interface CuratedChunk {
+  id: number;
+  /** Its index in the indexes; null while it is switched off. */
+  index: number | null;
+  start: number;
+  end: number;
+  text: string;
+  questions: string[];
+  original: string | null;
+  enabled: boolean;
+}
+
+interface CuratedRow {
+  chunk_index: number | null;
+  uid: number;
+  start: number;
+  end: number;
+  text: string;
+  questions: string | null;
+  original: string | null;
+  enabled: number;
+}
+
+/** All chunks of one document version in their order, on and off (the document's agent is checked by the caller). */
+export function curatedChunks(documentId: number): CuratedChunk[] {
+  const rows = db()
+    .prepare(
+      `SELECT chunk_index, COALESCE(uid, document_id * ${MAX_CHUNK_PLACES} + chunk_index) AS uid, start, end, text, questions, original,
+         COALESCE(position, chunk_index) AS position, 1 AS enabled
+       FROM chunks WHERE document_id = ?
+       UNION ALL
+       SELECT NULL, uid, start, end, text, questions, original, position, enabled FROM chunks_off WHERE document_id = ?
+       ORDER BY position`,
+    )
+    .all(documentId, documentId) as CuratedRow[];
+  return rows.map((r) => ({
+    id: r.uid,
+    index: r.chunk_index,
+    start: r.start,
+    end: r.end,
+    text: r.text,
+    questions: r.questions ? (JSON.parse(r.questions) as string[]) : [],
+    original: r.original,
+    enabled: r.enabled === 1,
+  }));
+}
+
+/** The document version that holds the chunk with this id, among the agent's documents; undefined when none does. */
+export function documentOfChunk(agentId: number, chunkId: number): number | undefined {
+  const own = { doc: Math.floor(chunkId / MAX_CHUNK_PLACES), index: chunkId % MAX_CHUNK_PLACES };
+  const row = db()
+    .prepare(
+      `SELECT d.id FROM documents d WHERE d.agent_id = ? AND d.id IN (
+         SELECT document_id FROM chunks WHERE uid = ?
+         UNION SELECT document_id FROM chunks WHERE uid IS NULL AND document_id = ? AND chunk_index = ?
+         UNION SELECT document_id FROM chunks_off WHERE uid = ?)
+       ORDER BY d.id DESC LIMIT 1`,
+    )
+    .get(agentId, chunkId, own.doc, own.index, chunkId) as { id: number } | undefined;
+  return row?.id;
 }
 
 /**
@@ -55,11 +170,12 @@ export function readyAmong(agentId: number, documentIds: Iterable<number>): Set<
   return ready;
 }
 
-/** One document's chunks in order (the document's agent is checked by the caller). */
-export function documentChunks(documentId: number): ChunkRow[] {
-  return db()
-    .prepare("SELECT document_id, chunk_index, start, end, text FROM chunks WHERE document_id = ? ORDER BY chunk_index")
-    .all(documentId) as ChunkRow[];
+/** One document's indexed chunks in order (the document's agent is checked by the caller). */
+export function documentChunks(documentId: number): (ChunkRow & { questions?: string[] })[] {
+  const rows = db()
+    .prepare("SELECT document_id, chunk_index, start, end, text, questions FROM chunks WHERE document_id = ? ORDER BY chunk_index")
+    .all(documentId) as (ChunkRow & { questions: string | null })[];
+  return rows.map(({ questions, ...c }) => (questions ? { ...c, questions: JSON.parse(questions) as string[] } : c));
 }
 
 /** The chunk indexes of documents, to read their vectors by id. */
@@ -70,5 +186,11 @@ export function chunkIndexes(documentIds: number[]): { document_id: number; chun
 
 /** One document's chunks as they were indexed, in the chunker's shape (document page and API). */
 export function storedChunks(documentId: number): Chunk[] {
-  return documentChunks(documentId).map((c) => ({ index: c.chunk_index, start: c.start, end: c.end, text: c.text }));
+  return documentChunks(documentId).map((c) => ({
+    index: c.chunk_index,
+    start: c.start,
+    end: c.end,
+    text: c.text,
+    ...(c.questions ? { questions: c.questions } : {}),
+  }));
 }

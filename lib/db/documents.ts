@@ -3,7 +3,7 @@ import { notFound } from "../core/errors";
 import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../core/chunking";
 import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
-import { insertChunks } from "./chunks";
+import { insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 
@@ -28,12 +28,16 @@ export interface DocumentRow {
   fetched_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 0 when an editor switched the whole document off: its chunks are kept, in no index (lib/ingest/curate.ts). */
+  enabled: number;
+  /** What the last replace or re-chunk could not carry over of the document's curation; null when all was. */
+  curation_note: string | null;
 }
 
 export type DocumentWithText = DocumentRow & { text: string };
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
-  status, error, embedding_model, source_url, fetched_at, created_at, updated_at`;
+  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note`;
 
 export function listDocuments(agentId: number): DocumentRow[] {
   return db()
@@ -80,6 +84,20 @@ export function findReadyBySha(agentId: number, sha256: string): DocumentRow | u
  * Inserts a document (status `indexing`) and its chunks in one transaction. Its chunk count is
  * what searches allow for while it is indexing.
  */
+/** What a version of a curated document carries beyond its indexed chunks (lib/ingest/curate.ts). */
+export interface VersionCuration {
+  /** False: the whole document is switched off (every chunk in `off`). */
+  enabled?: boolean;
+  /** Its chunks in no index, with their places among all its chunks. */
+  off?: OffChunk[];
+  /** The original texts of chunks an editor deleted. */
+  removed?: string[];
+  /** The chunks of the version a curation change replaced, as JSON, for undo. */
+  undo?: string | null;
+  /** What a replace or re-chunk could not carry over. */
+  note?: string | null;
+}
+
 export const insertDocument = (
   d: Pick<
     DocumentWithText,
@@ -88,16 +106,17 @@ export const insertDocument = (
     chunk_strategy?: ChunkStrategy;
     source_url?: string | null;
   },
-  chunks: Chunk[],
+  chunks: Chunk[] | StoredChunk[],
+  version: VersionCuration = {},
 ): number =>
   db().transaction(() => {
     const t = now();
     const { lastInsertRowid } = db()
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
-           text, embedding_model, source_url, fetched_at, created_at, updated_at)
+           text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
-           @text, @embedding_model, @source_url, @fetched_at, @t, @t)`,
+           @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note)`,
       )
       .run({
         chunk_strategy: DEFAULT_CHUNK_STRATEGY,
@@ -106,9 +125,14 @@ export const insertDocument = (
         fetched_at: d.source_url ? t : null,
         chunk_count: chunks.length,
         t,
+        enabled: version.enabled === false ? 0 : 1,
+        removed: version.removed?.length ? JSON.stringify(version.removed) : null,
+        undo: version.undo ?? null,
+        curation_note: version.note ?? null,
       });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
+    if (version.off?.length) insertChunksOff(id, version.off, chunks.length);
     return id;
   })();
 
@@ -338,4 +362,18 @@ export function readyDocumentIds(agentId: number): { id: number; chunk_count: nu
 /** An imported document keeps the date it was first added on the other instance (lib/transfer/import.ts). */
 export function setDocumentCreatedAt(agentId: number, id: number, createdAt: string): void {
   db().prepare("UPDATE documents SET created_at = ? WHERE id = ? AND agent_id = ?").run(createdAt, id, agentId);
+}
+
+/** The ready version of a filename among an agent's documents, with its text; undefined when there is none. */
+export function readyVersionOf(agentId: number, filename: string): DocumentWithText | undefined {
+  return db()
+    .prepare(`SELECT ${COLUMNS}, text FROM documents WHERE agent_id = ? AND filename = ? AND status = 'ready' ORDER BY id DESC LIMIT 1`)
+    .get(agentId, filename) as DocumentWithText | undefined;
+}
+
+/** A document version's deleted chunk texts and the curation its last change replaced (JSON, for undo). */
+export function documentCurationExtras(id: number): { removed: string[]; undo: string | null } {
+  const row = db().prepare("SELECT removed, undo FROM documents WHERE id = ?").get(id) as
+    { removed: string | null; undo: string | null } | undefined;
+  return { removed: row?.removed ? (JSON.parse(row.removed) as string[]) : [], undo: row?.undo ?? null };
 }

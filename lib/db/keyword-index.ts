@@ -31,7 +31,11 @@ export function indexDocumentChunks(conn: Database.Database, agentId: number, do
   const table = ensureKeywordTable(conn, agentId);
   conn
     .prepare(
-      `INSERT INTO ${table} (rowid, text) SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index, text FROM chunks WHERE document_id = ?`,
+      // What the chunk is indexed by: its text, then the questions it answers (indexedText in lib/core/chunking.ts).
+      `INSERT INTO ${table} (rowid, text)
+       SELECT document_id * ${MAX_CHUNKS_PER_DOCUMENT} + chunk_index,
+         text || COALESCE(char(10) || char(10) || (SELECT group_concat(value, char(10)) FROM json_each(chunks.questions)), '')
+       FROM chunks WHERE document_id = ?`,
     )
     .run(documentId);
 }

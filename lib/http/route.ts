@@ -109,3 +109,16 @@ export async function readJson(req: Request, { optional = false } = {}): Promise
     throw new AppError("invalid_json", "The request body must be valid JSON.");
   }
 }
+
+/** Who made a change, for the logs that keep who did what: an API token or a browser (there are no user names). */
+export function actorOf(req: Request): string {
+  return bearerOf(req) ? "API token" : "browser";
+}
+const bearerOf = (req: Request) => /^Bearer\s+\S+/i.test(req.headers.get("authorization") ?? "");
+
+/** parseId for a chunk id (lib/db/chunks.ts ownChunkId), which may be 0. */
+export function parseChunkId(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new AppError("not_found", `Chunk "${raw}" was not found.`);
+  return n;
+}

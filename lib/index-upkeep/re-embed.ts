@@ -2,7 +2,7 @@ import "server-only";
 import type { Collection } from "../vector-store/client";
 import { getAgent } from "../db/agents";
 import { chroma, collectionFor, ownCollections } from "../vector-store/client";
-import { chunkText } from "../core/chunking";
+import { storedChunks } from "../db/chunks";
 import { documentsOfOtherModels, findDocument, switchEmbeddingModel } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { deleteDocumentVectors } from "../vector-store/chunks";
@@ -112,7 +112,8 @@ async function reembedDocument(
   const model = embedder();
   const row = findDocument(doc.agent_id, doc.id);
   if (!row) return null;
-  const chunks = chunkText(row.text, row.chunk_size, row.chunk_overlap, row.chunk_strategy);
+  // The chunks as stored: the document's own chunking, with the edits and questions of its curation.
+  const chunks = storedChunks(row.id);
   // Leftovers of an interrupted run would otherwise make `add` skip or duplicate ids.
   await deleteDocumentVectors(target, doc.agent_id, doc.id);
   deleteChunkVectors(doc.id, { model: model.model });

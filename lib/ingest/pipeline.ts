@@ -5,7 +5,18 @@ import { collectionFor } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { forgetDocument } from "../retrieval/corpus-stats";
-import { commitReady, deleteDocumentRow, findReadyBySha, getDocument, insertDocument, markFailed } from "../db/documents";
+import {
+  commitReady,
+  deleteDocumentRow,
+  findReadyBySha,
+  getDocument,
+  insertDocument,
+  markFailed,
+  readyVersionOf,
+  type DocumentWithText,
+  type VersionCuration,
+} from "../db/documents";
+import type { StoredChunk } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
 import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
@@ -13,10 +24,12 @@ import { extractText, RejectedFileError } from "../extract";
 import { groupedWrite } from "../db/client";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
+import { curationOf } from "./version-state";
+import { carryCuration, isCurated, versionRows } from "./carry";
 import { withKeys } from "./keyed-lock";
 import { ingestState } from "./state";
 import { cleanupNow, enqueueCleanup } from "./cleanup";
-import { writeChunks, type IngestProgress } from "./write-chunks";
+import { writeChunks, type IngestProgress, type KnownVectors } from "./write-chunks";
 import type { IngestResult } from "./upload-progress";
 
 export type { IngestProgress, IngestStage } from "./write-chunks";
@@ -147,18 +160,60 @@ function failure(err: unknown): { code: string; message: string; keepRow: boolea
   return { code, message: describeFailure(err, "indexing", INGEST_WORDS), keepRow: !isVectorStoreUnavailable(err) };
 }
 
+/**
+ * What indexDocument is given instead of chunking the text itself: an imported document's chunks
+ * and vectors' writer, or a curation change's version (lib/ingest/curate.ts) with the vectors it
+ * can take from the version it replaces.
+ */
+export interface GivenVersion {
+  chunks: StoredChunk[];
+  write?: ChunkWriter;
+  version?: VersionCuration;
+  known?: KnownVectors;
+}
+
+/**
+ * A new chunking of a document under a name whose ready version is curated: the curation carried
+ * over by the one policy (lib/ingest/carry.ts), with what could not be carried as its note.
+ */
+function carriedVersion(
+  agentId: number,
+  filename: string,
+  chunks: Chunk[],
+): { given: GivenVersion; report: { carried: string[]; notes: string[] } } | null {
+  const prev = readyVersionOf(agentId, filename);
+  if (!prev) return null;
+  const state = curationOf(prev);
+  if (!isCurated(state)) return null;
+  const carried = carryCuration(state, chunks);
+  const rows = versionRows(carried.state);
+  const note = carried.notes.length ? carried.notes.join("\n") : null;
+  return {
+    given: { chunks: rows.chunks, version: { enabled: carried.state.enabled, off: rows.off, removed: carried.state.removed, note } },
+    report: { carried: carried.carried, notes: carried.notes },
+  };
+}
+
 async function indexDocument(
   agentId: number,
   source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
   settings: ChunkSettings,
   onProgress: IngestProgress,
-  given?: { chunks: Chunk[]; write: ChunkWriter },
+  givenVersion?: GivenVersion,
 ): Promise<IngestResult> {
   const { filename } = source;
   const base = { filename, document_id: null, chunk_count: 0 };
   onProgress({ stage: "chunk", done: 0, total: 1 });
   const strategy = settings.chunkStrategy ?? DEFAULT_CHUNK_STRATEGY;
-  const chunks = given?.chunks ?? chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
+  let given = givenVersion;
+  let report: { carried: string[]; notes: string[] } | undefined;
+  if (!given) {
+    const fresh = chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
+    const carried = carriedVersion(agentId, filename, fresh);
+    given = carried?.given ?? { chunks: fresh };
+    report = carried?.report;
+  }
+  const chunks = given.chunks;
   if (chunks.length >= MAX_CHUNKS_PER_DOCUMENT) {
     const message = `The file would make ${chunks.length.toLocaleString("en")} chunks at ${settings.chunkSize} characters; one document holds fewer than ${MAX_CHUNKS_PER_DOCUMENT.toLocaleString("en")}. Use a larger chunk size.`;
     return { ...base, outcome: "rejected", status: "rejected", code: "too_many_chunks", message };
@@ -183,12 +238,19 @@ async function indexDocument(
         source_url: source.source_url,
       },
       chunks,
+      given.version,
     );
     activeIngests().add(id);
     return id;
   });
   try {
-    await (given?.write ?? writeChunks)({ collection: await collectionFor(model), model }, { agentId, documentId }, chunks, onProgress);
+    await (given.write ?? writeChunks)(
+      { collection: await collectionFor(model), model },
+      { agentId, documentId },
+      chunks,
+      onProgress,
+      given.known,
+    );
   } catch (err) {
     const f = failure(err);
     // Its vectors are queued for removal in the same transaction that fails or deletes it.
@@ -217,14 +279,34 @@ async function indexDocument(
   if (committed.retired.length > 0) await cleanupNow();
   onProgress({ stage: "done", done: 1, total: 1 });
   const replacedReady = committed.retired.some((d) => d.status === "ready");
+  const kept = report
+    ? ` Its curation: ${plural(report.carried.length, "change")} kept${report.notes.length ? `, ${plural(report.notes.length, "change")} kept as a note on the document` : ""}.`
+    : "";
   return {
     ...base,
     outcome: replacedReady ? "replaced" : "indexed",
     status: "ready",
     document_id: documentId,
     chunk_count: chunks.length,
-    message: replacedReady
-      ? `Replaced the previous version: ${plural(chunks.length, "chunk")} indexed.`
-      : `Indexed ${plural(chunks.length, "chunk")}.`,
+    message:
+      (replacedReady
+        ? `Replaced the previous version: ${plural(chunks.length, "chunk")} indexed.`
+        : `Indexed ${plural(chunks.length, "chunk")}.`) + kept,
+    ...(report ? { curation: report } : {}),
   };
+}
+
+/**
+ * Writes a curation change of a ready document as its new version, under the caller's locks of
+ * its name and content (lib/ingest/curate.ts): the same text and settings, the given chunks; it
+ * replaces the version once searchable, as a re-chunk does.
+ */
+export function indexCuratedVersion(agentId: number, doc: DocumentWithText, given: GivenVersion): Promise<IngestResult> {
+  return indexDocument(
+    agentId,
+    doc,
+    { chunkSize: doc.chunk_size, chunkOverlap: doc.chunk_overlap, chunkStrategy: doc.chunk_strategy },
+    () => {},
+    given,
+  );
 }

@@ -12,6 +12,8 @@ export interface IngestResult {
   chunk_count: number;
   /** Why a file was rejected, e.g. too_large or type_mismatch. */
   code?: string;
+  /** What became of the curation of the version it replaced (lib/ingest/carry.ts), when it had any. */
+  curation?: { carried: string[]; notes: string[] };
 }
 
 /** A file of an upload, as read from the request (lib/ingest/uploads.ts). */

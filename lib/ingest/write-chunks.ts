@@ -4,7 +4,7 @@ import type { Embedder } from "../embeddings";
 import { addChunks, collectionModel } from "../vector-store/chunks";
 import { writeChunkVectors } from "../db/chunk-vectors";
 import { noteVectorWrite } from "../db/index-check";
-import type { Chunk } from "../core/chunking";
+import { indexedText, type Chunk } from "../core/chunking";
 
 export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
 export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;
@@ -25,6 +25,17 @@ export async function addNotedChunks(
   await addChunks(collection, doc, chunks, embeddings);
 }
 
+/** Vectors a caller has already (a curation change: the unchanged chunks' vectors of the version it replaces), by chunk index. */
+export type KnownVectors = Map<number, number[]>;
+
+/** The slice's vectors: the known ones as they are, the others embedded from what each chunk is indexed by. */
+async function embedSlice(model: Embedder, slice: Chunk[], known?: KnownVectors): Promise<number[][]> {
+  const missing = slice.filter((c) => !known?.has(c.index));
+  const made = missing.length ? await model.embed(missing.map(indexedText)) : [];
+  const byIndex = new Map(missing.map((c, i) => [c.index, made[i]]));
+  return slice.map((c) => known?.get(c.index) ?? byIndex.get(c.index)!);
+}
+
 // Chunks embedded and written per step: bounds memory and gives the UI progress to show.
 const EMBED_SLICE = 64;
 
@@ -41,6 +52,7 @@ export async function writeChunks(
   doc: { agentId: number; documentId: number },
   chunks: Chunk[],
   onProgress: IngestProgress = () => {},
+  known?: KnownVectors,
 ): Promise<void> {
   let writing: { promise: Promise<void>; done: number } | null = null;
   const settle = async () => {
@@ -53,7 +65,7 @@ export async function writeChunks(
     for (let i = 0; i < chunks.length; i += EMBED_SLICE) {
       const slice = chunks.slice(i, i + EMBED_SLICE);
       onProgress({ stage: "embed", done: i, total: chunks.length });
-      const vectors = await target.model.embed(slice.map((c) => c.text));
+      const vectors = await embedSlice(target.model, slice, known);
       // The exact ranking's copy, searchable once the document is made ready (lib/db/chunk-vectors.ts).
       writeChunkVectors(doc.documentId, target.model.model, slice, vectors);
       await settle();

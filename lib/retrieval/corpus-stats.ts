@@ -1,5 +1,5 @@
 import "server-only";
-import { chunkText, type ChunkStrategy } from "../core/chunking";
+import { chunkText, indexedText, type ChunkStrategy } from "../core/chunking";
 import { agentsByLatestChange, readyDocumentKeys } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { documentChunks } from "../db/chunks";
@@ -87,10 +87,7 @@ async function update(agent: AgentView, e: Embedder): Promise<CorpusStats> {
       if (entry.docs.has(id)) continue;
       const chunks = documentChunks(id);
       if (chunks.length === 0) continue;
-      await e.countFeatures!(
-        chunks.map((c) => c.text),
-        entry.df,
-      );
+      await e.countFeatures!(chunks.map(indexedText), entry.df);
       entry.chunks += chunks.length;
       entry.docs.set(id, key);
       changed = true;
@@ -160,11 +157,7 @@ export async function forgetDocument(agentId: number, doc: DocKey & { text: stri
     // Its rows may be gone already (a retired version): its chunks are made again from its text.
     const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy);
     try {
-      await e.countFeatures(
-        chunks.map((c) => c.text),
-        entry.df,
-        -1,
-      );
+      await e.countFeatures(chunks.map(indexedText), entry.df, -1);
       entry.chunks -= chunks.length;
       entry.signature = ""; // the ready set changed: compared again by the next search
       scheduleSave(agentId);

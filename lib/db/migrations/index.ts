@@ -22,6 +22,7 @@ import { migration as m021 } from "./021-dismissed-questions";
 import { migration as m022 } from "./022-sources";
 import { migration as m023 } from "./023-index-check";
 import { migration as m024 } from "./024-source-cross-host";
+import { migration as m025 } from "./025-chunk-curation";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -56,6 +57,7 @@ export const STEPS: readonly Migration[] = [
   m022,
   m023,
   m024,
+  m025,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */

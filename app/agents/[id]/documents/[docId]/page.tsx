@@ -1,8 +1,13 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { agentFromParams } from "@/lib/http/agent-param";
-import { storedChunks } from "@/lib/db/chunks";
+import { currentIdentity } from "@/lib/auth";
 import { findDocument } from "@/lib/db/documents";
+import { curationLog } from "@/lib/db/curation-log";
+import { CARRY_POLICY } from "@/lib/ingest/carry";
+import { documentCuration } from "@/lib/ingest/curate";
+import { ChunkCuration } from "@/components/documents/chunk-curation";
+import { isCurationDone } from "@/lib/client/curation-done";
 import { ChunkedText } from "@/components/documents/chunked-text";
 import { ReindexForm } from "@/components/documents/reindex-form";
 import { STRATEGY_LABELS } from "@/lib/core/chunking";
@@ -11,19 +16,20 @@ import { plural } from "@/lib/format/plural";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string; docId: string }> };
+type Props = { params: Promise<{ id: string; docId: string }>; searchParams: Promise<{ done?: string }> };
 
-/** A query that should find this chunk: its opening words, used to jump to the inspector. */
-const probeQuery = (text: string) => text.replace(/\s+/g, " ").trim().split(" ").slice(0, 12).join(" ");
-
-export default async function DocumentPage({ params }: Props) {
+export default async function DocumentPage({ params, searchParams }: Props) {
   const agent = await agentFromParams(params);
   const { docId } = await params;
   const doc = /^\d+$/.test(docId) ? findDocument(agent.id, Number(docId)) : undefined;
   if (!doc) notFound();
-  // The chunks as they were indexed (their text and offsets are stored with the document).
-  const chunks = doc.status === "ready" ? storedChunks(doc.id) : [];
-  const inspect = (q: string) => `/agents/${agent.id}/search?q=${encodeURIComponent(q)}&k=3&expected=${doc.id}`;
+  // The chunks as they are indexed (their text and offsets are stored with the document), and those switched off.
+  const curation = doc.status === "ready" ? documentCuration(doc) : { enabled: doc.enabled !== 0, chunks: [], can_undo: false };
+  const drawn = curation.chunks.filter((c) => c.enabled && !c.hand_written && !c.edited);
+  const chunks = drawn.map((c) => ({ index: c.position, start: c.start, end: c.end, text: c.text }));
+  const canEdit = (await currentIdentity())?.role === "editor";
+  const { done } = await searchParams;
+  const log = curationLog(agent.id, doc.filename, 10);
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-4">
@@ -56,29 +62,62 @@ export default async function DocumentPage({ params }: Props) {
           </Link>
         </div>
       </div>
-      <ReindexForm agentId={agent.id} documentId={doc.id} size={doc.chunk_size} overlap={doc.chunk_overlap} strategy={doc.chunk_strategy} />
+      <ReindexForm
+        agentId={agent.id}
+        documentId={doc.id}
+        size={doc.chunk_size}
+        overlap={doc.chunk_overlap}
+        strategy={doc.chunk_strategy}
+        curated={curation.chunks.some((c) => !c.enabled || c.edited || c.hand_written || c.questions.length > 0) || !curation.enabled}
+      />
       <ChunkedText text={doc.text} chunks={chunks} label={`${plural(chunks.length, "chunk")} drawn on the extracted text`} />
-      <section aria-labelledby="chunks-heading" className="space-y-2">
-        <h3 id="chunks-heading" className="font-semibold">
-          Chunks
-        </h3>
-        {chunks.length === 0 && <p className="text-sm text-slate-600">This document has no chunks in the index.</p>}
-        <ol className="space-y-2">
-          {chunks.map((c) => (
-            <li key={c.index} className="rounded border border-slate-200 bg-white p-3 text-sm">
-              <div className="mb-1 flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600">
-                <span>
-                  Chunk {c.index} · characters {c.start}–{c.end}
-                </span>
-                <Link href={inspect(probeQuery(c.text))} className="text-blue-700 underline">
-                  Inspect chunk {c.index}
-                </Link>
-              </div>
-              <p className="whitespace-pre-wrap">{c.text}</p>
-            </li>
+      {doc.curation_note && (
+        <section aria-labelledby="curation-note-heading" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+          <h3 id="curation-note-heading" className="font-semibold">
+            Curation not carried over
+          </h3>
+          <p className="mb-1 text-slate-700">The last replace or re-chunk could not keep these changes; they are kept here:</p>
+          <ul className="list-inside list-disc">
+            {doc.curation_note.split("\n").map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <ChunkCuration
+        agentId={agent.id}
+        documentId={doc.id}
+        enabled={curation.enabled}
+        canUndo={curation.can_undo}
+        chunks={curation.chunks}
+        editable={canEdit && doc.status === "ready"}
+        done={isCurationDone(done) ? done : undefined}
+      />
+      <details className="rounded border border-slate-200 bg-white p-3 text-sm">
+        <summary className="cursor-pointer font-medium">
+          What happens to these changes when the document is replaced, re-chunked or re-synced
+        </summary>
+        <ul className="mt-2 list-inside list-disc text-slate-700">
+          {CARRY_POLICY.map((line) => (
+            <li key={line}>{line}</li>
           ))}
-        </ol>
-      </section>
+        </ul>
+        <p className="mt-2 text-slate-600">Re-indexing below shows what it would keep before it runs.</p>
+      </details>
+      {log.length > 0 && (
+        <details className="rounded border border-slate-200 bg-white p-3 text-sm">
+          <summary className="cursor-pointer font-medium">Changes to this document ({log.length})</summary>
+          <ol className="mt-2 space-y-1 text-slate-700">
+            {log.map((e) => (
+              <li key={e.id}>
+                <time dateTime={e.at}>{new Date(e.at).toLocaleString("en-GB")}</time> · {e.action}
+                {e.chunk_id !== null && ` · chunk ${e.chunk_id}`}
+                {e.detail && ` · ${e.detail}`} · by {e.actor ?? "unknown"}
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
       <div className="border-t border-slate-200 pt-4">
         <DeleteDocumentButton agentId={agent.id} documentId={doc.id} filename={doc.filename} chunks={doc.chunk_count} />
       </div>

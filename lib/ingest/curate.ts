@@ -1,0 +1,235 @@
+import "server-only";
+import { AppError, conflict, ERROR_STATUS, invalid, notFound, type ErrorCode } from "../core/errors";
+import { documentOfChunk, chunkKey } from "../db/chunks";
+import { chunkVectorsOf } from "../db/chunk-vectors";
+import { filenameOfReplaced, logCuration } from "../db/curation-log";
+import { documentCurationExtras, findDocument, readyVersionOf, type DocumentWithText } from "../db/documents";
+import { embedder } from "../embeddings/configured";
+import type { ChunkChange, NewChunk } from "../validations/curation";
+import { versionRows, type CurationItem, type CurationState } from "./carry";
+import { withKeys } from "./keyed-lock";
+import { indexCuratedVersion } from "./pipeline";
+import { curationOf } from "./version-state";
+import type { KnownVectors } from "./write-chunks";
+
+/**
+ * Chunk curation: an editor edits, switches off, deletes or adds single chunks, attaches the
+ * questions a chunk answers, or switches a whole document off. Each change writes the document
+ * again as a new version with the changed chunks (lib/ingest/pipeline.ts indexCuratedVersion),
+ * which replaces the old one once searchable, in both indexes and in the exact copy at once:
+ * a crash leaves the old version or the new, never a mix. Unchanged chunks keep their ids and
+ * their vectors (copied, not embedded again). Every change is logged (lib/db/curation-log.ts)
+ * and can be undone (the version keeps the curation it replaced).
+ */
+
+/** A chunk as the API and the document page show it. */
+export interface ChunkView {
+  id: number;
+  /** Its place among the document's chunks, from 0. */
+  position: number;
+  text: string;
+  enabled: boolean;
+  edited: boolean;
+  /** Written by an editor, not made by the chunker. */
+  hand_written: boolean;
+  questions: string[];
+  start: number;
+  end: number;
+}
+
+export const chunkView = (c: CurationItem, position: number): ChunkView => ({
+  id: c.id ?? -1,
+  position,
+  text: c.text,
+  enabled: c.enabled,
+  edited: c.original !== null && c.original !== "",
+  hand_written: c.original === "",
+  questions: c.questions,
+  start: c.start,
+  end: c.end,
+});
+
+/** A document's chunks as an editor sees them, with whether the last change can be undone. */
+export function documentCuration(doc: DocumentWithText): { enabled: boolean; chunks: ChunkView[]; can_undo: boolean } {
+  const state = curationOf(doc);
+  return { enabled: state.enabled, chunks: state.chunks.map(chunkView), can_undo: documentCurationExtras(doc.id).undo !== null };
+}
+
+export interface CurationResult {
+  /** The document's version after the change (the same id when nothing changed). */
+  document_id: number;
+  changed: boolean;
+  chunks: ChunkView[];
+}
+
+type Mutation = (state: CurationState) => { action: string; chunkId: number | null; detail: string | null } | null;
+
+const clone = (s: CurationState): CurationState => ({ ...s, chunks: s.chunks.map((c) => ({ ...c })), removed: [...s.removed] });
+const findChunk = (state: CurationState, chunkId: number) => {
+  const at = state.chunks.findIndex((c) => c.id === chunkId);
+  if (at < 0) throw notFound(`Chunk ${chunkId}`);
+  return at;
+};
+
+/** The vectors of the new version's chunks that are indexed unchanged in the version it replaces. */
+function knownVectors(doc: DocumentWithText, rows: ReturnType<typeof versionRows>): KnownVectors {
+  const model = embedder().model;
+  const known: KnownVectors = new Map();
+  if (doc.embedding_model !== model || rows.from.size === 0) return known;
+  const stored = chunkVectorsOf([...rows.from.values()], model);
+  for (const [index, at] of rows.from) {
+    const v = stored.get(chunkKey(at.document_id, at.chunk_index));
+    if (v) known.set(index, Array.from(v));
+  }
+  return known;
+}
+
+/**
+ * Applies one change to a ready document under its name's and content's locks (an upload or a
+ * re-chunk of the same name waits, as they wait for each other), and writes it as the new version.
+ */
+async function curate(agentId: number, documentId: number, actor: string | null, mutate: Mutation): Promise<CurationResult> {
+  const first = findDocument(agentId, documentId);
+  if (!first) {
+    // A version an earlier change replaced: the page or client holding it is out of date.
+    const filename = filenameOfReplaced(agentId, documentId);
+    const newer = filename ? readyVersionOf(agentId, filename) : undefined;
+    if (newer)
+      throw conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}); open that one and try again.`);
+    throw notFound(`Document ${documentId}`);
+  }
+  return withKeys([`${agentId}:name:${first.filename}`, `${agentId}:sha:${first.sha256}`], async () => {
+    const doc = findDocument(agentId, documentId);
+    if (!doc) {
+      const newer = readyVersionOf(agentId, first.filename);
+      throw newer
+        ? conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}) meanwhile; open that one and try again.`)
+        : notFound(`Document ${documentId}`);
+    }
+    if (doc.status !== "ready") throw conflict(`Document ${documentId} is ${doc.status}; only a ready document's chunks can be changed.`);
+    const before = curationOf(doc);
+    const next = clone(before);
+    const change = mutate(next);
+    if (!change) return { document_id: doc.id, changed: false, chunks: before.chunks.map(chunkView) };
+    const rows = versionRows(next);
+    const result = await indexCuratedVersion(agentId, doc, {
+      chunks: rows.chunks,
+      version: {
+        enabled: next.enabled,
+        off: rows.off,
+        removed: next.removed,
+        undo: JSON.stringify(stripFrom(before)),
+        note: doc.curation_note,
+      },
+      known: knownVectors(doc, rows),
+    });
+    if (result.status !== "ready" || result.document_id === null) {
+      const code = (result.code && result.code in ERROR_STATUS ? result.code : "internal") as ErrorCode;
+      throw new AppError(code, `The change was not made: ${result.message}`);
+    }
+    logCuration(agentId, {
+      filename: doc.filename,
+      document_id: result.document_id,
+      replaced_id: doc.id,
+      chunk_id: change.chunkId,
+      action: change.action,
+      detail: change.detail,
+      actor,
+    });
+    const written = findDocument(agentId, result.document_id)!;
+    return { document_id: written.id, changed: true, chunks: curationOf(written).chunks.map(chunkView) };
+  });
+}
+
+/** The curation without where the vectors are (they are gone with the version): what undo restores. */
+const stripFrom = (s: CurationState): CurationState => ({ ...s, chunks: s.chunks.map(({ from: _from, ...c }) => c) });
+
+const clip = (t: string, n = 200) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+
+/** PATCH /api/agents/{id}/chunks/{chunkId}: text, on/off and questions of one chunk. */
+export function changeChunk(agentId: number, chunkId: number, change: ChunkChange, actor: string | null): Promise<CurationResult> {
+  const documentId = documentOfChunk(agentId, chunkId);
+  if (documentId === undefined) throw notFound(`Chunk ${chunkId}`);
+  return curate(agentId, documentId, actor, (state) => {
+    const c = state.chunks[findChunk(state, chunkId)];
+    const done: string[] = [];
+    if (change.text !== undefined && change.text !== c.text) {
+      if (c.original === null) c.original = c.text;
+      else if (c.original !== "" && change.text === c.original) c.original = null; // edited back to what the chunker made
+      c.text = change.text;
+      delete c.from;
+      done.push(`text: ${clip(change.text)}`);
+    }
+    if (change.questions !== undefined && JSON.stringify(change.questions) !== JSON.stringify(c.questions)) {
+      c.questions = change.questions;
+      delete c.from;
+      done.push(`questions: ${change.questions.join(" | ") || "(none)"}`);
+    }
+    if (change.enabled !== undefined && change.enabled !== c.enabled) {
+      c.enabled = change.enabled;
+      done.push(change.enabled ? "switched on" : "switched off");
+    }
+    return done.length ? { action: "change chunk", chunkId, detail: done.join("; ") } : null;
+  });
+}
+
+/** POST /api/agents/{id}/documents/{docId}/chunks: a chunk written by hand, after `after` (first without it). */
+export function addChunk(agentId: number, documentId: number, chunk: NewChunk, actor: string | null): Promise<CurationResult> {
+  return curate(agentId, documentId, actor, (state) => {
+    const at = chunk.after == null ? 0 : findChunk(state, chunk.after) + 1;
+    const anchor = state.chunks[at - 1];
+    const offset = anchor ? anchor.end : 0;
+    state.chunks.splice(at, 0, {
+      id: null,
+      start: offset,
+      end: offset,
+      text: chunk.text,
+      questions: chunk.questions ?? [],
+      original: "",
+      enabled: true,
+    });
+    return { action: "add chunk", chunkId: null, detail: clip(chunk.text) };
+  });
+}
+
+/** DELETE /api/agents/{id}/chunks/{chunkId}. A document keeps at least one chunk. */
+export function deleteChunk(agentId: number, chunkId: number, actor: string | null): Promise<CurationResult> {
+  const documentId = documentOfChunk(agentId, chunkId);
+  if (documentId === undefined) throw notFound(`Chunk ${chunkId}`);
+  return curate(agentId, documentId, actor, (state) => {
+    const at = findChunk(state, chunkId);
+    if (state.chunks.length === 1) throw invalid("This is the document's only chunk; delete the document instead.");
+    const [gone] = state.chunks.splice(at, 1);
+    // The chunker's text is remembered, so a re-chunk that makes the same chunk leaves it deleted.
+    if (gone.original !== "") state.removed.push(gone.original ?? gone.text);
+    return { action: "delete chunk", chunkId, detail: clip(gone.text) };
+  });
+}
+
+/** PATCH /api/agents/{id}/documents/{docId} with `enabled`: the whole document on or off. */
+export function switchDocument(agentId: number, documentId: number, enabled: boolean, actor: string | null): Promise<CurationResult> {
+  return curate(agentId, documentId, actor, (state) => {
+    if (state.enabled === enabled) return null;
+    state.enabled = enabled;
+    return { action: enabled ? "switch document on" : "switch document off", chunkId: null, detail: null };
+  });
+}
+
+/** POST /api/agents/{id}/documents/{docId}/undo: the curation before the last change (undone again, it comes back). */
+export function undoLastChange(agentId: number, documentId: number, actor: string | null): Promise<CurationResult> {
+  return curate(agentId, documentId, actor, (state) => {
+    const { undo } = documentCurationExtras(documentId);
+    if (!undo) throw conflict("There is no change to undo on this document.");
+    const restored = JSON.parse(undo) as CurationState;
+    // Chunks indexed unchanged in the current version keep their vectors.
+    const here = new Map(state.chunks.filter((c) => c.id !== null).map((c) => [c.id, c]));
+    state.enabled = restored.enabled;
+    state.removed = restored.removed;
+    state.chunks = restored.chunks.map((c) => {
+      const now = c.id !== null ? here.get(c.id) : undefined;
+      const same = now?.from && now.text === c.text && JSON.stringify(now.questions) === JSON.stringify(c.questions);
+      return same ? { ...c, from: now.from } : c;
+    });
+    return { action: "undo", chunkId: null, detail: null };
+  });
+}
