@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent, undeletedCleanups, vectorsOf } from "@/test/helpers";
 import { findAgentByName, listAgents, updateAgent, type Agent } from "@/lib/db/agents";
-import { listDocuments } from "@/lib/db/documents";
+import { findDocument, listDocuments } from "@/lib/db/documents";
+import { addChunk, changeChunk, documentCuration } from "@/lib/ingest/curate";
 import { storedChunks } from "@/lib/db/chunks";
 import { readVectorRuns } from "@/lib/db/chunk-vectors";
 import { createPair, listPairs } from "@/lib/db/pairs";
@@ -391,6 +392,47 @@ describe("agent export and import", () => {
     const [hits] = await retrieve(copy.id, ["how long does a refund take"], { topK: 3 });
     expect(hits[0].filename).toBe("refunds.md");
     expect(await chromaCount(copy.id)).toBe(docs.reduce((n, d) => n + d.chunk_count, 0));
+  });
+
+  it("carries a curated document's chunks, edits, switch-offs, questions and hand-written chunks", async () => {
+    const source = newAgent("curated export");
+    const doc = await ingest(
+      source.id,
+      "router.md",
+      "Router reset. Hold the button for ten seconds.\n\nFooter. All rights reserved.",
+      60,
+      0,
+    );
+    const [first, footer] = documentCuration(findDocument(source.id, doc.document_id!)!).chunks;
+    let id = (
+      await changeChunk(source.id, first.id, { text: "Router reset. Hold the button with a pin.", questions: ["factory reset"] }, null)
+    ).document_id;
+    id = (await changeChunk(source.id, footer.id, { enabled: false }, null)).document_id;
+    id = (await addChunk(source.id, id, { text: "Written by hand: call us for help.", after: first.id }, null)).document_id;
+    const before = documentCuration(findDocument(source.id, id)!).chunks.map(({ id: _id, start: _s, end: _e, ...c }) => c);
+
+    const { text } = await exported(source.id);
+    const docLine = lines(text).find((l) => l.type === "document")!;
+    expect(docLine).toMatchObject({ chunks: [], vectors: false, curation: { enabled: true } });
+    const res = await importFile(text, `Curated copy ${source.id}`);
+    expect(res.status).toBe(201);
+    const copy = findAgentByName(`Curated copy ${source.id}`)!;
+    const [copied] = listDocuments(copy.id);
+    const after = documentCuration(findDocument(copy.id, copied.id)!).chunks.map(({ id: _id, start: _s, end: _e, ...c }) => c);
+    expect(after).toEqual(before);
+    expect(after.map((c) => [c.edited, c.hand_written, c.enabled])).toEqual([
+      [true, false, true],
+      [false, true, true],
+      [false, false, false],
+    ]);
+    const [hits] = await retrieve(copy.id, ["factory reset"], { topK: 1 });
+    expect(hits[0].chunk_text).toBe("Router reset. Hold the button with a pin.");
+    expect(await chromaCount(copy.id)).toBe(2);
+
+    // A curation listing chunks as well, or a chunk outside the text, is refused naming the line.
+    const both = text.replace('"chunks":[],', '"chunks":[{"index":0,"start":0,"end":10}],');
+    expect(await importFile(both, `Curated bad ${source.id}`)).toMatchObject({ status: 422 });
+    expect(findAgentByName(`Curated bad ${source.id}`)).toBeUndefined();
   });
 
   it("streams the export line by line", async () => {

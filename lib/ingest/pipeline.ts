@@ -136,7 +136,7 @@ export async function indexExtractedText(
   source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
-  given?: { chunks: Chunk[]; write: ChunkWriter },
+  given?: GivenVersion,
 ): Promise<IngestResult> {
   return withKeys([`${agentId}:name:${source.filename}`, `${agentId}:sha:${source.sha256}`], () =>
     indexDocument(agentId, source, settings, onProgress, given),

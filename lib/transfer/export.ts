@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { getAgent } from "../db/agents";
 import { findDocument, readyDocumentIds } from "../db/documents";
 import { documentChunks } from "../db/chunks";
+import { isCurated } from "../ingest/carry";
+import { curationOf } from "../ingest/version-state";
 import { readVectorRuns, type VectorRun } from "../db/chunk-vectors";
 import { listPairs } from "../db/pairs";
 import { listRuns, runResults } from "../db/eval-runs";
@@ -95,8 +97,12 @@ async function* lines(agentId: number): AsyncGenerator<string> {
     const doc = findDocument(agentId, id);
     if (!doc || doc.status !== "ready") continue;
     const chunks = documentChunks(id);
+    // A curated document goes with all its chunks and their curation, embedded again by the importer.
+    const state = curationOf(doc);
+    const curated = isCurated(state);
     // Vectors of another model than the file's would be embedded again by any importer.
-    const runs = doc.embedding_model === model.model ? coveringRuns(readVectorRuns([id], doc.embedding_model), chunks.length) : null;
+    const runs =
+      !curated && doc.embedding_model === model.model ? coveringRuns(readVectorRuns([id], doc.embedding_model), chunks.length) : null;
     const out: DocumentLine = {
       type: "document",
       document: {
@@ -112,9 +118,25 @@ async function* lines(agentId: number): AsyncGenerator<string> {
         created_at: doc.created_at,
         text: doc.text,
       },
-      chunks: chunks.map((c) => ({ index: c.chunk_index, start: c.start, end: c.end })),
+      chunks: curated ? [] : chunks.map((c) => ({ index: c.chunk_index, start: c.start, end: c.end })),
       // Without a full copy the importer embeds the text again, as it does for another model.
       vectors: runs !== null,
+      ...(curated
+        ? {
+            curation: {
+              enabled: state.enabled,
+              removed: state.removed,
+              chunks: state.chunks.map((c) => ({
+                start: c.start,
+                end: c.end,
+                text: c.text,
+                questions: c.questions,
+                original: c.original,
+                enabled: c.enabled,
+              })),
+            },
+          }
+        : {}),
     };
     yield line(out);
     for (const v of runs ? vectorLines(runs) : []) yield line(v);

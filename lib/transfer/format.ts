@@ -3,6 +3,9 @@ import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
 import { NO_DOCUMENT, PAIR_SOURCES, PAIR_STATUSES, pairFields } from "../validations/pair";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { CHUNK_STRATEGIES } from "../core/chunking";
+import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
+import { MAX_CHUNK_QUESTIONS, MAX_CHUNK_TEXT } from "../validations/curation";
+import { MAX_QUERY_LENGTH } from "../validations/search";
 
 /**
  * An agent file (GET /api/agents/{id}/export, POST /api/agents/import): NDJSON, one object per
@@ -62,6 +65,30 @@ export const documentLineSchema = z.object({
   chunks: z.array(z.object({ index: count, start: count, end: count })),
   /** True: vectors lines covering every chunk in order follow this line. */
   vectors: z.boolean(),
+  /**
+   * A curated document (lib/ingest/curate.ts): all its chunks in order, on and off, edited or
+   * written by hand, with their questions; `chunks` is empty and no vectors follow (the importer
+   * embeds them). Checked as the curation API checks a change.
+   */
+  curation: z
+    .object({
+      enabled: z.boolean(),
+      removed: z.array(z.string().max(MAX_CHUNK_TEXT)).max(MAX_CHUNKS_PER_DOCUMENT),
+      chunks: z
+        .array(
+          z.object({
+            start: count,
+            end: count,
+            text: z.string().trim().min(1).max(MAX_CHUNK_TEXT),
+            questions: z.array(z.string().trim().min(1).max(MAX_QUERY_LENGTH)).max(MAX_CHUNK_QUESTIONS),
+            original: z.string().max(MAX_CHUNK_TEXT).nullable(),
+            enabled: z.boolean(),
+          }),
+        )
+        .min(1)
+        .max(MAX_CHUNKS_PER_DOCUMENT - 1),
+    })
+    .optional(),
 });
 
 export const vectorsLineSchema = z.object({

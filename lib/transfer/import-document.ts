@@ -5,6 +5,7 @@ import { setDocumentCreatedAt } from "../db/documents";
 import { writeChunkVectors } from "../db/chunk-vectors";
 import { indexExtractedText, type ChunkWriter } from "../ingest/pipeline";
 import { addNotedChunks } from "../ingest/write-chunks";
+import { versionRows } from "../ingest/carry";
 import type { Chunk } from "../core/chunking";
 import { MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { sanitizeDocumentPath } from "../validations/filename";
@@ -31,13 +32,9 @@ export type NextVectors = (filename: string) => Promise<FileLine>;
 // The document types uploads detect (txt, md, html, pdf, docx), from the upload's own table.
 const DOCUMENT_TYPES = new Set(ACCEPTED_EXTENSIONS.map((e) => typeFromFilename(e)));
 
-/**
- * The document line's chunks with their text, checked as an upload of the same text is: its
- * name as uploads clean it, its type, its text within MAX_TEXT_CHARS, its chunk settings as the
- * upload form takes them, and chunks the chunker could have made of it at those settings.
- */
-function chunksOf(line: DocumentLine, n: number): Chunk[] {
-  const { text, chunk_size, chunk_overlap, chunk_strategy, filename, type } = line.document;
+/** The document line's name, type, text and chunk settings, checked as an upload of the same text is. */
+function checkDocument(line: DocumentLine, n: number): void {
+  const { text, filename, type } = line.document;
   if (sanitizeDocumentPath(filename) !== filename) throw badLine(n, `the filename "${filename}" is not one this app stores.`);
   if (!DOCUMENT_TYPES.has(type as DocumentType)) throw badLine(n, `"${filename}" is of type "${type}", not one this app reads.`);
   const maxChars = env().MAX_TEXT_CHARS;
@@ -45,6 +42,16 @@ function chunksOf(line: DocumentLine, n: number): Chunk[] {
   if (text.trim() === "") throw badLine(n, `"${filename}" contains no text.`);
   const settings = chunkSettingsSchema.safeParse(line.document);
   if (!settings.success) throw badLine(n, `"${filename}": ${settings.error.issues[0].message}`);
+}
+
+/**
+ * The document line's chunks with their text, checked as an upload of the same text is: its
+ * name as uploads clean it, its type, its text within MAX_TEXT_CHARS, its chunk settings as the
+ * upload form takes them, and chunks the chunker could have made of it at those settings.
+ */
+function chunksOf(line: DocumentLine, n: number): Chunk[] {
+  checkDocument(line, n);
+  const { text, chunk_size, chunk_overlap, chunk_strategy, filename } = line.document;
   if (line.chunks.length >= MAX_CHUNKS_PER_DOCUMENT) throw badLine(n, `"${filename}" has more chunks than one document may hold.`);
   const misplaced = line.chunks.findIndex((c, i) => c.index !== i);
   if (misplaced >= 0)
@@ -55,6 +62,35 @@ function chunksOf(line: DocumentLine, n: number): Chunk[] {
   const problem = chunkRangeProblem(text, line.chunks, chunk_size, chunk_overlap, chunk_strategy);
   if (problem) throw badLine(n, `the chunks of "${filename}" are not ones this app makes: ${problem}`);
   return line.chunks.map((c, i) => ({ index: i, start: c.start, end: c.end, text: text.slice(c.start, c.end) }));
+}
+
+/**
+ * A curated document: its text checked as any document's, then written with its chunks as the
+ * curation lists them (none of them need be the chunker's), every chunk embedded by this instance.
+ */
+async function importCurated(agentId: number, line: DocumentLine, n: number): Promise<{ id: number; chunks: number; reEmbedded: boolean }> {
+  const d = line.document;
+  checkDocument(line, n);
+  if (line.chunks.length > 0 || line.vectors)
+    throw badLine(n, `"${d.filename}" has a curation, so it lists no chunks and no vectors of its own.`);
+  const curation = line.curation!;
+  const beyond = curation.chunks.findIndex((c) => c.start > c.end || c.end > d.text.length);
+  if (beyond >= 0) throw badLine(n, `chunk ${beyond} of the curation of "${d.filename}" lies outside its text.`);
+  const rows = versionRows({ ...curation, chunks: curation.chunks.map((c) => ({ ...c, id: null })) });
+  const settings = { chunkSize: d.chunk_size, chunkOverlap: d.chunk_overlap, chunkStrategy: d.chunk_strategy };
+  const result = await indexExtractedText(agentId, d, settings, undefined, {
+    chunks: rows.chunks,
+    version: { enabled: curation.enabled, off: rows.off, removed: curation.removed },
+  });
+  if (result.status !== "ready" || result.document_id === null) {
+    if (result.code === "vector_store_unavailable") throw vectorStoreUnavailable();
+    if (result.code === "embedding_failed") throw new AppError("embedding_failed", `"${d.filename}" (line ${n}): ${result.message}`);
+    if (result.code === "deleted")
+      throw new AppError("conflict", `The imported agent or its document "${d.filename}" was deleted while the import ran.`);
+    throw badLine(n, `"${d.filename}" could not be indexed: ${result.message}`);
+  }
+  setDocumentCreatedAt(agentId, result.document_id, d.created_at);
+  return { id: result.document_id, chunks: result.chunk_count, reEmbedded: true };
 }
 
 /** A vectors line's values as one vector per chunk; float32 read back as stored, bit for bit. */
@@ -115,6 +151,7 @@ export async function importDocument(
 ): Promise<{ id: number; chunks: number; reEmbedded: boolean }> {
   const { agentId, model } = target;
   const d = line.document;
+  if (line.curation) return importCurated(agentId, line, n);
   const chunks = chunksOf(line, n);
   const settings = { chunkSize: d.chunk_size, chunkOverlap: d.chunk_overlap, chunkStrategy: d.chunk_strategy };
   const sameModel = Boolean(line.vectors && target.sameModel && d.embedding_model === model.model);

@@ -185,7 +185,9 @@ async function importBody(
       const done = await importDocument(target, doc, line.number, nextVectors);
       documentIds.set(doc.document.filename, done.id);
       read.documents++;
-      read.chunks += doc.chunks.length;
+      // A curated document's indexed chunks: those on, of a document on (what the export counts).
+      const curated = doc.curation;
+      read.chunks += curated ? (curated.enabled ? curated.chunks.filter((c) => c.enabled).length : 0) : doc.chunks.length;
       written.chunks += done.chunks;
       written.reEmbedded ||= done.reEmbedded;
     } else if (type === "pair") {
