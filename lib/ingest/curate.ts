@@ -10,7 +10,7 @@ import { versionRows, type CurationItem, type CurationState } from "./carry";
 import { withKeys } from "./keyed-lock";
 import { indexCuratedVersion } from "./pipeline";
 import { curationOf } from "./version-state";
-import type { KnownVectors } from "./write-chunks";
+import type { IngestProgress, KnownVectors } from "./write-chunks";
 
 /**
  * Chunk curation: an editor edits, switches off, deletes or adds single chunks, attaches the
@@ -62,6 +62,11 @@ export interface CurationResult {
   chunks: ChunkView[];
 }
 
+/** For a caller that watches the new version being written (a test stopping Chroma mid-write). */
+export interface CurationOptions {
+  onProgress?: IngestProgress;
+}
+
 type Mutation = (state: CurationState) => { action: string; chunkId: number | null; detail: string | null } | null;
 
 const clone = (s: CurationState): CurationState => ({ ...s, chunks: s.chunks.map((c) => ({ ...c })), removed: [...s.removed] });
@@ -88,57 +93,83 @@ function knownVectors(doc: DocumentWithText, rows: ReturnType<typeof versionRows
  * Applies one change to a ready document under its name's and content's locks (an upload or a
  * re-chunk of the same name waits, as they wait for each other), and writes it as the new version.
  */
-async function curate(agentId: number, documentId: number, actor: string | null, mutate: Mutation): Promise<CurationResult> {
-  const first = findDocument(agentId, documentId);
-  if (!first) {
-    // A version an earlier change replaced: the page or client holding it is out of date.
-    const filename = filenameOfReplaced(agentId, documentId);
-    const newer = filename ? readyVersionOf(agentId, filename) : undefined;
-    if (newer)
-      throw conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}); open that one and try again.`);
-    throw notFound(`Document ${documentId}`);
+async function curate(
+  agentId: number,
+  target: number | { chunkId: number },
+  actor: string | null,
+  mutate: Mutation,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  // A chunk is found in whichever version holds it now: a change to another chunk of its
+  // document may write a new version while this one waits for the locks.
+  const locate = () => (typeof target === "number" ? target : documentOfChunk(agentId, target.chunkId));
+  for (let attempt = 0; ; attempt++) {
+    const documentId = locate();
+    if (documentId === undefined) throw notFound(`Chunk ${(target as { chunkId: number }).chunkId}`);
+    const first = findDocument(agentId, documentId);
+    if (!first) {
+      // A version an earlier change replaced: the page or client holding it is out of date.
+      const filename = filenameOfReplaced(agentId, documentId);
+      const newer = filename ? readyVersionOf(agentId, filename) : undefined;
+      if (newer)
+        throw conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}); open that one and try again.`);
+      throw notFound(`Document ${documentId}`);
+    }
+    const result = await withKeys([`${agentId}:name:${first.filename}`, `${agentId}:sha:${first.sha256}`], async () => {
+      if (typeof target !== "number" && locate() !== documentId && attempt < 3) return null; // moved meanwhile: find it again
+      return applyChange(agentId, documentId, first, actor, mutate, options);
+    });
+    if (result) return result;
   }
-  return withKeys([`${agentId}:name:${first.filename}`, `${agentId}:sha:${first.sha256}`], async () => {
-    const doc = findDocument(agentId, documentId);
-    if (!doc) {
-      const newer = readyVersionOf(agentId, first.filename);
-      throw newer
-        ? conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}) meanwhile; open that one and try again.`)
-        : notFound(`Document ${documentId}`);
-    }
-    if (doc.status !== "ready") throw conflict(`Document ${documentId} is ${doc.status}; only a ready document's chunks can be changed.`);
-    const before = curationOf(doc);
-    const next = clone(before);
-    const change = mutate(next);
-    if (!change) return { document_id: doc.id, changed: false, chunks: before.chunks.map(chunkView) };
-    const rows = versionRows(next);
-    const result = await indexCuratedVersion(agentId, doc, {
-      chunks: rows.chunks,
-      version: {
-        enabled: next.enabled,
-        off: rows.off,
-        removed: next.removed,
-        undo: JSON.stringify(stripFrom(before)),
-        note: doc.curation_note,
-      },
-      known: knownVectors(doc, rows),
-    });
-    if (result.status !== "ready" || result.document_id === null) {
-      const code = (result.code && result.code in ERROR_STATUS ? result.code : "internal") as ErrorCode;
-      throw new AppError(code, `The change was not made: ${result.message}`);
-    }
-    logCuration(agentId, {
-      filename: doc.filename,
-      document_id: result.document_id,
-      replaced_id: doc.id,
-      chunk_id: change.chunkId,
-      action: change.action,
-      detail: change.detail,
-      actor,
-    });
-    const written = findDocument(agentId, result.document_id)!;
-    return { document_id: written.id, changed: true, chunks: curationOf(written).chunks.map(chunkView) };
+}
+
+async function applyChange(
+  agentId: number,
+  documentId: number,
+  first: DocumentWithText,
+  actor: string | null,
+  mutate: Mutation,
+  options: CurationOptions,
+): Promise<CurationResult> {
+  const doc = findDocument(agentId, documentId);
+  if (!doc) {
+    const newer = readyVersionOf(agentId, first.filename);
+    throw newer
+      ? conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}) meanwhile; open that one and try again.`)
+      : notFound(`Document ${documentId}`);
+  }
+  if (doc.status !== "ready") throw conflict(`Document ${documentId} is ${doc.status}; only a ready document's chunks can be changed.`);
+  const before = curationOf(doc);
+  const next = clone(before);
+  const change = mutate(next);
+  if (!change) return { document_id: doc.id, changed: false, chunks: before.chunks.map(chunkView) };
+  const rows = versionRows(next);
+  const result = await indexCuratedVersion(agentId, doc, options.onProgress, {
+    chunks: rows.chunks,
+    version: {
+      enabled: next.enabled,
+      off: rows.off,
+      removed: next.removed,
+      undo: JSON.stringify(stripFrom(before)),
+      note: doc.curation_note,
+    },
+    known: knownVectors(doc, rows),
   });
+  if (result.status !== "ready" || result.document_id === null) {
+    const code = (result.code && result.code in ERROR_STATUS ? result.code : "internal") as ErrorCode;
+    throw new AppError(code, `The change was not made: ${result.message}`);
+  }
+  logCuration(agentId, {
+    filename: doc.filename,
+    document_id: result.document_id,
+    replaced_id: doc.id,
+    chunk_id: change.chunkId,
+    action: change.action,
+    detail: change.detail,
+    actor,
+  });
+  const written = findDocument(agentId, result.document_id)!;
+  return { document_id: written.id, changed: true, chunks: curationOf(written).chunks.map(chunkView) };
 }
 
 /** The curation without where the vectors are (they are gone with the version): what undo restores. */
@@ -147,30 +178,40 @@ const stripFrom = (s: CurationState): CurationState => ({ ...s, chunks: s.chunks
 const clip = (t: string, n = 200) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
 /** PATCH /api/agents/{id}/chunks/{chunkId}: text, on/off and questions of one chunk. */
-export function changeChunk(agentId: number, chunkId: number, change: ChunkChange, actor: string | null): Promise<CurationResult> {
-  const documentId = documentOfChunk(agentId, chunkId);
-  if (documentId === undefined) throw notFound(`Chunk ${chunkId}`);
-  return curate(agentId, documentId, actor, (state) => {
-    const c = state.chunks[findChunk(state, chunkId)];
-    const done: string[] = [];
-    if (change.text !== undefined && change.text !== c.text) {
-      if (c.original === null) c.original = c.text;
-      else if (c.original !== "" && change.text === c.original) c.original = null; // edited back to what the chunker made
-      c.text = change.text;
-      delete c.from;
-      done.push(`text: ${clip(change.text)}`);
-    }
-    if (change.questions !== undefined && JSON.stringify(change.questions) !== JSON.stringify(c.questions)) {
-      c.questions = change.questions;
-      delete c.from;
-      done.push(`questions: ${change.questions.join(" | ") || "(none)"}`);
-    }
-    if (change.enabled !== undefined && change.enabled !== c.enabled) {
-      c.enabled = change.enabled;
-      done.push(change.enabled ? "switched on" : "switched off");
-    }
-    return done.length ? { action: "change chunk", chunkId, detail: done.join("; ") } : null;
-  });
+export function changeChunk(
+  agentId: number,
+  chunkId: number,
+  change: ChunkChange,
+  actor: string | null,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  return curate(
+    agentId,
+    { chunkId },
+    actor,
+    (state) => {
+      const c = state.chunks[findChunk(state, chunkId)];
+      const done: string[] = [];
+      if (change.text !== undefined && change.text !== c.text) {
+        if (c.original === null) c.original = c.text;
+        else if (c.original !== "" && change.text === c.original) c.original = null; // edited back to what the chunker made
+        c.text = change.text;
+        delete c.from;
+        done.push(`text: ${clip(change.text)}`);
+      }
+      if (change.questions !== undefined && JSON.stringify(change.questions) !== JSON.stringify(c.questions)) {
+        c.questions = change.questions;
+        delete c.from;
+        done.push(`questions: ${change.questions.join(" | ") || "(none)"}`);
+      }
+      if (change.enabled !== undefined && change.enabled !== c.enabled) {
+        c.enabled = change.enabled;
+        done.push(change.enabled ? "switched on" : "switched off");
+      }
+      return done.length ? { action: "change chunk", chunkId, detail: done.join("; ") } : null;
+    },
+    options,
+  );
 }
 
 /** POST /api/agents/{id}/documents/{docId}/chunks: a chunk written by hand, after `after` (first without it). */
@@ -194,9 +235,7 @@ export function addChunk(agentId: number, documentId: number, chunk: NewChunk, a
 
 /** DELETE /api/agents/{id}/chunks/{chunkId}. A document keeps at least one chunk. */
 export function deleteChunk(agentId: number, chunkId: number, actor: string | null): Promise<CurationResult> {
-  const documentId = documentOfChunk(agentId, chunkId);
-  if (documentId === undefined) throw notFound(`Chunk ${chunkId}`);
-  return curate(agentId, documentId, actor, (state) => {
+  return curate(agentId, { chunkId }, actor, (state) => {
     const at = findChunk(state, chunkId);
     if (state.chunks.length === 1) throw invalid("This is the document's only chunk; delete the document instead.");
     const [gone] = state.chunks.splice(at, 1);

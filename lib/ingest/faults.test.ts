@@ -179,6 +179,63 @@ describe("Chroma dies in the middle of an ingest", () => {
     expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1);
   }, 180_000);
 
+  it("a chunk change that Chroma dies under answers vector_store_unavailable and leaves the version before it, whole", async () => {
+    const {
+      newAgent,
+      ingest,
+      listDocuments,
+      searchAgentDocuments,
+      vectorsOf,
+      runCleanup,
+      pendingCleanups,
+      rebuildIndex,
+      embedder,
+      LATE_WRITE_CHECK_MS,
+    } = await lib();
+    const { changeChunk, documentCuration } = await import("./curate");
+    const agent = newAgent("chroma dies under a chunk change");
+    // 1,500 chunks: the change writes the whole document again, Chroma is killed once a few slices are written.
+    const text = Array.from({ length: 1500 }, (_, i) => `Paragraph ${i} of the manual about the green lamp.`).join(" ");
+    const old = await ingest(agent.id, "manual.txt", text, 60, 0);
+    const doc = listDocuments(agent.id)[0];
+    const first = documentCuration({ ...doc, text }).chunks[0];
+    let killed: Promise<void> | null = null;
+    const change = changeChunk(agent.id, first.id, { text: "The manual now opens with the red lamp." }, null, {
+      onProgress: (p) => {
+        if (p.stage === "write" && p.done >= 256 && !killed) killed = killChroma();
+      },
+    });
+    await expect(change).rejects.toMatchObject({ code: "vector_store_unavailable", status: 503 });
+    await killed;
+    // The version before the change is still the one, unchanged; nothing of the new one is kept but its queued vectors.
+    expect(listDocuments(agent.id).map((d) => [d.id, d.status])).toEqual([[old.document_id, "ready"]]);
+    expect(documentCuration({ ...doc, text }).chunks[0]).toMatchObject({ id: first.id, text: first.text, edited: false });
+    const queued = pendingCleanups().find((c) => c.agent_id === agent.id);
+    expect(queued?.document_id).toBeGreaterThan(old.document_id!);
+
+    await restartChroma();
+    await rebuildIndex(embedder(), "a test: Chroma was killed");
+    const hits = await searchAgentDocuments(agent.id, "red lamp", 5);
+    expect(hits.every((h) => h.document_id === old.document_id && !h.chunk_text.includes("red lamp"))).toBe(true);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      await expect
+        .poll(
+          async () => {
+            vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
+            await runCleanup({ all: true });
+            return pendingCleanups().filter((c) => c.agent_id === agent.id).length;
+          },
+          { timeout: 90_000, interval: 200 },
+        )
+        .toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await vectorsOf(agent.id, queued!.document_id!)).toEqual([]);
+    expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1500);
+  }, 180_000);
+
   it("keeps retrying the clean-up of an interrupted ingest at start while Chroma is down, then finishes it", async () => {
     const {
       newAgent,

@@ -301,12 +301,12 @@ async function indexDocument(
  * its name and content (lib/ingest/curate.ts): the same text and settings, the given chunks; it
  * replaces the version once searchable, as a re-chunk does.
  */
-export function indexCuratedVersion(agentId: number, doc: DocumentWithText, given: GivenVersion): Promise<IngestResult> {
-  return indexDocument(
-    agentId,
-    doc,
-    { chunkSize: doc.chunk_size, chunkOverlap: doc.chunk_overlap, chunkStrategy: doc.chunk_strategy },
-    () => {},
-    given,
-  );
+export function indexCuratedVersion(
+  agentId: number,
+  doc: DocumentWithText,
+  onProgress: IngestProgress = () => {},
+  given: GivenVersion,
+): Promise<IngestResult> {
+  const settings = { chunkSize: doc.chunk_size, chunkOverlap: doc.chunk_overlap, chunkStrategy: doc.chunk_strategy };
+  return indexDocument(agentId, doc, settings, onProgress, given);
 }

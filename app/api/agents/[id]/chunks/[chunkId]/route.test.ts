@@ -3,6 +3,7 @@ import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call } from "@/test/http";
 import { enc, ingest, newAgent, vectorsOf } from "@/test/helpers";
 import { curationLog } from "@/lib/db/curation-log";
+import { listDocuments } from "@/lib/db/documents";
 import { chunkVectorsOf } from "@/lib/db/chunk-vectors";
 import { chunkIndexes } from "@/lib/db/chunks";
 import { embedder } from "@/lib/embeddings/configured";
@@ -180,6 +181,30 @@ describe("chunk curation", () => {
       expect.arrayContaining(["change chunk", "add chunk", "delete chunk", "undo", "switch document off", "switch document on"]),
     );
     expect(log[0]).toMatchObject({ action: "switch document on", document_id: docId, actor: "browser" });
+  });
+});
+
+describe("parallel chunk changes", () => {
+  it("each applies to the version that holds the chunk when its turn comes: none is lost, one version is served (3 trials)", async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const { agent, chunks } = await routerAgent(`curation race ${trial}`);
+      const results = await Promise.all([
+        patch(agent, chunks[0].id, { questions: ["factory reset"] }),
+        patch(agent, chunks[1].id, { text: "Firmware updates. The router updates itself on Sundays." }),
+        patch(agent, chunks[3].id, { enabled: false }),
+        remove(agent, chunks[2].id),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      const ready = listDocuments(Number(agent)).filter((d) => d.filename === "router.md");
+      expect(ready.map((d) => d.status)).toEqual(["ready"]);
+      const final: ChunkJson[] = (await getDoc(agent, ready[0].id)).chunks;
+      expect(final.map((c) => [c.id, c.enabled, c.edited, c.questions])).toEqual([
+        [chunks[0].id, true, false, ["factory reset"]],
+        [chunks[1].id, true, true, []],
+        [chunks[3].id, false, false, []],
+      ]);
+      await expectIndexesWhole(agent, ready[0].id);
+    }
   });
 });
 
