@@ -28,7 +28,14 @@ const columns = (agentId: number): Column<DocumentRow>[] => [
     id: "status",
     header: "Status",
     sortValue: (d) => d.status,
-    cell: (d) => (d.status === "failed" ? <span className="text-red-700">failed: {d.error}</span> : d.status),
+    cell: (d) =>
+      d.status === "failed" ? (
+        <span className="text-red-700">failed: {d.error}</span>
+      ) : d.status === "ready" && d.enabled === 0 ? (
+        <span className="text-amber-800">switched off</span>
+      ) : (
+        d.status
+      ),
   },
   {
     id: "created_at",
