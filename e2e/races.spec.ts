@@ -57,3 +57,51 @@ test("searches racing deletes answer 200 with the chunks that exist", async ({ r
   const ids = new Set(((await after.json()).results as { document_id: number }[]).map((r) => r.document_id));
   expect([...ids]).toEqual([created[5].document_id]);
 });
+
+test("chunk changes racing each other on one document all settle on one version, over several trials", async ({ request, agent }) => {
+  const paragraphs = (trial: number) =>
+    [
+      `Ferry ${trial} timetable. The first ferry leaves the harbour at seven every weekday morning.`,
+      `Ferry ${trial} tickets. Buy tickets at the kiosk on the pier or from the conductor on board.`,
+      `Ferry ${trial} footer. All rights reserved by the harbour company. Follow us for news.`,
+    ].join("\n\n");
+  for (let trial = 0; trial < 3; trial++) {
+    const name = `ferry-${trial}.md`;
+    const form = new FormData();
+    form.append("files", new Blob([paragraphs(trial)], { type: "text/plain" }), name);
+    form.append("chunk_size", "100");
+    form.append("chunk_overlap", "0");
+    const created = (await (await request.post(`/api/agents/${agent.id}/documents`, { multipart: form })).json()).documents[0];
+    const doc = await (await request.get(`/api/agents/${agent.id}/documents/${created.document_id}`)).json();
+    const [timetable, tickets, footer] = doc.chunks as { id: number }[];
+    const answers = await Promise.all([
+      request.patch(`/api/agents/${agent.id}/chunks/${timetable.id}`, { data: { questions: [`when does ferry ${trial} sail`] } }),
+      request.patch(`/api/agents/${agent.id}/chunks/${tickets.id}`, { data: { text: `Ferry ${trial} tickets are sold on board only.` } }),
+      request.patch(`/api/agents/${agent.id}/chunks/${footer.id}`, { data: { enabled: false } }),
+      request.post(`/api/agents/${agent.id}/documents/${created.document_id}/chunks`, {
+        data: { text: `Ferry ${trial} pets travel free.` },
+      }),
+    ]);
+    // Each change applies to the version that holds its chunk when its turn comes; a change naming
+    // a version that another replaced meanwhile is refused with 409 and changes nothing.
+    const statuses = answers.map((a) => a.status());
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect([201, 409]).toContain(statuses[3]);
+    const versions = (await readyDocs(request, agent.id)).filter((d) => d.filename === name);
+    expect(versions).toHaveLength(1);
+    const final = await (await request.get(`/api/agents/${agent.id}/documents/${versions[0].id}`)).json();
+    const byId = new Map((final.chunks as { id: number; enabled: boolean; edited: boolean; questions: string[] }[]).map((c) => [c.id, c]));
+    expect(byId.get(timetable.id)?.questions).toEqual([`when does ferry ${trial} sail`]);
+    expect(byId.get(tickets.id)?.edited).toBe(true);
+    expect(byId.get(footer.id)?.enabled).toBe(false);
+    expect(final.chunks.some((c: { text: string }) => c.text.includes("pets travel free"))).toBe(statuses[3] === 201);
+    const search = await request.post(`/api/agents/${agent.id}/documents/search`, {
+      data: { query: `ferry ${trial} footer rights`, top_k: 10 },
+    });
+    expect(
+      (await search.json()).results.every(
+        (r: { document_id: number; chunk_text: string }) => r.document_id !== versions[0].id || !r.chunk_text.includes("footer"),
+      ),
+    ).toBe(true);
+  }
+});

@@ -140,7 +140,8 @@ export function ChunkCuration(props: Props) {
           <li
             key={c.id}
             data-chunk-id={c.id}
-            className={`rounded border p-3 text-sm ${c.enabled ? "border-slate-200 bg-white" : "border-dashed border-slate-300 bg-slate-50"}`}
+            id={c.indexed !== null ? `indexed-${c.indexed}` : undefined}
+            className={`scroll-mt-4 rounded border p-3 text-sm target:ring-2 target:ring-blue-600 ${c.enabled ? "border-slate-200 bg-white" : "border-dashed border-slate-300 bg-slate-50"}`}
           >
             <div className="mb-1 flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600">
               <span>

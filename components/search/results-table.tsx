@@ -88,7 +88,17 @@ function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls
         );
       },
     },
-    { id: "chunk", header: "Chunk", cell: (r) => r.chunk_index },
+    {
+      id: "chunk",
+      header: "Chunk",
+      // Opens the chunk on its document's page, where an editor can edit it, switch it off or attach questions.
+      cell: (r) => (
+        <Link href={`/agents/${agentId}/documents/${r.document_id}#indexed-${r.chunk_index}`} className="text-blue-700 underline">
+          {r.chunk_index}
+          <span className="sr-only"> of {r.filename}: open it on the document page</span>
+        </Link>
+      ),
+    },
     // Never narrower than a readable line, however many columns stand beside it.
     {
       id: "text",

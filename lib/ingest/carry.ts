@@ -171,15 +171,15 @@ export function carryCuration(prev: CurationState, next: Chunk[]): Carried {
 export function versionRows(state: CurationState): {
   chunks: StoredChunk[];
   off: OffChunk[];
-  from: Map<number, { document_id: number; chunk_index: number; text: string; questions: string[] }>;
+  from: Map<number, { document_id: number; chunk_index: number }>;
 } {
   const chunks: StoredChunk[] = [];
   const off: OffChunk[] = [];
-  const from = new Map<number, { document_id: number; chunk_index: number; text: string; questions: string[] }>();
+  const from = new Map<number, { document_id: number; chunk_index: number }>();
   state.chunks.forEach((c, position) => {
     const fields = { start: c.start, end: c.end, text: c.text, questions: c.questions, uid: c.id, position, original: c.original };
     if (state.enabled && c.enabled) {
-      if (c.from) from.set(chunks.length, { ...c.from, text: c.text, questions: c.questions });
+      if (c.from) from.set(chunks.length, c.from);
       chunks.push({ index: chunks.length, ...fields });
     } else off.push({ ...fields, enabled: c.enabled });
   });

@@ -25,6 +25,8 @@ import type { IngestProgress, KnownVectors } from "./write-chunks";
 /** A chunk as the API and the document page show it. */
 export interface ChunkView {
   id: number;
+  /** Its index in the indexes (a result's `chunk_index`); null while it is switched off. */
+  indexed: number | null;
   /** Its place among the document's chunks, from 0. */
   position: number;
   text: string;
@@ -39,6 +41,7 @@ export interface ChunkView {
 
 export const chunkView = (c: CurationItem, position: number): ChunkView => ({
   id: c.id ?? -1,
+  indexed: c.from?.chunk_index ?? null,
   position,
   text: c.text,
   enabled: c.enabled,
@@ -76,17 +79,23 @@ const findChunk = (state: CurationState, chunkId: number) => {
   return at;
 };
 
-/** The vectors of the new version's chunks that are indexed unchanged in the version it replaces. */
-function knownVectors(doc: DocumentWithText, rows: ReturnType<typeof versionRows>): KnownVectors {
+/** The vectors of the new version's chunks that are indexed unchanged in the version it replaces, read slice by slice. */
+function knownVectors(doc: DocumentWithText, rows: ReturnType<typeof versionRows>): KnownVectors | undefined {
   const model = embedder().model;
-  const known: KnownVectors = new Map();
-  if (doc.embedding_model !== model || rows.from.size === 0) return known;
-  const stored = chunkVectorsOf([...rows.from.values()], model);
-  for (const [index, at] of rows.from) {
-    const v = stored.get(chunkKey(at.document_id, at.chunk_index));
-    if (v) known.set(index, Array.from(v));
-  }
-  return known;
+  if (doc.embedding_model !== model || rows.from.size === 0) return undefined;
+  return (slice) => {
+    const sources = slice.flatMap((c) => {
+      const at = rows.from.get(c.index);
+      return at ? [{ index: c.index, document_id: at.document_id, chunk_index: at.chunk_index }] : [];
+    });
+    const stored = chunkVectorsOf(sources, model);
+    const known = new Map<number, number[]>();
+    for (const at of sources) {
+      const v = stored.get(chunkKey(at.document_id, at.chunk_index));
+      if (v) known.set(at.index, Array.from(v));
+    }
+    return known;
+  };
 }
 
 /**

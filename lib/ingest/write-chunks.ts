@@ -25,15 +25,20 @@ export async function addNotedChunks(
   await addChunks(collection, doc, chunks, embeddings);
 }
 
-/** Vectors a caller has already (a curation change: the unchanged chunks' vectors of the version it replaces), by chunk index. */
-export type KnownVectors = Map<number, number[]>;
+/**
+ * Vectors a caller has already (a curation change: the unchanged chunks' vectors of the version it
+ * replaces), asked for one slice at a time so a long document's are never all held at once: the
+ * slice's known vectors by chunk index.
+ */
+export type KnownVectors = (slice: Chunk[]) => Map<number, number[]>;
 
 /** The slice's vectors: the known ones as they are, the others embedded from what each chunk is indexed by. */
 async function embedSlice(model: Embedder, slice: Chunk[], known?: KnownVectors): Promise<number[][]> {
-  const missing = slice.filter((c) => !known?.has(c.index));
+  const have = known?.(slice) ?? new Map<number, number[]>();
+  const missing = slice.filter((c) => !have.has(c.index));
   const made = missing.length ? await model.embed(missing.map(indexedText)) : [];
   const byIndex = new Map(missing.map((c, i) => [c.index, made[i]]));
-  return slice.map((c) => known?.get(c.index) ?? byIndex.get(c.index)!);
+  return slice.map((c) => have.get(c.index) ?? byIndex.get(c.index)!);
 }
 
 // Chunks embedded and written per step: bounds memory and gives the UI progress to show.

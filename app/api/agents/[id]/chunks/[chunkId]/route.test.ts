@@ -6,7 +6,7 @@ import { curationLog } from "@/lib/db/curation-log";
 import { listDocuments } from "@/lib/db/documents";
 import { chunkVectorsOf } from "@/lib/db/chunk-vectors";
 import { chunkIndexes } from "@/lib/db/chunks";
-import { embedder } from "@/lib/embeddings/configured";
+import { embedder, useEmbedder } from "@/lib/embeddings/configured";
 import { ingestFile } from "@/lib/ingest/pipeline";
 import { keywordRanking } from "@/lib/retrieval/keyword";
 import * as doc from "../../documents/[docId]/route";
@@ -105,6 +105,26 @@ describe("chunk curation", () => {
     const back = await patch(agent, target.id, { text: target.text });
     expect(back.body.chunk).toMatchObject({ edited: false, text: target.text });
     docId = back.body.document_id;
+  });
+
+  it("embeds only what changed: the edited chunk, none of the others", async () => {
+    const real = embedder();
+    const embedded: string[] = [];
+    // The configured embedder, its embed calls counted.
+    const spy = Object.create(real) as typeof real;
+    spy.embed = (texts: string[]) => (embedded.push(...texts), real.embed(texts));
+    useEmbedder(spy);
+    try {
+      const res = await patch(agent, chunks[1].id, { text: "Firmware updates. The router updates itself on Sundays." });
+      expect(res.status).toBe(200);
+      docId = res.body.document_id;
+      expect(embedded).toEqual(["Firmware updates. The router updates itself on Sundays."]);
+      const back = await patch(agent, chunks[1].id, { text: chunks[1].text });
+      docId = back.body.document_id;
+    } finally {
+      useEmbedder(real);
+    }
+    await expectIndexesWhole(agent, docId);
   });
 
   it("indexes a chunk's questions with it, so a question worded like the user's finds it; the result is the chunk's own text", async () => {
