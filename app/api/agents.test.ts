@@ -20,6 +20,9 @@ describe("agents API", () => {
 
     const renamed = await call(agent.PATCH, { method: "PATCH", json: { name: "Billing helper", tools: [] }, params: { id } });
     expect(renamed).toMatchObject({ status: 200, body: { name: "Billing helper", tools: [] } });
+    // A change of another setting leaves the tools as they are (the search tool stays off).
+    const moded = await call(agent.PATCH, { method: "PATCH", json: { retrieval_mode: "hybrid" }, params: { id } });
+    expect(moded).toMatchObject({ status: 200, body: { name: "Billing helper", tools: [], retrieval_mode: "hybrid" } });
 
     expect((await call(agent.DELETE, { method: "DELETE", params: { id } })).status).toBe(204);
     expect((await call(agent.GET, { method: "GET", params: { id } })).status).toBe(404);

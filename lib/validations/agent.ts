@@ -13,7 +13,11 @@ export const agentSchema = z.object({
 /** Cosine distances run from 0 (same direction) to 2 (opposite). */
 export const MAX_COSINE_DISTANCE = 2;
 
-export const agentUpdateSchema = agentSchema.partial().extend({
+// Every field optional and none defaulted: a change of one setting leaves the others as they are
+// (agentSchema's default for `tools` would switch the search tool back on).
+export const agentUpdateSchema = z.object({
+  name: agentSchema.shape.name.optional(),
+  tools: z.array(z.enum(TOOLS)).optional(),
   retrieval_mode: z.enum(RETRIEVAL_MODES, { error: `retrieval_mode must be one of: ${RETRIEVAL_MODES.join(", ")}.` }).optional(),
   max_distance: z
     .number({ error: "max_distance must be a number (a raw distance), or null to clear the cut." })
