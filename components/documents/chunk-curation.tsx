@@ -145,8 +145,9 @@ export function ChunkCuration(props: Props) {
           >
             <div className="mb-1 flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600">
               <span>
-                Chunk {c.position} · id {c.id}
+                {`Chunk ${c.position}`}
                 {c.hand_written ? " · written by hand" : c.edited ? " · edited" : ` · characters ${c.start}–${c.end}`}
+                {` · id ${c.id}`}
                 {!c.enabled && " · switched off"}
               </span>
               <span className="flex flex-wrap gap-3">

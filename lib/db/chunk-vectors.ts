@@ -199,11 +199,11 @@ export interface RebuildDocument {
   id: number;
   agent_id: number;
   chunk_count: number;
-  status: "ready" | "indexing";
+  status: "ready" | "indexing" | "draft";
   embedding_model: string;
 }
 
-const REBUILT = `FROM documents d WHERE d.status IN ('ready', 'indexing')
+const REBUILT = `FROM documents d WHERE d.status IN ('ready', 'indexing', 'draft')
   AND (d.embedding_model = @model OR EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = @model))`;
 
 /** The documents a rebuild copies, in id order after `afterId` (keyset paging: stable while documents come and go). */
@@ -218,7 +218,7 @@ export function vectorsToRebuild(model: string): number {
   return (db().prepare(`SELECT COALESCE(SUM(d.chunk_count), 0) AS n ${REBUILT}`).get({ model }) as { n: number }).n;
 }
 
-/** Whether a document is still ready or indexing (not deleted, replaced or failed). */
+/** Whether a document is still ready, indexing or staged in a draft (not deleted, replaced or failed). */
 export function documentStillIndexed(id: number): boolean {
-  return db().prepare("SELECT 1 FROM documents WHERE id = ? AND status IN ('ready', 'indexing')").get(id) !== undefined;
+  return db().prepare("SELECT 1 FROM documents WHERE id = ? AND status IN ('ready', 'indexing', 'draft')").get(id) !== undefined;
 }

@@ -7,7 +7,8 @@ import { insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 
-export type DocumentStatus = "indexing" | "ready" | "failed";
+/** `draft`: a version staged in a draft (lib/db/drafts.ts), served only once the draft is published. */
+export type DocumentStatus = "indexing" | "ready" | "failed" | "draft";
 
 export interface DocumentRow {
   id: number;
@@ -32,17 +33,24 @@ export interface DocumentRow {
   enabled: number;
   /** What the last replace or re-chunk could not carry over of the document's curation; null when all was. */
   curation_note: string | null;
+  /** The draft this version is staged in (lib/db/drafts.ts); null for what the agent serves. */
+  draft_id: number | null;
+  /** In a draft: the served version it replaces (null: a new name). */
+  base_id: number | null;
 }
 
 export type DocumentWithText = DocumentRow & { text: string };
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
-  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note`;
+  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id`;
 
 export function listDocuments(agentId: number): DocumentRow[] {
-  return db()
-    .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? ORDER BY created_at DESC, id DESC`)
-    .all(agentId) as DocumentRow[];
+  return (
+    db()
+      // A draft's versions are listed with their draft (lib/db/drafts.ts), not among what the agent serves.
+      .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? AND draft_id IS NULL ORDER BY created_at DESC, id DESC`)
+      .all(agentId) as DocumentRow[]
+  );
 }
 
 /**
@@ -96,6 +104,8 @@ export interface VersionCuration {
   undo?: string | null;
   /** What a replace or re-chunk could not carry over. */
   note?: string | null;
+  /** The draft the version is staged in, and the served version it replaces (null: a new name). */
+  draft?: { id: number; baseId: number | null };
 }
 
 export const insertDocument = (
@@ -114,9 +124,9 @@ export const insertDocument = (
     const { lastInsertRowid } = db()
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
-           text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note)
+           text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note, draft_id, base_id)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
-           @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note)`,
+           @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note, @draft_id, @base_id)`,
       )
       .run({
         chunk_strategy: DEFAULT_CHUNK_STRATEGY,
@@ -129,6 +139,8 @@ export const insertDocument = (
         removed: version.removed?.length ? JSON.stringify(version.removed) : null,
         undo: version.undo ?? null,
         curation_note: version.note ?? null,
+        draft_id: version.draft?.id ?? null,
+        base_id: version.draft?.baseId ?? null,
       });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
@@ -203,7 +215,7 @@ export const deleteDocumentRow = (agentId: number, id: number, reason = "documen
  */
 export function hiddenVectorCount(agentId: number): number {
   const row = db()
-    .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS n FROM documents WHERE agent_id = ? AND status = 'indexing'")
+    .prepare("SELECT COALESCE(SUM(chunk_count), 0) AS n FROM documents WHERE agent_id = ? AND status IN ('indexing', 'draft')")
     .get(agentId) as { n: number };
   return row.n + pendingVectorsOf(agentId);
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { gateRequest, handlerRoleRefusal, type Access } from "../auth/gate";
 import { getAgent, type Agent } from "../db/agents";
 import { AgentView } from "../db/agent-view";
+import { getDraft } from "../db/drafts";
 import { AppError, describeFailure, ERROR_STATUS, failureCode, type ErrorCode } from "../core/errors";
 
 /** The API's error shape, with the status the code maps to. */
@@ -121,4 +122,11 @@ export function parseChunkId(raw: string): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new AppError("not_found", `Chunk "${raw}" was not found.`);
   return n;
+}
+
+/** The draft a request names with `?draft=` (lib/db/drafts.ts): 404 for a draft of another agent or none; undefined without one. */
+export function requestDraft(req: Request, agentId: number): number | undefined {
+  const raw = new URL(req.url).searchParams.get("draft");
+  if (raw === null) return undefined;
+  return getDraft(agentId, parseId(raw, "Draft")).id;
 }

@@ -152,7 +152,8 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
       checked++;
       const doc = docs.get(v.document_id);
       const owned = doc && doc.agent_id === v.agent_id && doc.embedding_model === model;
-      if (owned && doc.status === "ready") {
+      // A draft's staged version holds its vectors as a ready one does, to be served once published.
+      if (owned && (doc.status === "ready" || doc.status === "draft")) {
         let seen = found.get(doc.id);
         if (!seen) found.set(doc.id, (seen = { chunks: new Uint8Array(doc.chunk_count), distinct: 0, past: new Set() }));
         const i = v.chunk_index;
@@ -183,7 +184,7 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
   const queuedNow = pendingCleanups();
   for (const [key, o] of orphans) {
     const row = findDocument(o.agent_id, o.document_id);
-    const owned = row && (row.status === "indexing" || (row.status === "ready" && !docs.has(row.id)));
+    const owned = row && (row.status === "indexing" || ((row.status === "ready" || row.status === "draft") && !docs.has(row.id)));
     const awaitedNow = queuedNow.some((c) => c.agent_id === o.agent_id && (c.document_id === null || c.document_id === o.document_id));
     if (owned || awaitedNow) orphans.delete(key);
   }
@@ -191,7 +192,7 @@ async function audit(options: AuditOptions): Promise<{ report: AuditReport; unre
   const missing: DocumentIssue[] = [];
   const mismatches: DocumentIssue[] = [];
   for (const doc of docs.values()) {
-    if (doc.status !== "ready") continue;
+    if (doc.status !== "ready" && doc.status !== "draft") continue;
     const seen = found.get(doc.id);
     const have = seen ? seen.distinct + seen.past.size : 0;
     const absent: string[] = [];

@@ -3,6 +3,7 @@ import { AppError, conflict, ERROR_STATUS, invalid, notFound, type ErrorCode } f
 import { documentOfChunk, chunkKey } from "../db/chunks";
 import { chunkVectorsOf } from "../db/chunk-vectors";
 import { filenameOfReplaced, logCuration } from "../db/curation-log";
+import { draftRemoves, draftVersionOf } from "../db/drafts";
 import { documentCurationExtras, findDocument, readyVersionOf, type DocumentWithText } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import type { ChunkChange, NewChunk } from "../validations/curation";
@@ -21,6 +22,18 @@ import type { IngestProgress, KnownVectors } from "./write-chunks";
  * their vectors (copied, not embedded again). Every change is logged (lib/db/curation-log.ts)
  * and can be undone (the version keeps the curation it replaced).
  */
+
+/**
+ * The document a change names, as a draft sees it: the draft's own version of its name when the
+ * draft has one, else the served one. Without a draft, the id as it is.
+ */
+export function inDraft(agentId: number, documentId: number, draftId: number | undefined): number {
+  if (draftId === undefined) return documentId;
+  const doc = findDocument(agentId, documentId);
+  if (!doc) return documentId;
+  if (doc.draft_id !== null && doc.draft_id !== draftId) throw notFound(`Document ${documentId} in draft ${draftId}`);
+  return draftVersionOf(draftId, doc.filename)?.id ?? documentId;
+}
 
 /** A chunk as the API and the document page show it. */
 export interface ChunkView {
@@ -68,9 +81,11 @@ export interface CurationResult {
 /** For a caller that watches the new version being written (a test stopping Chroma mid-write). */
 export interface CurationOptions {
   onProgress?: IngestProgress;
+  /** Stage the change in this draft (lib/db/drafts.ts) instead of serving it: it changes the draft's version of the document. */
+  draftId?: number;
 }
 
-type Mutation = (state: CurationState) => { action: string; chunkId: number | null; detail: string | null } | null;
+type Mutation = (state: CurationState, doc: DocumentWithText) => { action: string; chunkId: number | null; detail: string | null } | null;
 
 const clone = (s: CurationState): CurationState => ({ ...s, chunks: s.chunks.map((c) => ({ ...c })), removed: [...s.removed] });
 const findChunk = (state: CurationState, chunkId: number) => {
@@ -111,7 +126,8 @@ async function curate(
 ): Promise<CurationResult> {
   // A chunk is found in whichever version holds it now: a change to another chunk of its
   // document may write a new version while this one waits for the locks.
-  const locate = () => (typeof target === "number" ? target : documentOfChunk(agentId, target.chunkId));
+  const { draftId } = options;
+  const locate = () => (typeof target === "number" ? inDraft(agentId, target, draftId) : documentOfChunk(agentId, target.chunkId, draftId));
   for (let attempt = 0; ; attempt++) {
     const documentId = locate();
     if (documentId === undefined) throw notFound(`Chunk ${(target as { chunkId: number }).chunkId}`);
@@ -147,23 +163,38 @@ async function applyChange(
       ? conflict(`Document ${documentId} was replaced by a newer version (document ${newer.id}) meanwhile; open that one and try again.`)
       : notFound(`Document ${documentId}`);
   }
-  if (doc.status !== "ready") throw conflict(`Document ${documentId} is ${doc.status}; only a ready document's chunks can be changed.`);
+  const { draftId } = options;
+  const changeable =
+    draftId === undefined
+      ? doc.status === "ready" && doc.draft_id === null
+      : doc.draft_id === draftId
+        ? doc.status === "draft"
+        : doc.status === "ready";
+  if (!changeable) throw conflict(`Document ${documentId} is ${doc.status}; only a ready document's chunks can be changed.`);
+  if (draftId !== undefined && draftRemoves(draftId, doc.filename))
+    throw conflict(`Draft ${draftId} removes "${doc.filename}"; its chunks cannot be changed there.`);
   const before = curationOf(doc);
   const next = clone(before);
-  const change = mutate(next);
+  const change = mutate(next, doc);
   if (!change) return { document_id: doc.id, changed: false, chunks: before.chunks.map(chunkView) };
   const rows = versionRows(next);
-  const result = await indexCuratedVersion(agentId, doc, options.onProgress, {
-    chunks: rows.chunks,
-    version: {
-      enabled: next.enabled,
-      off: rows.off,
-      removed: next.removed,
-      undo: JSON.stringify(stripFrom(before)),
-      note: doc.curation_note,
+  const result = await indexCuratedVersion(
+    agentId,
+    doc,
+    options.onProgress,
+    {
+      chunks: rows.chunks,
+      version: {
+        enabled: next.enabled,
+        off: rows.off,
+        removed: next.removed,
+        undo: JSON.stringify(stripFrom(before)),
+        note: doc.curation_note,
+      },
+      known: knownVectors(doc, rows),
     },
-    known: knownVectors(doc, rows),
-  });
+    draftId === undefined ? undefined : { id: draftId, baseId: doc.draft_id === null ? doc.id : doc.base_id },
+  );
   if (result.status !== "ready" || result.document_id === null) {
     const code = (result.code && result.code in ERROR_STATUS ? result.code : "internal") as ErrorCode;
     throw new AppError(code, `The change was not made: ${result.message}`);
@@ -173,7 +204,7 @@ async function applyChange(
     document_id: result.document_id,
     replaced_id: doc.id,
     chunk_id: change.chunkId,
-    action: change.action,
+    action: draftId === undefined ? change.action : `${change.action} (draft ${draftId})`,
     detail: change.detail,
     actor,
   });
@@ -224,60 +255,106 @@ export function changeChunk(
 }
 
 /** POST /api/agents/{id}/documents/{docId}/chunks: a chunk written by hand, after `after` (first without it). */
-export function addChunk(agentId: number, documentId: number, chunk: NewChunk, actor: string | null): Promise<CurationResult> {
-  return curate(agentId, documentId, actor, (state) => {
-    const at = chunk.after == null ? 0 : findChunk(state, chunk.after) + 1;
-    const anchor = state.chunks[at - 1];
-    const offset = anchor ? anchor.end : 0;
-    state.chunks.splice(at, 0, {
-      id: null,
-      start: offset,
-      end: offset,
-      text: chunk.text,
-      questions: chunk.questions ?? [],
-      original: "",
-      enabled: true,
-    });
-    return { action: "add chunk", chunkId: null, detail: clip(chunk.text) };
-  });
+export function addChunk(
+  agentId: number,
+  documentId: number,
+  chunk: NewChunk,
+  actor: string | null,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  return curate(
+    agentId,
+    documentId,
+    actor,
+    (state) => {
+      const at = chunk.after == null ? 0 : findChunk(state, chunk.after) + 1;
+      const anchor = state.chunks[at - 1];
+      const offset = anchor ? anchor.end : 0;
+      state.chunks.splice(at, 0, {
+        id: null,
+        start: offset,
+        end: offset,
+        text: chunk.text,
+        questions: chunk.questions ?? [],
+        original: "",
+        enabled: true,
+      });
+      return { action: "add chunk", chunkId: null, detail: clip(chunk.text) };
+    },
+    options,
+  );
 }
 
 /** DELETE /api/agents/{id}/chunks/{chunkId}. A document keeps at least one chunk. */
-export function deleteChunk(agentId: number, chunkId: number, actor: string | null): Promise<CurationResult> {
-  return curate(agentId, { chunkId }, actor, (state) => {
-    const at = findChunk(state, chunkId);
-    if (state.chunks.length === 1) throw invalid("This is the document's only chunk; delete the document instead.");
-    const [gone] = state.chunks.splice(at, 1);
-    // The chunker's text is remembered, so a re-chunk that makes the same chunk leaves it deleted.
-    if (gone.original !== "") state.removed.push(gone.original ?? gone.text);
-    return { action: "delete chunk", chunkId, detail: clip(gone.text) };
-  });
+export function deleteChunk(
+  agentId: number,
+  chunkId: number,
+  actor: string | null,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  return curate(
+    agentId,
+    { chunkId },
+    actor,
+    (state) => {
+      const at = findChunk(state, chunkId);
+      if (state.chunks.length === 1) throw invalid("This is the document's only chunk; delete the document instead.");
+      const [gone] = state.chunks.splice(at, 1);
+      // The chunker's text is remembered, so a re-chunk that makes the same chunk leaves it deleted.
+      if (gone.original !== "") state.removed.push(gone.original ?? gone.text);
+      return { action: "delete chunk", chunkId, detail: clip(gone.text) };
+    },
+    options,
+  );
 }
 
 /** PATCH /api/agents/{id}/documents/{docId} with `enabled`: the whole document on or off. */
-export function switchDocument(agentId: number, documentId: number, enabled: boolean, actor: string | null): Promise<CurationResult> {
-  return curate(agentId, documentId, actor, (state) => {
-    if (state.enabled === enabled) return null;
-    state.enabled = enabled;
-    return { action: enabled ? "switch document on" : "switch document off", chunkId: null, detail: null };
-  });
+export function switchDocument(
+  agentId: number,
+  documentId: number,
+  enabled: boolean,
+  actor: string | null,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  return curate(
+    agentId,
+    documentId,
+    actor,
+    (state) => {
+      if (state.enabled === enabled) return null;
+      state.enabled = enabled;
+      return { action: enabled ? "switch document on" : "switch document off", chunkId: null, detail: null };
+    },
+    options,
+  );
 }
 
 /** POST /api/agents/{id}/documents/{docId}/undo: the curation before the last change (undone again, it comes back). */
-export function undoLastChange(agentId: number, documentId: number, actor: string | null): Promise<CurationResult> {
-  return curate(agentId, documentId, actor, (state) => {
-    const { undo } = documentCurationExtras(documentId);
-    if (!undo) throw conflict("There is no change to undo on this document.");
-    const restored = JSON.parse(undo) as CurationState;
-    // Chunks indexed unchanged in the current version keep their vectors.
-    const here = new Map(state.chunks.filter((c) => c.id !== null).map((c) => [c.id, c]));
-    state.enabled = restored.enabled;
-    state.removed = restored.removed;
-    state.chunks = restored.chunks.map((c) => {
-      const now = c.id !== null ? here.get(c.id) : undefined;
-      const same = now?.from && now.text === c.text && JSON.stringify(now.questions) === JSON.stringify(c.questions);
-      return same ? { ...c, from: now.from } : c;
-    });
-    return { action: "undo", chunkId: null, detail: null };
-  });
+export function undoLastChange(
+  agentId: number,
+  documentId: number,
+  actor: string | null,
+  options: CurationOptions = {},
+): Promise<CurationResult> {
+  return curate(
+    agentId,
+    documentId,
+    actor,
+    (state, doc) => {
+      const { undo } = documentCurationExtras(doc.id);
+      if (!undo) throw conflict("There is no change to undo on this document.");
+      const restored = JSON.parse(undo) as CurationState;
+      // Chunks indexed unchanged in the current version keep their vectors.
+      const here = new Map(state.chunks.filter((c) => c.id !== null).map((c) => [c.id, c]));
+      state.enabled = restored.enabled;
+      state.removed = restored.removed;
+      state.chunks = restored.chunks.map((c) => {
+        const now = c.id !== null ? here.get(c.id) : undefined;
+        const same = now?.from && now.text === c.text && JSON.stringify(now.questions) === JSON.stringify(c.questions);
+        return same ? { ...c, from: now.from } : c;
+      });
+      return { action: "undo", chunkId: null, detail: null };
+    },
+    options,
+  );
 }

@@ -24,6 +24,7 @@ import { extractText, RejectedFileError } from "../extract";
 import { groupedWrite } from "../db/client";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
+import { draftVersionOf, stageDraftVersion } from "../db/drafts";
 import { curationOf } from "./version-state";
 import { carryCuration, isCurated, versionRows } from "./carry";
 import { withKeys } from "./keyed-lock";
@@ -118,8 +119,9 @@ export async function rechunkDocument(
   documentId: number,
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
+  draft?: DraftTarget,
 ): Promise<IngestResult> {
-  return indexExtractedText(agentId, getDocument(agentId, documentId), settings, onProgress);
+  return indexExtractedText(agentId, getDocument(agentId, documentId), settings, onProgress, undefined, draft);
 }
 
 /** How a document's chunk vectors are written: embedded from the chunks' text (writeChunks), or given. */
@@ -137,9 +139,10 @@ export async function indexExtractedText(
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
   given?: GivenVersion,
+  draft?: DraftTarget,
 ): Promise<IngestResult> {
   return withKeys([`${agentId}:name:${source.filename}`, `${agentId}:sha:${source.sha256}`], () =>
-    indexDocument(agentId, source, settings, onProgress, given),
+    indexDocument(agentId, source, settings, onProgress, given, draft),
   );
 }
 
@@ -172,6 +175,12 @@ export interface GivenVersion {
   known?: KnownVectors;
 }
 
+/** The draft a version is written into (lib/db/drafts.ts), and the served version it replaces (null: a new name). */
+export interface DraftTarget {
+  id: number;
+  baseId: number | null;
+}
+
 /**
  * A new chunking of a document under a name whose ready version is curated: the curation carried
  * over by the one policy (lib/ingest/carry.ts), with what could not be carried as its note.
@@ -180,8 +189,10 @@ function carriedVersion(
   agentId: number,
   filename: string,
   chunks: Chunk[],
+  draft?: DraftTarget,
 ): { given: GivenVersion; report: { carried: string[]; notes: string[] } } | null {
-  const prev = readyVersionOf(agentId, filename);
+  // In a draft, the version it changes is its own version of the name, when it has one.
+  const prev = (draft && draftVersionOf(draft.id, filename)) || readyVersionOf(agentId, filename);
   if (!prev) return null;
   const state = curationOf(prev);
   if (!isCurated(state)) return null;
@@ -200,6 +211,7 @@ async function indexDocument(
   settings: ChunkSettings,
   onProgress: IngestProgress,
   givenVersion?: GivenVersion,
+  draft?: DraftTarget,
 ): Promise<IngestResult> {
   const { filename } = source;
   const base = { filename, document_id: null, chunk_count: 0 };
@@ -209,10 +221,11 @@ async function indexDocument(
   let report: { carried: string[]; notes: string[] } | undefined;
   if (!given) {
     const fresh = chunkText(source.text, settings.chunkSize, settings.chunkOverlap, strategy);
-    const carried = carriedVersion(agentId, filename, fresh);
+    const carried = carriedVersion(agentId, filename, fresh, draft);
     given = carried?.given ?? { chunks: fresh };
     report = carried?.report;
   }
+  if (draft) given = { ...given, version: { ...given.version, draft } };
   const chunks = given.chunks;
   if (chunks.length >= MAX_CHUNKS_PER_DOCUMENT) {
     const message = `The file would make ${chunks.length.toLocaleString("en")} chunks at ${settings.chunkSize} characters; one document holds fewer than ${MAX_CHUNKS_PER_DOCUMENT.toLocaleString("en")}. Use a larger chunk size.`;
@@ -262,6 +275,31 @@ async function indexDocument(
     activeIngests().delete(documentId);
   }
 
+  if (draft) {
+    // Staged in its draft: served only once the draft is published.
+    if (!stageDraftVersion(agentId, documentId, draft.id, filename)) {
+      enqueueCleanup(agentId, documentId, chunks.length, "draft discarded while writing");
+      await cleanupNow();
+      return {
+        ...base,
+        outcome: "failed",
+        status: "failed",
+        code: "deleted",
+        message: "The draft was discarded while the version was written.",
+      };
+    }
+    await cleanupNow();
+    onProgress({ stage: "done", done: 1, total: 1 });
+    return {
+      ...base,
+      outcome: "staged",
+      status: "ready",
+      document_id: documentId,
+      chunk_count: chunks.length,
+      message: `Staged in draft ${draft.id}: ${plural(chunks.length, "chunk")}, served once the draft is published.`,
+      ...(report ? { curation: report } : {}),
+    };
+  }
   const committed = await commitReady(agentId, documentId, filename, chunks.length);
   if (!committed) {
     // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
@@ -306,7 +344,8 @@ export function indexCuratedVersion(
   doc: DocumentWithText,
   onProgress: IngestProgress = () => {},
   given: GivenVersion,
+  draft?: DraftTarget,
 ): Promise<IngestResult> {
   const settings = { chunkSize: doc.chunk_size, chunkOverlap: doc.chunk_overlap, chunkStrategy: doc.chunk_strategy };
-  return indexDocument(agentId, doc, settings, onProgress, given);
+  return indexDocument(agentId, doc, settings, onProgress, given, draft);
 }

@@ -1,6 +1,7 @@
 import type { IngestStage } from "./write-chunks";
 
-export type IngestOutcome = "indexed" | "replaced" | "duplicate" | "rejected" | "failed";
+/** `staged`: written into a draft (lib/db/drafts.ts), served once it is published. */
+export type IngestOutcome = "indexed" | "replaced" | "staged" | "duplicate" | "rejected" | "failed";
 
 /** What an ingest of one file came to (lib/ingest/pipeline.ts), as an upload answers and its progress lists it. */
 export interface IngestResult {

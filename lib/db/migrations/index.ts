@@ -23,6 +23,7 @@ import { migration as m022 } from "./022-sources";
 import { migration as m023 } from "./023-index-check";
 import { migration as m024 } from "./024-source-cross-host";
 import { migration as m025 } from "./025-chunk-curation";
+import { migration as m026 } from "./026-drafts";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -58,6 +59,7 @@ export const STEPS: readonly Migration[] = [
   m023,
   m024,
   m025,
+  m026,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */

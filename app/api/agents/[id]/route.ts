@@ -1,17 +1,26 @@
 import { NextResponse } from "next/server";
 import { updateAgent } from "@/lib/db/agents";
-import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
+import { readJson, requestDraft, withAgent, type RouteCtx } from "@/lib/http/route";
+import { invalid } from "@/lib/core/errors";
+import { stageSettings } from "@/lib/ingest/drafts";
 import { removeAgent } from "@/lib/ingest/remove";
 import { agentUpdateSchema } from "@/lib/validations/agent";
 import { embedder } from "@/lib/embeddings/configured";
 
 export const GET = withAgent<RouteCtx<"/api/agents/[id]">>("viewer", async ({ agent }) => NextResponse.json(agent));
 
-/** Name, tools and the no-match cut (`"max_distance": 0.75`, in the configured model's distances; null clears it). */
+/** Name, tools, the retrieval mode and the no-match cut (`"max_distance": 0.75`, in the configured model's distances; null clears it). */
 export const PATCH = withAgent<RouteCtx<"/api/agents/[id]">>("editor", async ({ req, agent }) => {
   const { max_distance, ...input } = agentUpdateSchema.parse(await readJson(req));
   const cut =
     max_distance === undefined ? undefined : max_distance === null ? null : { maxDistance: max_distance, model: embedder().model };
+  // `?draft=`: the cut and the mode are staged in that draft, served once it is published.
+  const draftId = requestDraft(req, agent.id);
+  if (draftId !== undefined) {
+    const others = Object.keys(input).filter((k) => k !== "retrieval_mode");
+    if (others.length) throw invalid(`A draft stages only retrieval_mode and max_distance, not ${others.join(", ")}.`);
+    return NextResponse.json(stageSettings(agent.id, draftId, { retrieval_mode: input.retrieval_mode, cut }));
+  }
   return NextResponse.json(updateAgent(agent.id, { ...input, cut }));
 });
 
