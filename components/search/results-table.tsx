@@ -95,7 +95,7 @@ function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls
       cell: (r) => (
         <Link href={`/agents/${agentId}/documents/${r.document_id}#indexed-${r.chunk_index}`} className="text-blue-700 underline">
           {r.chunk_index}
-          <span className="sr-only"> of {r.filename}: open it on the document page</span>
+          <span className="sr-only">: open chunk {r.chunk_index} on its page</span>
         </Link>
       ),
     },
