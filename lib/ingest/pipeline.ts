@@ -65,6 +65,7 @@ export async function ingestNamedFile(
   file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
+  draftId?: number,
 ): Promise<IngestResult> {
   const agentId = AgentView.of(agent).id;
   const { filename } = file;
@@ -101,6 +102,11 @@ export async function ingestNamedFile(
         { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text, source_url: file.sourceUrl ?? null },
         settings,
         onProgress,
+        undefined,
+        // In a draft: staged, replacing the draft's version of the name, or else the served one.
+        draftId === undefined
+          ? undefined
+          : { id: draftId, baseId: draftVersionOf(draftId, filename)?.base_id ?? readyVersionOf(agentId, filename)?.id ?? null },
       );
     } catch (err) {
       // The document's row names an agent that is gone: deleted since the upload loaded it.

@@ -63,9 +63,15 @@ export async function readUploadForm(form: FormData): Promise<{ files: UploadFil
 export const FILES_IN_PARALLEL = 32;
 
 /** Ingests one file of an upload (its name cleaned as it was read); a rejection or failure comes back as its result, never thrown. */
-async function ingestOne(agentId: number, file: UploadFile, settings: ChunkSettings, onProgress?: IngestProgress): Promise<IngestResult> {
+async function ingestOne(
+  agentId: number,
+  file: UploadFile,
+  settings: ChunkSettings,
+  onProgress?: IngestProgress,
+  draftId?: number,
+): Promise<IngestResult> {
   try {
-    return await ingestNamedFile(agentId, file, settings, onProgress);
+    return await ingestNamedFile(agentId, file, settings, onProgress, draftId);
   } catch (err) {
     if (!(err instanceof AppError)) console.error("[kb-inspector] upload failed:", err);
     return {
@@ -89,13 +95,15 @@ export async function ingestFiles(
   files: UploadFile[],
   settings: ChunkSettings,
   watch: { onProgress?: (fileIndex: number) => IngestProgress; onResult?: (fileIndex: number, result: IngestResult) => void } = {},
+  /** Stage the files in this draft (lib/db/drafts.ts) instead of serving them. */
+  draftId?: number,
 ): Promise<IngestResult[]> {
   const agentId = AgentView.of(agent).id;
   const results: IngestResult[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < files.length; i = next++) {
-      results[i] = await ingestOne(agentId, files[i], settings, watch.onProgress?.(i));
+      results[i] = await ingestOne(agentId, files[i], settings, watch.onProgress?.(i), draftId);
       watch.onResult?.(i, results[i]);
     }
   };

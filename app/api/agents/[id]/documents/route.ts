@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { withAgent, type RouteCtx } from "@/lib/http/route";
+import { requestDraft, withAgent, type RouteCtx } from "@/lib/http/route";
 import type { ErrorCode } from "@/lib/core/errors";
 import { listDocuments } from "@/lib/db/documents";
 import { readLimitedForm } from "@/lib/http/body";
@@ -15,8 +15,10 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents">>(
   "editor",
   async ({ req, view }) => {
+    // `?draft=`: the files are staged in that draft, served once it is published.
+    const draftId = requestDraft(req, view.id);
     const upload = await readUploadForm(await readLimitedForm(req, 'the files in the field "files"'));
-    const results = await ingestFiles(view, upload.files, upload);
+    const results = await ingestFiles(view, upload.files, upload, {}, draftId);
     const status = uploadStatus(results);
     if (status === 201) return NextResponse.json({ documents: results }, { status });
     const code: ErrorCode = status === 503 ? "vector_store_unavailable" : "rejected";

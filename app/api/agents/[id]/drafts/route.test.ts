@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as search from "@/pages/api/agents/[id]/documents/search";
-import { call } from "@/test/http";
+import { call, filesForm } from "@/test/http";
 import { ingest, newAgent, vectorsOf } from "@/test/helpers";
 import { getAgent } from "@/lib/db/agents";
 import { listDocuments } from "@/lib/db/documents";
@@ -9,6 +9,7 @@ import { auditIndex } from "@/lib/index-upkeep/audit";
 import * as agentRoute from "../route";
 import * as chunk from "../chunks/[chunkId]/route";
 import * as doc from "../documents/[docId]/route";
+import * as documents from "../documents/route";
 import * as drafts from "./route";
 import * as draft from "./[draftId]/route";
 import * as publish from "./[draftId]/publish/route";
@@ -128,6 +129,40 @@ describe("drafts", () => {
   });
 });
 
+describe("uploads in a draft", () => {
+  it("stage a new file and a replacement without serving them, and publish serves both", async () => {
+    const { agent, router, draftId } = await setUp("draft uploads");
+    const form = filesForm([
+      ["printer.md", "Printer setup. Connect the printer to the guest network and print a test page."],
+      ["router.md", "Router reset. The reset now happens from the mobile app under Settings."],
+    ]);
+    const res = await call(documents.POST, { body: form, params: { id: agent }, url: withDraft(draftId) });
+    expect(res.status).toBe(201);
+    expect(res.body.documents.map((d: { outcome: string }) => d.outcome)).toEqual(["staged", "staged"]);
+    expect(
+      listDocuments(Number(agent))
+        .map((d) => d.filename)
+        .sort(),
+    ).toEqual(["billing.md", "router.md"]);
+    expect((await texts(agent, "printer test page")).some((t) => t.startsWith("printer.md"))).toBe(false);
+    const shown = await call(draft.GET, { method: "GET", params: { id: agent, draftId: String(draftId) } });
+    expect(shown.body.documents.map((d: { filename: string; base_id: number | null }) => [d.filename, d.base_id])).toEqual([
+      ["printer.md", null],
+      ["router.md", router],
+    ]);
+    expect((await call(publish.POST, { params: { id: agent, draftId: String(draftId) } })).status).toBe(200);
+    expect(
+      listDocuments(Number(agent))
+        .map((d) => d.filename)
+        .sort(),
+    ).toEqual(["billing.md", "printer.md", "router.md"]);
+    expect((await texts(agent, "printer test page"))[0]).toMatch(/^printer\.md: /);
+    expect((await texts(agent, "reset mobile app settings"))[0]).toBe(
+      "router.md: Router reset. The reset now happens from the mobile app under Settings.",
+    );
+  });
+});
+
 describe("a discarded draft", () => {
   it("leaves what is served as it was and nothing of itself behind, vectors included", async () => {
     const { agent, router, chunks, draftId } = await setUp("discarded draft");
@@ -143,11 +178,9 @@ describe("a discarded draft", () => {
     await runCleanup({ all: true });
     expect(await vectorsOf(Number(agent), staged)).toEqual([]);
     expect((await auditIndex()).orphan_vectors.filter((o) => o.agent_id === Number(agent))).toEqual([]);
-    expect(
-      listDocuments(Number(agent))
-        .map((d) => d.id)
-        .sort(),
-    ).toEqual([router, expect.any(Number)].sort());
+    const served = listDocuments(Number(agent)).map((d) => d.id);
+    expect(served).toHaveLength(2);
+    expect(served).toContain(router);
     expect((await call(doc.GET, { method: "GET", params: { id: agent, docId: String(staged) } })).status).toBe(404);
     expect((await texts(agent, "reset button pin"))[0]).toBe(`router.md: ${chunks[0].text}`);
   });
