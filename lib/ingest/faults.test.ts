@@ -62,6 +62,30 @@ const lib = async () => ({
   ...(await import("../index-upkeep/rebuild")),
 });
 
+/**
+ * Runs the clean-up until none of the agent's entries is left. Adds Chroma took just before it was
+ * killed can surface after the delete: the clean-up's check LATE_WRITE_CHECK_MS later removes them,
+ * and is done once a check finds none. The clock is moved on instead of waited out.
+ */
+async function cleanUpLateWrites(agentId: number) {
+  const { runCleanup, pendingCleanups, LATE_WRITE_CHECK_MS } = await lib();
+  vi.useFakeTimers({ toFake: ["Date"] });
+  try {
+    await expect
+      .poll(
+        async () => {
+          vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
+          await runCleanup({ all: true });
+          return pendingCleanups().filter((c) => c.agent_id === agentId).length;
+        },
+        { timeout: 90_000, interval: 200 },
+      )
+      .toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe("Chroma dies in the middle of an ingest", () => {
   it("a Chroma that hangs mid-ingest gives 503 when its deadline runs out, and once it answers again nothing of the file is left", async () => {
     const { newAgent, ingestFile, enc, listDocuments, pendingCleanups, runCleanup, auditIndex } = await lib();
@@ -126,7 +150,6 @@ describe("Chroma dies in the middle of an ingest", () => {
       undeletedCleanups,
       rebuildIndex,
       embedder,
-      LATE_WRITE_CHECK_MS,
     } = await lib();
     const agent = newAgent("chroma dies");
     const old = await ingest(agent.id, "manual.txt", "The old manual explains the blue lamp.");
@@ -158,40 +181,14 @@ describe("Chroma dies in the middle of an ingest", () => {
     await runCleanup({ all: true });
     expect(undeletedCleanups(agent.id)).toEqual([]);
     // Adds Chroma took just before it was killed can surface after the delete (a loaded machine
-    // showed all 256 again): the clean-up's check LATE_WRITE_CHECK_MS later removes them, and is
-    // done once a check finds none. The clock is moved on instead of waited out.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      await expect
-        .poll(
-          async () => {
-            vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
-            await runCleanup({ all: true });
-            return pendingCleanups().filter((c) => c.agent_id === agent.id).length;
-          },
-          { timeout: 90_000, interval: 200 },
-        )
-        .toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    // showed all 256 again).
+    await cleanUpLateWrites(agent.id);
     expect(await vectorsOf(agent.id, queued!.document_id!)).toEqual([]);
     expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1);
   }, 180_000);
 
   it("a chunk change that Chroma dies under answers vector_store_unavailable and leaves the version before it, whole", async () => {
-    const {
-      newAgent,
-      ingest,
-      listDocuments,
-      searchAgentDocuments,
-      vectorsOf,
-      runCleanup,
-      pendingCleanups,
-      rebuildIndex,
-      embedder,
-      LATE_WRITE_CHECK_MS,
-    } = await lib();
+    const { newAgent, ingest, listDocuments, searchAgentDocuments, vectorsOf, pendingCleanups, rebuildIndex, embedder } = await lib();
     const { changeChunk, documentCuration } = await import("./curate");
     const agent = newAgent("chroma dies under a chunk change");
     // 1,500 chunks: the change writes the whole document again, Chroma is killed once a few slices are written.
@@ -217,21 +214,7 @@ describe("Chroma dies in the middle of an ingest", () => {
     await rebuildIndex(embedder(), "a test: Chroma was killed");
     const hits = await searchAgentDocuments(agent.id, "red lamp", 5);
     expect(hits.every((h) => h.document_id === old.document_id && !h.chunk_text.includes("red lamp"))).toBe(true);
-    vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      await expect
-        .poll(
-          async () => {
-            vi.setSystemTime(Date.now() + LATE_WRITE_CHECK_MS + 1_000);
-            await runCleanup({ all: true });
-            return pendingCleanups().filter((c) => c.agent_id === agent.id).length;
-          },
-          { timeout: 90_000, interval: 200 },
-        )
-        .toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    await cleanUpLateWrites(agent.id);
     expect(await vectorsOf(agent.id, queued!.document_id!)).toEqual([]);
     expect(await vectorsOf(agent.id, old.document_id!)).toHaveLength(1500);
   }, 180_000);

@@ -211,6 +211,21 @@ function carriedVersion(
   };
 }
 
+/**
+ * The result of a version whose row went while its vectors were written (deleted, or its draft
+ * discarded): the vectors written after its clean-up ran must go too.
+ */
+async function goneWhileWritten(
+  file: { filename: string },
+  doc: { agentId: number; documentId: number; vectors: number },
+  reason: string,
+  message: string,
+): Promise<IngestResult> {
+  enqueueCleanup(doc.agentId, doc.documentId, doc.vectors, reason);
+  await cleanupNow();
+  return { filename: file.filename, document_id: null, chunk_count: 0, outcome: "failed", status: "failed", code: "deleted", message };
+}
+
 async function indexDocument(
   agentId: number,
   source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
@@ -284,15 +299,12 @@ async function indexDocument(
   if (draft) {
     // Staged in its draft: served only once the draft is published.
     if (!stageDraftVersion(agentId, documentId, draft.id, filename)) {
-      enqueueCleanup(agentId, documentId, chunks.length, "draft discarded while writing");
-      await cleanupNow();
-      return {
-        ...base,
-        outcome: "failed",
-        status: "failed",
-        code: "deleted",
-        message: "The draft was discarded while the version was written.",
-      };
+      return goneWhileWritten(
+        source,
+        { agentId, documentId, vectors: chunks.length },
+        "draft discarded while writing",
+        "The draft was discarded while the version was written.",
+      );
     }
     await cleanupNow();
     onProgress({ stage: "done", done: 1, total: 1 });
@@ -308,16 +320,12 @@ async function indexDocument(
   }
   const committed = await commitReady(agentId, documentId, filename, chunks.length);
   if (!committed) {
-    // Deleted mid-ingest: the vectors written after its clean-up ran must go too.
-    enqueueCleanup(agentId, documentId, chunks.length, "deleted while indexing");
-    await cleanupNow();
-    return {
-      ...base,
-      outcome: "failed",
-      status: "failed",
-      code: "deleted",
-      message: "The agent or the document was deleted while it was being indexed.",
-    };
+    return goneWhileWritten(
+      source,
+      { agentId, documentId, vectors: chunks.length },
+      "deleted while indexing",
+      "The agent or the document was deleted while it was being indexed.",
+    );
   }
   for (const old of committed.retired) await forgetDocument(agentId, old, model);
   if (committed.retired.length > 0) await cleanupNow();
