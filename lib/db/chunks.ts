@@ -126,13 +126,14 @@ export function curatedChunks(documentId: number): CuratedChunk[] {
 
 /**
  * The document version that holds the chunk with this id, among the agent's served documents
- * (and, given a draft, first among that draft's versions); undefined when none does.
+ * (and, given a draft, first among that draft's versions); undefined when none does. A version
+ * that failed (a change whose write failed keeps its row) or is still being written is no holder.
  */
 export function documentOfChunk(agentId: number, chunkId: number, draftId?: number): number | undefined {
   const own = { doc: Math.floor(chunkId / MAX_CHUNK_PLACES), index: chunkId % MAX_CHUNK_PLACES };
   const row = db()
     .prepare(
-      `SELECT d.id FROM documents d WHERE d.agent_id = ? AND (d.draft_id IS NULL OR d.draft_id = ?) AND d.id IN (
+      `SELECT d.id FROM documents d WHERE d.agent_id = ? AND d.status IN ('ready', 'draft') AND (d.draft_id IS NULL OR d.draft_id = ?) AND d.id IN (
          SELECT document_id FROM chunks WHERE uid = ?
          UNION SELECT document_id FROM chunks WHERE uid IS NULL AND document_id = ? AND chunk_index = ?
          UNION SELECT document_id FROM chunks_off WHERE uid = ?)

@@ -127,6 +127,27 @@ describe("chunk curation", () => {
     await expectIndexesWhole(agent, docId);
   });
 
+  it("a change whose embedding fails changes nothing, and the chunk can be changed again", async () => {
+    const real = embedder();
+    const failing = Object.create(real) as typeof real;
+    failing.embed = () => Promise.reject(new Error("the embedder is down"));
+    useEmbedder(failing);
+    let failed;
+    try {
+      failed = await patch(agent, chunks[2].id, { text: "Guest network. This change never lands." });
+    } finally {
+      useEmbedder(real);
+    }
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect((await getDoc(agent, docId)).chunks[2].text).toBe(chunks[2].text);
+    const again = await patch(agent, chunks[2].id, { questions: ["guest wifi"] });
+    expect(again.status).toBe(200);
+    docId = again.body.document_id;
+    expect(again.body.chunk).toMatchObject({ id: chunks[2].id, text: chunks[2].text, questions: ["guest wifi"] });
+    const cleared = await patch(agent, chunks[2].id, { questions: [] });
+    docId = cleared.body.document_id;
+  });
+
   it("indexes a chunk's questions with it, so a question worded like the user's finds it; the result is the chunk's own text", async () => {
     const target = chunks[2];
     const question = "how can visitors get wifi access";
