@@ -1,9 +1,9 @@
 import "server-only";
 import { notFound } from "../core/errors";
-import { DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkStrategy } from "../core/chunking";
+import { DEFAULT_CHUNK_STRATEGY, indexedText, type Chunk, type ChunkStrategy } from "../core/chunking";
 import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
-import { insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
+import { documentChunks, insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 
@@ -40,6 +40,19 @@ export interface DocumentRow {
 }
 
 export type DocumentWithText = DocumentRow & { text: string };
+
+/**
+ * A version being retired, read in the transaction that retires it: its row, and what each of its
+ * chunks was indexed by (its text and questions), which go with the row, for the query-weighting
+ * counts to take exactly those out (lib/retrieval/corpus-stats.ts).
+ */
+export type RetiredDocument = DocumentWithText & { indexed: string[] };
+
+/** A document's row and indexed chunk texts, as it is retired (run before its row is deleted). */
+export function retiredDocument(id: number): RetiredDocument {
+  const row = db().prepare("SELECT * FROM documents WHERE id = ?").get(id) as DocumentWithText;
+  return { ...row, indexed: documentChunks(id).map(indexedText) };
+}
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
   status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id`;
@@ -164,14 +177,16 @@ export const commitReady = (agentId: number, id: number, filename: string, chunk
   );
 
 /** commitReady's rows, without the keyword index; run inside a transaction. */
-function markReady(agentId: number, id: number, filename: string, chunkCount: number): { retired: DocumentWithText[] } | null {
+function markReady(agentId: number, id: number, filename: string, chunkCount: number): { retired: RetiredDocument[] } | null {
   const { changes } = db()
     .prepare("UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, updated_at = ? WHERE id = ? AND status = 'indexing'")
     .run(chunkCount, now(), id);
   if (changes !== 1) return null;
-  const retired = db()
-    .prepare("SELECT * FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
-    .all(agentId, filename, id) as DocumentWithText[];
+  const retired = (
+    db()
+      .prepare("SELECT id FROM documents WHERE agent_id = ? AND filename = ? AND id < ? AND status IN ('ready', 'failed')")
+      .all(agentId, filename, id) as { id: number }[]
+  ).map((r) => retiredDocument(r.id));
   for (const old of retired) {
     unindexDocument(db(), agentId, old.id);
     db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);

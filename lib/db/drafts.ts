@@ -2,7 +2,7 @@ import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode } from "../validations/agent";
 import { db, now } from "./client";
-import type { DocumentWithText } from "./documents";
+import { retiredDocument, type DocumentWithText, type RetiredDocument } from "./documents";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 import { enqueueCleanup } from "./vector-cleanup";
 
@@ -172,7 +172,7 @@ export const discardDraft = (agentId: number, draftId: number) =>
 /** What a publish did: the versions it made ready, the served versions they and the removals retired. */
 export interface Published {
   published: { filename: string; document_id: number }[];
-  retired: DocumentWithText[];
+  retired: RetiredDocument[];
   settings: DraftSettings;
 }
 
@@ -198,9 +198,9 @@ export const publishDraft = (agentId: number, draftId: number): Published =>
       throw conflict(
         `These documents were changed or deleted since the draft was made from them: ${moved.map((f) => `"${f}"`).join(", ")}. Nothing was published.`,
       );
-    const retired: DocumentWithText[] = [];
+    const retired: RetiredDocument[] = [];
     const retire = (id: number, reason: string) => {
-      const old = db().prepare("SELECT * FROM documents WHERE id = ?").get(id) as DocumentWithText;
+      const old = retiredDocument(id);
       unindexDocument(db(), agentId, old.id);
       db().prepare("DELETE FROM documents WHERE id = ?").run(old.id);
       enqueueCleanup(agentId, old.id, old.chunk_count, reason);

@@ -6,6 +6,8 @@ import type { CountTable } from "../embeddings/local/text-features";
 import { rechunkDocument } from "../ingest/pipeline";
 import { removeDocument } from "../ingest/remove";
 import { ingest, newAgent } from "../../test/helpers";
+import { documentChunks, ownChunkId } from "../db/chunks";
+import { changeChunk } from "../ingest/curate";
 import { rankAllChunks, searchAgentDocuments } from "./retrieve";
 import { agentCorpusStats, forgetAgent, hasCorpusStats, warmCorpusStats } from "./corpus-stats";
 
@@ -76,6 +78,26 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     deleteDocumentRow(agent.id, docs.get("lights")!);
     stats = (await agentCorpusStats(agent.id, e))!;
     expect(stats.chunks).toBe(agentChunkCount(agent.id));
+    await expectSameAsRebuilt(agent.id);
+  });
+
+  it("takes a curated version's own chunks out when it is changed again or replaced: questions and edits counted as they were indexed", async () => {
+    const agent = newAgent("counts curated");
+    const e = embedder();
+    const doc = await ingest(agent.id, "setup.md", ROUTER.setup);
+    await ingest(agent.id, "warranty.md", ROUTER.warranty);
+    const chunkId = documentChunks(doc.document_id!)[0];
+    // Questions and an edit with words the article's text does not have.
+    await changeChunk(agent.id, ownChunkId(chunkId.document_id, chunkId.chunk_index), { questions: ["How do I pair the zigbee hub?"] }, null);
+    await changeChunk(agent.id, ownChunkId(chunkId.document_id, chunkId.chunk_index), { text: "Plug the mesh extender into the modem." }, null);
+    const counted = (await agentCorpusStats(agent.id, e))!.df;
+    expect(counted.get(wordFeatureId("zigbee"))).toBe(1);
+    expect(counted.get(wordFeatureId("extender"))).toBe(1);
+    await ingest(agent.id, "setup.md", ROUTER.lights); // replaced: the curated version's chunks go out of the counts
+    const stats = (await agentCorpusStats(agent.id, e))!;
+    expect(stats.df).toBe(counted); // in place, not rebuilt
+    expect(stats.df.get(wordFeatureId("zigbee"))).toBe(0);
+    expect(stats.df.get(wordFeatureId("extender"))).toBe(0);
     await expectSameAsRebuilt(agent.id);
   });
 

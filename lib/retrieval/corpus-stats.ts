@@ -145,7 +145,7 @@ if (!counts.exitHook) {
  * Takes a document's chunks out of its agent's counts, before its row (and text) is deleted, so
  * the next search does not rebuild them all. A no-op when they were never counted.
  */
-export async function forgetDocument(agentId: number, doc: DocKey & { text: string }, e: Embedder): Promise<void> {
+export async function forgetDocument(agentId: number, doc: DocKey & { text: string; indexed?: string[] }, e: Embedder): Promise<void> {
   await serialized(agentId, async () => {
     const entry = cache.get(agentId);
     if (!entry || entry.docs.get(doc.id) !== docKey(doc)) return;
@@ -154,10 +154,13 @@ export async function forgetDocument(agentId: number, doc: DocKey & { text: stri
       cache.delete(agentId);
       return;
     }
-    // Its rows may be gone already (a retired version): its chunks are made again from its text.
-    const chunks = chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy);
+    // What its chunks were indexed by: read as it was retired, or from its rows while they are
+    // there. Made again from its text only for a version with neither (curation's questions and
+    // edits would then be missing, so the counts are rebuilt instead).
+    const stored = doc.indexed ?? documentChunks(doc.id).map(indexedText);
+    const chunks = stored.length > 0 ? stored : chunkText(doc.text, doc.chunk_size, doc.chunk_overlap, doc.chunk_strategy).map(indexedText);
     try {
-      await e.countFeatures(chunks.map(indexedText), entry.df, -1);
+      await e.countFeatures(chunks, entry.df, -1);
       entry.chunks -= chunks.length;
       entry.signature = ""; // the ready set changed: compared again by the next search
       scheduleSave(agentId);

@@ -6,7 +6,7 @@ import { removeDocument } from "../ingest/remove";
 import { ARTICLES, ingest, newAgent } from "../../test/helpers";
 import { deleteAgentRow } from "../db/agents";
 import { db } from "../db/client";
-import { hasKeywordTable } from "../db/keyword-index";
+import { hasKeywordTable, indexChunksInto, KEYWORD_TABLE_DEFINITION, MAX_CHUNKS_PER_DOCUMENT } from "../db/keyword-index";
 import { ftsTerms, keywordRanking } from "./keyword";
 
 const model = () => embedder().model;
@@ -105,6 +105,27 @@ describe("the keyword index", () => {
     expect(keywordRanking(agent.id, model(), query, 10).find((h) => h.document_id === before[0].document_id)?.bm25).not.toBe(
       before[0].bm25,
     );
+  });
+
+  it("scores as an index built fresh from the chunks it holds, however many versions were replaced or deleted before", async () => {
+    const agent = newAgent("keyword drift");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, text);
+    // Versions come and go: each replaced or deleted one must stop counting in bm25's row count,
+    // average length and word counts (a contentless_delete table kept counting them).
+    for (let i = 0; i < 6; i++) await ingest(agent.id, "churn.txt", `Refund ${i} for business customers within ${i} hours. `.repeat(20));
+    const gone = await ingest(agent.id, "gone.txt", "Refunds refunds refunds within business hours, every hour.");
+    await removeDocument(agent.id, gone.document_id!);
+    const query = "refund within business hours";
+    const served = keywordRanking(agent.id, model(), query, 10);
+    expect(served.length).toBeGreaterThan(2);
+    // The same chunks indexed once, in a fresh table of the same definition.
+    db().exec(`DROP TABLE IF EXISTS temp.fresh; CREATE VIRTUAL TABLE temp.fresh USING ${KEYWORD_TABLE_DEFINITION}`);
+    for (const d of listDocuments(agent.id).filter((d) => d.status === "ready")) indexChunksInto(db(), "temp.fresh", d.id);
+    const fresh = db()
+      .prepare(`SELECT rowid AS id, bm25(fresh) AS bm25 FROM temp.fresh WHERE fresh MATCH ? ORDER BY bm25, rowid LIMIT 10`)
+      .all(ftsTerms(query)) as { id: number; bm25: number }[];
+    db().exec("DROP TABLE temp.fresh");
+    expect(served.map((h) => [h.document_id * MAX_CHUNKS_PER_DOCUMENT + h.chunk_index, h.bm25])).toEqual(fresh.map((r) => [r.id, r.bm25]));
   });
 
   it("leaves no index behind when its agent is deleted", async () => {

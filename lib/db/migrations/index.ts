@@ -24,6 +24,7 @@ import { migration as m023 } from "./023-index-check";
 import { migration as m024 } from "./024-source-cross-host";
 import { migration as m025 } from "./025-chunk-curation";
 import { migration as m026 } from "./026-drafts";
+import { migration as m027 } from "./027-keyword-index-deletes";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -60,6 +61,7 @@ export const STEPS: readonly Migration[] = [
   m024,
   m025,
   m026,
+  m027,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */
