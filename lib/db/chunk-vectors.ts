@@ -92,6 +92,17 @@ export function readyVectorCoverage(agentId: number, model: string): { document_
     .all(agentId, model) as never;
 }
 
+/** Given documents of `model` (any status: a draft's versions), with how many of their chunks have a stored vector, in id order. */
+export function vectorCoverage(documentIds: number[], model: string): { document_id: number; chunk_count: number; stored: number }[] {
+  return db()
+    .prepare(
+      `SELECT d.id AS document_id, d.chunk_count,
+              (SELECT COALESCE(SUM(v.count), 0) FROM chunk_vectors v WHERE v.document_id = d.id AND v.model = d.embedding_model) AS stored
+       FROM documents d WHERE d.id IN (SELECT value FROM json_each(?)) AND d.embedding_model = ? ORDER BY d.id`,
+    )
+    .all(JSON.stringify(documentIds), model) as never;
+}
+
 /** Ready documents (all agents) whose stored vectors do not cover their chunks: what start-up copies from Chroma. */
 export function documentsWithoutVectors(
   limit: number,

@@ -148,13 +148,18 @@ export function documentOfChunk(agentId: number, chunkId: number, draftId?: numb
  * hits Chroma returned. A chunk of a document that is not ready (indexing, failed, removed) or
  * of another agent is absent, so the result doubles as the visibility check.
  */
-export function readyChunks(agentId: number, keys: { document_id: number; chunk_index: number }[]): Map<string, ReadyChunk> {
+export function readyChunks(
+  agentId: number,
+  keys: { document_id: number; chunk_index: number }[],
+  /** Documents checked already (a draft's view admits its own versions): their chunks are read whatever their status. */
+  checked = false,
+): Map<string, ReadyChunk> {
   const found = new Map<string, ReadyChunk>();
   if (keys.length === 0) return found;
   const read = db().prepare(
     `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, d.filename
      FROM chunks c JOIN documents d ON d.id = c.document_id
-     WHERE c.document_id = ? AND c.chunk_index = ? AND d.agent_id = ? AND d.status = 'ready'`,
+     WHERE c.document_id = ? AND c.chunk_index = ? AND d.agent_id = ? ${checked ? "" : "AND d.status = 'ready'"}`,
   );
   for (const k of keys) {
     const key = chunkKey(k.document_id, k.chunk_index);

@@ -404,3 +404,12 @@ export function documentCurationExtras(id: number): { removed: string[]; undo: s
     { removed: string | null; undo: string | null } | undefined;
   return { removed: row?.removed ? (JSON.parse(row.removed) as string[]) : [], undo: row?.undo ?? null };
 }
+
+/** Which of these documents (any status) were embedded with `model`, in id order. */
+export function documentsOfModel(ids: number[], model: string): number[] {
+  return (
+    db()
+      .prepare("SELECT id FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND embedding_model = ? ORDER BY id")
+      .all(JSON.stringify(ids), model) as { id: number }[]
+  ).map((r) => r.id);
+}

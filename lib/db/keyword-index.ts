@@ -81,3 +81,32 @@ export function unindexDocument(conn: Database.Database, agentId: number, docume
 export function dropKeywordTable(conn: Database.Database, agentId: number): void {
   conn.exec(`DROP TABLE IF EXISTS ${keywordTable(agentId)}`);
 }
+
+/**
+ * A keyword table in the connection's temporary schema holding the agent's ready documents less
+ * `leftOut`, plus `extra` (a draft's view: lib/retrieval/draft-keywords.ts), built in one
+ * transaction. `name` is unqualified; the table is `temp.<name>`.
+ */
+export function buildTempKeywordTable(
+  conn: Database.Database,
+  name: string,
+  agentId: number,
+  leftOut: Set<number>,
+  extra: number[],
+): string {
+  const table = `temp.${name}`;
+  const served = (
+    conn.prepare("SELECT id FROM documents WHERE agent_id = ? AND status = 'ready' ORDER BY id").all(agentId) as { id: number }[]
+  )
+    .map((r) => r.id)
+    .filter((id) => !leftOut.has(id));
+  conn.transaction(() => {
+    conn.exec(`CREATE VIRTUAL TABLE ${table} USING ${KEYWORD_TABLE_DEFINITION}`);
+    for (const id of [...served, ...extra]) indexChunksInto(conn, table, id);
+  })();
+  return table;
+}
+
+export function dropTempKeywordTable(conn: Database.Database, table: string): void {
+  conn.exec(`DROP TABLE IF EXISTS ${table}`);
+}

@@ -49,3 +49,23 @@ export function keywordMatches(agentId: number, model: string, terms: string, li
 }
 
 const documentOf = (rowid: number) => Math.floor(rowid / MAX_CHUNKS_PER_DOCUMENT);
+
+/**
+ * The same over a table of the temporary schema that holds a draft's view of the agent
+ * (lib/retrieval/draft-keywords.ts): every chunk in it is one the view shows, so only the model
+ * is checked, reading further while matches of another model crowd the first `limit` out.
+ */
+export function keywordMatchesIn(table: string, model: string, terms: string, limit: number): KeywordHit[] {
+  const name = table.slice(table.indexOf(".") + 1);
+  const ofModel = db().prepare("SELECT 1 FROM documents WHERE id = ? AND embedding_model = ?");
+  for (let n = limit; ; n *= 2) {
+    const rows = db()
+      .prepare(`SELECT f.rowid AS id, bm25(${name}) AS bm25 FROM ${table} f WHERE ${name} MATCH ? ORDER BY bm25, f.rowid LIMIT ?`)
+      .all(terms, n) as { id: number; bm25: number }[];
+    const kept = rows.filter((r) => ofModel.get(documentOf(r.id), model));
+    if (kept.length >= limit || rows.length < n)
+      return kept
+        .slice(0, limit)
+        .map((r) => ({ document_id: documentOf(r.id), chunk_index: r.id % MAX_CHUNKS_PER_DOCUMENT, bm25: r.bm25 }));
+  }
+}

@@ -1,7 +1,8 @@
 import "server-only";
 import { getAgent } from "../db/agents";
+import { AgentView, type AgentRef } from "../db/agent-view";
 import { collectionFor } from "../vector-store/client";
-import { agentChunkCount, listDocuments, type DocumentRow } from "../db/documents";
+import { listDocuments, type DocumentRow } from "../db/documents";
 import { exactLimit } from "../retrieval/exact";
 import { embedder } from "../embeddings/configured";
 import { AppError, BaseError, describeFailure, isVectorStoreUnavailable } from "../core/errors";
@@ -39,7 +40,7 @@ export const EVAL_BATCH = 32;
  */
 export const EVAL_BATCH_CHROMA = 128;
 /** Queries per round trip for this agent. */
-export const evalBatchFor = (agentId: number): number => (agentChunkCount(agentId) > exactLimit() ? EVAL_BATCH_CHROMA : EVAL_BATCH);
+export const evalBatchFor = (ref: AgentRef): number => (AgentView.of(ref).readyChunkCount() > exactLimit() ? EVAL_BATCH_CHROMA : EVAL_BATCH);
 /**
  * Batches located at the same time. Chroma answers one query request's vectors one after the
  * other on one core, after resolving the agent filter once, so two requests in flight keep two
@@ -103,7 +104,7 @@ function describe(err: unknown): string {
 
 /** A pair's rank in keyword or hybrid mode: the best of its document's versions in that list. */
 function modeRank(
-  agentId: number,
+  agent: AgentView,
   pair: Pair,
   mode: Exclude<RetrievalMode, "vector">,
   location: { chunks: LocatedChunk[]; head: RankedChunk[] },
@@ -111,64 +112,79 @@ function modeRank(
 ): number | null {
   const ranks = (idsByFilename.get(pair.expected_filename) ?? []).map((id) => {
     const vectorRank = location.chunks.find((c) => c.document_id === id && c.rank !== null)?.rank ?? null;
-    const place = keywordPlace(agentId, embedder().model, pair.query, id, location.head, vectorRank);
+    const place = keywordPlace(agent, embedder().model, pair.query, id, location.head, vectorRank);
     return mode === "keyword" ? place.rank : place.fused_rank;
   });
   const found = ranks.filter((r): r is number => r !== null);
   return found.length ? Math.min(...found) : null;
 }
 
-async function locatePairs(agentId: number, batch: Pair[], idsByFilename: Map<string, number[]>) {
+async function locatePairs(agent: AgentView, batch: Pair[], idsByFilename: Map<string, number[]>) {
   const { model, vectors } = await embedForAgent(
-    agentId,
+    agent,
     batch.map((p) => p.query),
   );
   const targets = batch.map((p) => idsByFilename.get(p.expected_filename) ?? []);
-  return locate(agentId, await collectionFor(model), vectors, targets, EVAL_WINDOW);
+  return locate(agent, await collectionFor(model), vectors, targets, EVAL_WINDOW);
 }
 
-async function execute(
-  runId: number,
-  agentId: number,
+/** How pairs are ranked: the agent's documents (ready ones, or a draft's view of them), its cut and the mode. */
+export interface PairRanking {
+  docs: Pick<DocumentRow, "id" | "filename">[];
+  cut: number | null;
+  mode: RetrievalMode;
+}
+
+/**
+ * Ranks pairs as an evaluation run does, batch by batch (two batches at a time), handing each
+ * batch's results to `done` as it is ranked; a draft's impact (lib/evaluation/impact.ts) ranks
+ * them through the same function, so its figures are a run's.
+ */
+export async function rankPairs(
+  agent: AgentView,
   pairs: Pair[],
-  docs: DocumentRow[],
-  chunkCount: number,
-  cut: number | null,
-  mode: RetrievalMode,
-): Promise<EvalRun> {
+  how: PairRanking,
+  done: (results: PairResult[]) => void,
+): Promise<void> {
+  const { cut, mode } = how;
   const idsByFilename = new Map<string, number[]>();
-  for (const d of docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
-  try {
-    const batches: Pair[][] = [];
-    const size = evalBatchFor(agentId);
-    for (let i = 0; i < pairs.length; i += size) batches.push(pairs.slice(i, i + size));
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (!failed && next < batches.length) {
-        const batch = batches[next++];
-        try {
-          const located =
-            chunkCount === 0
-              ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] }))
-              : await locatePairs(agentId, batch, idsByFilename);
-          saveResults(
-            runId,
-            batch.map((p, j) => {
-              const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
-              return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agentId, p, mode, located[j], idsByFilename) };
-            }),
-          );
-        } catch (err) {
-          failed = true; // the other worker stops after its batch
-          throw err;
-        }
+  for (const d of how.docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
+  const chunkCount = agent.readyChunkCount();
+  const batches: Pair[][] = [];
+  const size = evalBatchFor(agent);
+  for (let i = 0; i < pairs.length; i += size) batches.push(pairs.slice(i, i + size));
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < batches.length) {
+      const batch = batches[next++];
+      try {
+        const located =
+          chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agent, batch, idsByFilename);
+        done(
+          batch.map((p, j) => {
+            const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
+            return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agent, p, mode, located[j], idsByFilename) };
+          }),
+        );
+      } catch (err) {
+        failed = true; // the other worker stops after its batch
+        throw err;
       }
-    };
-    const settled = await Promise.allSettled(Array.from({ length: Math.min(EVAL_CONCURRENCY, batches.length) }, worker));
-    const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (rejected) throw rejected.reason;
-    finishRun(runId, summarize(runResults(runId)));
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(EVAL_CONCURRENCY, batches.length) }, worker));
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (rejected) throw rejected.reason;
+}
+
+/** A run's figures from its pairs' results, summed in pair order (so the same results give the same figures to the last bit). */
+export const summarizeResults = (results: PairResult[]) => summarize([...results].sort((a, b) => (a.pair_id ?? 0) - (b.pair_id ?? 0)));
+
+async function execute(runId: number, agentId: number, pairs: Pair[], how: PairRanking): Promise<EvalRun> {
+  try {
+    await rankPairs(AgentView.of(agentId), pairs, how, (results) => saveResults(runId, results));
+    finishRun(runId, summarizeResults(runResults(runId)));
   } catch (err) {
     failRun(runId, describe(err));
     throw err;
@@ -286,7 +302,7 @@ function launch(
     pair_source: source,
   });
   activeRuns().add(runId);
-  const done = execute(runId, agentId, pairs, docs, chunkCount, cut, mode).finally(() => activeRuns().delete(runId));
+  const done = execute(runId, agentId, pairs, { docs, cut, mode }).finally(() => activeRuns().delete(runId));
   return { runId, done };
 }
 

@@ -88,8 +88,18 @@ describe("query weighting by the agent's own chunks (real Chroma and SQLite)", (
     await ingest(agent.id, "warranty.md", ROUTER.warranty);
     const chunkId = documentChunks(doc.document_id!)[0];
     // Questions and an edit with words the article's text does not have.
-    await changeChunk(agent.id, ownChunkId(chunkId.document_id, chunkId.chunk_index), { questions: ["How do I pair the zigbee hub?"] }, null);
-    await changeChunk(agent.id, ownChunkId(chunkId.document_id, chunkId.chunk_index), { text: "Plug the mesh extender into the modem." }, null);
+    await changeChunk(
+      agent.id,
+      ownChunkId(chunkId.document_id, chunkId.chunk_index),
+      { questions: ["How do I pair the zigbee hub?"] },
+      null,
+    );
+    await changeChunk(
+      agent.id,
+      ownChunkId(chunkId.document_id, chunkId.chunk_index),
+      { text: "Plug the mesh extender into the modem." },
+      null,
+    );
     const counted = (await agentCorpusStats(agent.id, e))!.df;
     expect(counted.get(wordFeatureId("zigbee"))).toBe(1);
     expect(counted.get(wordFeatureId("extender"))).toBe(1);

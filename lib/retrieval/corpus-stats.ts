@@ -1,6 +1,6 @@
 import "server-only";
 import { chunkText, indexedText, type ChunkStrategy } from "../core/chunking";
-import { agentsByLatestChange, readyDocumentKeys } from "../db/documents";
+import { agentsByLatestChange, readyDocumentKeys, documentsOfModel as readyDocumentKeysOf } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { documentChunks } from "../db/chunks";
 import { deleteCorpusStats, loadCorpusStats, saveCorpusStats } from "../db/corpus-stats";
@@ -54,7 +54,32 @@ async function serialized<T>(agentId: number, fn: () => Promise<T>): Promise<T> 
 export async function agentCorpusStats(ref: AgentRef, e: Embedder): Promise<CorpusStats | null> {
   if (!e.countFeatures || !e.embedQueries) return null;
   const agent = AgentView.of(ref);
+  if (agent.draft) return agent.memo(`corpus ${e.model}`, () => draftCorpusStats(agent, e));
   return serialized(agent.id, () => update(agent, e));
+}
+
+/**
+ * A draft's view: the served counts, copied, less the chunks of the documents it replaces or
+ * removes and plus those of its versions. Counts are whole numbers, so these are the counts the
+ * agent has once the draft is published, however they are reached.
+ */
+async function draftCorpusStats(agent: AgentView, e: Embedder): Promise<CorpusStats> {
+  const served = (await agentCorpusStats(agent.served(), e))!;
+  const df = featureCountsFromBuffer(featureCountsToBuffer(served.df));
+  const draft = agent.draft!;
+  const model = (ids: number[]) => readyDocumentKeysOf(ids, e.model);
+  let chunks = served.chunks;
+  for (const [ids, n] of [
+    [model([...draft.removed.keys()]), -1],
+    [model([...draft.added.keys()]), 1],
+  ] as const) {
+    for (const id of ids) {
+      const texts = documentChunks(id).map(indexedText);
+      await e.countFeatures!(texts, df, n);
+      chunks += n * texts.length;
+    }
+  }
+  return { chunks, df };
 }
 
 /** The counts as last saved, if they were made for this model. */

@@ -2,7 +2,7 @@ import "server-only";
 import { env } from "../env.mjs";
 import { readySignature } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
-import { readVectorRuns, readyVectorCoverage, type VectorRun } from "../db/chunk-vectors";
+import { readVectorRuns, readyVectorCoverage, vectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
 import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
@@ -85,7 +85,14 @@ function evictFor(bytes: number, keep: string): void {
 
 /** The agent's ready documents as stored copies, streamed (table null); null while a copy is missing. */
 function streamed(agentId: number, model: string, signature: string): AgentVectors | null {
-  const coverage = readyVectorCoverage(agentId, model);
+  return streamedCoverage(readyVectorCoverage(agentId, model), model, signature);
+}
+
+function streamedCoverage(
+  coverage: { document_id: number; chunk_count: number; stored: number }[],
+  model: string,
+  signature: string,
+): AgentVectors | null {
   if (coverage.some((d) => d.stored !== d.chunk_count)) return null;
   const documents = coverage.map((d) => d.document_id);
   const chunkCounts = coverage.map((d) => d.chunk_count);
@@ -180,12 +187,43 @@ async function held(agent: AgentView, model: string, precision: Precision): Prom
  */
 export async function exactVectors(ref: AgentRef, model: string, opts: { anySize?: boolean } = {}): Promise<AgentVectors | null> {
   const agent = AgentView.of(ref);
+  if (agent.draft) return draftVectors(agent, model);
   const limit = exactLimit();
   if (limit <= 0 || agent.readyChunkCount() > limit) {
     // The ranking a diagnosis compares with: read from SQLite as it goes, never held.
     return opts.anySize ? streamed(agent.id, model, agent.readySignature(model)) : null;
   }
   return held(agent, model, "f32");
+}
+
+/**
+ * The vectors of a draft's view (AgentView.asDraft), always ranked exactly: what is served (the
+ * held table, or streamed past the limit) with the documents the draft replaces or removes
+ * masked, and the draft's versions streamed after them. A row's distance does not depend on
+ * where it is scored, so once the draft is published and its versions join the held table, each
+ * chunk's distance and the ranking (distance, document, chunk) are what the preview showed. Past
+ * EXACT_MAX_CHUNKS the agent is served from Chroma's index, whose ranking the preview does not
+ * reproduce: it shows the exact one. Null while a copy of the vectors is missing.
+ */
+async function draftVectors(agent: AgentView, model: string): Promise<AgentVectors | null> {
+  const draft = agent.draft!;
+  const served = agent.served();
+  const limit = exactLimit();
+  const base =
+    limit > 0 && served.readyChunkCount() > 0 && served.readyChunkCount() <= limit
+      ? await held(served, model, "f32")
+      : streamed(served.id, model, served.readySignature(model));
+  if (!base) return null;
+  const more = streamedCoverage(vectorCoverage([...draft.added.keys()], model), model, `draft ${draft.id}`);
+  if (!more) return null;
+  const masked = base.documents.flatMap((id, i) => (draft.removed.has(id) ? [{ id, chunks: base.chunkCounts[i] }] : []));
+  return {
+    ...base,
+    signature: agent.readySignature(model),
+    chunks: base.chunks - masked.reduce((n, d) => n + d.chunks, 0) + more.chunks,
+    mask: new Set(masked.map((d) => d.id)),
+    more: more.chunks > 0 ? more : undefined,
+  };
 }
 
 /**
@@ -269,28 +307,36 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
     for (let r = 0; r < rows; r++) if (!t.alive[r]) for (const d of out.dist) d[out.rows + r] = Number.POSITIVE_INFINITY;
     out.rows += rows;
   };
-  const size = agent.table ? agent.table.rows : agent.chunks;
+  const parts = agent.more ? [agent, agent.more] : [agent];
+  const sizeOf = (part: AgentVectors) => (part.table ? part.table.rows : part.chunks);
+  const size = parts.reduce((n, part) => n + sizeOf(part), 0);
   const out: Scan = {
     rows: 0,
     documentOf: new Int32Array(size),
     chunkOf: new Int32Array(size),
     dist: queries.map(() => new Float32Array(size)),
   };
-  if (agent.table) {
-    await scoreTable(agent.table, out);
-    return out;
+  for (const part of parts) {
+    if (part.table) {
+      await scoreTable(part.table, out);
+      continue;
+    }
+    // One table for every page, emptied between them: making a WebAssembly memory per page took
+    // most of a streamed scan's time (docs/performance.md, 'Readers of every chunk').
+    const end = out.rows + sizeOf(part);
+    let t: VectorTable | null = null;
+    for await (const page of runsOf(part.documents, part.chunkCounts, model)) {
+      const rows = page.reduce((n, r) => n + r.count, 0);
+      if (rows === 0 || out.rows + rows > end) continue; // documents changed since the agent was described
+      if (!t || t.capacity < rows) t = new VectorTable(part.dimension, Math.max(rows, chunksPerRead()));
+      t.clear();
+      for (const r of page) t.append(r.document_id, r.first_chunk, r.count, r.vectors);
+      await scoreTable(t, out);
+    }
   }
-  // One table for every page, emptied between them: making a WebAssembly memory per page took
-  // most of a streamed scan's time (docs/performance.md, 'Readers of every chunk').
-  let t: VectorTable | null = null;
-  for await (const page of runsOf(agent.documents, agent.chunkCounts, model)) {
-    const rows = page.reduce((n, r) => n + r.count, 0);
-    if (rows === 0 || out.rows + rows > size) continue; // documents changed since the agent was described
-    if (!t || t.capacity < rows) t = new VectorTable(agent.dimension, Math.max(rows, chunksPerRead()));
-    t.clear();
-    for (const r of page) t.append(r.document_id, r.first_chunk, r.count, r.vectors);
-    await scoreTable(t, out);
-  }
+  // A draft's view: the documents it replaces or removes are not there.
+  if (agent.mask?.size)
+    for (let r = 0; r < out.rows; r++) if (agent.mask.has(out.documentOf[r])) for (const d of out.dist) d[r] = Number.POSITIVE_INFINITY;
   return out;
 }
 

@@ -1,5 +1,7 @@
 import "server-only";
-import { keywordMatches, type KeywordHit } from "../db/keyword-search";
+import { keywordMatches, keywordMatchesIn, type KeywordHit } from "../db/keyword-search";
+import { AgentView, type AgentRef } from "../db/agent-view";
+import { draftKeywordTable } from "./draft-keywords";
 
 /**
  * The keyword side of retrieval: SQLite FTS5 bm25 over the agent's own index of its ready
@@ -19,7 +21,10 @@ export function ftsTerms(query: string): string | null {
 }
 
 /** The agent's best keyword matches for a query, best first. */
-export function keywordRanking(agentId: number, model: string, query: string, limit: number): KeywordHit[] {
+export function keywordRanking(ref: AgentRef, model: string, query: string, limit: number): KeywordHit[] {
   const terms = ftsTerms(query);
-  return terms ? keywordMatches(agentId, model, terms, limit) : [];
+  if (!terms) return [];
+  const agent = AgentView.of(ref);
+  // A draft's view ranks in the index as the draft would leave it.
+  return agent.draft ? keywordMatchesIn(draftKeywordTable(agent), model, terms, limit) : keywordMatches(agent.id, model, terms, limit);
 }

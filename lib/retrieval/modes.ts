@@ -1,5 +1,6 @@
 import "server-only";
 import { chunkKey } from "../db/chunks";
+import type { AgentRef } from "../db/agent-view";
 import type { RetrievalMode } from "../validations/agent";
 import { agentVectors, cosineDistance, type RankedChunk } from "../vector-store/chunks";
 import { chunkId } from "../vector-store/client";
@@ -59,7 +60,7 @@ export async function fusedWithKeywords(
       const head = kept[q].slice(0, depth);
       const vectorRank = new Map(head.map((h, i) => [keyOf(h), i + 1]));
       const distance = new Map(head.map((h) => [keyOf(h), h.score]));
-      const matches = keywordRanking(read.agent.id, read.model, query, mode === "keyword" ? topK : depth);
+      const matches = keywordRanking(read.agent, read.model, query, mode === "keyword" ? topK : depth);
       const keywordRank = new Map(matches.map((m, i) => [keyOf(m), i + 1]));
       const bm25 = new Map(matches.map((m) => [keyOf(m), m.bm25]));
       const refs = new Map<string, Ref>(
@@ -100,14 +101,14 @@ const KEYWORD_DEPTH = 1_000;
  * matches, which is where any chunk with a larger share is.
  */
 export function keywordPlace(
-  agentId: number,
+  agent: AgentRef,
   model: string,
   query: string,
   documentId: number,
   head: RankedChunk[],
   vectorRank: number | null,
 ) {
-  const matches = keywordRanking(agentId, model, query, KEYWORD_DEPTH);
+  const matches = keywordRanking(agent, model, query, KEYWORD_DEPTH);
   const at = matches.findIndex((m) => m.document_id === documentId);
   const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));
   const vectorRanks = new Map(head.map((h, i) => [chunkKey(h.document_id, h.chunk_index), i + 1]));

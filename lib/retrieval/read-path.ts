@@ -1,9 +1,8 @@
 import "server-only";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
-import { agentChunkCount, hiddenVectorCount } from "../db/documents";
 import type { AgentView } from "../db/agent-view";
-import { chunkKey, readyAmong, readyChunks } from "../db/chunks";
+import { chunkKey, readyChunks } from "../db/chunks";
 import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
 import { beyondCut } from "./cut";
@@ -89,10 +88,7 @@ export type Admit = (target: ReadTarget, raw: RankedChunk[][]) => (hit: RankedCh
 
 /** Chunks of the agent's ready documents. Read after the query: a document removed meanwhile is not shown. */
 const readyDocuments: Admit = (target, raw) => {
-  const visible = readyAmong(
-    target.agent.id,
-    raw.flatMap((hits) => hits.map((h) => h.document_id)),
-  );
+  const visible = target.agent.admitted(raw.flatMap((hits) => hits.map((h) => h.document_id)));
   return (hit) => visible.has(hit.document_id);
 };
 
@@ -117,13 +113,13 @@ export async function visibleOnly(target: ReadTarget, want: number, read: Candid
   const { agent } = target;
   const none = () => target.vectors.map((): RankedChunk[] => []);
   if (target.vectors.length === 0 || agent.readyChunkCount() === 0) return { kept: none(), raw: none(), asked: 0 };
-  let n = Math.min(want, agent.readyChunkCount()) + hiddenVectorCount(agent.id);
+  let n = Math.min(want, agent.readyChunkCount()) + agent.hiddenVectors();
   for (let retries = 0; ;) {
     const raw = await retryRace(() => read(n));
     const admits = ADMIT.map((admit) => admit(target, raw));
     // Read again after the query, as readiness is: with a document removed meanwhile there are
     // fewer chunks to find, and the request's earlier count would send the loop asking for them.
-    const goal = Math.min(want, agentChunkCount(agent.id));
+    const goal = Math.min(want, agent.chunkCountNow());
     const kept = raw.map((hits) => hits.filter((h) => admits.every((ok) => ok(h))));
     if (kept.every((hits) => hits.length >= goal)) return { kept, raw, asked: n };
     if (raw.some((hits, q) => hits.length === n && kept[q].length < goal)) {
@@ -153,7 +149,15 @@ export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChu
 
 /** Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
 export function resultsWithText(agent: AgentView, ranked: PlacedChunk[]): SearchResult[] {
-  const rows = readyChunks(agent.id, ranked);
+  // A draft's view shows chunks of the documents it admits, its staged versions among them.
+  const shown = agent.draft ? agent.admitted(ranked.map((r) => r.document_id)) : null;
+  const rows = shown
+    ? readyChunks(
+        agent.id,
+        ranked.filter((r) => shown.has(r.document_id)),
+        true,
+      )
+    : readyChunks(agent.id, ranked);
   return ranked.flatMap((r): SearchResult[] => {
     const row = rows.get(chunkKey(r.document_id, r.chunk_index));
     if (!row) return [];

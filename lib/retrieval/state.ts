@@ -17,6 +17,10 @@ export interface AgentVectors {
   dimension: number;
   bytes: number;
   usedAt: number;
+  /** A draft's view (AgentView.asDraft): documents of these vectors it leaves out (scored as removed). */
+  mask?: Set<number>;
+  /** A draft's view: its staged versions' vectors, scored after these. */
+  more?: AgentVectors;
 }
 
 /** Limits of exact ranking that a caller (tests) sets in place of the configuration's (useExactLimits). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_QUERY_LENGTH } from "./search";
+import { MAX_K } from "./pair";
 
 /** The longest text a chunk an editor writes may have (as a chunk size may be at most). */
 export const MAX_CHUNK_TEXT = 100_000;
@@ -54,3 +55,22 @@ export const documentSwitchSchema = z.strictObject({ enabled: z.boolean({ error:
 
 export type ChunkChange = z.infer<typeof chunkChangeSchema>;
 export type NewChunk = z.infer<typeof newChunkSchema>;
+
+/** The most logged questions an impact may read. */
+export const MAX_IMPACT_QUESTIONS = 5_000;
+
+/** GET /api/agents/{id}/drafts/{draftId}/impact: the k of recall@k, and how many logged questions to read. */
+export const impactQuerySchema = z.object({
+  k: z.coerce
+    .number({ error: `k must be an integer from 1 to ${MAX_K}.` })
+    .int(`k must be an integer from 1 to ${MAX_K}.`)
+    .min(1, `k must be an integer from 1 to ${MAX_K}.`)
+    .max(MAX_K, `k must be an integer from 1 to ${MAX_K}.`)
+    .default(3),
+  questions: z.coerce
+    .number({ error: `questions must be an integer from 0 to ${MAX_IMPACT_QUESTIONS}.` })
+    .int(`questions must be an integer from 0 to ${MAX_IMPACT_QUESTIONS}.`)
+    .min(0, `questions must be an integer from 0 to ${MAX_IMPACT_QUESTIONS}.`)
+    .max(MAX_IMPACT_QUESTIONS, `questions must be an integer from 0 to ${MAX_IMPACT_QUESTIONS}.`)
+    .default(1_000),
+});
