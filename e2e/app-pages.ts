@@ -99,6 +99,11 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
   const asked = (await (await page.request.get(`/api/agents/${agent.id}/questions`)).json()).questions as { id: number; text: string }[];
   const lunch = asked.find((q) => q.text === "lunch menu in the canteen")!;
   expect((await page.request.post(`/api/agents/${agent.id}/questions/${lunch.id}`, { data: { action: "gap" } })).status()).toBe(200);
+  // A draft that switches the agent to hybrid mode, for the Drafts tab.
+  const draft = await page.request.post(`/api/agents/${agent.id}/drafts`, {
+    data: { name: "Try hybrid", fix: { kind: "mode", retrieval_mode: "hybrid" } },
+  });
+  expect(draft.status()).toBe(201);
   // Last, so the pages of its source are in none of the runs, sweeps or questions above.
   await seedSource(page, agent);
 
@@ -149,6 +154,7 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
       },
     },
     { name: "pairs", path: `${base}/eval/pairs`, ready: heading("5 labeled pairs") },
+    { name: "drafts", path: `${base}/drafts`, ready: heading(/^Try hybrid/, 2) },
     { name: "settings", path: `${base}/settings`, ready: heading("Delete this agent") },
     { name: "tokens", path: "/settings/tokens", ready: heading("API tokens", 1) },
     {

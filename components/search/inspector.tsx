@@ -19,6 +19,7 @@ import { MissDiagnosis } from "./miss-diagnosis";
 import { ModeSwitch, parseMode } from "./mode-switch";
 import { RecentQueries } from "./recent-queries";
 import { ResultsTable } from "./results-table";
+import { SuggestedFixes } from "./suggested-fixes";
 import { useDebounced } from "./use-debounced";
 
 export interface InspectorProps {
@@ -165,6 +166,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
           <div ref={diagnosis} tabIndex={-1} className="scroll-mt-4 rounded outline-none focus:ring-2 focus:ring-blue-400">
             <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />
           </div>
+        )}
+        {q && inspection.data?.expected?.indexed && expected !== null && (
+          <SuggestedFixes key={`${q}|${expected}|${k}`} agentId={agentId} query={q} documentId={expected} topK={k} />
         )}
         {/* The chart is of the vector ranking: its top_k line would not say what another mode retrieves. */}
         {inspection.data?.mode === "vector" && (

@@ -7,7 +7,9 @@
 //   - ingest through the app vs. adding the same vectors straight to Chroma, the two taking
 //     turns in rounds (a quarter of the corpus each);
 //   - search through the app vs. the same filtered query straight to Chroma, the two alternating;
-//   - the inspector, a recall evaluation of 1,000 pairs, and the peak memory of both processes.
+//   - the inspector, a recall evaluation of 1,000 pairs, a draft's impact over those pairs and
+//     1,000 logged questions, the suggested fixes of one missed pair, and the peak memory of both
+//     processes.
 // Prints one `key: value` line per figure. The app and everything it started are stopped at
 // the end, also on failure, and the temporary directory is removed.
 //
@@ -70,13 +72,14 @@ async function main() {
     return;
   }
 
-  const { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, underIngest, rawUnderIngest } = await runReads({
-    base,
-    chromaApi,
-    appSide: rawSide.side(),
-    agents,
-    upload: uploads.upload,
-  });
+  const { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest } =
+    await runReads({
+      base,
+      chromaApi,
+      appSide: rawSide.side(),
+      agents,
+      upload: uploads.upload,
+    });
   const {
     rebuildSkipped,
     rebuildSeconds,
@@ -130,6 +133,10 @@ async function main() {
     ["raw_query_p95_ms_under_ingest", ms(percentile(rawUnderIngest, 95))],
     ["raw_under_ingest_p95_ratio", ratio(percentile(rawUnderIngest, 95) / percentile(raw, 95))],
     ["eval_1000_pairs_s", Math.round(evalSeconds * 100) / 100],
+    ["impact_agent_chunks", impact.chunks],
+    ["impact_1000_pairs_1000_questions_s", Math.round(impact.seconds * 100) / 100],
+    ["fixes_one_pair_s", Math.round(impact.fixesSeconds * 100) / 100],
+    ["fixes_one_pair_candidates", impact.fixes],
     ["rebuild_index_s", rebuildSkipped ?? Math.round(rebuildSeconds * 10) / 10],
     ["rebuild_vectors", rebuildSkipped ? "-" : rebuilt.last_vectors],
     ["rebuild_upload_max_ms", rebuildSkipped ? "-" : ms(rebuildUploadMaxMs)],
@@ -161,6 +168,7 @@ function phaseOf(key) {
   if (/^inspect/.test(key)) return "inspect";
   if (/^(search|raw_query|raw_ids|small_agent)/.test(key)) return "search";
   if (/^eval/.test(key)) return "eval";
+  if (/^(impact|fixes)/.test(key)) return "impact";
   if (/^unclean_restart/.test(key)) return "crash";
   if (/^(restart|first_search_after_restart)/.test(key)) return "restart";
   if (/^upload_20mb/.test(key)) return "large-file";

@@ -2,7 +2,7 @@
 import path from "node:path";
 
 /** What a run measures after the ingest, in this order (--only picks some). */
-export const PHASES = ["search", "inspect", "eval", "under-ingest", "rebuild", "crash", "large-file", "restart"];
+export const PHASES = ["search", "inspect", "eval", "impact", "under-ingest", "rebuild", "crash", "large-file", "restart"];
 function parseArgs(argv) {
   const out = {
     chunks: 20000,
@@ -125,6 +125,8 @@ export const RAW_CHUNKS = args.rawChunks ?? Number.POSITIVE_INFINITY;
 export const SEARCHES = 200;
 export const INSPECTS = 50;
 export const PAIRS = 1000;
+/** Logged questions a draft's impact reads (and that the bench asks first, so there are that many). */
+export const IMPACT_QUESTIONS = 1000;
 export const TOP_K = 3;
 export const SAMPLE_MS = 500;
 export const HEALTH_TIMEOUT_MS = 15 * 60_000; // the first start may build the app

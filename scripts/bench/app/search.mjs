@@ -1,6 +1,6 @@
 // The read side: the app's search against the same query straight to Chroma, the inspector, a
 // recall evaluation, and searches while another team's upload runs.
-import { INSPECTS, PAIRS, SEARCHES, TOP_K, args, log, runs } from "./options.mjs";
+import { IMPACT_QUESTIONS, INSPECTS, PAIRS, SEARCHES, TOP_K, args, log, runs } from "./options.mjs";
 import { http, json, ms, percentile } from "./http.mjs";
 import { buildExtraAgent, int, mulberry32, pick, queryFrom } from "./corpus.mjs";
 
@@ -131,6 +131,7 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
 
   // ---- recall evaluation of 1,000 pairs on a large agent
   let evalSeconds = Number.NaN;
+  let evalRun = null;
   if (runs("eval")) {
     const prand = mulberry32(1234);
     const seen = new Set();
@@ -151,6 +152,55 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
     log(
       `evaluation of ${run.n_pairs} pairs: ${evalSeconds.toFixed(1)} s, recall@${TOP_K} ${run.recall_at_k?.[String(TOP_K)]}, MRR ${run.mrr}`,
     );
+    evalRun = run;
+  }
+
+  // ---- a draft's impact over those pairs and 1,000 logged questions, and the fixes of one missed pair
+  const impact = {
+    seconds: Number.NaN,
+    fixesSeconds: Number.NaN,
+    fixes: Number.NaN,
+    chunks: target.articles.reduce((n, f) => n + f.chunks, 0),
+  };
+  if (runs("impact") && evalRun) {
+    const qr = mulberry32(777);
+    for (let i = 0; i < IMPACT_QUESTIONS; i++) {
+      const f = pick(target.articles, qr);
+      await http(
+        `${base}/api/agents/${target.id}/documents/search`,
+        json("POST", { query: queryFrom(qr, f, int(3, 6, qr)), top_k: TOP_K }),
+        [200],
+      );
+    }
+    const draft = await http(`${base}/api/agents/${target.id}/drafts`, json("POST", { name: "bench" }), [201]);
+    const [edited, removed] = [target.articles[0], target.articles[1]];
+    const doc = await http(`${base}/api/agents/${target.id}/documents/${edited.documentId}`);
+    await http(
+      `${base}/api/agents/${target.id}/chunks/${doc.chunks[0].id}?draft=${draft.id}`,
+      json("PATCH", { questions: [queryFrom(qr, edited, 4), queryFrom(qr, edited, 5)] }),
+      [200],
+    );
+    await http(`${base}/api/agents/${target.id}/documents/${removed.documentId}?draft=${draft.id}`, { method: "DELETE" }, [200]);
+    const started = performance.now();
+    const res = await http(`${base}/api/agents/${target.id}/drafts/${draft.id}/impact?k=${TOP_K}&questions=${IMPACT_QUESTIONS}`);
+    impact.seconds = (performance.now() - started) / 1000;
+    log(
+      `impact of a draft over ${res.pairs.count} pairs and ${res.questions.count} logged questions on ${impact.chunks} chunks: ${impact.seconds.toFixed(1)} s ` +
+        `(recall@${TOP_K} ${res.pairs.recall_at_k.before} -> ${res.pairs.recall_at_k.after}, ${res.pairs.changed.length} pairs and ${res.questions.changed.length} questions change)`,
+    );
+    await http(`${base}/api/agents/${target.id}/drafts/${draft.id}`, { method: "DELETE" }, [204]);
+    const miss = evalRun.pairs?.find((p) => p.rank === null || p.rank > TOP_K);
+    const listed = (await http(`${base}/api/agents/${target.id}/pairs`)).pairs;
+    const missed = miss && listed.find((p) => p.query === miss.query && p.expected === miss.expected);
+    if (missed) {
+      const fixStarted = performance.now();
+      const fixes = await http(`${base}/api/agents/${target.id}/pairs/${missed.id}/fixes?k=${TOP_K}&questions=${IMPACT_QUESTIONS}`);
+      impact.fixesSeconds = (performance.now() - fixStarted) / 1000;
+      impact.fixes = fixes.fixes.length;
+      log(
+        `fixes of one missed pair: ${impact.fixesSeconds.toFixed(1)} s for ${fixes.fixes.length} candidates, ${fixes.fixes.filter((f) => f.rescues).length} rescue it`,
+      );
+    } else log("fixes of one missed pair: no pair was missed");
   }
 
   // ---- search while another team's upload runs
@@ -171,5 +221,5 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       `searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`,
     );
   }
-  return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, underIngest, rawUnderIngest };
+  return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest };
 }
