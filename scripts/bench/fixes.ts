@@ -11,8 +11,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadDebianFaq } from "./debian-faq";
 import { startChroma } from "../chroma-server.mjs";
+import { loadDebianFaq } from "./debian-faq";
 
 const { values } = parseArgs({ options: { misses: { type: "string", default: "40" }, publish: { type: "string", default: "5" } } });
 const MAX_MISSES = Number(values.misses);
