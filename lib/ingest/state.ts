@@ -24,6 +24,8 @@ export interface CleanupState {
 export interface UploadJobRun {
   job: UploadJob;
   settings: ChunkSettings;
+  /** The draft its files are staged in (lib/db/drafts.ts); undefined: they are served. */
+  draftId?: number;
   queue: { index: number; file: UploadFile }[];
   running: number;
   /** Bytes of the files received and not finished: what the job holds in memory. */

@@ -182,7 +182,7 @@ function pump(s: JobState) {
     const { index, file } = s.queue.shift()!;
     const progress = s.job.files[index];
     s.running++;
-    void ingestOne(s.job.agent_id, file, s.settings, (p) => Object.assign(progress, p)).then((result) => {
+    void ingestOne(s.job.agent_id, file, s.settings, (p) => Object.assign(progress, p), s.draftId).then((result) => {
       Object.assign(progress, { result, stage: "done" });
       s.job.done_files++;
       s.running--;
@@ -209,7 +209,14 @@ function receive(s: JobState, files: UploadFile[]) {
  * Starts indexing in the background and returns at once; poll `getUploadJob` for progress.
  * `expectedFiles`: how many files the whole upload has, when more will follow in `addToUploadJob`.
  */
-export function startUploadJob(agent: AgentRef, files: UploadFile[], settings: ChunkSettings, expectedFiles = files.length): UploadJob {
+export function startUploadJob(
+  agent: AgentRef,
+  files: UploadFile[],
+  settings: ChunkSettings,
+  expectedFiles = files.length,
+  /** Stage the files in this draft (lib/db/drafts.ts) instead of serving them; later requests of the job follow. */
+  draftId?: number,
+): UploadJob {
   const agentId = AgentView.of(agent).id;
   if (!Number.isInteger(expectedFiles) || expectedFiles < files.length || expectedFiles > MAX_FILES_PER_JOB) {
     throw invalid(`expected_files must be a whole number from ${files.length} (the files in this request) to ${MAX_FILES_PER_JOB}.`);
@@ -228,6 +235,7 @@ export function startUploadJob(agent: AgentRef, files: UploadFile[], settings: C
       created_at: Date.now(),
     },
     settings,
+    draftId,
     queue: [],
     running: 0,
     heldBytes: 0,

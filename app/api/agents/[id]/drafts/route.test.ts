@@ -6,10 +6,12 @@ import { getAgent } from "@/lib/db/agents";
 import { listDocuments } from "@/lib/db/documents";
 import { runCleanup } from "@/lib/ingest/cleanup";
 import { auditIndex } from "@/lib/index-upkeep/audit";
+import { getUploadJob, waitForUploadJob } from "@/lib/ingest/uploads";
 import * as agentRoute from "../route";
 import * as chunk from "../chunks/[chunkId]/route";
 import * as doc from "../documents/[docId]/route";
 import * as documents from "../documents/route";
+import * as uploads from "../uploads/route";
 import * as drafts from "./route";
 import * as draft from "./[draftId]/route";
 import * as publish from "./[draftId]/publish/route";
@@ -160,6 +162,29 @@ describe("uploads in a draft", () => {
     expect((await texts(agent, "reset mobile app settings"))[0]).toBe(
       "router.md: Router reset. The reset now happens from the mobile app under Settings.",
     );
+  });
+});
+
+describe("a background upload with ?draft=", () => {
+  it("stages the job's files in the draft, served once it is published", async () => {
+    const { agent, draftId } = await setUp("draft upload job");
+    const form = filesForm([["printer.md", "Printer setup. Connect the printer to the guest network and print a test page."]]);
+    const started = await call(uploads.POST, { body: form, params: { id: agent }, url: withDraft(draftId) });
+    expect(started.status).toBe(202);
+    await waitForUploadJob(Number(agent), started.body.id, 60_000);
+    const job = getUploadJob(Number(agent), started.body.id)!;
+    expect(job.files[0].result).toMatchObject({ outcome: "staged", status: "ready" });
+    expect(listDocuments(Number(agent)).map((d) => d.filename)).not.toContain("printer.md");
+    expect((await texts(agent, "printer test page")).some((t) => t.startsWith("printer.md"))).toBe(false);
+    const shown = await call(draft.GET, { method: "GET", params: { id: agent, draftId: String(draftId) } });
+    expect(shown.body.documents.map((d: { filename: string }) => d.filename)).toEqual(["printer.md"]);
+    expect((await call(publish.POST, { params: { id: agent, draftId: String(draftId) } })).status).toBe(200);
+    expect((await texts(agent, "printer test page"))[0]).toMatch(/^printer\.md: /);
+    // A draft of another agent: 404, nothing started.
+    const other = String(newAgent("draft upload other").id);
+    const theirs = (await call(drafts.POST, { json: { name: "theirs" }, params: { id: other } })).body.id as number;
+    const refused = await call(uploads.POST, { body: filesForm([["x.md", "Some text."]]), params: { id: agent }, url: withDraft(theirs) });
+    expect(refused.status).toBe(404);
   });
 });
 
