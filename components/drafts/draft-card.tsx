@@ -108,6 +108,9 @@ export function DraftCard({ agentId, draft }: { agentId: number; draft: DraftVie
         >
           Discard
         </button>
+        <a className="text-blue-700 underline" href={`/agents/${agentId}/search?draft=${draft.id}`}>
+          Inspect through this draft
+        </a>
         {action.done && (
           <span role="status" className="text-green-800">
             {action.done}

@@ -28,16 +28,19 @@ export interface InspectorProps {
   space: string;
   /** How this provider makes query vectors, when that is worth knowing to read a distance. */
   queryNote?: string;
-  initial: { query: string; topK: number; expected: number | null };
+  initial: { query: string; topK: number; expected: number | null; draft: number | null };
+  /** The agent's drafts: the inspector can rank as one of them would leave the agent. */
+  drafts: { id: number; name: string }[];
 }
 
-export function Inspector({ agentId, documents, space, queryNote, initial }: InspectorProps) {
+export function Inspector({ agentId, documents, space, queryNote, initial, drafts }: InspectorProps) {
   const router = useRouter();
   const pathname = usePathname();
   const client = useQueryClient();
   const [query, setQuery] = useState(initial.query);
   const [topK, setTopK] = useState(initial.topK);
   const [expected, setExpected] = useState<number | null>(initial.expected);
+  const [draft, setDraft] = useState<number | null>(initial.draft);
   // null: rank as the agent does; a pick is kept in the URL like the query.
   const searchParams = useSearchParams();
   const [mode, setMode] = useState<RetrievalMode | null>(() => parseMode(searchParams?.get("mode") ?? null));
@@ -53,8 +56,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
     params.set("k", String(k));
     if (expected !== null) params.set("expected", String(expected));
     if (mode !== null) params.set("mode", mode);
+    if (draft !== null) params.set("draft", String(draft));
     router.replace(`${pathname}?${params}`, { scroll: false });
-  }, [q, k, expected, mode, pathname, router]);
+  }, [q, k, expected, mode, draft, pathname, router]);
 
   // The agent's own mode: the switch's default, named beside another pick.
   const agent = useQuery({
@@ -66,9 +70,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
   // One request per change of query, k, expected document or mode: the list and the diagnosis
   // come from the same ranking.
   const inspection = useQuery({
-    queryKey: queryKeys.inspect(agentId, q, k, expected, mode),
+    queryKey: queryKeys.inspect(agentId, q, k, expected, mode, draft),
     queryFn: async () => {
-      const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect`, {
+      const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect${draft === null ? "" : `?draft=${draft}`}`, {
         query: q,
         top_k: k,
         expected_document_id: expected ?? undefined,
@@ -145,6 +149,28 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             </div>
           </label>
           <ModeSwitch value={mode ?? agentMode} agentMode={agentMode} onChange={setMode} />
+          {drafts.length > 0 && (
+            <label className="flex flex-col gap-1 text-sm font-medium md:col-span-2">
+              Rank as
+              <select
+                value={draft ?? ""}
+                onChange={(e) => setDraft(e.target.value ? Number(e.target.value) : null)}
+                className="min-w-64 self-start rounded border border-slate-300 px-2 py-1.5 font-normal"
+              >
+                <option value="">What the agent serves</option>
+                {drafts.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    Draft {d.id}: {d.name}
+                  </option>
+                ))}
+              </select>
+              {draft !== null && (
+                <span className="font-normal text-amber-800">
+                  Ranked as draft {draft} would leave the agent: not what it serves until the draft is published.
+                </span>
+              )}
+            </label>
+          )}
           {queryNote && <p className="text-xs text-slate-500 md:col-span-2">{queryNote}</p>}
         </div>
 
@@ -167,7 +193,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial }: Ins
             <MissDiagnosis inspection={inspection.data} topK={topK} space={space} />
           </div>
         )}
-        {q && inspection.data?.expected?.indexed && expected !== null && (
+        {q && inspection.data?.expected?.indexed && expected !== null && draft === null && (
           <SuggestedFixes key={`${q}|${expected}|${k}`} agentId={agentId} query={q} documentId={expected} topK={k} />
         )}
         {/* The chart is of the vector ranking: its top_k line would not say what another mode retrieves. */}

@@ -13,9 +13,15 @@ export const queryKeys = {
   agent,
   /** The agent itself (GET /api/agents/{id}), e.g. its retrieval mode. */
   agentRecord: (agentId: number) => [...agent(agentId), "record"] as const,
-  /** `mode` null: the agent's own mode. */
-  inspect: (agentId: number, query: string, topK: number, expected: number | null, mode: RetrievalMode | null) =>
-    [...agent(agentId), "inspect", query, topK, expected, mode] as const,
+  /** `mode` null: the agent's own mode; `draft` null: what the agent serves. */
+  inspect: (
+    agentId: number,
+    query: string,
+    topK: number,
+    expected: number | null,
+    mode: RetrievalMode | null,
+    draft: number | null = null,
+  ) => [...agent(agentId), "inspect", query, topK, expected, mode, draft] as const,
   toolCalls: (agentId: number) => [...agent(agentId), "tool-calls"] as const,
   upload: (agentId: number, jobId: string) => [...agent(agentId), "upload", jobId] as const,
   evals,

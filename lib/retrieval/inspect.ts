@@ -4,6 +4,7 @@ import { embedder } from "../embeddings/configured";
 import type { RetrievalMode } from "../validations/agent";
 import { collectionFor } from "../vector-store/client";
 import { findDocument, sourceUrlsOf } from "../db/documents";
+import { draftVersionOf } from "../db/drafts";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
 import { keywordPlace } from "./modes";
@@ -100,8 +101,10 @@ export async function inspectQuery(
   const model = embedder().model;
   const cut = noMatchCut(agent, model);
   const mode = asMode ?? agent.retrieval_mode;
-  const doc = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
-  const ready = doc?.status === "ready";
+  const named = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
+  // Through a draft, the expected document is the draft's version of it where the draft changes it.
+  const doc = named && view.draft?.removed.has(named.id) ? (draftVersionOf(view.draft.id, named.filename) ?? named) : named;
+  const ready = doc !== undefined && view.admitted([doc.id]).has(doc.id);
   const window = Math.max(topK, CHART_RESULTS);
   const {
     results,
@@ -150,18 +153,18 @@ export async function inspectQuery(
       unreachable: c.unreachable,
     }));
     expected = {
-      document_id: expectedDocumentId,
+      document_id: doc?.id ?? expectedDocumentId,
       filename: doc?.filename ?? `document ${expectedDocumentId}`,
       indexed: ready && chunks.length > 0,
       best_rank: chunks[0]?.rank ?? null,
       best_distance: chunks[0]?.distance ?? null,
       chunks,
-      index_miss: indexMisses.find((m) => m.document_id === expectedDocumentId && m.chunk_index === chunks[0]?.chunk_index) ?? null,
+      index_miss: indexMisses.find((m) => m.document_id === doc?.id && m.chunk_index === chunks[0]?.chunk_index) ?? null,
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
       keyword: ready
-        ? keywordPlace(agentId, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null)
+        ? keywordPlace(view, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null)
         : { rank: null, bm25: null, fused_rank: null },
     };
   }

@@ -14,6 +14,7 @@ import * as doc from "../../../documents/[docId]/route";
 import * as drafts from "../../route";
 import * as publish from "../publish/route";
 import * as impact from "./route";
+import * as inspect from "../../../inspect/route";
 
 async function setUp(name: string) {
   const agentId = newAgent(name).id;
@@ -209,5 +210,38 @@ describe("GET /api/agents/{id}/drafts/{draftId}/impact", () => {
     expect(empty.body.pairs.changed).toEqual([]);
     expect(empty.body.questions.changed).toEqual([]);
     expect(empty.body.pairs.recall_at_k.after).toBe(empty.body.pairs.recall_at_k.before);
+  });
+});
+
+describe("POST /api/agents/{id}/inspect?draft=", () => {
+  it("ranks as the draft would leave the agent, the expected document's draft version in place of the served one", async () => {
+    const { agentId, agent } = await setUp("inspect through a draft");
+    const run = await evaluate(agentId, 3);
+    const missed = runResults(run.id).find((r) => r.rank === null || r.rank > 3)!;
+    const served = idOf(agentId, missed.expected);
+    const draftId = (await call(drafts.POST, { json: { name: "d" }, params: { id: agent } })).body.id as number;
+    const target = await chunksOf(agent, served);
+    await call(chunk.PATCH, {
+      method: "PATCH",
+      json: { questions: [missed.query] },
+      params: { id: agent, chunkId: String(target[0].id) },
+      url: `?draft=${draftId}`,
+    });
+    const look = (url = "") =>
+      call(inspect.POST, { json: { query: missed.query, top_k: 3, expected_document_id: served }, params: { id: agent }, url });
+    const now = await look();
+    expect(now.body.expected.document_id).toBe(served);
+    expect(now.body.expected.best_rank).toBe(missed.rank);
+    const through = await look(`?draft=${draftId}`);
+    expect(through.status).toBe(200);
+    expect(through.body.expected.document_id).not.toBe(served); // the draft's version
+    expect(through.body.expected.best_rank).toBe(1);
+    expect(through.body.results[0]).toMatchObject({ filename: missed.expected, document_id: through.body.expected.document_id });
+    // What is served did not move, and nothing of the draft's view is left behind.
+    expect((await look()).body.expected.best_rank).toBe(missed.rank);
+    expect(db().prepare("SELECT name FROM sqlite_temp_master WHERE name LIKE 'draft_keywords%'").all()).toEqual([]);
+    const other = String(newAgent("inspect other").id);
+    const theirs = (await call(drafts.POST, { json: { name: "theirs" }, params: { id: other } })).body.id as number;
+    expect((await look(`?draft=${theirs}`)).status).toBe(404);
   });
 });
