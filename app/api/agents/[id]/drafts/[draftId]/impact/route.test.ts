@@ -13,8 +13,8 @@ import * as chunk from "../../../chunks/[chunkId]/route";
 import * as doc from "../../../documents/[docId]/route";
 import * as drafts from "../../route";
 import * as publish from "../publish/route";
-import * as impact from "./route";
 import * as inspect from "../../../inspect/route";
+import * as impact from "./route";
 
 async function setUp(name: string) {
   const agentId = newAgent(name).id;
