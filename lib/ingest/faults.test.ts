@@ -306,3 +306,53 @@ describe("Chroma dies in the middle of an ingest", () => {
     }
   }, 60_000);
 });
+
+describe("Chroma dies under a draft", () => {
+  it("a publish and a discard while Chroma is dead switch the rows at once, and the vectors they let go follow once it is back", async () => {
+    const { newAgent, ingest, listDocuments, searchAgentDocuments, vectorsOf, pendingCleanups, auditIndex } = await lib();
+    const { changeChunk, documentCuration } = await import("./curate");
+    const { createDraft } = await import("../db/drafts");
+    const { publish, discard, stageDocumentRemoval } = await import("./drafts");
+    const agent = newAgent("chroma dies under a draft");
+    const router = await ingest(agent.id, "router.md", "Router reset. Hold the reset button for ten seconds until the lights blink.");
+    const billing = await ingest(agent.id, "billing.md", "Billing. Invoices are issued on the first day of each billing period.");
+    const chunkOf = (id: number) => {
+      const doc = listDocuments(agent.id).find((d) => d.id === id)!;
+      return documentCuration({ ...doc, text: "" }).chunks[0];
+    };
+    // One draft changes the router article and removes the billing one; another changes the router article too.
+    const kept = createDraft(agent.id, "publish me");
+    const staged = await changeChunk(
+      agent.id,
+      chunkOf(router.document_id!).id,
+      { text: "Router reset. Press the pin for fifteen seconds." },
+      null,
+      {
+        draftId: kept.id,
+      },
+    );
+    await stageDocumentRemoval(agent.id, kept.id, billing.document_id!);
+    const dropped = createDraft(agent.id, "discard me");
+    const other = await changeChunk(agent.id, chunkOf(router.document_id!).id, { questions: ["factory reset"] }, null, {
+      draftId: dropped.id,
+    });
+
+    await killChroma();
+    await discard(agent.id, dropped.id);
+    await publish(agent.id, kept.id);
+    // The rows switched at once: the draft's version served, the billing article gone, the discarded version gone.
+    expect(listDocuments(agent.id).map((d) => [d.id, d.status])).toEqual([[staged.document_id, "ready"]]);
+    const queued = pendingCleanups()
+      .filter((c) => c.agent_id === agent.id && c.removed_at === null)
+      .map((c) => Number(c.document_id))
+      .sort((a, b) => a - b);
+    expect(queued).toEqual([router.document_id!, billing.document_id!, other.document_id].sort((a, b) => a - b));
+
+    await restartChroma();
+    await cleanUpLateWrites(agent.id);
+    for (const gone of [router.document_id!, billing.document_id!, other.document_id]) expect(await vectorsOf(agent.id, gone)).toEqual([]);
+    expect(await vectorsOf(agent.id, staged.document_id)).toHaveLength(1);
+    expect((await searchAgentDocuments(agent.id, "press the pin", 3))[0]).toMatchObject({ document_id: staged.document_id });
+    expect((await auditIndex()).orphan_vectors.filter((o) => o.agent_id === agent.id)).toEqual([]);
+  }, 180_000);
+});
