@@ -77,7 +77,7 @@ export function SuggestedFixes({ agentId, query, documentId, topK }: { agentId: 
       {data && data.missed && data.fixes.length > 0 && (
         <ol className="space-y-2" aria-label="Fixes, best first">
           {data.fixes.map((f, i) => {
-            const breaks = f.regressions.pairs.length + f.regressions.questions.length;
+            const breaks = f.scored ? f.regressions.pairs.length + f.regressions.questions.length : 0;
             return (
               <li key={i} className="rounded border border-slate-200 p-2" data-testid="suggested-fix">
                 <div className="flex flex-wrap items-center gap-2">
@@ -92,11 +92,13 @@ export function SuggestedFixes({ agentId, query, documentId, topK }: { agentId: 
                   )}
                 </div>
                 <p className="text-slate-700">
-                  Rank {rankText(f.rank.before)} → {rankText(f.rank.after)} · recall@{data.k} {pct(f.recall_at_k.before)} →{" "}
-                  {pct(f.recall_at_k.after)}
-                  {f.also_rescues.length > 0 && ` · also rescues ${f.also_rescues.map((p) => `"${p.query}"`).join(", ")}`}
+                  Rank {rankText(f.rank.before)} → {rankText(f.rank.after)}
+                  {f.scored
+                    ? ` · recall@${data.k} ${pct(f.recall_at_k.before)} → ${pct(f.recall_at_k.after)}`
+                    : " · not read over the other pairs and questions, as it does not rescue this one"}
+                  {f.scored && f.also_rescues.length > 0 && ` · also rescues ${f.also_rescues.map((p) => `"${p.query}"`).join(", ")}`}
                 </p>
-                {breaks > 0 && (
+                {f.scored && breaks > 0 && (
                   <ul className="list-disc pl-5 text-red-800">
                     {f.regressions.pairs.map((p) => (
                       <li key={`p${p.pair_id}`}>

@@ -57,12 +57,19 @@ const documentOf = (rowid: number) => Math.floor(rowid / MAX_CHUNKS_PER_DOCUMENT
  */
 export function keywordMatchesIn(table: string, model: string, terms: string, limit: number): KeywordHit[] {
   const name = table.slice(table.indexOf(".") + 1);
-  const ofModel = db().prepare("SELECT 1 FROM documents WHERE id = ? AND embedding_model = ?");
   for (let n = limit; ; n *= 2) {
     const rows = db()
       .prepare(`SELECT f.rowid AS id, bm25(${name}) AS bm25 FROM ${table} f WHERE ${name} MATCH ? ORDER BY bm25, f.rowid LIMIT ?`)
       .all(terms, n) as { id: number; bm25: number }[];
-    const kept = rows.filter((r) => ofModel.get(documentOf(r.id), model));
+    // The documents of the matches checked in one statement, not one per match.
+    const ofModel = new Set(
+      (
+        db()
+          .prepare("SELECT id FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND embedding_model = ?")
+          .all(JSON.stringify([...new Set(rows.map((r) => documentOf(r.id)))]), model) as { id: number }[]
+      ).map((r) => r.id),
+    );
+    const kept = rows.filter((r) => ofModel.has(documentOf(r.id)));
     if (kept.length >= limit || rows.length < n)
       return kept
         .slice(0, limit)

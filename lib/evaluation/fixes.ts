@@ -21,7 +21,9 @@ import { draftImpact, impactBaseline, type DraftImpact, type ImpactBaseline, typ
  * of its own and scored by the draft's impact (lib/evaluation/impact.ts), then discarded. A fix
  * "rescues" the pair when, with it, the expected document ranks within k (and inside the cut);
  * its regressions are the pairs it would push out of the first k and the logged questions it
- * would leave unanswered. The candidates:
+ * would leave unanswered. Each candidate is read for the pair alone first, and only one that
+ * rescues it over every pair and question (`scored`): a keyword or hybrid candidate read over
+ * 1,000 pairs costs about as much as a run in that mode. The candidates:
  *   questions  the pair's question attached to the expected document's nearest chunk
  *   switch_off a chunk of another document that ranks ahead of it (the impact tells whether it is
  *              noise: switching it off then breaks nothing)
@@ -50,18 +52,24 @@ export const fixChangeSchema = z.discriminatedUnion(
 );
 export type FixChange = z.infer<typeof fixChangeSchema>;
 
-export interface SuggestedFix {
+export type SuggestedFix = {
   title: string;
   change: FixChange;
   /** With it, the pair's expected document ranks within k, inside the cut. */
   rescues: boolean;
   rank: { before: number | null; after: number | null };
-  recall_at_k: DraftImpact["pairs"]["recall_at_k"];
-  mrr: DraftImpact["pairs"]["mrr"];
-  regressions: { pairs: PairChange[]; questions: QuestionChange[] };
-  /** Pairs it rescues beside this one. */
-  also_rescues: PairChange[];
-}
+} & (
+  | {
+      /** Read over every pair and logged question: only a fix that rescues the pair is. */
+      scored: true;
+      recall_at_k: DraftImpact["pairs"]["recall_at_k"];
+      mrr: DraftImpact["pairs"]["mrr"];
+      regressions: { pairs: PairChange[]; questions: QuestionChange[] };
+      /** Pairs it rescues beside this one. */
+      also_rescues: PairChange[];
+    }
+  | { scored: false }
+);
 
 export interface PairFixes {
   pair_id: number;
@@ -208,17 +216,26 @@ export async function suggestFixes(agentId: number, pairId: number, k: number, o
   }
   if (rank !== null && rank <= k) return { ...head, missed: false, fixes: [] };
   const fixes: SuggestedFix[] = [];
+  // The pair alone first: a candidate that does not rescue it is not read over everything else.
+  const alone: ImpactBaseline = { pairs: [pair], results: new Map([[pair.id, now]]), questions: [], firsts: new Map() };
   for (const c of await candidates(AgentView.of(agentId), pair.query, pair.expected_filename, now.best_distance)) {
     const draft = createDraft(agentId, `Suggested fix: ${c.title}`);
     try {
       await stageFix(agentId, draft.id, c.change, null);
+      const own = (await draftImpact(agentId, draft.id, { k, baseline: alone })).pairs.changed[0];
+      const rescues = own?.hit.after ?? false;
+      if (!rescues) {
+        fixes.push({ ...c, rescues, rank: own ? own.rank : { before: rank, after: rank }, scored: false });
+        continue;
+      }
       const impact = await draftImpact(agentId, draft.id, { k, baseline });
-      const mine = impact.pairs.changed.find((p) => p.pair_id === pair.id);
+      const mine = impact.pairs.changed.find((p) => p.pair_id === pair.id)!;
       const others = impact.pairs.changed.filter((p) => p.pair_id !== pair.id);
       fixes.push({
         ...c,
-        rescues: mine?.hit.after ?? false,
-        rank: mine ? mine.rank : { before: rank, after: rank },
+        rescues,
+        rank: mine.rank,
+        scored: true,
         recall_at_k: impact.pairs.recall_at_k,
         mrr: impact.pairs.mrr,
         regressions: {
@@ -231,13 +248,14 @@ export async function suggestFixes(agentId: number, pairId: number, k: number, o
       await discard(agentId, draft.id);
     }
   }
-  const cost = (f: SuggestedFix) => f.regressions.pairs.length + f.regressions.questions.length;
+  const cost = (f: SuggestedFix) => (f.scored ? f.regressions.pairs.length + f.regressions.questions.length : 0);
+  const mrr = (f: SuggestedFix) => (f.scored ? (f.mrr.after ?? 0) : 0);
   fixes.sort(
     (a, b) =>
       Number(b.rescues) - Number(a.rescues) ||
       cost(a) - cost(b) ||
       (a.rank.after ?? Infinity) - (b.rank.after ?? Infinity) ||
-      (b.mrr.after ?? 0) - (a.mrr.after ?? 0),
+      mrr(b) - mrr(a),
   );
   return { ...head, missed: true, fixes };
 }

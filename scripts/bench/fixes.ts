@@ -70,7 +70,7 @@ try {
     seconds += (performance.now() - started) / 1000;
     const first = f.fixes[0];
     if (f.fixes.some((x) => x.rescues)) rescued++;
-    if (first?.rescues && first.regressions.pairs.length === 0) {
+    if (first?.rescues && first.scored && first.regressions.pairs.length === 0) {
       clean++;
       kinds.set(first.change.kind, (kinds.get(first.change.kind) ?? 0) + 1);
       best.push({ pairId: m.pair_id!, change: first.change });

@@ -29,6 +29,7 @@ interface Fix {
   title: string;
   change: { kind: string };
   rescues: boolean;
+  scored: boolean;
   rank: { before: number | null; after: number | null };
   recall_at_k: { before: number; after: number };
   regressions: { pairs: { pair_id: number }[]; questions: unknown[] };
@@ -52,7 +53,11 @@ describe("GET /api/agents/{id}/pairs/{pairId}/fixes", () => {
     const clean = list.filter((f) => f.rescues && f.regressions.pairs.length + f.regressions.questions.length === 0);
     expect(clean.length).toBeGreaterThan(0);
     expect(list[0]).toEqual(clean[0]);
-    for (const f of list) expect(f.rescues).toBe(f.rank.after !== null && f.rank.after <= 3);
+    for (const f of list) {
+      expect(f.rescues).toBe(f.rank.after !== null && f.rank.after <= 3);
+      expect(f.scored).toBe(f.rescues); // only a rescue is read over every pair and question
+      if (!f.scored) expect(f).not.toHaveProperty("regressions");
+    }
     // The candidates' drafts are gone, with their vectors.
     expect(listDrafts(agentId)).toEqual([]);
     expect((await auditIndex()).orphan_vectors.filter((o) => o.agent_id === agentId)).toEqual([]);
