@@ -111,6 +111,9 @@ export function DraftCard({ agentId, draft }: { agentId: number; draft: DraftVie
         <a className="text-blue-700 underline" href={`/agents/${agentId}/search?draft=${draft.id}`}>
           Inspect through this draft
         </a>
+        <a className="text-blue-700 underline" href={`/agents/${agentId}/questions?draft=${draft.id}#replay-heading`}>
+          Replay questions through it
+        </a>
         {action.done && (
           <span role="status" className="text-green-800">
             {action.done}

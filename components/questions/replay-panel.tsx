@@ -66,7 +66,18 @@ const COLUMNS: Column<ReplayedQuestion>[] = [
 ];
 
 /** "Replay the last N questions": each asked again now, with the agent's current documents, mode and cut. */
-export function ReplayPanel({ agentId, changed }: { agentId: number; changed: { at: string; what: "documents" | "settings" } | null }) {
+export function ReplayPanel({
+  agentId,
+  changed,
+  drafts = [],
+  draft = null,
+}: {
+  agentId: number;
+  changed: { at: string; what: "documents" | "settings" } | null;
+  /** The agent's drafts: questions can be replayed as one would leave the agent. */
+  drafts?: { id: number; name: string }[];
+  draft?: number | null;
+}) {
   const [state, action] = useActionState<ReplayState, FormData>(replayQuestionsAction.bind(null, agentId), {});
   const result = state.ok ? state.result : undefined;
   return (
@@ -101,6 +112,19 @@ export function ReplayPanel({ agentId, changed }: { agentId: number; changed: { 
           />{" "}
           questions
         </label>
+        {drafts.length > 0 && (
+          <label className="flex items-center gap-2 text-sm font-medium">
+            as
+            <select name="draft" defaultValue={draft ?? ""} className="rounded border border-slate-300 px-2 py-1.5 font-normal">
+              <option value="">the agent serves them</option>
+              {drafts.map((d) => (
+                <option key={d.id} value={d.id}>
+                  draft {d.id} would: {d.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <SubmitButton pendingText="Replaying…">Replay</SubmitButton>
       </form>
       <div id="replay-status" aria-live="polite" className="space-y-2 text-sm">

@@ -60,7 +60,8 @@ export async function replayQuestionsAction(agentId: number, _prev: ReplayState,
   const parsed = replaySchema.safeParse({ limit: values.limit.trim() === "" ? Number.NaN : Number(values.limit) });
   if (!parsed.success) return toFormState(parsed.error, failed);
   try {
-    const { summary, questions } = await replayQuestions(agentId, { limit: parsed.data.limit });
+    const draft = formText(form, "draft");
+    const { summary, questions } = await replayQuestions(agentId, { limit: parsed.data.limit, draftId: draft ? Number(draft) : undefined });
     // Those whose first document changed come first: what the summary leads with.
     const rows = questions.filter(changed).sort((a, b) => Number(b.first_changed) - Number(a.first_changed));
     return { ok: true, values, result: { summary, changed: rows } };

@@ -40,7 +40,8 @@ export const EVAL_BATCH = 32;
  */
 export const EVAL_BATCH_CHROMA = 128;
 /** Queries per round trip for this agent. */
-export const evalBatchFor = (ref: AgentRef): number => (AgentView.of(ref).readyChunkCount() > exactLimit() ? EVAL_BATCH_CHROMA : EVAL_BATCH);
+export const evalBatchFor = (ref: AgentRef): number =>
+  AgentView.of(ref).readyChunkCount() > exactLimit() ? EVAL_BATCH_CHROMA : EVAL_BATCH;
 /**
  * Batches located at the same time. Chroma answers one query request's vectors one after the
  * other on one core, after resolving the agent filter once, so two requests in flight keep two
@@ -140,12 +141,7 @@ export interface PairRanking {
  * batch's results to `done` as it is ranked; a draft's impact (lib/evaluation/impact.ts) ranks
  * them through the same function, so its figures are a run's.
  */
-export async function rankPairs(
-  agent: AgentView,
-  pairs: Pair[],
-  how: PairRanking,
-  done: (results: PairResult[]) => void,
-): Promise<void> {
+export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRanking, done: (results: PairResult[]) => void): Promise<void> {
   const { cut, mode } = how;
   const idsByFilename = new Map<string, number[]>();
   for (const d of how.docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);

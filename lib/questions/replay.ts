@@ -1,4 +1,6 @@
 import "server-only";
+import { AgentView } from "../db/agent-view";
+import { dropDraftKeywords } from "../retrieval/draft-keywords";
 import { loggedQuestionCalls } from "../db/questions";
 import { oneAtATime } from "../core/one-at-a-time";
 import { retrieve } from "../retrieval/retrieve";
@@ -111,8 +113,22 @@ export function summarize(rows: ReplayedQuestion[]): ReplaySummary {
  */
 export async function replayQuestions(
   agentId: number,
+  select: { since?: string | null; groupIds?: number[] | null; limit?: number; draftId?: number },
+): Promise<{ summary: ReplaySummary; questions: ReplayedQuestion[] }> {
+  // Through a draft: asked as the agent would answer once the draft is published.
+  const view = select.draftId === undefined ? AgentView.of(agentId) : AgentView.asDraft(agentId, select.draftId);
+  try {
+    return await replayThrough(view, select);
+  } finally {
+    dropDraftKeywords(view);
+  }
+}
+
+async function replayThrough(
+  view: AgentView,
   select: { since?: string | null; groupIds?: number[] | null; limit?: number },
 ): Promise<{ summary: ReplaySummary; questions: ReplayedQuestion[] }> {
+  const agentId = view.id;
   return oneAtATime(`replay:${agentId}`, "A replay of this agent's questions", "Wait for it to finish, then replay again.", async () => {
     const calls = loggedQuestionCalls(agentId, {
       since: select.since,
@@ -128,7 +144,7 @@ export async function replayQuestions(
         const batch = indexes.slice(b, b + REPLAY_BATCH);
         const trace: RetrievalTrace[] = [];
         await retrieve(
-          agentId,
+          view,
           batch.map((i) => calls[i].text),
           { topK, trace },
         );

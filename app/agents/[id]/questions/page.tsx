@@ -4,6 +4,7 @@ import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { listGaps, type GapList } from "@/lib/questions/gaps";
 import { listQuestions, MAX_QUESTIONS_LISTED } from "@/lib/questions/list";
 import { changedSinceLastQuestion } from "@/lib/db/questions";
+import { listDrafts } from "@/lib/db/drafts";
 import { questionListSchema } from "@/lib/validations/questions";
 import { isVectorStoreUnavailable, vectorStoreUnavailable } from "@/lib/core/errors";
 import { plural } from "@/lib/format/plural";
@@ -18,7 +19,7 @@ export const dynamic = "force-dynamic";
 
 type Props = {
   params: Promise<{ id: string }>;
-  searchParams: Promise<{ status?: string | string[]; q?: string | string[]; since?: string | string[] }>;
+  searchParams: Promise<{ status?: string | string[]; q?: string | string[]; since?: string | string[]; draft?: string | string[] }>;
 };
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() ?? "";
@@ -37,6 +38,9 @@ export default async function QuestionsPage({ params, searchParams }: Props) {
   const agent = await agentFromParams(params);
   const sp = await searchParams;
   const values = { status: one(sp.status), q: one(sp.q), since: one(sp.since) };
+  // `?draft=`: the replay preselects that draft (questions asked as it would leave the agent).
+  const drafts = listDrafts(agent.id).map((d) => ({ id: d.id, name: d.name }));
+  const draftParam = Number(one(sp.draft));
   // Empty fields of the filter form mean "any"; a bad value is said above the list and left out.
   const parsed = questionListSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")));
   const filter = parsed.success ? parsed.data : {};
@@ -90,7 +94,12 @@ export default async function QuestionsPage({ params, searchParams }: Props) {
         )}
       </section>
       <GapsSection agentId={agent.id} list={gaps.list} error={gaps.error} />
-      <ReplayPanel agentId={agent.id} changed={changedSinceLastQuestion(agent.id)} />
+      <ReplayPanel
+        agentId={agent.id}
+        changed={changedSinceLastQuestion(agent.id)}
+        drafts={drafts}
+        draft={drafts.some((d) => d.id === draftParam) ? draftParam : null}
+      />
     </div>
   );
 }

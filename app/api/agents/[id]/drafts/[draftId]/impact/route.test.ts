@@ -14,6 +14,7 @@ import * as doc from "../../../documents/[docId]/route";
 import * as drafts from "../../route";
 import * as publish from "../publish/route";
 import * as inspect from "../../../inspect/route";
+import * as replay from "../../../questions/replay/route";
 import * as impact from "./route";
 
 async function setUp(name: string) {
@@ -243,5 +244,35 @@ describe("POST /api/agents/{id}/inspect?draft=", () => {
     const other = String(newAgent("inspect other").id);
     const theirs = (await call(drafts.POST, { json: { name: "theirs" }, params: { id: other } })).body.id as number;
     expect((await look(`?draft=${theirs}`)).status).toBe(404);
+  });
+});
+
+describe("POST /api/agents/{id}/questions/replay?draft=", () => {
+  it("asks the logged questions as the draft would answer them: the first documents the impact predicts", async () => {
+    const { agentId, agent } = await setUp("replay through a draft");
+    const draftId = (await call(drafts.POST, { json: { name: "d" }, params: { id: agent } })).body.id as number;
+    // The SLA article answers "talk to someone" in the draft; the shipping article is removed.
+    const sla = await chunksOf(agent, idOf(agentId, "sla.md"));
+    await call(chunk.PATCH, {
+      method: "PATCH",
+      json: { questions: ["talk to someone", "billing receipt"] },
+      params: { id: agent, chunkId: String(sla[0].id) },
+      url: `?draft=${draftId}`,
+    });
+    const predicted = (await impactOf(agent, draftId)).body.questions.changed as { text: string; after: { filename: string | null } }[];
+    expect(predicted.length).toBeGreaterThan(0);
+    const replayed = async (url = "") =>
+      (await call(replay.POST, { json: { limit: 100 }, params: { id: agent }, url })).body.questions as {
+        question: string;
+        first_changed: boolean;
+        now: { first: { filename: string } | null };
+      }[];
+    expect((await replayed()).filter((q) => q.first_changed)).toEqual([]); // served: as they were asked
+    const through = await replayed(`?draft=${draftId}`);
+    for (const p of predicted) {
+      const q = through.find((r) => r.question === p.text)!;
+      expect({ q: p.text, first: q.now.first?.filename ?? null }).toEqual({ q: p.text, first: p.after.filename });
+    }
+    expect(db().prepare("SELECT name FROM sqlite_temp_master WHERE name LIKE 'draft_keywords%'").all()).toEqual([]);
   });
 });
