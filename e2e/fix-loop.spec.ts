@@ -10,7 +10,9 @@ test("diagnose a miss, stage a suggested fix, read its impact, publish, and see 
   expect((await added.json()).accepted).toBe(PAIRS.length);
   const run = await page.request.post(`/api/agents/${agent.id}/evals`, { data: { k: 3 } });
   expect(run.status()).toBe(201);
-  const missed = ((await run.json()).pairs as { query: string; rank: number | null }[]).find((p) => p.rank === null || p.rank > 3)!;
+  const missed = ((await run.json()).pairs as { query: string; expected: string; rank: number | null }[]).find(
+    (p) => p.rank === null || p.rank > 3,
+  )!;
   expect(missed).toBeDefined();
 
   // The Recall tab's miss, opened in the inspector: the diagnosis says it missed.
@@ -35,6 +37,14 @@ test("diagnose a miss, stage a suggested fix, read its impact, publish, and see 
   await expect(impact).toContainText(/recall@3 [\d.]+% → [\d.]+%/, { timeout: 60_000 });
   await expect(impact).toContainText(/[1-9]\d* rescued, \d+ broken/);
   await expect(impact.getByRole("table", { name: "Pairs whose rank changes" })).toContainText(missed.query);
+  // The same question in the inspector, ranked through the draft: retrieved there, not yet served.
+  await draft.getByRole("link", { name: "Inspect through this draft" }).click();
+  await page.getByRole("searchbox", { name: "Query" }).fill(missed.query);
+  await page.getByRole("combobox", { name: /^Expected document/ }).selectOption({ label: missed.expected });
+  await expect(page.getByRole("status").filter({ hasText: /^Retrieved:/ })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole("combobox", { name: /^Rank as/ }).selectOption({ label: "What the agent serves" });
+  await expect(page.getByRole("status").filter({ hasText: /^Missed:/ })).toBeVisible({ timeout: 30_000 });
+  await page.goBack();
   await draft.getByRole("button", { name: "Publish" }).click();
   await expect(page.getByText("No drafts yet.")).toBeVisible();
 
