@@ -105,3 +105,33 @@ test("chunk changes racing each other on one document all settle on one version,
     ).toBe(true);
   }
 });
+
+test("two publishes and a discard of one draft at once: exactly one applies, whole, over several trials", async ({ request, agent }) => {
+  for (let trial = 0; trial < 3; trial++) {
+    const name = `tides-${trial}.md`;
+    const old = `Tide ${trial} tables are printed weekly at the harbour office.`;
+    const created = (await (await upload(request, agent.id, { [name]: old })).json()).documents[0];
+    const doc = await (await request.get(`/api/agents/${agent.id}/documents/${created.document_id}`)).json();
+    const draft = await (await request.post(`/api/agents/${agent.id}/drafts`, { data: { name: `tides ${trial}` } })).json();
+    const edited = `Tide ${trial} tables are updated daily at noon online.`;
+    const staged = await request.patch(`/api/agents/${agent.id}/chunks/${doc.chunks[0].id}?draft=${draft.id}`, { data: { text: edited } });
+    expect(staged.status()).toBe(200);
+    const answers = await Promise.all([
+      request.post(`/api/agents/${agent.id}/drafts/${draft.id}/publish`),
+      request.post(`/api/agents/${agent.id}/drafts/${draft.id}/publish`),
+      request.delete(`/api/agents/${agent.id}/drafts/${draft.id}`),
+    ]);
+    const statuses = answers.map((a) => a.status());
+    // One of the three applies; the others find the draft gone.
+    expect(statuses.filter((s) => s === 200 || s === 204)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 404)).toHaveLength(2);
+    const published = statuses[0] === 200 || statuses[1] === 200;
+    expect((await (await request.get(`/api/agents/${agent.id}/drafts`)).json()).drafts).toEqual([]);
+    const versions = (await readyDocs(request, agent.id)).filter((d) => d.filename === name);
+    expect(versions).toHaveLength(1);
+    const served = await (await request.get(`/api/agents/${agent.id}/documents/${versions[0].id}`)).json();
+    expect(served.chunks.map((c: { text: string }) => c.text)).toEqual([published ? edited : old]);
+    const search = await request.post(`/api/agents/${agent.id}/documents/search`, { data: { query: `tide ${trial} tables`, top_k: 1 } });
+    expect((await search.json()).results[0]).toMatchObject({ document_id: versions[0].id, chunk_text: published ? edited : old });
+  }
+});
