@@ -12,6 +12,7 @@ import { dropDraftKeywords } from "../retrieval/draft-keywords";
 import { retrieve, type SearchResult } from "../retrieval/retrieve";
 import { draftView } from "../ingest/drafts";
 import type { RetrievalMode } from "../validations/agent";
+import { oneAtATime } from "../core/one-at-a-time";
 import { EVAL_BATCH, rankPairs, summarizeResults, type PairRanking } from "./run";
 
 /**
@@ -108,6 +109,18 @@ export async function impactBaseline(agentId: number, questions = IMPACT_QUESTIO
   const logged = loggedQuestions(agentId, questions);
   return { pairs, results: await pairResults(view, pairs), questions: logged, firsts: await firstResults(view, logged) };
 }
+
+/**
+ * One impact (a draft's, or a pair's suggested fixes) per agent at a time, 409 otherwise: each
+ * reads every pair and logged question of the agent at least twice.
+ */
+export const oneImpactAt = <T>(agentId: number, work: () => Promise<T>): Promise<T> =>
+  oneAtATime(
+    `impact:${agentId}`,
+    "An impact preview of this agent",
+    "One impact preview runs per agent at a time; try again once it is done.",
+    work,
+  );
 
 /** The impact of draft `draftId` of the agent. */
 export async function draftImpact(agentId: number, draftId: number, opts: ImpactOptions): Promise<DraftImpact> {

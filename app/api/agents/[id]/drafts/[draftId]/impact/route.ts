@@ -1,7 +1,6 @@
 import { NextResponse } from "next/server";
 import { parseId, withAgent, type RouteCtx } from "@/lib/http/route";
-import { claim } from "@/lib/core/one-at-a-time";
-import { draftImpact } from "@/lib/evaluation/impact";
+import { draftImpact, oneImpactAt } from "@/lib/evaluation/impact";
 import { impactQuerySchema } from "@/lib/validations/curation";
 
 /**
@@ -13,14 +12,5 @@ import { impactQuerySchema } from "@/lib/validations/curation";
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/drafts/[draftId]/impact">>("viewer", async ({ req, agent, params }) => {
   const draftId = parseId(params.draftId, "Draft");
   const { k, questions } = impactQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
-  const slot = claim(
-    `impact:${agent.id}`,
-    "An impact preview of this agent",
-    "One impact preview runs per agent at a time; try again once it is done.",
-  );
-  try {
-    return NextResponse.json(await draftImpact(agent.id, draftId, { k, questions }));
-  } finally {
-    slot.release();
-  }
+  return NextResponse.json(await oneImpactAt(agent.id, () => draftImpact(agent.id, draftId, { k, questions })));
 });

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { parseId, withAgent, type RouteCtx } from "@/lib/http/route";
-import { claim } from "@/lib/core/one-at-a-time";
 import { suggestFixes } from "@/lib/evaluation/fixes";
+import { oneImpactAt } from "@/lib/evaluation/impact";
 import { impactQuerySchema } from "@/lib/validations/curation";
 
 /**
@@ -13,14 +13,5 @@ import { impactQuerySchema } from "@/lib/validations/curation";
 export const GET = withAgent<RouteCtx<"/api/agents/[id]/pairs/[pairId]/fixes">>("viewer", async ({ req, agent, params }) => {
   const pairId = parseId(params.pairId, "Labeled pair");
   const { k, questions } = impactQuerySchema.parse(Object.fromEntries(new URL(req.url).searchParams));
-  const slot = claim(
-    `impact:${agent.id}`,
-    "An impact preview of this agent",
-    "One impact preview runs per agent at a time; try again once it is done.",
-  );
-  try {
-    return NextResponse.json(await suggestFixes(agent.id, pairId, k, { questions }));
-  } finally {
-    slot.release();
-  }
+  return NextResponse.json(await oneImpactAt(agent.id, () => suggestFixes(agent.id, pairId, k, { questions })));
 });
