@@ -3,6 +3,7 @@ import { AgentView, type AgentRef } from "../db/agent-view";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../core/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
+import type { Filter } from "../core/filter";
 import type { RetrievalTrace } from "../core/trace";
 import { chatModel, type Source } from "./chat";
 import { extractiveAnswer } from "./extractive";
@@ -35,6 +36,8 @@ export interface AskResult {
   graded_by: string;
   citations: Citation[];
   retrieved: (SearchResult & { relevant: boolean })[];
+  /** With a metadata filter: the documents it matched (0: none, and so a `no_match` refusal). */
+  filter_matched_documents?: number;
 }
 
 const cite = (r: SearchResult): Citation => ({
@@ -74,12 +77,18 @@ async function pipeline(agent: AgentView, question: string, topK: number, trace:
  * The agent's ask: gated on its document_search tool like the search, logged whatever happens,
  * as the agent's call or (`inspector`) as a person trying it, which refusal lists leave out.
  */
-export async function askAgent(agentRef: AgentRef, question: string, topK: number, source: ToolCallSource = "api"): Promise<AskResult> {
+export async function askAgent(
+  agentRef: AgentRef,
+  question: string,
+  topK: number,
+  source: ToolCallSource = "api",
+  filter?: Filter,
+): Promise<AskResult> {
   const view = AgentView.of(agentRef);
   const { agent } = view;
   const agentId = agent.id;
   const logQuestions = agent.log_questions;
-  const input = { question, top_k: topK };
+  const input = filter ? { question, top_k: topK, filter: filter.where } : { question, top_k: topK };
   const started = performance.now();
   if (!agent.tools.includes("document_search")) {
     const message = `Agent "${agent.name}" does not have the document_search tool enabled, so it cannot retrieve anything to answer from.`;
@@ -88,7 +97,10 @@ export async function askAgent(agentRef: AgentRef, question: string, topK: numbe
   }
   try {
     const trace: RetrievalTrace[] = [];
-    const result = await pipeline(view, question, topK, trace);
+    // A metadata filter narrows what is retrieved (lib/core/filter.ts); the answer says how many documents it matched.
+    const narrowed = view.filtered(filter);
+    const answered = await pipeline(narrowed, question, topK, trace);
+    const result = narrowed.scope ? { ...answered, filter_matched_documents: narrowed.scope.documents.size } : answered;
     logToolCall({
       logQuestions,
       retrieval: trace[0],

@@ -33,6 +33,10 @@ export const ERROR_STATUS = {
   request_too_large: 413,
   too_many_files: 413,
   invalid_request: 422,
+  // A metadata filter with an unknown operator or a value the operator cannot take.
+  invalid_filter: 422,
+  // A metadata filter naming a key no document of the agent has.
+  unknown_filter_key: 422,
   no_pairs: 422,
   unknown_document: 422,
   // An upload where no file was indexed; 413 instead when every file was over a size limit.

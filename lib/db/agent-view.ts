@@ -4,6 +4,8 @@ import { agentChunkCount, hiddenVectorCount, readySignature } from "./documents"
 import { readyAmong } from "./chunks";
 import { db } from "./client";
 import { draftDocuments, draftRemovals, getDraft, type DraftSettings } from "./drafts";
+import { assertKnownKeys, matchingDocuments } from "./metadata";
+import type { Filter } from "../core/filter";
 
 /**
  * What one request knows of its agent, resolved once: the agent's row (its settings: tools, the
@@ -19,6 +21,12 @@ import { draftDocuments, draftRemovals, getDraft, type DraftSettings } from "./d
  * its row carries the draft's mode and cut. Every stage of the read path asks the view, not
  * SQLite, which documents it may show (`admitted`), so a draft is previewed by the same code that
  * serves the agent once it is published.
+ *
+ * A view may also be narrowed by a metadata filter (`filtered`): its documents are then only those
+ * the filter matches, resolved once in SQLite, so every stage ranks among exactly those (the
+ * filter is applied before ranking, never after a top_k). A filter narrows what is ranked, not
+ * how: query weighting and bm25 still count the whole agent, so a chunk has the same distance and
+ * the same keyword score filtered or not.
  */
 export class AgentView {
   #agent: Agent | undefined;
@@ -31,6 +39,8 @@ export class AgentView {
     agent?: Agent,
     /** The draft this view looks through; undefined: what the agent serves. */
     readonly draft?: DraftSet,
+    /** The metadata filter narrowing it, and the documents it matches; undefined: every document. */
+    readonly scope?: FilterScope,
   ) {
     this.#agent = agent;
   }
@@ -48,9 +58,29 @@ export class AgentView {
     return new AgentView(served.id, served.#agent, draftSet(served.id, draftId));
   }
 
-  /** The agent as it is served (this view without its draft). */
+  /** The agent as it is served (this view without its draft; a filter stays). */
   served(): AgentView {
-    return this.draft ? new AgentView(this.id, this.#agent) : this;
+    if (!this.draft) return this;
+    const served = new AgentView(this.id, this.#agent);
+    return this.scope ? served.filtered(this.scope.filter) : served;
+  }
+
+  /** This view without its filter. */
+  unfiltered(): AgentView {
+    return this.scope ? new AgentView(this.id, this.#agent, this.draft) : this;
+  }
+
+  /**
+   * This view narrowed to the documents `filter` matches (none given: the view itself). A key no
+   * document of the agent has is a 422 naming it (lib/db/metadata.ts).
+   */
+  filtered(filter: Filter | undefined): AgentView {
+    if (!filter) return this;
+    assertKnownKeys(this.id, filter);
+    const d = this.draft;
+    const documents = matchingDocuments(this.id, filter, d ? [...d.added.keys()] : []);
+    if (d) for (const id of d.removed.keys()) documents.delete(id);
+    return new AgentView(this.id, this.#agent, this.draft, { filter, documents });
   }
 
   /** The agent's row as the request loaded it (not found: a 404), with a draft's mode and cut over it. */
@@ -72,6 +102,7 @@ export class AgentView {
 
   /** The same, read again from SQLite now (after a query: documents may have gone meanwhile). */
   chunkCountNow(): number {
+    if (this.scope) return sum(this.scope.documents, this.unfiltered().admitted(this.scope.documents.keys()));
     const d = this.draft;
     return agentChunkCount(this.id) + (d ? sum(d.added) - sum(d.removed) : 0);
   }
@@ -88,6 +119,7 @@ export class AgentView {
     const d = this.draft;
     const ready = readyAmong(this.id, d ? ids.filter((id) => !d.removed.has(id) && !d.added.has(id)) : ids);
     if (d) for (const id of ids) if (d.added.has(id)) ready.add(id);
+    if (this.scope) for (const id of ready) if (!this.scope.documents.has(id)) ready.delete(id);
     return ready;
   }
 
@@ -119,7 +151,15 @@ export interface DraftSet {
   settings: DraftSettings;
 }
 
-const sum = (m: Map<number, number>) => [...m.values()].reduce((s, n) => s + n, 0);
+/** A metadata filter and the documents of the view it matches (id to chunk count). */
+export interface FilterScope {
+  filter: Filter;
+  documents: Map<number, number>;
+}
+
+/** The counts of `m`, or of those of its keys in `only`. */
+const sum = (m: Map<number, number>, only?: Set<number>) =>
+  [...m.entries()].reduce((s, [id, n]) => s + (only && !only.has(id) ? 0 : n), 0);
 
 function draftSet(agentId: number, draftId: number): DraftSet {
   const draft = getDraft(agentId, draftId);

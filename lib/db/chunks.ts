@@ -174,6 +174,14 @@ export function readyChunks(
 export function readyAmong(agentId: number, documentIds: Iterable<number>): Set<number> {
   const ids = [...new Set(documentIds)];
   const ready = new Set<number>();
+  // Many at once (a filter's matched documents): one statement over the list.
+  if (ids.length > 32) {
+    const rows = db()
+      .prepare("SELECT id FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND agent_id = ? AND status = 'ready'")
+      .all(JSON.stringify(ids), agentId) as { id: number }[];
+    for (const r of rows) ready.add(r.id);
+    return ready;
+  }
   const check = db().prepare("SELECT 1 FROM documents WHERE id = ? AND agent_id = ? AND status = 'ready'");
   for (const id of ids) if (check.get(id, agentId)) ready.add(id);
   return ready;

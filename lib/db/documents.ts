@@ -6,6 +6,8 @@ import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { documentChunks, insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
+import { metadataOf } from "./metadata";
+import type { Metadata } from "../core/metadata";
 
 /** `draft`: a version staged in a draft (lib/db/drafts.ts), served only once the draft is published. */
 export type DocumentStatus = "indexing" | "ready" | "failed" | "draft";
@@ -37,6 +39,8 @@ export interface DocumentRow {
   draft_id: number | null;
   /** In a draft: the served version it replaces (null: a new name). */
   base_id: number | null;
+  /** The team's own keys (lib/db/metadata.ts); the built-in fields are the columns above. */
+  metadata: Metadata;
 }
 
 export type DocumentWithText = DocumentRow & { text: string };
@@ -50,20 +54,30 @@ export type RetiredDocument = DocumentWithText & { indexed: string[] };
 
 /** A document's row and indexed chunk texts, as it is retired (run before its row is deleted). */
 export function retiredDocument(id: number): RetiredDocument {
-  const row = db().prepare("SELECT * FROM documents WHERE id = ?").get(id) as DocumentWithText;
+  const row = parsedRow(db().prepare("SELECT * FROM documents WHERE id = ?").get(id) as Stored<DocumentWithText>);
   return { ...row, indexed: documentChunks(id).map(indexedText) };
 }
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
-  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id`;
+  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id, metadata`;
+
+/** A row as read from SQLite: its metadata still JSON. */
+type Stored<T extends { metadata: Metadata }> = Omit<T, "metadata"> & { metadata: string };
+
+/** A row with its metadata parsed. */
+export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T>): T;
+export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined;
+export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined {
+  return row && ({ ...row, metadata: metadataOf(row.metadata) } as T);
+}
 
 export function listDocuments(agentId: number): DocumentRow[] {
   return (
     db()
       // A draft's versions are listed with their draft (lib/db/drafts.ts), not among what the agent serves.
       .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? AND draft_id IS NULL ORDER BY created_at DESC, id DESC`)
-      .all(agentId) as DocumentRow[]
-  );
+      .all(agentId) as Stored<DocumentRow>[]
+  ).map((r) => parsedRow(r));
 }
 
 /**
@@ -81,7 +95,7 @@ export function readyTextLengths(agentId: number): Map<number, number> {
 
 /** A document of this agent only: another agent's id is reported as not found. */
 export function findDocument(agentId: number, id: number): DocumentWithText | undefined {
-  return db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as DocumentWithText | undefined;
+  return parsedRow(db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as Stored<DocumentWithText> | undefined);
 }
 
 export function getDocument(agentId: number, id: number): DocumentWithText {
@@ -98,7 +112,7 @@ export function getDocument(agentId: number, id: number): DocumentWithText {
 export const READY_BY_SHA = `SELECT ${COLUMNS} FROM documents INDEXED BY documents_sha WHERE agent_id = ? AND sha256 = ? AND status = 'ready' LIMIT 1`;
 
 export function findReadyBySha(agentId: number, sha256: string): DocumentRow | undefined {
-  return db().prepare(READY_BY_SHA).get(agentId, sha256) as DocumentRow | undefined;
+  return parsedRow(db().prepare(READY_BY_SHA).get(agentId, sha256) as Stored<DocumentRow> | undefined);
 }
 
 /**
@@ -128,6 +142,7 @@ export const insertDocument = (
   > & {
     chunk_strategy?: ChunkStrategy;
     source_url?: string | null;
+    metadata?: Metadata;
   },
   chunks: Chunk[] | StoredChunk[],
   version: VersionCuration = {},
@@ -137,9 +152,11 @@ export const insertDocument = (
     const { lastInsertRowid } = db()
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
-           text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note, draft_id, base_id)
+           text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note, draft_id, base_id,
+           metadata)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
-           @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note, @draft_id, @base_id)`,
+           @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note, @draft_id, @base_id,
+           @metadata)`,
       )
       .run({
         chunk_strategy: DEFAULT_CHUNK_STRATEGY,
@@ -154,6 +171,7 @@ export const insertDocument = (
         curation_note: version.note ?? null,
         draft_id: version.draft?.id ?? null,
         base_id: version.draft?.baseId ?? null,
+        metadata: JSON.stringify(d.metadata ?? {}),
       });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);
@@ -393,9 +411,10 @@ export function setDocumentCreatedAt(agentId: number, id: number, createdAt: str
 
 /** The ready version of a filename among an agent's documents, with its text; undefined when there is none. */
 export function readyVersionOf(agentId: number, filename: string): DocumentWithText | undefined {
-  return db()
+  const row = db()
     .prepare(`SELECT ${COLUMNS}, text FROM documents WHERE agent_id = ? AND filename = ? AND status = 'ready' ORDER BY id DESC LIMIT 1`)
-    .get(agentId, filename) as DocumentWithText | undefined;
+    .get(agentId, filename) as Stored<DocumentWithText> | undefined;
+  return parsedRow(row);
 }
 
 /** A document version's deleted chunk texts and the curation its last change replaced (JSON, for undo). */

@@ -1,6 +1,7 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode } from "../validations/agent";
+import { metadataOf } from "./metadata";
 import { db, now } from "./client";
 import { retiredDocument, type DocumentWithText, type RetiredDocument } from "./documents";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
@@ -105,9 +106,10 @@ export function draftRemovals(draftId: number): DraftRemoval[] {
 
 /** The draft's staged version of a name (ready to publish), or undefined. */
 export function draftVersionOf(draftId: number, filename: string): DocumentWithText | undefined {
-  return db()
+  const row = db()
     .prepare("SELECT * FROM documents WHERE draft_id = ? AND filename = ? AND status = 'draft' ORDER BY id DESC LIMIT 1")
-    .get(draftId, filename) as DocumentWithText | undefined;
+    .get(draftId, filename) as (Omit<DocumentWithText, "metadata"> & { metadata: string }) | undefined;
+  return row && { ...row, metadata: metadataOf(row.metadata) };
 }
 
 /** Whether the draft stages the removal of a name. */

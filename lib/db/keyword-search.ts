@@ -18,12 +18,15 @@ export interface KeywordHit {
  * the check (another model while the agent is re-embedded, or a change racing the read), the
  * ranking is read again with the check in it, so the answer is the same either way.
  */
-export function keywordMatches(agentId: number, model: string, terms: string, limit: number): KeywordHit[] {
+export function keywordMatches(agentId: number, model: string, terms: string, limit: number, only?: number[]): KeywordHit[] {
   if (!hasKeywordTable(db(), agentId)) return [];
   const table = keywordTable(agentId);
+  const narrow = onlyDocuments(only);
   const first = db()
-    .prepare(`SELECT f.rowid AS id, bm25(${table}) AS bm25 FROM ${table} f WHERE ${table} MATCH ? ORDER BY bm25, f.rowid LIMIT ?`)
-    .all(terms, limit) as { id: number; bm25: number }[];
+    .prepare(
+      `SELECT f.rowid AS id, bm25(${table}) AS bm25 FROM ${table} f WHERE ${table} MATCH ? ${narrow.sql} ORDER BY bm25, f.rowid LIMIT ?`,
+    )
+    .all(terms, ...narrow.params, limit) as { id: number; bm25: number }[];
   const documents = [...new Set(first.map((r) => documentOf(r.id)))];
   const ok = new Set(
     (
@@ -41,26 +44,39 @@ export function keywordMatches(agentId: number, model: string, terms: string, li
           .prepare(
             `SELECT f.rowid AS id, bm25(${table}) AS bm25
              FROM ${table} f JOIN documents d ON d.id = f.rowid / ${MAX_CHUNKS_PER_DOCUMENT}
-             WHERE ${table} MATCH ? AND d.agent_id = ? AND d.status = 'ready' AND d.embedding_model = ?
+             WHERE ${table} MATCH ? AND d.agent_id = ? AND d.status = 'ready' AND d.embedding_model = ? ${narrow.sql}
              ORDER BY bm25, f.rowid LIMIT ?`,
           )
-          .all(terms, agentId, model, limit) as { id: number; bm25: number }[]);
+          .all(terms, agentId, model, ...narrow.params, limit) as { id: number; bm25: number }[]);
   return rows.map((r) => ({ document_id: documentOf(r.id), chunk_index: r.id % MAX_CHUNKS_PER_DOCUMENT, bm25: r.bm25 }));
 }
 
 const documentOf = (rowid: number) => Math.floor(rowid / MAX_CHUNKS_PER_DOCUMENT);
 
 /**
+ * A filtered read's condition on the matches: their document among `only` (the rowid holds it).
+ * bm25 is still counted over the whole index, so a match scores the same filtered or not.
+ */
+function onlyDocuments(only: number[] | undefined): { sql: string; params: string[] } {
+  return only
+    ? { sql: `AND f.rowid / ${MAX_CHUNKS_PER_DOCUMENT} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(only)] }
+    : { sql: "", params: [] };
+}
+
+/**
  * The same over a table of the temporary schema that holds a draft's view of the agent
  * (lib/retrieval/draft-keywords.ts): every chunk in it is one the view shows, so only the model
  * is checked, reading further while matches of another model crowd the first `limit` out.
  */
-export function keywordMatchesIn(table: string, model: string, terms: string, limit: number): KeywordHit[] {
+export function keywordMatchesIn(table: string, model: string, terms: string, limit: number, only?: number[]): KeywordHit[] {
   const name = table.slice(table.indexOf(".") + 1);
+  const narrow = onlyDocuments(only);
   for (let n = limit; ; n *= 2) {
     const rows = db()
-      .prepare(`SELECT f.rowid AS id, bm25(${name}) AS bm25 FROM ${table} f WHERE ${name} MATCH ? ORDER BY bm25, f.rowid LIMIT ?`)
-      .all(terms, n) as { id: number; bm25: number }[];
+      .prepare(
+        `SELECT f.rowid AS id, bm25(${name}) AS bm25 FROM ${table} f WHERE ${name} MATCH ? ${narrow.sql} ORDER BY bm25, f.rowid LIMIT ?`,
+      )
+      .all(terms, ...narrow.params, n) as { id: number; bm25: number }[];
     // The documents of the matches checked in one statement, not one per match.
     const ofModel = new Set(
       (

@@ -6,6 +6,8 @@ import { LimitExceeded } from "./limit-exceeded.mjs";
 import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limits";
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
+import { htmlMetaTags, markdownFrontMatter } from "./file-metadata";
+import type { Metadata } from "../core/metadata";
 
 export { RejectedFileError, SIZE_LIMIT_CODES, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";
@@ -27,7 +29,7 @@ export async function extractText(
   filename: string,
   bytes: Uint8Array,
   opts: ExtractOptions = {},
-): Promise<{ type: DocumentType; text: string }> {
+): Promise<{ type: DocumentType; text: string; metadata?: Metadata }> {
   const type = typeFromFilename(filename);
   if (!type) throw unsupported(filename);
 
@@ -44,10 +46,14 @@ export async function extractText(
   }
 
   const limits = resolveLimits(opts);
-  const text = normalizeLineEndings(await toText(type, filename, bytes, limits)).trimEnd();
+  let text = normalizeLineEndings(await toText(type, filename, bytes, limits)).trimEnd();
   if (text.length > limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
+  // What the file says about itself: a Markdown file's front matter (not indexed as text), a page's meta tags.
+  let metadata: Metadata = {};
+  if (type === "md") ({ text, metadata } = markdownFrontMatter(text));
+  if (type === "html") metadata = htmlMetaTags(decodeText(filename, bytes));
   if (!text.trim()) throw noText(type, filename);
-  return { type, text };
+  return Object.keys(metadata).length ? { type, text, metadata } : { type, text };
 }
 
 async function toText(type: DocumentType, filename: string, bytes: Uint8Array, limits: Limits): Promise<string> {

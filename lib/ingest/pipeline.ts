@@ -1,5 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
+import type { Metadata } from "../core/metadata";
+import { patchDocumentsMetadata } from "../db/metadata";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { collectionFor } from "../vector-store/client";
 import { chunkText, DEFAULT_CHUNK_STRATEGY, type Chunk, type ChunkSettings } from "../core/chunking";
@@ -45,7 +47,7 @@ export type { IngestOutcome, IngestResult } from "./upload-progress";
  */
 export async function ingestFile(
   agent: AgentRef,
-  file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
+  file: { filename: string; bytes: Uint8Array; sourceUrl?: string; metadata?: Metadata },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
 ): Promise<IngestResult> {
@@ -62,7 +64,7 @@ export async function ingestFile(
  */
 export async function ingestNamedFile(
   agent: AgentRef,
-  file: { filename: string; bytes: Uint8Array; sourceUrl?: string },
+  file: { filename: string; bytes: Uint8Array; sourceUrl?: string; metadata?: Metadata },
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
   draftId?: number,
@@ -87,6 +89,20 @@ export async function ingestNamedFile(
     }
     const existing = findReadyBySha(agentId, sha256);
     if (existing) {
+      // The same file again with metadata: the metadata is what the request changes.
+      const given = file.metadata ?? {};
+      const changes = Object.entries(given).some(([k, v]) => JSON.stringify(existing.metadata[k]) !== JSON.stringify(v));
+      if (changes && draftId === undefined) {
+        patchDocumentsMetadata(agentId, [existing.id], given);
+        return {
+          ...base,
+          outcome: "duplicate" as const,
+          status: "ready" as const,
+          document_id: existing.id,
+          chunk_count: existing.chunk_count,
+          message: `Already present as "${existing.filename}" (document ${existing.id}); its metadata was updated, its text left as it was.`,
+        };
+      }
       return {
         ...base,
         outcome: "duplicate" as const,
@@ -99,7 +115,16 @@ export async function ingestNamedFile(
     try {
       return await indexDocument(
         agentId,
-        { filename, type: extracted.type, sha256, bytes: file.bytes.byteLength, text: extracted.text, source_url: file.sourceUrl ?? null },
+        {
+          filename,
+          type: extracted.type,
+          sha256,
+          bytes: file.bytes.byteLength,
+          text: extracted.text,
+          source_url: file.sourceUrl ?? null,
+          // What the file says of itself, then what the upload (or the source) gives for it.
+          metadata: { ...extracted.metadata, ...file.metadata },
+        },
         settings,
         onProgress,
         undefined,
@@ -141,7 +166,7 @@ export type ChunkWriter = typeof writeChunks;
  */
 export async function indexExtractedText(
   agentId: number,
-  source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
+  source: IndexSource,
   settings: ChunkSettings,
   onProgress: IngestProgress = () => {},
   given?: GivenVersion,
@@ -212,6 +237,16 @@ function carriedVersion(
 }
 
 /**
+ * A new version's metadata: the keys of the version it replaces (in a draft, the draft's own
+ * version of the name where it has one), with the new version's own over them. A key set on a
+ * document stays with its new versions until it is removed (PATCH with null).
+ */
+function versionMetadata(agentId: number, filename: string, own: Metadata | undefined, draft?: DraftTarget): Metadata {
+  const prev = (draft && draftVersionOf(draft.id, filename)) || readyVersionOf(agentId, filename);
+  return { ...(prev ? prev.metadata : {}), ...own };
+}
+
+/**
  * The result of a version whose row went while its vectors were written (deleted, or its draft
  * discarded): the vectors written after its clean-up ran must go too.
  */
@@ -226,9 +261,23 @@ async function goneWhileWritten(
   return { filename: file.filename, document_id: null, chunk_count: 0, outcome: "failed", status: "failed", code: "deleted", message };
 }
 
+/**
+ * A version's text and what it is: its name, type, content hash, size, the page it came from, and
+ * its metadata (a re-chunk's or import's own; an upload's from the file and the request).
+ */
+export interface IndexSource {
+  filename: string;
+  type: string;
+  sha256: string;
+  bytes: number;
+  text: string;
+  source_url: string | null;
+  metadata?: Metadata;
+}
+
 async function indexDocument(
   agentId: number,
-  source: { filename: string; type: string; sha256: string; bytes: number; text: string; source_url: string | null },
+  source: IndexSource,
   settings: ChunkSettings,
   onProgress: IngestProgress,
   givenVersion?: GivenVersion,
@@ -270,6 +319,7 @@ async function indexDocument(
         text: source.text,
         embedding_model: model.model,
         source_url: source.source_url,
+        metadata: versionMetadata(agentId, filename, source.metadata, draft),
       },
       chunks,
       given.version,

@@ -1,3 +1,4 @@
+import type { Metadata } from "../core/metadata";
 import type { IngestStage } from "./write-chunks";
 
 /** `staged`: written into a draft (lib/db/drafts.ts), served once it is published. */
@@ -22,6 +23,8 @@ export interface UploadFile {
   /** The document's name, cleaned as the form was read (readUploadFiles) and not again. */
   filename: string;
   bytes: Uint8Array;
+  /** Metadata the request gives every file of it (its `metadata` field), over what the file says of itself. */
+  metadata?: Metadata;
 }
 
 /** A file of an upload job and how far it got (what the job's progress lists). */

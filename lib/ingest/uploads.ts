@@ -7,6 +7,7 @@ import { AgentView, type AgentRef } from "../db/agent-view";
 import { sanitizeDocumentPath, sanitizeFilename } from "../validations/filename";
 import { chunkSettingsSchema } from "../validations/upload";
 import type { ChunkSettings } from "../core/chunking";
+import { checkMetadata, type Metadata } from "../core/metadata";
 import { INGEST_WORDS, ingestNamedFile, type IngestProgress, type IngestResult } from "./pipeline";
 import { isActiveFile, type FileProgress, type UploadFile, type UploadJob } from "./upload-progress";
 import { ingestState, type UploadJobRun as JobState } from "./state";
@@ -36,7 +37,27 @@ export async function readUploadFiles(form: FormData): Promise<UploadFile[]> {
   const paths = form.get("paths");
   if (paths !== null && paths !== "keep") throw invalid(`paths must be "keep" (or left out), not "${String(paths)}".`);
   const name = paths === "keep" ? sanitizeDocumentPath : sanitizeFilename;
-  return Promise.all(files.map(async (f) => ({ filename: name(f.name), bytes: new Uint8Array(await f.arrayBuffer()) })));
+  const metadata = metadataField(form);
+  return Promise.all(
+    files.map(async (f) => ({ filename: name(f.name), bytes: new Uint8Array(await f.arrayBuffer()), ...(metadata ? { metadata } : {}) })),
+  );
+}
+
+/**
+ * The `metadata` field of an upload: a JSON object for every file of the request, checked before
+ * any file is read (a 422 naming the key or value at fault, and nothing is written).
+ */
+export function metadataField(form: FormData): Metadata | undefined {
+  const raw = form.get("metadata");
+  if (raw === null || raw === "") return undefined;
+  if (typeof raw !== "string") throw invalid('The field "metadata" must be JSON text, not a file.');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalid(`The field "metadata" is not valid JSON: give an object, as {"product": "router"}.`);
+  }
+  return checkMetadata(parsed);
 }
 
 /** Reads the `files` and chunk settings of a multipart upload; shared by the API and the page. */

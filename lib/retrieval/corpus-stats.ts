@@ -53,7 +53,8 @@ async function serialized<T>(agentId: number, fn: () => Promise<T>): Promise<T> 
  */
 export async function agentCorpusStats(ref: AgentRef, e: Embedder): Promise<CorpusStats | null> {
   if (!e.countFeatures || !e.embedQueries) return null;
-  const agent = AgentView.of(ref);
+  // A filter narrows what is ranked, not how queries are weighted: the whole agent's counts.
+  const agent = AgentView.of(ref).unfiltered();
   if (agent.draft) return agent.memo(`corpus ${e.model}`, () => draftCorpusStats(agent, e));
   return serialized(agent.id, () => update(agent, e));
 }

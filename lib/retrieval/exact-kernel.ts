@@ -153,6 +153,24 @@ export class VectorTable {
     return this.runs.has(documentId);
   }
 
+  /** The rows of these documents as [start, count] ranges, in row order, adjacent ones joined. */
+  rangesOf(documents: Set<number>): [number, number][] {
+    const runs: { start: number; count: number }[] = [];
+    if (documents.size < this.runs.size) {
+      for (const id of documents) for (const r of this.runs.get(id) ?? []) runs.push(r);
+    } else {
+      for (const [id, rs] of this.runs) if (documents.has(id)) runs.push(...rs);
+    }
+    runs.sort((a, b) => a.start - b.start);
+    const out: [number, number][] = [];
+    for (const r of runs) {
+      const last = out.at(-1);
+      if (last && last[0] + last[1] === r.start) last[1] += r.count;
+      else out.push([r.start, r.count]);
+    }
+    return out;
+  }
+
   /** Appends a run of consecutive chunks of one document (raw vectors, `count` x dimension), scaled to unit length. */
   append(documentId: number, firstChunk: number, count: number, vectors: Float32Array): void {
     if (this.rows + count > this.capacity) throw new RangeError("vector table full");

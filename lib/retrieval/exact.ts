@@ -187,6 +187,12 @@ async function held(agent: AgentView, model: string, precision: Precision): Prom
  */
 export async function exactVectors(ref: AgentRef, model: string, opts: { anySize?: boolean } = {}): Promise<AgentVectors | null> {
   const agent = AgentView.of(ref);
+  // A filtered view is always ranked exactly, among the documents it matches only: the held
+  // table scored at their rows alone, or their copies read from SQLite past the limit.
+  if (agent.scope) {
+    const all = await exactVectors(agent.unfiltered(), model, { anySize: true });
+    return all && narrowed(all, agent.scope.documents);
+  }
   if (agent.draft) return draftVectors(agent, model);
   const limit = exactLimit();
   if (limit <= 0 || agent.readyChunkCount() > limit) {
@@ -224,6 +230,21 @@ async function draftVectors(agent: AgentView, model: string): Promise<AgentVecto
     mask: new Set(masked.map((d) => d.id)),
     more: more.chunks > 0 ? more : undefined,
   };
+}
+
+/**
+ * Vectors narrowed to `documents` (a filter's matches, id to chunk count): a held table keeps its
+ * rows and scores only theirs; a streamed part reads only theirs.
+ */
+export function narrowed(v: AgentVectors, documents: Map<number, number>): AgentVectors {
+  const keep = (p: AgentVectors): AgentVectors => {
+    if (p.table) return { ...p, only: new Set(documents.keys()) };
+    const at = p.documents.flatMap((id, i) => (documents.has(id) ? [i] : []));
+    const chunkCounts = at.map((i) => p.chunkCounts[i]);
+    return { ...p, documents: at.map((i) => p.documents[i]), chunkCounts, chunks: chunkCounts.reduce((s, n) => s + n, 0) };
+  };
+  const chunks = [...documents].reduce((n, [id, count]) => n + (v.mask?.has(id) ? 0 : count), 0);
+  return { ...keep(v), chunks, more: v.more && keep(v.more) };
 }
 
 /**
@@ -295,12 +316,21 @@ export function scan(agent: AgentVectors, model: string, vectors: number[][]): P
 
 async function scanNow(agent: AgentVectors, model: string, vectors: number[][]): Promise<Scan> {
   const queries = vectors.map(unitQuery);
-  const scoreTable = async (t: VectorTable, out: Scan) => {
+  const scoreTable = async (t: VectorTable, out: Scan, only?: Set<number>) => {
     const rows = t.rows;
-    for (let from = 0; from < rows; from += ROWS_PER_CALL) {
-      const n = Math.min(ROWS_PER_CALL, rows - from);
-      t.score(queries, from, n, out.dist, out.rows + from);
-      await turn();
+    // Filtered: only the matched documents' rows are scored; the others stay as if removed.
+    const ranges: [number, number][] = only ? t.rangesOf(only) : [[0, rows]];
+    if (only) for (const d of out.dist) d.fill(Number.POSITIVE_INFINITY, out.rows, out.rows + rows);
+    let sinceTurn = 0;
+    for (const [start, count] of ranges) {
+      for (let from = start; from < start + count; from += ROWS_PER_CALL) {
+        const n = Math.min(ROWS_PER_CALL, start + count - from);
+        t.score(queries, from, n, out.dist, out.rows + from);
+        if ((sinceTurn += n) >= ROWS_PER_CALL) {
+          sinceTurn = 0;
+          await turn();
+        }
+      }
     }
     out.documentOf.set(t.documentOf.subarray(0, rows), out.rows);
     out.chunkOf.set(t.chunkOf.subarray(0, rows), out.rows);
@@ -318,7 +348,7 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
   };
   for (const part of parts) {
     if (part.table) {
-      await scoreTable(part.table, out);
+      await scoreTable(part.table, out, part.only);
       continue;
     }
     // One table for every page, emptied between them: making a WebAssembly memory per page took

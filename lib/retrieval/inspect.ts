@@ -39,6 +39,8 @@ export interface ExpectedDiagnosis {
   unreachable_chunks: number;
   /** Its best chunk is farther than the agent's no-match cut: the search drops it at any top_k. */
   beyond_cut: boolean;
+  /** The document is served, but the metadata filter does not match it: no top_k of this search returns it. */
+  filtered_out: boolean;
   /**
    * Where its best keyword-matching chunk stands among the agent's keyword matches (null: none of
    * its chunks shares a word with the query), that chunk's bm25, and the best fused (hybrid) rank
@@ -50,6 +52,9 @@ export interface ExpectedDiagnosis {
 export interface Inspection {
   /** The mode the results are ranked in (the agent's unless another was asked for). */
   mode: RetrievalMode;
+  /** The metadata filter the search ranked under (null: none), and how many documents it matched. */
+  filter: Record<string, unknown> | null;
+  filter_matched_documents: number | null;
   /**
    * The first top_k chunks of the ranking below: what the agent's search returns for this query
    * and k, except that the search drops those farther than `cut`.
@@ -105,6 +110,8 @@ export async function inspectQuery(
   // Through a draft, the expected document is the draft's version of it where the draft changes it.
   const doc = named && view.draft?.removed.has(named.id) ? (draftVersionOf(view.draft.id, named.filename) ?? named) : named;
   const ready = doc !== undefined && view.admitted([doc.id]).has(doc.id);
+  const filteredOut = doc !== undefined && !ready && view.scope !== undefined && view.unfiltered().admitted([doc.id]).has(doc.id);
+  const filter = view.scope?.filter.where ?? null;
   const window = Math.max(topK, CHART_RESULTS);
   const {
     results,
@@ -114,7 +121,7 @@ export async function inspectQuery(
   } = await logged(
     view,
     "inspector",
-    { query, top_k: topK },
+    filter ? { query, top_k: topK, filter } : { query, top_k: topK },
     async () => {
       if (view.readyChunkCount() === 0) return { results: [], location: null, check: null, vector: null };
       const { model, vectors } = await embedForAgent(view, [query]);
@@ -163,6 +170,7 @@ export async function inspectQuery(
       ranked_depth: location?.depth ?? 0,
       unreachable_chunks: chunks.filter((c) => c.unreachable).length,
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
+      filtered_out: filteredOut,
       keyword: ready
         ? keywordPlace(view, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null)
         : { rank: null, bm25: null, fused_rank: null },
@@ -171,6 +179,8 @@ export async function inspectQuery(
   const explained = await explainQueryForAgent(view, query);
   return {
     mode,
+    filter,
+    filter_matched_documents: view.scope?.documents.size ?? null,
     results,
     source_urls: sourceUrlsOf(
       agentId,

@@ -25,6 +25,10 @@ export function keywordRanking(ref: AgentRef, model: string, query: string, limi
   const terms = ftsTerms(query);
   if (!terms) return [];
   const agent = AgentView.of(ref);
+  // A filtered view ranks the matches of its documents only.
+  const only = agent.scope && [...agent.scope.documents.keys()];
   // A draft's view ranks in the index as the draft would leave it.
-  return agent.draft ? keywordMatchesIn(draftKeywordTable(agent), model, terms, limit) : keywordMatches(agent.id, model, terms, limit);
+  return agent.draft
+    ? keywordMatchesIn(draftKeywordTable(agent), model, terms, limit, only)
+    : keywordMatches(agent.id, model, terms, limit, only);
 }

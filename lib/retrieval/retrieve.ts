@@ -9,6 +9,7 @@ import { AppError, describeFailure, forbidden } from "../core/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import type { RankedChunk } from "../vector-store/chunks";
 import { refusedByCut, type RetrievalTrace } from "../core/trace";
+import type { Filter } from "../core/filter";
 import { agentCorpusStats } from "./corpus-stats";
 import { noMatchCut } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";
@@ -98,7 +99,7 @@ const NOT_ENABLED = (name: string) => `Agent "${name}" does not have the documen
  * and the ask pipeline): the agent exists and has the `document_search` tool. A refusal is
  * logged as a failed call: the agent asked and was refused, which an operator needs to see.
  */
-export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; top_k: number }): void {
+export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; top_k: number; filter?: Record<string, unknown> }): void {
   const { agent } = AgentView.of(agentRef);
   if (agent.tools.includes("document_search")) return;
   const message = NOT_ENABLED(agent.name);
@@ -117,16 +118,37 @@ export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; t
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */
 export async function documentSearchTool(agentRef: AgentRef, query: string, topK: number): Promise<SearchResult[]> {
+  return (await filteredSearchTool(agentRef, query, topK)).results;
+}
+
+/** What a search with a metadata filter answers besides its results: how many documents the filter matched. */
+export interface FilteredResults {
+  results: SearchResult[];
+  /** Documents of the agent the filter matched (0: none, and so no results); absent without a filter. */
+  filter_matched_documents?: number;
+}
+
+/**
+ * The `document_search` tool with an optional metadata filter (lib/core/filter.ts), applied
+ * before ranking: the nearest chunks among the matching documents. The call is logged with its
+ * filter, so the inspector can replay it as the agent made it; a filter naming a key no document
+ * has fails, logged, as a 422 naming it.
+ */
+export async function filteredSearchTool(agentRef: AgentRef, query: string, topK: number, filter?: Filter): Promise<FilteredResults> {
   const agent = AgentView.of(agentRef);
-  const input = { query, top_k: topK };
+  const input = filter ? { query, top_k: topK, filter: filter.where } : { query, top_k: topK };
   gateDocumentSearch(agent, input);
   const trace: RetrievalTrace[] = [];
   return logged(
     agent,
     "api",
     input,
-    () => searchAgentDocuments(agent, query, topK, trace),
-    (r) => r.length,
+    async () => {
+      const narrowed = agent.filtered(filter);
+      const results = await searchAgentDocuments(narrowed, query, topK, trace);
+      return narrowed.scope ? { results, filter_matched_documents: narrowed.scope.documents.size } : { results };
+    },
+    (r) => r.results.length,
     trace,
   );
 }
@@ -135,7 +157,7 @@ export async function documentSearchTool(agentRef: AgentRef, query: string, topK
 export async function logged<T>(
   agentRef: AgentRef,
   source: ToolCallSource,
-  input: { query: string; top_k: number },
+  input: { query: string; top_k: number; filter?: Record<string, unknown> },
   run: () => Promise<T>,
   count: (result: T) => number,
   trace?: RetrievalTrace[],

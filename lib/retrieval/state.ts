@@ -21,6 +21,8 @@ export interface AgentVectors {
   mask?: Set<number>;
   /** A draft's view: its staged versions' vectors, scored after these. */
   more?: AgentVectors;
+  /** A filtered view (AgentView.filtered): the only documents of a held table scored; the rest are not there. */
+  only?: Set<number>;
 }
 
 /** Limits of exact ranking that a caller (tests) sets in place of the configuration's (useExactLimits). */

@@ -117,6 +117,7 @@ async function* lines(agentId: number): AsyncGenerator<string> {
         source_url: doc.source_url,
         created_at: doc.created_at,
         text: doc.text,
+        metadata: doc.metadata,
       },
       chunks: curated ? [] : chunks.map((c) => ({ index: c.chunk_index, start: c.start, end: c.end })),
       // Without a full copy the importer embeds the text again, as it does for another model.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readableMetadata } from "../core/metadata";
 import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
 import { NO_DOCUMENT, PAIR_SOURCES, PAIR_STATUSES, pairFields } from "../validations/pair";
 import { sanitizeDocumentPath } from "../validations/filename";
@@ -60,6 +61,11 @@ export const documentLineSchema = z.object({
     source_url: z.string().nullable(),
     created_at: timestamp,
     text: z.string(),
+    /** The document's own metadata keys (files of earlier versions have none); keys a filter cannot use are left out. */
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .transform((m) => readableMetadata(m ?? {})),
   }),
   /** Character offsets into the text, end exclusive; a chunk's text is text.slice(start, end). */
   chunks: z.array(z.object({ index: count, start: count, end: count })),

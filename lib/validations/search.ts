@@ -22,6 +22,8 @@ export const searchSchema = z.object({
     .min(1, "top_k must be an integer from 1 to 100.")
     .max(100, "top_k must be an integer from 1 to 100.")
     .default(3),
+  /** A metadata filter in Chroma's `where` syntax, checked by parseFilter (lib/core/filter.ts). */
+  filter: z.unknown().optional(),
 });
 
 /** The inspector slider's range; the API accepts up to 100. */
@@ -31,4 +33,5 @@ export const INSPECTOR_MAX_K = 50;
 export const askSchema = z.object({
   question: queryText("question"),
   top_k: searchSchema.shape.top_k,
+  filter: searchSchema.shape.filter,
 });

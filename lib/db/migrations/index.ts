@@ -25,6 +25,7 @@ import { migration as m024 } from "./024-source-cross-host";
 import { migration as m025 } from "./025-chunk-curation";
 import { migration as m026 } from "./026-drafts";
 import { migration as m027 } from "./027-keyword-index-deletes";
+import { migration as m028 } from "./028-document-metadata";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -62,6 +63,7 @@ export const STEPS: readonly Migration[] = [
   m025,
   m026,
   m027,
+  m028,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */

@@ -5,18 +5,19 @@
 import { NextResponse } from "next/server";
 import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
 import { serveFromNode } from "@/lib/http/node-handler";
-import { documentSearchTool } from "@/lib/retrieval/retrieve";
+import { filteredSearchTool } from "@/lib/retrieval/retrieve";
+import { parseFilter } from "@/lib/core/filter";
 import { searchSchema } from "@/lib/validations/search";
 
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/documents/search">>(
   "viewer",
   async ({ req, view }) => {
-    const { query, top_k } = searchSchema.parse(await readJson(req));
-    const results = await documentSearchTool(view, query, top_k);
+    const { query, top_k, filter } = searchSchema.parse(await readJson(req));
+    const found = await filteredSearchTool(view, query, top_k, parseFilter(filter));
     // no-transform: Next would gzip these few kilobytes, which costs the caller more time than
     // it saves on any link an agent's search runs over (docs/performance.md, 'The search
     // endpoint is cheap to reach').
-    return NextResponse.json({ query, results }, { headers: { "Cache-Control": "no-store, no-transform" } });
+    return NextResponse.json({ query, ...found }, { headers: { "Cache-Control": "no-store, no-transform" } });
   },
   { gated: true },
 );

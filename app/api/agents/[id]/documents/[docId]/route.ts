@@ -1,6 +1,8 @@
 import { NextResponse } from "next/server";
 import { actorOf, parseId, readJson, requestDraft, withAgent, type RouteCtx } from "@/lib/http/route";
-import { conflict } from "@/lib/core/errors";
+import { conflict, invalid } from "@/lib/core/errors";
+import { checkMetadataPatch } from "@/lib/core/metadata";
+import { patchDocumentsMetadata } from "@/lib/db/metadata";
 import { getDocument } from "@/lib/db/documents";
 import { documentCuration, inDraft, switchDocument } from "@/lib/ingest/curate";
 import { rechunkInDraft, stageDocumentRemoval } from "@/lib/ingest/drafts";
@@ -32,12 +34,22 @@ export const GET = withAgent<Ctx>("viewer", async ({ req, agent, params }) => {
 /**
  * Re-chunks a document's stored text with other settings (the new version replaces it once
  * ready, its curation carried over by lib/ingest/carry.ts), or with `{"enabled"}` switches the
- * whole document off or on. `?draft=`: staged in that draft.
+ * whole document off or on. `?draft=`: staged in that draft. `{"metadata": {...}}` sets the
+ * document's metadata keys (null removes one), at once.
  */
 export const PATCH = withAgent<Ctx>("editor", async ({ req, agent, params }) => {
   const id = parseId(params.docId, "Document");
   const draftId = requestDraft(req, agent.id);
   const body = await readJson(req);
+  if (body && typeof body === "object" && "metadata" in body) {
+    // Metadata changes apply at once, to the served version: no vector is written, nothing re-embedded.
+    if (draftId !== undefined) throw invalid("Metadata changes apply at once; they are not staged in a draft. Leave out ?draft=.");
+    const extra = Object.keys(body).filter((k) => k !== "metadata");
+    if (extra.length) throw invalid(`Change metadata alone; send ${extra.join(", ")} in a request of its own.`);
+    const patch = checkMetadataPatch((body as { metadata: unknown }).metadata);
+    const metadata = patchDocumentsMetadata(agent.id, [id], patch).get(id);
+    return NextResponse.json({ document_id: id, metadata });
+  }
   if (body && typeof body === "object" && "enabled" in body) {
     const { enabled } = documentSwitchSchema.parse(body);
     return NextResponse.json(await switchDocument(agent.id, id, enabled, actorOf(req), { draftId }));
