@@ -67,7 +67,9 @@ function parseNode(where: Record<string, unknown>, at: string): FilterNode {
       const nodes = value.map((v, i) => parseNode(object(v, `${key}[${i}]`), `${key}[${i}]`));
       parts.push(key === "$and" ? { and: nodes } : { or: nodes });
     } else if (key.startsWith("$")) {
-      throw bad(`Unknown filter operator "${key}" at ${at}. Combine filters with $and or $or; compare a key with ${COMPARISONS.join(", ")}.`);
+      throw bad(
+        `Unknown filter operator "${key}" at ${at}. Combine filters with $and or $or; compare a key with ${COMPARISONS.join(", ")}.`,
+      );
     } else if (!key.trim()) {
       throw bad("A filter key is empty.");
     } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {

@@ -32,7 +32,9 @@ export function keyProblem(key: string): string | null {
   if (!KEY.test(key))
     return `"${key}" is not a metadata key: use letters, digits, "_", "." or "-", starting with a letter or "_", at most 64 characters.`;
   if (RESERVED_KEYS.has(key))
-    return isBuiltInKey(key) ? `"${key}" is a built-in field of every document; it cannot be set.` : `"${key}" is reserved; pick another name.`;
+    return isBuiltInKey(key)
+      ? `"${key}" is a built-in field of every document; it cannot be set.`
+      : `"${key}" is reserved; pick another name.`;
   return null;
 }
 

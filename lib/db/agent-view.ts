@@ -1,11 +1,11 @@
 import "server-only";
+import type { Filter } from "../core/filter";
 import { getAgent, type Agent } from "./agents";
 import { agentChunkCount, hiddenVectorCount, readySignature } from "./documents";
 import { readyAmong } from "./chunks";
 import { db } from "./client";
 import { draftDocuments, draftRemovals, getDraft, type DraftSettings } from "./drafts";
 import { assertKnownKeys, matchingDocuments } from "./metadata";
-import type { Filter } from "../core/filter";
 
 /**
  * What one request knows of its agent, resolved once: the agent's row (its settings: tools, the
@@ -158,8 +158,7 @@ export interface FilterScope {
 }
 
 /** The counts of `m`, or of those of its keys in `only`. */
-const sum = (m: Map<number, number>, only?: Set<number>) =>
-  [...m.entries()].reduce((s, [id, n]) => s + (only && !only.has(id) ? 0 : n), 0);
+const sum = (m: Map<number, number>, only?: Set<number>) => [...m.entries()].reduce((s, [id, n]) => s + (only && !only.has(id) ? 0 : n), 0);
 
 function draftSet(agentId: number, draftId: number): DraftSet {
   const draft = getDraft(agentId, draftId);

@@ -1,13 +1,13 @@
 import "server-only";
 import { notFound } from "../core/errors";
 import { DEFAULT_CHUNK_STRATEGY, indexedText, type Chunk, type ChunkStrategy } from "../core/chunking";
+import type { Metadata } from "../core/metadata";
 import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { documentChunks, insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
 import { deleteChunkVectors } from "./chunk-vectors";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 import { metadataOf } from "./metadata";
-import type { Metadata } from "../core/metadata";
 
 /** `draft`: a version staged in a draft (lib/db/drafts.ts), served only once the draft is published. */
 export type DocumentStatus = "indexing" | "ready" | "failed" | "draft";
@@ -73,11 +73,13 @@ export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | und
 
 export function listDocuments(agentId: number): DocumentRow[] {
   return (
-    db()
-      // A draft's versions are listed with their draft (lib/db/drafts.ts), not among what the agent serves.
-      .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? AND draft_id IS NULL ORDER BY created_at DESC, id DESC`)
-      .all(agentId) as Stored<DocumentRow>[]
-  ).map((r) => parsedRow(r));
+    (
+      db()
+        // A draft's versions are listed with their draft (lib/db/drafts.ts), not among what the agent serves.
+        .prepare(`SELECT ${COLUMNS} FROM documents WHERE agent_id = ? AND draft_id IS NULL ORDER BY created_at DESC, id DESC`)
+        .all(agentId) as Stored<DocumentRow>[]
+    ).map((r) => parsedRow(r))
+  );
 }
 
 /**
@@ -95,7 +97,9 @@ export function readyTextLengths(agentId: number): Map<number, number> {
 
 /** A document of this agent only: another agent's id is reported as not found. */
 export function findDocument(agentId: number, id: number): DocumentWithText | undefined {
-  return parsedRow(db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as Stored<DocumentWithText> | undefined);
+  return parsedRow(
+    db().prepare("SELECT * FROM documents WHERE id = ? AND agent_id = ?").get(id, agentId) as Stored<DocumentWithText> | undefined,
+  );
 }
 
 export function getDocument(agentId: number, id: number): DocumentWithText {

@@ -89,7 +89,10 @@ function ordered(key: string, op: keyof typeof OPERATOR, value: string | number)
   if (isBuiltInKey(key)) return { sql: `(${COLUMN[key]} IS NOT NULL AND ${COLUMN[key]} ${sign} ?)`, params: [value] };
   const p = pathOf(key);
   if (typeof value === "number")
-    return { sql: `(json_type(d.metadata, '${p}') IN ('integer', 'real') AND json_extract(d.metadata, '${p}') ${sign} ?)`, params: [value] };
+    return {
+      sql: `(json_type(d.metadata, '${p}') IN ('integer', 'real') AND json_extract(d.metadata, '${p}') ${sign} ?)`,
+      params: [value],
+    };
   // Dates are ISO strings: compared as text among values that are dates.
   return {
     sql: `(json_type(d.metadata, '${p}') = 'text' AND json_extract(d.metadata, '${p}') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
@@ -117,9 +120,19 @@ export function filterSql(node: FilterNode): Sql {
     case "$ne":
       return not(equals(key, value as Scalar));
     case "$in":
-      return any((value as Scalar[]).map((v) => equals(key, v)), "OR", "0");
+      return any(
+        (value as Scalar[]).map((v) => equals(key, v)),
+        "OR",
+        "0",
+      );
     case "$nin":
-      return not(any((value as Scalar[]).map((v) => equals(key, v)), "OR", "0"));
+      return not(
+        any(
+          (value as Scalar[]).map((v) => equals(key, v)),
+          "OR",
+          "0",
+        ),
+      );
     default:
       return ordered(key, op, value as string | number);
   }

@@ -54,7 +54,13 @@ export function htmlMetaTags(html: string): Metadata {
         const content = attribs.content?.trim();
         if (!key || !content || PRESENTATION.has(key.toLowerCase()) || /^(og|twitter|fb|msapplication|apple|google)[:\-_]/i.test(key))
           return;
-        found[key] = key.toLowerCase() === "keywords" ? content.split(",").map((k) => k.trim()).filter(Boolean) : content;
+        found[key] =
+          key.toLowerCase() === "keywords"
+            ? content
+                .split(",")
+                .map((k) => k.trim())
+                .filter(Boolean)
+            : content;
       },
       onclosetag(name) {
         if (name === "head") done = true;

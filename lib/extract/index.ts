@@ -1,3 +1,4 @@
+import type { Metadata } from "../core/metadata";
 import { docxToText } from "./docx";
 import { ACCEPTED_EXTENSIONS, extensionOf, typeFromFilename } from "./detect";
 import { RejectedFileError, formatMB, quoted, type DocumentType } from "./errors";
@@ -7,7 +8,6 @@ import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limi
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
 import { htmlMetaTags, markdownFrontMatter } from "./file-metadata";
-import type { Metadata } from "../core/metadata";
 
 export { RejectedFileError, SIZE_LIMIT_CODES, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";

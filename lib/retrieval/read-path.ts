@@ -26,8 +26,9 @@ import type { PlacedChunk, ReadContext, ReadOptions, ReadTarget, SearchResult } 
  *   5. results     the text and document name of what is left, and the trace: the nearest
  *                  admitted chunk before ranking and the cut, for the log and the inspector
  *
- * A metadata filter is one more entry of ADMIT: checked as the candidates are read, before any
- * top_k. A rerank is one more entry of RANKING, after the mode and before the cut. locate
+ * A metadata filter narrows the view itself (AgentView.filtered): the candidates are read among
+ * the matching documents only (an exact scan scores only their rows; the keyword side matches
+ * only their chunks), and ADMIT checks it again, before any top_k. A rerank is one more entry of RANKING, after the mode and before the cut. locate
  * (lib/retrieval/locate.ts) reads stages 1 and 2 as deep as a looked-for document needs; the
  * inspector's check reads the exact ranking beside them (lib/retrieval/inspect-misses.ts, with
  * the compact table of lib/retrieval/compact.ts).
@@ -149,13 +150,14 @@ export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChu
 
 /** Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
 export function resultsWithText(agent: AgentView, ranked: PlacedChunk[]): SearchResult[] {
-  // A draft's view shows chunks of the documents it admits, its staged versions among them.
-  const shown = agent.draft ? agent.admitted(ranked.map((r) => r.document_id)) : null;
+  // A draft's view shows chunks of the documents it admits, its staged versions among them; a
+  // filtered view, those of the documents its filter matches.
+  const shown = agent.draft || agent.scope ? agent.admitted(ranked.map((r) => r.document_id)) : null;
   const rows = shown
     ? readyChunks(
         agent.id,
         ranked.filter((r) => shown.has(r.document_id)),
-        true,
+        agent.draft !== undefined,
       )
     : readyChunks(agent.id, ranked);
   return ranked.flatMap((r): SearchResult[] => {
