@@ -11,6 +11,10 @@ import { useExactLimits } from "@/lib/retrieval/exact";
 import { embedder } from "@/lib/embeddings/configured";
 import { updateAgent } from "@/lib/db/agents";
 import type { Metadata } from "@/lib/core/metadata";
+import { evaluate } from "@/lib/evaluation/run";
+import { runResults } from "@/lib/db/eval-runs";
+import { replayQuestions } from "@/lib/questions/replay";
+import * as pairs from "./agents/[id]/pairs/route";
 import * as ask from "./agents/[id]/ask/route";
 import * as inspect from "./agents/[id]/inspect/route";
 
@@ -287,5 +291,61 @@ describe("ask and the inspector take the filter", () => {
     });
     expect(inside.body.expected).toMatchObject({ indexed: true, filtered_out: false });
     expect(inside.body.expected.best_rank).toBeGreaterThan(0);
+  });
+});
+
+describe("labeled pairs carry their filter, and runs and replays rank as the call was made", () => {
+  const query = "connecting a second unit as a mesh extender";
+
+  /** The 1-based place of the document's best chunk among the matching chunks of the unfiltered ranking. */
+  async function bruteRank(documentId: number, ok: (m: Metadata) => boolean): Promise<number | null> {
+    const [all] = await rankAllChunks(agentId, [query]);
+    const at = all.filter((c) => ok(metaOf.get(c.document_id)!)).findIndex((c) => c.document_id === documentId);
+    return at < 0 ? null : at + 1;
+  }
+
+  it("an evaluation run ranks each pair among the documents its filter matches", async () => {
+    const switches = expectedDocs((m) => m.product === "switch");
+    const target = switches[switches.length - 1];
+    const filename = DOCS.find((d) => idOf.get(d.filename) === target)!.filename;
+    const imported = await call(pairs.POST, {
+      json: [
+        { query, expected: filename },
+        { query: `${query}?`, expected: filename, filter: { product: "switch" } },
+        { query: `${query} please`, expected: filename, filter: { product: "router" } },
+        { query: "bad filter", expected: filename, filter: { product: { $like: "s%" } } },
+        { query: "unknown key", expected: filename, filter: { colour: "red" } },
+      ],
+      params: { id: String(agentId) },
+    });
+    expect(imported.status).toBe(201);
+    expect(imported.body.accepted).toBe(3);
+    expect(imported.body.rejected.map((r: { reason: string }) => r.reason)).toEqual(["invalid filter", "invalid filter"]);
+    const listed = (await call(pairs.GET, { method: "GET", params: { id: String(agentId) } })).body.pairs;
+    expect(listed.map((p: { filter: unknown }) => p.filter)).toEqual([null, { product: "switch" }, { product: "router" }]);
+
+    const run = await evaluate(agentId, 3);
+    const results = runResults(run.id);
+    const rankOf = (q: string) => results.find((r) => r.query === q)!.rank;
+    const [plain, inSwitches, inRouters] = listed.map((p: { query: string }) => rankOf(p.query));
+    // Each as the brute force ranks it: unfiltered, among switch articles, and excluded by its filter.
+    expect(plain).toBe(await bruteRank(target, () => true));
+    // Another wording, so its own brute force: the unfiltered ranking of its query, switch articles kept.
+    const [qv] = await rankAllChunks(agentId, [listed[1].query]);
+    const among = qv.filter((c) => metaOf.get(c.document_id)!.product === "switch");
+    expect(inSwitches).toBe(among.findIndex((c) => c.document_id === target) + 1);
+    expect(inRouters).toBeNull();
+    expect(inSwitches!).toBeLessThan(plain!);
+  });
+
+  it("a replay asks each logged question again with the filter it was made with", async () => {
+    const filter = { product: "modem" };
+    expect((await post({ query: "limiting bandwidth for guests", top_k: 3, filter })).status).toBe(200);
+    const { questions } = await replayQuestions(agentId, { limit: 1 });
+    expect(questions).toHaveLength(1);
+    const modems = new Set(DOCS.filter((d) => d.metadata.product === "modem").map((d) => d.filename));
+    expect(questions[0].now.documents.length).toBeGreaterThan(0);
+    for (const f of questions[0].now.documents) expect(modems.has(f)).toBe(true);
+    expect(questions[0].now.documents).toEqual(questions[0].then.documents);
   });
 });

@@ -72,6 +72,7 @@ describe("a pair's rank from its located chunks", () => {
     status: "accepted" as const,
     created_at: "",
     updated_at: "",
+    filter: null,
   });
   const ids = new Map([
     ["seven.md", [7]],

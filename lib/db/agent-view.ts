@@ -74,9 +74,9 @@ export class AgentView {
    * This view narrowed to the documents `filter` matches (none given: the view itself). A key no
    * document of the agent has is a 422 naming it (lib/db/metadata.ts).
    */
-  filtered(filter: Filter | undefined): AgentView {
+  filtered(filter: Filter | undefined, { checkKeys = true } = {}): AgentView {
     if (!filter) return this;
-    assertKnownKeys(this.id, filter);
+    if (checkKeys) assertKnownKeys(this.id, filter);
     const d = this.draft;
     const documents = matchingDocuments(this.id, filter, d ? [...d.added.keys()] : []);
     if (d) for (const id of d.removed.keys()) documents.delete(id);

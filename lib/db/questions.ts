@@ -105,6 +105,18 @@ export function groupText(agentId: number, groupId: number): string | undefined 
   return row?.text;
 }
 
+/** The metadata filter the latest call of a question group was made with, or null. */
+export function groupFilter(agentId: number, groupId: number): Record<string, unknown> | null {
+  const row = db()
+    .prepare(
+      `SELECT json_extract(t.input, '$.filter') AS filter FROM tool_calls t
+       JOIN question_keys k ON k.agent_id = t.agent_id AND k.key = t.question_key
+       WHERE t.agent_id = ? AND k.group_id = ? ORDER BY t.id DESC LIMIT 1`,
+    )
+    .get(agentId, groupId) as { filter: string | null } | undefined;
+  return row?.filter ? (JSON.parse(row.filter) as Record<string, unknown>) : null;
+}
+
 /** The group that holds this key (the same question, normalised), if any. */
 export function groupOfKey(agentId: number, key: string): QuestionGroupRow | undefined {
   return db()
@@ -258,6 +270,8 @@ export interface LoggedQuestionCall {
   group_id: number | null;
   created_at: string;
   retrieval: string;
+  /** The metadata filter the call was made with (JSON), or null. */
+  filter: string | null;
 }
 
 /**
@@ -268,7 +282,8 @@ export function loggedQuestionCalls(
   agentId: number,
   f: { since?: string | null; groupIds?: number[] | null; limit: number },
 ): LoggedQuestionCall[] {
-  const base = `SELECT t.id, COALESCE(json_extract(t.input, '$.query'), json_extract(t.input, '$.question')) AS text, k.group_id, t.created_at, t.retrieval
+  const base = `SELECT t.id, COALESCE(json_extract(t.input, '$.query'), json_extract(t.input, '$.question')) AS text, k.group_id, t.created_at, t.retrieval,
+       json_extract(t.input, '$.filter') AS filter
      FROM tool_calls t LEFT JOIN question_keys k ON k.agent_id = t.agent_id AND k.key = t.question_key
      WHERE t.agent_id = @agent AND t.question_key IS NOT NULL AND t.ok = 1 AND t.retrieval IS NOT NULL`;
   if (f.groupIds) {

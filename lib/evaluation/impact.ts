@@ -9,7 +9,7 @@ import { embedder } from "../embeddings/configured";
 import { searchEnding, type RetrievalTrace, type SearchEnding } from "../core/trace";
 import { noMatchCut } from "../retrieval/cut";
 import { dropDraftKeywords } from "../retrieval/draft-keywords";
-import { retrieve, type SearchResult } from "../retrieval/retrieve";
+import { asAskedWith, retrieve, type SearchResult } from "../retrieval/retrieve";
 import { draftView } from "../ingest/drafts";
 import type { RetrievalMode } from "../validations/agent";
 import { oneAtATime } from "../core/one-at-a-time";
@@ -100,6 +100,8 @@ interface LoggedQuestion {
   id: number;
   text: string;
   top_k: number;
+  /** The metadata filter it was asked with (JSON), or null. */
+  filter: string | null;
 }
 
 /** Reads what the agent serves for its accepted pairs and its latest `questions` logged questions. */
@@ -208,24 +210,31 @@ function loggedQuestions(agentId: number, limit: number): LoggedQuestion[] {
   if (limit <= 0) return [];
   return loggedQuestionCalls(agentId, { limit }).map((c) => {
     const trace = JSON.parse(c.retrieval) as Partial<RetrievalTrace>;
-    return { id: c.id, text: c.text, top_k: typeof trace.top_k === "number" ? trace.top_k : 5 };
+    return { id: c.id, text: c.text, top_k: typeof trace.top_k === "number" ? trace.top_k : 5, filter: c.filter };
   });
 }
 
-const questionKey = (q: { text: string; top_k: number }) => `${q.top_k}\u0000${q.text}`;
+const questionKey = (q: { text: string; top_k: number; filter: string | null }) => `${q.top_k}\u0000${q.filter ?? ""}\u0000${q.text}`;
 
 /** Each distinct logged question's first result in a view, read once per top_k in batches as an evaluation reads them. */
 async function firstResults(view: AgentView, questions: LoggedQuestion[]): Promise<Map<string, FirstResult>> {
   const out = new Map<string, FirstResult>();
-  const byK = new Map<number, Set<string>>();
-  for (const q of questions) byK.set(q.top_k, (byK.get(q.top_k) ?? new Set()).add(q.text));
-  for (const [topK, set] of byK) {
+  // Asked with its top_k and the metadata filter it was made with.
+  const asked = new Map<string, { topK: number; filter: string | null; texts: Set<string> }>();
+  for (const q of questions) {
+    const key = `${q.top_k}\u0000${q.filter ?? ""}`;
+    const group = asked.get(key) ?? { topK: q.top_k, filter: q.filter, texts: new Set<string>() };
+    group.texts.add(q.text);
+    asked.set(key, group);
+  }
+  for (const { topK, filter, texts: set } of asked.values()) {
+    const through = asAskedWith(view, filter);
     const texts = [...set];
     for (let i = 0; i < texts.length; i += EVAL_BATCH) {
       const batch = texts.slice(i, i + EVAL_BATCH);
       const trace: RetrievalTrace[] = [];
-      const results = await retrieve(view, batch, { topK, trace });
-      batch.forEach((text, j) => out.set(questionKey({ text, top_k: topK }), firstOf(trace[j], results[j][0])));
+      const results = await retrieve(through, batch, { topK, trace });
+      batch.forEach((text, j) => out.set(questionKey({ text, top_k: topK, filter }), firstOf(trace[j], results[j][0])));
     }
   }
   return out;

@@ -1,13 +1,15 @@
 import "server-only";
 import { listDocuments } from "../db/documents";
 import { AppError } from "../core/errors";
+import { parseFilter } from "../core/filter";
+import { assertKnownKeys } from "../db/metadata";
 import { createPair, insertPairs, listPairs, updatePair, type Pair } from "../db/pairs";
 import { NO_DOCUMENT, pairSchema, type PairInput, type PairSource, type PairStatus } from "../validations/pair";
 import { markQuestionLabeled } from "../db/questions";
 import { questionKey } from "../core/normalize";
 import type { RawPairRow } from "./pair-files";
 
-export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row";
+export type RejectReason = "empty query" | "unknown document" | "duplicate" | "invalid row" | "invalid filter";
 
 export interface RejectedRow {
   row: number;
@@ -51,7 +53,7 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
   const docs = indexedDocuments(agentId);
   const seen = new Map(listPairs(agentId).map((p) => [`${p.query}\u0000${p.expected_filename}`, 0]));
   const rejected: RejectedRow[] = [];
-  const accepted: { query: string; expected_filename: string; note: string | null }[] = [];
+  const accepted: Parameters<typeof insertPairs>[1] = [];
   for (const raw of rows) {
     const reject = (reason: RejectReason, message: string) =>
       rejected.push({ row: raw.row, query: text(raw.query), expected: text(raw.expected), reason, message });
@@ -81,6 +83,13 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
       reject("unknown document", unknownDocument(parsed.data.expected));
       continue;
     }
+    let filter: Record<string, unknown> | null | undefined;
+    try {
+      filter = pairFilter(agentId, raw.filter === "" ? undefined : raw.filter);
+    } catch (err) {
+      reject("invalid filter", err instanceof Error ? err.message : String(err));
+      continue;
+    }
     const key = `${parsed.data.query}\u0000${filename}`;
     const earlier = seen.get(key);
     if (earlier !== undefined) {
@@ -88,7 +97,7 @@ export function importPairs(agentId: number, rows: RawPairRow[]): ImportReport {
       continue;
     }
     seen.set(key, raw.row);
-    accepted.push({ query: parsed.data.query, expected_filename: filename, note: parsed.data.note });
+    accepted.push({ query: parsed.data.query, expected_filename: filename, note: parsed.data.note, filter });
   }
   insertPairs(agentId, accepted);
   return { accepted: accepted.length, rejected };
@@ -101,10 +110,23 @@ export function expectedFilename(agentId: number, expected: string): string {
   return filename;
 }
 
+/**
+ * A pair's filter as given (undefined: not given; null: none), checked: a 422 for a malformed one
+ * or one naming a key no document of the agent has.
+ */
+export function pairFilter(agentId: number, given: unknown): Record<string, unknown> | null | undefined {
+  if (given === undefined) return undefined;
+  const filter = parseFilter(given);
+  if (!filter) return null;
+  assertKnownKeys(agentId, filter);
+  return filter.where;
+}
+
 /** A new accepted pair; the agent's logged question of the same wording, if any, is marked labeled with it. */
 export function addPair(agentId: number, input: PairInput, source: PairSource = "manual"): Pair {
   const expected_filename = input.answerable ? expectedFilename(agentId, input.expected) : NO_DOCUMENT;
-  const pair = createPair(agentId, { query: input.query, expected_filename, note: input.note, source });
+  const filter = pairFilter(agentId, input.filter);
+  const pair = createPair(agentId, { query: input.query, expected_filename, note: input.note, source, filter });
   markQuestionLabeled(agentId, questionKey(pair.query), pair);
   return pair;
 }
@@ -117,5 +139,6 @@ export function editPair(agentId: number, id: number, input: Partial<PairInput> 
       : input.expected === undefined || input.expected === ""
         ? undefined
         : expectedFilename(agentId, input.expected);
-  return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note, status: input.status });
+  const filter = pairFilter(agentId, input.filter);
+  return updatePair(agentId, id, { query: input.query, expected_filename, note: input.note, status: input.status, filter });
 }

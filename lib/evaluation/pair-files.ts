@@ -5,6 +5,8 @@ export interface RawPairRow {
   expected?: unknown;
   answerable?: unknown;
   note?: unknown;
+  /** The metadata filter its question is asked with (JSON files; a CSV's `filter` column holds it as JSON text). */
+  filter?: unknown;
   /** Set when the line itself could not be read (bad JSON, missing column). */
   error?: string;
 }
@@ -15,6 +17,8 @@ export interface ExportablePair {
   expected: string;
   answerable: boolean;
   note: string | null;
+  /** The metadata filter its question is asked with (JSON lines only); null: none. */
+  filter?: Record<string, unknown> | null;
 }
 
 /** RFC 4180 records with the line each starts on: quoted fields may hold commas, quotes and newlines. */
@@ -104,7 +108,7 @@ export function parseJsonl(text: string): RawPairRow[] {
         return;
       }
       const o = value as Record<string, unknown>;
-      rows.push({ row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note });
+      rows.push({ row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note, filter: o.filter });
     });
   return rows;
 }
@@ -120,7 +124,7 @@ export function parseJsonArray(text: string): RawPairRow[] {
   if (!Array.isArray(value)) return [{ row: 1, error: 'The file must hold a JSON array of {"query", "expected"} objects.' }];
   return value.map((o, i) =>
     typeof o === "object" && o !== null && !Array.isArray(o)
-      ? { row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note }
+      ? { row: i + 1, query: o.query, expected: o.expected, answerable: o.answerable, note: o.note, filter: o.filter }
       : { row: i + 1, error: 'Each item must be an object {"query", "expected"}.' },
   );
 }
@@ -164,6 +168,7 @@ export function toJsonl(pairs: ExportablePair[]): string {
     expected: p.expected,
     ...(p.answerable ? {} : { answerable: false }),
     ...(p.note ? { note: p.note } : {}),
+    ...(p.filter ? { filter: p.filter } : {}),
   });
   return pairs.map((p) => JSON.stringify(line(p))).join("\n") + (pairs.length ? "\n" : "");
 }

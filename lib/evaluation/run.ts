@@ -8,7 +8,7 @@ import { embedder } from "../embeddings/configured";
 import { AppError, BaseError, describeFailure, isVectorStoreUnavailable } from "../core/errors";
 import { pairsToRun, type Pair } from "../db/pairs";
 import type { PairSource } from "../validations/pair";
-import { embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
+import { asAskedWith, embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "../core/metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { keywordPlace } from "../retrieval/modes";
@@ -145,22 +145,33 @@ export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRankin
   const { cut, mode } = how;
   const idsByFilename = new Map<string, number[]>();
   for (const d of how.docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
-  const chunkCount = agent.readyChunkCount();
-  const batches: Pair[][] = [];
-  const size = evalBatchFor(agent);
-  for (let i = 0; i < pairs.length; i += size) batches.push(pairs.slice(i, i + size));
+  // A pair with a metadata filter is ranked as its question was asked: among the documents the
+  // filter matches. Pairs of one filter share a view and its batches.
+  const groups = new Map<string, { view: AgentView; pairs: Pair[] }>();
+  for (const p of pairs) {
+    const key = p.filter ? JSON.stringify(p.filter) : "";
+    const group = groups.get(key) ?? { view: asAskedWith(agent, p.filter), pairs: [] };
+    group.pairs.push(p);
+    groups.set(key, group);
+  }
+  const batches: { view: AgentView; chunks: number; pairs: Pair[] }[] = [];
+  for (const { view, pairs: group } of groups.values()) {
+    const size = view.scope ? EVAL_BATCH : evalBatchFor(view);
+    const chunks = view.readyChunkCount();
+    for (let i = 0; i < group.length; i += size) batches.push({ view, chunks, pairs: group.slice(i, i + size) });
+  }
   let next = 0;
   let failed = false;
   const worker = async () => {
     while (!failed && next < batches.length) {
-      const batch = batches[next++];
+      const { view, chunks: chunkCount, pairs: batch } = batches[next++];
       try {
         const located =
-          chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(agent, batch, idsByFilename);
+          chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(view, batch, idsByFilename);
         done(
           batch.map((p, j) => {
             const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
-            return mode === "vector" ? outcome : { ...outcome, rank: modeRank(agent, p, mode, located[j], idsByFilename) };
+            return mode === "vector" ? outcome : { ...outcome, rank: modeRank(view, p, mode, located[j], idsByFilename) };
           }),
         );
       } catch (err) {

@@ -58,6 +58,7 @@ export const pairView = (p: Pair) => ({
   note: p.note,
   source: p.source,
   status: p.status,
+  filter: p.filter,
   created_at: p.created_at,
   updated_at: p.updated_at,
 });

@@ -3,7 +3,7 @@ import { AgentView } from "../db/agent-view";
 import { dropDraftKeywords } from "../retrieval/draft-keywords";
 import { loggedQuestionCalls } from "../db/questions";
 import { oneAtATime } from "../core/one-at-a-time";
-import { retrieve } from "../retrieval/retrieve";
+import { asAskedWith, retrieve } from "../retrieval/retrieve";
 import { searchEnding as ending, type RetrievalTrace, type SearchEnding as Ending, type TracedResult } from "../core/trace";
 
 /** The most logged questions one replay re-runs. */
@@ -137,14 +137,21 @@ async function replayThrough(
     });
     const then = calls.map((c) => JSON.parse(c.retrieval) as RetrievalTrace);
     const now: RetrievalTrace[] = new Array(calls.length);
-    const byTopK = new Map<number, number[]>();
-    then.forEach((t, i) => byTopK.set(t.top_k, [...(byTopK.get(t.top_k) ?? []), i]));
-    for (const [topK, indexes] of byTopK) {
+    // Each asked again with its top_k and the metadata filter it was made with.
+    const asked = new Map<string, { topK: number; filter: string | null; indexes: number[] }>();
+    then.forEach((t, i) => {
+      const key = `${t.top_k}\u0000${calls[i].filter ?? ""}`;
+      const group = asked.get(key) ?? { topK: t.top_k, filter: calls[i].filter, indexes: [] };
+      group.indexes.push(i);
+      asked.set(key, group);
+    });
+    for (const { topK, filter, indexes } of asked.values()) {
+      const through = asAskedWith(view, filter);
       for (let b = 0; b < indexes.length; b += REPLAY_BATCH) {
         const batch = indexes.slice(b, b + REPLAY_BATCH);
         const trace: RetrievalTrace[] = [];
         await retrieve(
-          view,
+          through,
           batch.map((i) => calls[i].text),
           { topK, trace },
         );

@@ -1,6 +1,6 @@
 import "server-only";
 import { findPair, type Pair } from "../db/pairs";
-import { getGroup, groupText, setGroupStatus, type QuestionGroupRow } from "../db/questions";
+import { getGroup, groupFilter, groupText, setGroupStatus, type QuestionGroupRow } from "../db/questions";
 import { addPair, expectedFilename } from "../evaluation/labeled-pairs";
 import { AppError } from "../core/errors";
 import { NO_DOCUMENT } from "../validations/pair";
@@ -26,7 +26,8 @@ export function triageQuestion(agentId: number, groupId: number, input: TriageIn
   // The same pair may exist already (typed in, imported or labeled before): the question is labeled with it.
   const pair =
     findPair(agentId, text, answerable ? expectedFilename(agentId, expected) : NO_DOCUMENT) ??
-    addPair(agentId, { query: text, expected, answerable, note: null }, "log");
+    // The pair carries the metadata filter the question was asked with, so a run ranks it as the agent did.
+    addPair(agentId, { query: text, expected, answerable, note: null, filter: groupFilter(agentId, groupId) ?? undefined }, "log");
   setGroupStatus(agentId, groupId, answerable ? "labeled" : "unanswerable", { id: pair.id, expected: pair.expected_filename });
   return { group: getGroup(agentId, groupId), pair };
 }

@@ -9,7 +9,7 @@ import { AppError, describeFailure, forbidden } from "../core/errors";
 import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import type { RankedChunk } from "../vector-store/chunks";
 import { refusedByCut, type RetrievalTrace } from "../core/trace";
-import type { Filter } from "../core/filter";
+import { parseFilter, type Filter } from "../core/filter";
 import { agentCorpusStats } from "./corpus-stats";
 import { noMatchCut } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";
@@ -114,6 +114,16 @@ export function gateDocumentSearch(agentRef: AgentRef, input: { query: string; t
     resultCount: 0,
   });
   throw forbidden(message);
+}
+
+/**
+ * The view a logged call (or a labeled pair) is asked through again: narrowed by the filter it
+ * was made with (JSON as stored, or its object; none: the view itself). A key no document has
+ * any longer is not refused here: it matches nothing (or, under $ne / $nin, everything).
+ */
+export function asAskedWith(view: AgentView, filter: string | Record<string, unknown> | null | undefined): AgentView {
+  if (!filter) return view;
+  return view.filtered(parseFilter(typeof filter === "string" ? JSON.parse(filter) : filter), { checkKeys: false });
 }
 
 /** The `document_search` tool: gated per agent, every call logged, ok or not. */

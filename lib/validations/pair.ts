@@ -40,6 +40,8 @@ export const pairFields = z.object({
     .max(500, "The note is at most 500 characters.")
     .nullish()
     .transform((v) => v || null),
+  /** The metadata filter its question is asked with (checked by parseFilter, lib/core/filter.ts); null clears it. */
+  filter: z.unknown().optional(),
 });
 
 const expectedMatchesAnswerable = (p: { expected?: string; answerable?: boolean }, ctx: z.RefinementCtx) => {
@@ -70,6 +72,7 @@ export const importRowSchema = z.looseObject({
   expected: z.unknown().optional(),
   answerable: z.unknown().optional(),
   note: z.unknown().optional(),
+  filter: z.unknown().optional(),
 });
 export const importBodySchema = z
   .array(importRowSchema, { error: 'Send a JSON array of {"query", "expected"} objects.' })

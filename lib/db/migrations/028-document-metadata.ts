@@ -3,7 +3,9 @@ import type { Migration } from "./migration";
 // Document metadata (lib/db/metadata.ts): the team's own keys of each document version as one
 // JSON object (string, number, boolean, date or string-list values); the built-in fields
 // (filename, type, source_url, created_at, updated_at) stay the columns they are. Chunks inherit
-// their document's metadata through their document id, which every index carries.
+// their document's metadata through their document id, which every index carries. A labeled
+// pair may carry the metadata filter its question was asked with (pairs.filter, JSON; NULL: none).
 export const migration: Migration = {
-  sql: `ALTER TABLE documents ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';`,
+  sql: `ALTER TABLE documents ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+   ALTER TABLE pairs ADD COLUMN filter TEXT;`,
 };
