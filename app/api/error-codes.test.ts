@@ -226,6 +226,22 @@ describe("every error code, through the API", () => {
     expectError(res, "unknown_document");
   });
 
+  it("invalid_filter and unknown_filter_key, from the search, the inspector and a pair", async () => {
+    const search_ = (filter: unknown) => call(search.POST, { json: { query: "support", filter }, headers: editor, params: { id } });
+    expectError(await search_({ team: { $regex: "a" } }), "invalid_filter");
+    expectError(await search_({ team: "support" }), "unknown_filter_key");
+    const inspected = await call(inspect.POST, { json: { query: "x", filter: { $not: {} } }, headers: editor, params: { id } });
+    expectError(inspected, "invalid_filter");
+    const [{ id: pairId }] = (await call(pairs.GET, { method: "GET", headers: editor, params: { id } })).body.pairs;
+    const res = await call(pair.PATCH, {
+      method: "PATCH",
+      json: { filter: { team: "a" } },
+      headers: editor,
+      params: { id, pairId: String(pairId) },
+    });
+    expectError(res, "unknown_filter_key");
+  });
+
   it("embedding_model_mismatch when the agent's chunks were embedded with another model", async () => {
     const mixed = newAgent("mixed models");
     await ingest(mixed.id, "sla.md", ARTICLES.sla);

@@ -34,6 +34,7 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
   const [size, setSize] = useState(String(DEFAULT_CHUNK_SIZE));
   const [overlap, setOverlap] = useState(String(DEFAULT_CHUNK_OVERLAP));
   const [strategy, setStrategy] = useState<ChunkStrategy>(DEFAULT_CHUNK_STRATEGY);
+  const [metadata, setMetadata] = useState("");
   const [dragging, setDragging] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -80,9 +81,25 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
     setSent(0);
     setActiveOnly(files.length > FULL_LIST_FILES);
     const groups = uploadGroups(files, maxFiles, maxBytes);
+    const given = metadata.trim();
+    if (given) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(given);
+      } catch {
+        parsed = null;
+      }
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        setError('Metadata must be a JSON object, as {"product": "router", "locale": "de"}.');
+        setStarting(false);
+        return;
+      }
+    }
     const formOf = (group: File[]) => {
       const form = new FormData();
       for (const f of group) form.append("files", f);
+      // Every request of the upload carries the metadata: it applies to each of its files.
+      if (given) form.set("metadata", given);
       return form;
     };
     let done = 0;
@@ -176,6 +193,15 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
           />
         </label>
         <StrategySelect value={strategy} onChange={setStrategy} />
+        <label className="flex min-w-64 flex-1 flex-col gap-1 text-sm font-medium">
+          Metadata for every file (JSON, optional)
+          <input
+            value={metadata}
+            onChange={(e) => setMetadata(e.target.value)}
+            placeholder='{"product": "router", "locale": "de"}'
+            className="rounded border border-slate-300 px-2 py-1.5 font-mono font-normal"
+          />
+        </label>
         <button
           type="button"
           onClick={upload}

@@ -20,6 +20,8 @@ export interface PairRowData {
   /** Null when no indexed document has the expected filename any more. */
   documentId: number | null;
   source: PairSource;
+  /** The metadata filter its question is asked with (null: none). */
+  filter?: Record<string, unknown> | null;
 }
 
 const SOURCE_LABEL: Record<PairSource, string> = { manual: "typed in", import: "imported", log: "from the log", generated: "generated" };
@@ -120,7 +122,21 @@ function EditRow({ agentId, pair, filenames, onDone }: { agentId: number; pair: 
 
 function columns(agentId: number, edit: (pairId: number) => void): Column<PairRowData>[] {
   return [
-    { id: "query", header: "Query", className: "min-w-[10rem]", cell: (p) => p.query },
+    {
+      id: "query",
+      header: "Query",
+      className: "min-w-[10rem]",
+      cell: (p) => (
+        <div className="space-y-0.5">
+          <p>{p.query}</p>
+          {p.filter && (
+            <p className="font-mono text-xs text-blue-900" title="Ranked among the documents this metadata filter matches">
+              filter {JSON.stringify(p.filter)}
+            </p>
+          )}
+        </div>
+      ),
+    },
     {
       id: "expected",
       header: "Expected document",
@@ -149,7 +165,7 @@ function columns(agentId: number, edit: (pairId: number) => void): Column<PairRo
       cell: (p) => (
         <div className="flex items-center gap-3">
           <Link
-            href={inspectorHref(agentId, p.query, 3, p.documentId)}
+            href={inspectorHref(agentId, p.query, 3, p.documentId, undefined, p.filter)}
             className="text-blue-700 underline"
             aria-label={`Open “${p.query}” in the inspector`}
           >

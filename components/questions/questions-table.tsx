@@ -38,6 +38,14 @@ function columns(
             {q.wordings > 1 && <span className="mr-2 rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">{q.wordings} wordings</span>}
             latest: {q.latest.outcome}
             {q.latest.tool === "ask" ? " (ask)" : ""}
+            {q.filter && (
+              <span
+                className="ml-2 rounded bg-blue-50 px-1.5 py-0.5 font-mono text-blue-900"
+                title="The metadata filter the call was made with"
+              >
+                filter {JSON.stringify(q.filter)}
+              </span>
+            )}
           </p>
         </div>
       ),
@@ -99,7 +107,10 @@ function columns(
           {canEdit && (
             <TriageActions agentId={agentId} groupId={q.id} question={q.text} status={q.status} documents={documents} onDone={onDone} />
           )}
-          <Link href={inspectorHref(agentId, q.text, INSPECT_K, q.expectedId)} className="text-sm text-blue-700 underline">
+          <Link
+            href={inspectorHref(agentId, q.text, INSPECT_K, q.expectedId, undefined, q.filter)}
+            className="text-sm text-blue-700 underline"
+          >
             Inspect<span className="sr-only"> “{q.text}”</span>
           </Link>
         </div>

@@ -11,6 +11,8 @@ export interface AskPanelProps {
   /** The question as typed in the inspector, and its top_k: what Ask sends. */
   question: string;
   topK: number;
+  /** The inspector's metadata filter as JSON (null: none): the ask retrieves under it too. */
+  filter?: string | null;
   /** Whether the inspector shows a miss diagnosis for an expected document. */
   hasExpected: boolean;
   onShowDiagnosis: () => void;
@@ -112,7 +114,8 @@ function GradedChunks({ result }: { result: AskResult }) {
 export function AskPanel(props: AskPanelProps) {
   const [state, action] = useActionState<AskState & { topK?: number }, FormData>(async (_prev, form) => {
     const topK = Number(form.get("top_k"));
-    return { ...(await askFromInspectorAction(props.agentId, String(form.get("question") ?? ""), topK)), topK };
+    const filter = String(form.get("filter") ?? "") || undefined;
+    return { ...(await askFromInspectorAction(props.agentId, String(form.get("question") ?? ""), topK, filter)), topK };
   }, {});
   const result = state.result;
   const changed = result && (result.question !== props.question || state.topK !== props.topK);
@@ -129,6 +132,7 @@ export function AskPanel(props: AskPanelProps) {
         </div>
         <input type="hidden" name="question" value={props.question} />
         <input type="hidden" name="top_k" value={props.topK} />
+        <input type="hidden" name="filter" value={props.filter ?? ""} />
         <SubmitButton pendingText="Asking…">Ask</SubmitButton>
       </form>
       <p id="ask-status" aria-live="polite" className="text-sm text-red-700 empty:hidden">

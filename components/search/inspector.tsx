@@ -28,9 +28,21 @@ export interface InspectorProps {
   space: string;
   /** How this provider makes query vectors, when that is worth knowing to read a distance. */
   queryNote?: string;
-  initial: { query: string; topK: number; expected: number | null; draft: number | null };
+  initial: { query: string; topK: number; expected: number | null; draft: number | null; filter?: string };
   /** The agent's drafts: the inspector can rank as one of them would leave the agent. */
   drafts: { id: number; name: string }[];
+}
+
+/** The filter field's text as the JSON the inspector sends (null: none), or why it is not a filter. */
+function parseFilterText(text: string): { json: string | null; error: string | null } {
+  if (!text) return { json: null, error: null };
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) return { json: JSON.stringify(v), error: null };
+  } catch {
+    // reported below
+  }
+  return { json: null, error: 'The filter is a JSON object, as {"product": "router"} or {"firmware": {"$gte": 3}}.' };
 }
 
 export function Inspector({ agentId, documents, space, queryNote, initial, drafts }: InspectorProps) {
@@ -45,7 +57,11 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
   const searchParams = useSearchParams();
   const [mode, setMode] = useState<RetrievalMode | null>(() => parseMode(searchParams?.get("mode") ?? null));
   const [saved, setSaved] = useState<{ ok?: boolean; message?: string } | null>(null);
+  const [filterText, setFilterText] = useState(initial.filter ?? "");
   const q = useDebounced(query.trim(), 350);
+  // The metadata filter the search ranks under: JSON as the agent's tool call sends it.
+  const filterState = parseFilterText(useDebounced(filterText.trim(), 350));
+  const filter = filterState.json;
   const k = useDebounced(topK, 250);
   const diagnosis = useRef<HTMLDivElement>(null);
 
@@ -57,8 +73,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
     if (expected !== null) params.set("expected", String(expected));
     if (mode !== null) params.set("mode", mode);
     if (draft !== null) params.set("draft", String(draft));
+    if (filter !== null) params.set("filter", filter);
     router.replace(`${pathname}?${params}`, { scroll: false });
-  }, [q, k, expected, mode, draft, pathname, router]);
+  }, [q, k, expected, mode, draft, filter, pathname, router]);
 
   // The agent's own mode: the switch's default, named beside another pick.
   const agent = useQuery({
@@ -70,18 +87,19 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
   // One request per change of query, k, expected document or mode: the list and the diagnosis
   // come from the same ranking.
   const inspection = useQuery({
-    queryKey: queryKeys.inspect(agentId, q, k, expected, mode, draft),
+    queryKey: queryKeys.inspect(agentId, q, k, expected, mode, draft, filter),
     queryFn: async () => {
       const res = await postJson<Inspection>(`/api/agents/${agentId}/inspect${draft === null ? "" : `?draft=${draft}`}`, {
         query: q,
         top_k: k,
         expected_document_id: expected ?? undefined,
         mode: mode ?? undefined,
+        filter: filter === null ? undefined : JSON.parse(filter),
       });
       void client.invalidateQueries({ queryKey: queryKeys.toolCalls(agentId) });
       return res;
     },
-    enabled: q.length > 0,
+    enabled: q.length > 0 && filterState.error === null,
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: 0,
@@ -147,6 +165,25 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
                 {saved?.message}
               </span>
             </div>
+          </label>
+          <label className="flex flex-col gap-1 text-sm font-medium md:col-span-2">
+            Metadata filter (as the agent&apos;s call sends it; optional)
+            <input
+              value={filterText}
+              onChange={(e) => setFilterText(e.target.value)}
+              placeholder='{"product": "router", "locale": "de"}'
+              className="rounded border border-slate-300 px-3 py-1.5 font-mono font-normal"
+            />
+            {filterState.error ? (
+              <span className="font-normal text-red-700">{filterState.error}</span>
+            ) : (
+              inspection.data?.filter_matched_documents != null && (
+                <span className="font-normal text-slate-700" aria-live="polite">
+                  Ranked among the {inspection.data.filter_matched_documents} documents the filter matches
+                  {inspection.data.filter_matched_documents === 0 ? ": none, so the search returns nothing" : ""}.
+                </span>
+              )
+            )}
           </label>
           <ModeSwitch value={mode ?? agentMode} agentMode={agentMode} onChange={setMode} />
           {drafts.length > 0 && (
@@ -232,6 +269,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
             agentId={agentId}
             question={query.trim()}
             topK={topK}
+            filter={filter}
             hasExpected={expected !== null}
             onShowDiagnosis={() => {
               diagnosis.current?.scrollIntoView({ behavior: "smooth", block: "start" });

@@ -33,6 +33,14 @@ function ModeRanks({ e, topK }: { e: ExpectedDiagnosis; topK: number }) {
 export function MissDiagnosis({ inspection, topK, space }: { inspection: Inspection; topK: number; space: string }) {
   const e = inspection.expected;
   if (!e) return null;
+  if (e.filtered_out) {
+    return (
+      <p role="status" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+        The metadata filter leaves {e.filename} out: with this filter no top_k can retrieve it. Check the filter the agent sent, or the
+        document&apos;s metadata on the Documents tab.
+      </p>
+    );
+  }
   if (!e.indexed) {
     return (
       <p role="status" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">

@@ -191,10 +191,13 @@ export function questionStats(agentId: number, f: QuestionFilter): QuestionStats
 /** What the given calls returned and how they ended, by call id. */
 export function callOutcomes(
   ids: number[],
-): Map<number, { tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string }> {
+): Map<number, { tool: string; retrieval: string | null; outcome: string | null; ok: number; created_at: string; filter: string | null }> {
   if (ids.length === 0) return new Map();
   const rows = db()
-    .prepare("SELECT id, tool, retrieval, outcome, ok, created_at FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))")
+    .prepare(
+      `SELECT id, tool, retrieval, outcome, ok, created_at, json_extract(input, '$.filter') AS filter
+       FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))`,
+    )
     .all(JSON.stringify(ids)) as {
     id: number;
     tool: string;
@@ -202,6 +205,7 @@ export function callOutcomes(
     outcome: string | null;
     ok: number;
     created_at: string;
+    filter: string | null;
   }[];
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -38,6 +38,8 @@ export interface QuestionView {
   closest: { document_id: number; filename: string; score: number } | null;
   /** How the latest call ended: `answered`, `refused`, `no results`, `failed`. */
   latest: { tool: string; at: string; outcome: string };
+  /** The metadata filter its latest call was made with (null: none): the inspector opens with it. */
+  filter: Record<string, unknown> | null;
 }
 
 export function latestOutcome(call: { tool: string; ok: number; outcome: string | null; retrieval: string | null }): string {
@@ -83,6 +85,7 @@ export function questionViews(rows: QuestionStatsRow[]): QuestionView[] {
       top_documents: topDocuments(call.retrieval),
       closest: closestOf(call.retrieval),
       latest: { tool: call.tool, at: call.created_at, outcome: latestOutcome(call) },
+      filter: call.filter ? (JSON.parse(call.filter) as Record<string, unknown>) : null,
     };
   });
 }

@@ -1,5 +1,6 @@
 import { agentFromParams } from "@/lib/http/agent-param";
 import { listDocuments } from "@/lib/db/documents";
+import { agentFacets } from "@/lib/db/metadata";
 import { UploadPanel } from "@/components/documents/upload-panel";
 import { DocumentsTable } from "@/components/documents/documents-table";
 import { RecentRefusals } from "@/components/documents/recent-refusals";
@@ -29,7 +30,7 @@ export default async function AgentDocumentsPage({ params }: { params: Promise<{
         <h2 id="documents-heading" className="font-semibold">
           Documents ({documents.length})
         </h2>
-        <DocumentsTable agentId={agent.id} documents={documents} />
+        <DocumentsTable agentId={agent.id} documents={documents} facets={agentFacets(agent.id)} />
       </section>
       <RecentRefusals agentId={agent.id} refusals={refusals} />
     </div>

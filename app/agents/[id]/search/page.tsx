@@ -8,7 +8,10 @@ import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ q?: string; k?: string; expected?: string; draft?: string }> };
+type Props = {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ q?: string; k?: string; expected?: string; draft?: string; filter?: string }>;
+};
 
 export default async function SearchInspectorPage({ params, searchParams }: Props) {
   const agent = await agentFromParams(params);
@@ -34,6 +37,8 @@ export default async function SearchInspectorPage({ params, searchParams }: Prop
         topK: Number.isInteger(k) && k >= 1 && k <= MAX_K ? k : 3,
         expected: documents.some((d) => d.id === expected) ? expected : null,
         draft: drafts.some((d) => d.id === draft) ? draft : null,
+        // The metadata filter as JSON text (a logged call's, from "inspect this question"); the inspector checks it.
+        filter: sp.filter ?? "",
       }}
       drafts={drafts}
     />

@@ -72,6 +72,7 @@ export default async function PairsPage({ params }: { params: Promise<{ id: stri
             answerable: p.expected_filename !== NO_DOCUMENT,
             documentId: documentIds.get(p.expected_filename) ?? null,
             source: p.source,
+            filter: p.filter,
           }))}
         />
       </section>
