@@ -8,6 +8,7 @@ import { apiFetch, postJson } from "@/lib/client/fetch";
 import type { Inspection } from "@/lib/retrieval/inspect";
 import { DistanceNote } from "@/components/ui/distance-note";
 import { queryKeys } from "@/lib/client/query-keys";
+import { plural } from "@/lib/format/plural";
 import { indexMissSentence } from "@/lib/client/index-miss";
 import { INSPECTOR_MAX_K as MAX_K } from "@/lib/validations/search";
 import type { RetrievalMode } from "@/lib/validations/agent";
@@ -179,8 +180,9 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
             ) : (
               inspection.data?.filter_matched_documents != null && (
                 <span className="font-normal text-slate-700" aria-live="polite">
-                  Ranked among the {inspection.data.filter_matched_documents} documents the filter matches
-                  {inspection.data.filter_matched_documents === 0 ? ": none, so the search returns nothing" : ""}.
+                  {inspection.data.filter_matched_documents === 0
+                    ? "The filter matches no document, so the search returns nothing."
+                    : `Ranked among the ${plural(inspection.data.filter_matched_documents, "document")} the filter matches.`}
                 </span>
               )
             )}
