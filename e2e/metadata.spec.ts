@@ -6,7 +6,8 @@ import { expect, test, uploadThroughApi } from "./fixtures";
 // ranked under their filters.
 
 const ROUTER = "---\nproduct: router\n---\n# Router reset\n\nHold the reset button on the router for ten seconds until the lights blink.\n";
-const MODEM = "---\nproduct: modem\n---\n# Modem reset\n\nPress the reset pin on the back of the modem for ten seconds, then wait for the line light.\n";
+const MODEM =
+  "---\nproduct: modem\n---\n# Modem reset\n\nPress the reset pin on the back of the modem for ten seconds, then wait for the line light.\n";
 const SWITCH = "Switch reset. Unplug the switch, hold the mode button and plug it back in to reset the switch to factory settings.\n";
 
 async function search(page: Page, agentId: number, query: string, filter?: unknown) {

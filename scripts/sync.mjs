@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run sync -- --agent <id or name> <folder> [--delete] [--dry-run] [--chunk-size N] [--overlap N] [--strategy boundary|fixed] [--url http://localhost:3000]`
+// `npm run sync -- --agent <id or name> <folder> [--delete] [--dry-run] [--chunk-size N] [--overlap N] [--strategy boundary|fixed] [--metadata JSON] [--url http://localhost:3000]`
 // Keeps an agent's documents in step with a folder through the app's HTTP API: uploads new and
 // changed files (named by their path in the folder), re-chunks unchanged ones when chunk
 // settings are given, and with --delete removes documents whose file is gone. Each run plans
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const USAGE =
-  "Usage: npm run sync -- --agent <id or name> <folder> [--delete] [--dry-run] [--chunk-size N] [--overlap N] [--strategy boundary|fixed] [--url http://localhost:3000]";
+  "Usage: npm run sync -- --agent <id or name> <folder> [--delete] [--dry-run] [--chunk-size N] [--overlap N] [--strategy boundary|fixed] [--metadata JSON] [--url http://localhost:3000]";
 
 // A copy of ACCEPTED_EXTENSIONS in lib/extract/detect.ts (scripts/sync.test.ts keeps them equal).
 export const ACCEPTED_EXTENSIONS = [".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"];
@@ -58,6 +58,7 @@ function options(argv) {
       "chunk-size": text,
       overlap: text,
       strategy: text,
+      metadata: text,
       url: { type: "string", default: process.env.KB_URL ?? "http://localhost:3000" },
       help: { type: "boolean", short: "h" },
     },
@@ -89,12 +90,24 @@ function options(argv) {
       `--overlap (${shown(overlap, DEFAULT_OVERLAP)}) must be smaller than --chunk-size (${shown(size, DEFAULT_SIZE)}).`,
     );
   }
+  // Metadata for every file the run uploads, over each file's own front matter (checked by the app too).
+  let metadata;
+  if (values.metadata !== undefined) {
+    try {
+      metadata = JSON.parse(values.metadata);
+    } catch {
+      metadata = null;
+    }
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))
+      throw new UsageError(`--metadata must be a JSON object, as '{"product": "router"}'.`);
+  }
   return {
     agent: values.agent,
     folder: positionals[0],
     delete: values.delete,
     dryRun: values["dry-run"],
     settings,
+    metadata: metadata === undefined ? undefined : JSON.stringify(metadata),
     url: values.url.replace(/\/+$/, ""),
   };
 }
@@ -356,6 +369,7 @@ async function carryOut(base, agent, p, opts) {
     // `keep`: the server names each document by the part's filename, folders included.
     form.append("paths", "keep");
     for (const [k, v] of Object.entries(opts.settings)) form.append(k, String(v));
+    if (opts.metadata) form.append("metadata", opts.metadata);
     const res = await api(base, docs, { method: "POST", body: form }, true);
     if (!Array.isArray(res.body?.documents)) {
       // Too large for this server's limits: those files fail, the others can still go.

@@ -212,6 +212,26 @@ describe("npm run sync", () => {
   });
 });
 
+describe("npm run sync, metadata", () => {
+  it("carries each file's front matter, with --metadata over it for every file it uploads", async () => {
+    const a = newAgent("sync metadata");
+    const dir = folder({
+      "router.md": `---\nproduct: router\nlocale: en\n---\n${TEXT.setup}`,
+      "faq.txt": TEXT.faq,
+    });
+    const bad = await sync("--agent", a.name, dir, "--metadata", "[1]");
+    expect(bad).toMatchObject({ code: 2, err: expect.stringContaining("--metadata must be a JSON object") });
+    expect(listDocuments(a.id)).toEqual([]);
+    const res = await sync("--agent", a.name, dir, "--metadata", '{"locale": "de", "team": "support"}');
+    expect(res.code, res.err).toBe(0);
+    const meta = Object.fromEntries(ready(a.id).map((d) => [d.filename, d.metadata]));
+    expect(meta).toEqual({
+      "router.md": { product: "router", locale: "de", team: "support" },
+      "faq.txt": { locale: "de", team: "support" },
+    });
+  });
+});
+
 describe("npm run sync, links", () => {
   const SECRET = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
   /** Every ready document's text of the agent, to look for text that must not be there. */

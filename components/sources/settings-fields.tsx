@@ -4,7 +4,7 @@
  */
 export function SettingsFields(props: {
   id: string;
-  values: { on_removed?: string; interval_minutes?: string; cross_host?: string } | undefined;
+  values: { on_removed?: string; interval_minutes?: string; cross_host?: string; metadata?: string } | undefined;
   invalid: (field: string) => true | undefined;
   statusId: string;
   forName?: string;
@@ -51,6 +51,20 @@ export function SettingsFields(props: {
       <p id={hint} className="pb-2 text-xs text-slate-600">
         Blank: synced only with Sync now. At least 5.
       </p>
+      <div className="flex basis-full flex-col gap-1">
+        <label htmlFor={`${id}-metadata`} className="text-sm font-medium">
+          Metadata for its pages (JSON, optional){suffix}
+        </label>
+        <input
+          id={`${id}-metadata`}
+          name="metadata"
+          defaultValue={values?.metadata}
+          placeholder='{"product": "router"}'
+          aria-invalid={invalid("metadata")}
+          aria-describedby={statusId}
+          className="max-w-xl rounded border border-slate-300 px-3 py-2 font-mono text-sm"
+        />
+      </div>
       <div className="flex basis-full flex-col gap-1">
         <label className="flex items-center gap-2 text-sm font-medium">
           <input

@@ -55,6 +55,7 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
               ? "synced only with Sync now"
               : `synced every ${plural(s.interval_minutes, "minute")} and with Sync now`}
             {s.sitemap && (s.cross_host ? " · follows entries on other public hosts" : "")}
+            {Object.keys(s.metadata).length > 0 && ` · its pages get ${JSON.stringify(s.metadata)}`}
           </p>
         </div>
         {canEdit && <SyncNowForm agentId={agentId} sourceId={s.id} running={running} />}
@@ -67,6 +68,7 @@ export function SourceCard({ agentId, source: s, canEdit }: { agentId: number; s
           onRemoved={s.on_removed}
           intervalMinutes={s.interval_minutes}
           crossHost={s.cross_host}
+          metadata={s.metadata}
         />
       )}
       {s.urls && (

@@ -33,8 +33,10 @@ export function SourceSettingsForm(props: {
   onRemoved: OnRemoved;
   intervalMinutes: number | null;
   crossHost: boolean;
+  metadata?: Record<string, unknown>;
 }) {
   const { agentId, sourceId, name, onRemoved, intervalMinutes, crossHost } = props;
+  const metadata = props.metadata && Object.keys(props.metadata).length > 0 ? JSON.stringify(props.metadata) : "";
   const [state, action] = useActionState<State, FormData>(
     async (prev, form) => ({ ...(await updateSourceAction(agentId, sourceId, prev, form)), round: (prev.round ?? 0) + 1 }),
     {},
@@ -46,6 +48,7 @@ export function SourceSettingsForm(props: {
     on_removed: onRemoved,
     interval_minutes: intervalMinutes === null ? "" : String(intervalMinutes),
     cross_host: crossHost ? "on" : "",
+    metadata,
   };
   const invalid = (field: string) => (state.errors?.[field] ? true : undefined);
   // The fields' own errors are said after the form's, in the one live region the fields point to.
@@ -57,7 +60,7 @@ export function SourceSettingsForm(props: {
       <form action={action} noValidate className="mt-2 space-y-2">
         {/* Remounted after each submission and when the saved values change: a select takes its defaultValue only when it mounts. */}
         <SettingsFields
-          key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}:${crossHost}`}
+          key={`${state.round ?? 0}:${onRemoved}:${intervalMinutes}:${crossHost}:${metadata}`}
           id={id}
           values={values}
           invalid={invalid}

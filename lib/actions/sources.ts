@@ -4,7 +4,8 @@ import { revalidatePath } from "next/cache";
 import { ZodError } from "zod";
 import { requireRole } from "@/lib/auth";
 import { getAgent } from "@/lib/db/agents";
-import { createSource, deleteSource, updateSource, type Source } from "@/lib/db/sources";
+import { createSource, deleteSource, type Source } from "@/lib/db/sources";
+import { changeSource } from "@/lib/sources/settings";
 import { resolveRemovals } from "@/lib/sources/removals";
 import { startSourceSync } from "@/lib/sources/sync";
 import { removalsSchema, sourceCreateSchema, sourceUpdateSchema } from "@/lib/validations/source";
@@ -19,9 +20,11 @@ export type SourceFormValues = {
   on_removed: string;
   interval_minutes: string;
   cross_host: string;
+  /** JSON: metadata every page of the source gets; blank for none. */
+  metadata: string;
 };
 export type SourceFormState = FormState<SourceFormValues>;
-export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes" | "cross_host">;
+export type SourceSettingsValues = Pick<SourceFormValues, "on_removed" | "interval_minutes" | "cross_host" | "metadata">;
 export type SourceSettingsState = FormState<SourceSettingsValues>;
 export type SourceActionState = Pick<FormState, "ok" | "message">;
 
@@ -40,9 +43,20 @@ function inFormTerms(err: ZodError, urls: string[]): ZodError {
       if (field === "urls" && typeof index === "number")
         return { ...issue, message: `Line ${index + 1} (“${urls[index]}”): ${issue.message}` };
       if (field === "interval_minutes") return { ...issue, message: issue.message.replace("interval_minutes", "The interval") };
+      if (field === "metadata") return { ...issue, message: `Metadata: ${issue.message}` };
       return issue;
     }),
   );
+}
+
+/** The metadata field as typed: blank is none; text that is not JSON is passed on for the schema to refuse. */
+function metadataText(text: string): unknown {
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return "not JSON";
+  }
 }
 
 /** "Add source": a sitemap URL or a list of page URLs; nothing is fetched until it syncs. */
@@ -55,6 +69,7 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
     on_removed: formText(form, "on_removed"),
     interval_minutes: formText(form, "interval_minutes"),
     cross_host: formText(form, "cross_host"),
+    metadata: formText(form, "metadata"),
   };
   const failed = { message: "The source was not added.", values };
   const urls = lines(values.urls);
@@ -70,6 +85,7 @@ export async function addSourceAction(agentId: number, _prev: SourceFormState, f
     interval_minutes: values.interval_minutes.trim() === "" ? null : values.interval_minutes.trim(),
     // An unticked box sends nothing.
     cross_host: values.cross_host === "on",
+    metadata: metadataText(values.metadata),
   });
   if (!parsed.success) return toFormState(inFormTerms(parsed.error, urls), failed);
   try {
@@ -94,6 +110,7 @@ export async function updateSourceAction(
     on_removed: formText(form, "on_removed"),
     interval_minutes: formText(form, "interval_minutes"),
     cross_host: formText(form, "cross_host"),
+    metadata: formText(form, "metadata"),
   };
   const failed = { message: "The settings were not saved.", values };
   const parsed = sourceUpdateSchema.safeParse({
@@ -101,12 +118,13 @@ export async function updateSourceAction(
     // Blank: synced only with "Sync now".
     interval_minutes: values.interval_minutes.trim() === "" ? null : values.interval_minutes.trim(),
     cross_host: values.cross_host === "on",
+    metadata: metadataText(values.metadata),
   });
   if (!parsed.success) return toFormState(inFormTerms(parsed.error, []), failed);
   let saved: Source;
   try {
     getAgent(agentId);
-    saved = updateSource(agentId, sourceId, parsed.data);
+    saved = changeSource(agentId, sourceId, parsed.data);
   } catch (err) {
     return toFormState(err, failed);
   }

@@ -1,5 +1,6 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
+import type { Metadata } from "../core/metadata";
 import { db, now } from "./client";
 
 export type SourceKind = "sitemap" | "urls";
@@ -16,10 +17,13 @@ export interface SourceRow {
   /** 1: a sitemap's entries on other public hosts are fetched too; 0: they are left out. */
   cross_host: number;
   created_at: string;
+  /** Metadata every page of the source gets (JSON), under what each page's own meta tags say. */
+  metadata: string;
 }
 
-export interface Source extends Omit<SourceRow, "location" | "cross_host"> {
+export interface Source extends Omit<SourceRow, "location" | "cross_host" | "metadata"> {
   cross_host: boolean;
+  metadata: Metadata;
   sitemap: string | null;
   urls: string[] | null;
 }
@@ -64,6 +68,7 @@ const toSource = (r: SourceRow): Source => {
   return {
     ...rest,
     cross_host: r.cross_host === 1,
+    metadata: JSON.parse(r.metadata) as Metadata,
     sitemap: r.kind === "sitemap" ? location : null,
     urls: r.kind === "urls" ? (JSON.parse(location) as string[]) : null,
   };
@@ -71,13 +76,20 @@ const toSource = (r: SourceRow): Source => {
 
 export function createSource(
   agentId: number,
-  s: { kind: SourceKind; location: string; on_removed: OnRemoved; interval_minutes: number | null; cross_host?: boolean },
+  s: {
+    kind: SourceKind;
+    location: string;
+    on_removed: OnRemoved;
+    interval_minutes: number | null;
+    cross_host?: boolean;
+    metadata?: Metadata;
+  },
 ): Source {
   const { lastInsertRowid } = db()
     .prepare(
-      "INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, cross_host, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO sources (agent_id, kind, location, on_removed, interval_minutes, cross_host, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .run(agentId, s.kind, s.location, s.on_removed, s.interval_minutes, s.cross_host ? 1 : 0, now());
+    .run(agentId, s.kind, s.location, s.on_removed, s.interval_minutes, s.cross_host ? 1 : 0, now(), JSON.stringify(s.metadata ?? {}));
   return getSource(agentId, Number(lastInsertRowid));
 }
 
@@ -95,9 +107,10 @@ export function getSource(agentId: number, id: number): Source {
 export function updateSource(
   agentId: number,
   id: number,
-  patch: { on_removed?: OnRemoved; interval_minutes?: number | null; cross_host?: boolean },
+  patch: { on_removed?: OnRemoved; interval_minutes?: number | null; cross_host?: boolean; metadata?: Metadata },
 ): Source {
   getSource(agentId, id);
+  if (patch.metadata !== undefined) db().prepare("UPDATE sources SET metadata = ? WHERE id = ?").run(JSON.stringify(patch.metadata), id);
   if (patch.cross_host !== undefined)
     db()
       .prepare("UPDATE sources SET cross_host = ? WHERE id = ?")

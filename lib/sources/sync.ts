@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
+import type { Metadata } from "../core/metadata";
 import { env } from "../env.mjs";
 import { conflict } from "../core/errors";
 import { ingestFile } from "../ingest/pipeline";
@@ -78,6 +79,7 @@ async function fetchPage(
   known: SourcePage | undefined,
   fetcher: Fetcher,
   scope: string[],
+  metadata: Metadata = {},
 ): Promise<PageOutcome | { ingest: () => Promise<PageOutcome> }> {
   const doc = known && pageDocument(agentId, known.filename, url);
   // A conditional fetch only while the document the validators describe is still there.
@@ -129,7 +131,8 @@ async function fetchPage(
     ingest: async () => {
       const result = await ingestFile(
         agentId,
-        { filename, bytes: new Uint8Array(res.body), sourceUrl: url },
+        // The source's metadata for every page, over the page's own meta tags.
+        { filename, bytes: new Uint8Array(res.body), sourceUrl: url, metadata },
         { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP },
       );
       if (result.status !== "ready") {
@@ -230,7 +233,7 @@ async function runSync(agentId: number, source: Source, record: SyncRecord, opts
       while (next < pages.length) {
         const url = pages[next++]!;
         await pace();
-        const step = await fetchPage(agentId, source.id, url, known.get(url), fetcher, scope);
+        const step = await fetchPage(agentId, source.id, url, known.get(url), fetcher, scope, source.metadata);
         if (!("ingest" in step)) {
           await count(url, step);
           continue;

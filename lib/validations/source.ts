@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkMetadata } from "../core/metadata";
 
 /** At most this many page URLs in a source's own list (a sitemap can name more, up to FETCH_MAX_PAGES). */
 export const MAX_LISTED_URLS = 5000;
@@ -27,6 +28,16 @@ const interval = z.coerce
   .max(60 * 24 * 31, "interval_minutes must be at most 44640 (31 days).")
   .nullable();
 
+/** Metadata every page of the source gets (a 422 names a key or value the app cannot take). */
+const sourceMetadata = z.unknown().transform((v, ctx) => {
+  try {
+    return checkMetadata(v);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+    return z.NEVER;
+  }
+});
+
 /** Whether a sitemap's entries on other hosts are fetched (public ones only; allow-listed hosts never). */
 const crossHost = z.boolean({ error: "cross_host must be true or false." });
 
@@ -42,6 +53,7 @@ export const sourceCreateSchema = z
     on_removed: onRemoved.default("propose"),
     interval_minutes: interval.default(null),
     cross_host: crossHost.default(false),
+    metadata: sourceMetadata.optional(),
   })
   .refine((s) => (s.sitemap === undefined) !== (s.urls === undefined), {
     message: 'Give either "sitemap" (a sitemap URL) or "urls" (page URLs), not both.',
@@ -53,12 +65,14 @@ export const sourceCreateSchema = z
     on_removed: s.on_removed,
     interval_minutes: s.interval_minutes,
     cross_host: s.cross_host,
+    metadata: s.metadata ?? {},
   }));
 
 export const sourceUpdateSchema = z.object({
   on_removed: onRemoved.optional(),
   interval_minutes: interval.optional(),
   cross_host: crossHost.optional(),
+  metadata: sourceMetadata.optional(),
 });
 
 export const syncRequestSchema = z.object({ wait: z.boolean().default(false) });

@@ -4,8 +4,10 @@ import type { Migration } from "./migration";
 // JSON object (string, number, boolean, date or string-list values); the built-in fields
 // (filename, type, source_url, created_at, updated_at) stay the columns they are. Chunks inherit
 // their document's metadata through their document id, which every index carries. A labeled
-// pair may carry the metadata filter its question was asked with (pairs.filter, JSON; NULL: none).
+// pair may carry the metadata filter its question was asked with (pairs.filter, JSON; NULL: none);
+// a source, the metadata every page it syncs gets (sources.metadata).
 export const migration: Migration = {
   sql: `ALTER TABLE documents ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
-   ALTER TABLE pairs ADD COLUMN filter TEXT;`,
+   ALTER TABLE pairs ADD COLUMN filter TEXT;
+   ALTER TABLE sources ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';`,
 };

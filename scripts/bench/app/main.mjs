@@ -7,6 +7,7 @@
 //   - ingest through the app vs. adding the same vectors straight to Chroma, the two taking
 //     turns in rounds (a quarter of the corpus each);
 //   - search through the app vs. the same filtered query straight to Chroma, the two alternating;
+//   - the search with metadata filters matching 1%, 10% and 50% of an agent against none;
 //   - the inspector, a recall evaluation of 1,000 pairs, a draft's impact over those pairs and
 //     1,000 logged questions, the suggested fixes of one missed pair, and the peak memory of both
 //     processes.
@@ -25,6 +26,7 @@ import { uploader } from "./uploads.mjs";
 import { rawChroma } from "./raw-chroma.mjs";
 import { runIngest } from "./ingest.mjs";
 import { runReads } from "./search.mjs";
+import { FILTERS, runFiltered } from "./filtered.mjs";
 import { runRecovery } from "./recovery.mjs";
 import { runLargeFile } from "./large-file.mjs";
 
@@ -80,6 +82,7 @@ async function main() {
       agents,
       upload: uploads.upload,
     });
+  const filtered = runs("filtered") ? await runFiltered({ base, large, qrand }) : null;
   const {
     rebuildSkipped,
     rebuildSeconds,
@@ -125,6 +128,19 @@ async function main() {
     ["search_to_raw_ids_ratio", ratio(p50(search) / p50(rawIds))],
     ["small_agent_search_p50_ms", ms(p50(smallSearch))],
     ["small_agent_overhead_ratio", ratio(p50(smallSearch) / p50(smallRaw))],
+    ["filtered_agent_chunks", filtered?.agentChunks ?? Number.NaN],
+    ...FILTERS.flatMap(([name]) => [
+      [`filtered_search_p50_ms_${name}`, filtered ? ms(p50(filtered.latencies.get(name))) : Number.NaN],
+      ...(name === "unfiltered"
+        ? []
+        : [
+            [
+              `filtered_search_${name}_to_unfiltered_ratio`,
+              filtered ? ratio(p50(filtered.latencies.get(name)) / p50(filtered.latencies.get("unfiltered"))) : Number.NaN,
+            ],
+            [`filtered_search_${name}_chunk_share`, filtered ? Math.round(filtered.share.get(name) * 1000) / 1000 : Number.NaN],
+          ]),
+    ]),
     ["inspect_p50_ms", ms(p50(inspect))],
     ["inspect_to_search_ratio", ratio(p50(inspect) / p50(search))],
     ["search_p95_ms_under_ingest", ms(percentile(underIngest, 95))],
@@ -165,6 +181,7 @@ async function main() {
 /** The phase a figure comes from (PHASES), or null for the run's own. */
 function phaseOf(key) {
   if (/under_ingest/.test(key)) return "under-ingest";
+  if (/^filtered/.test(key)) return "filtered";
   if (/^inspect/.test(key)) return "inspect";
   if (/^(search|raw_query|raw_ids|small_agent)/.test(key)) return "search";
   if (/^eval/.test(key)) return "eval";

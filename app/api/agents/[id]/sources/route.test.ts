@@ -86,6 +86,26 @@ describe("sources API", () => {
     expect(ready(agent.id)).toHaveLength(1);
   });
 
+  it("gives every page the source's metadata over its own meta tags, and a change of it reaches the documents at once", async () => {
+    const agent = newAgent("Sources metadata");
+    const id = String(agent.id);
+    site.pages.set("/meta.html", {
+      body: '<html><head><meta name="locale" content="de"><meta name="product" content="page"></head><body><article><h1>Reset</h1><p>Hold the reset button for ten seconds.</p></article></body></html>',
+    });
+    const refused = await call(sources.POST, { json: { urls: [site.url("/meta.html")], metadata: { type: "x" } }, params: { id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.message).toContain('"type" is a built-in field');
+    const created = await call(sources.POST, { json: { urls: [site.url("/meta.html")], metadata: { product: "router" } }, params: { id } });
+    expect(created.body.source.metadata).toEqual({ product: "router" });
+    const sourceId = String(created.body.source.id);
+    expect((await call(sync.POST, { json: { wait: true }, params: { id, sourceId } })).body.sync).toMatchObject({ added: 1 });
+    expect(ready(agent.id).map((d) => d.metadata)).toEqual([{ locale: "de", product: "router" }]);
+    const changed = await call(source.PATCH, { json: { metadata: { team: "support" } }, params: { id, sourceId } });
+    expect(changed.body.source.metadata).toEqual({ team: "support" });
+    // The key the source dropped goes, the page's own stays, the new one comes: nothing fetched again.
+    expect(ready(agent.id).map((d) => d.metadata)).toEqual([{ locale: "de", team: "support" }]);
+  });
+
   it("answers 422 for a bad source and 404 for another agent's, changing nothing", async () => {
     const agent = newAgent("Sources bad input");
     const id = String(agent.id);
