@@ -1,7 +1,7 @@
 import "server-only";
 import type { Filter } from "../core/filter";
 import { getAgent, type Agent } from "./agents";
-import { agentChunkCount, hiddenVectorCount, readySignature } from "./documents";
+import { agentChunkCount, hiddenVectorCount, readySignature, readyStamp } from "./documents";
 import { readyAmong } from "./chunks";
 import { db } from "./client";
 import { draftDocuments, draftRemovals, getDraft, type DraftSettings } from "./drafts";
@@ -33,6 +33,7 @@ export class AgentView {
   #readyChunks: number | undefined;
   readonly #signatures = new Map<string, string>();
   readonly #memo = new Map<string, unknown>();
+  #unfiltered: AgentView | undefined;
 
   private constructor(
     readonly id: number,
@@ -65,9 +66,10 @@ export class AgentView {
     return this.scope ? served.filtered(this.scope.filter) : served;
   }
 
-  /** This view without its filter. */
+  /** This view without its filter (one for the request: what it looked up is kept). */
   unfiltered(): AgentView {
-    return this.scope ? new AgentView(this.id, this.#agent, this.draft) : this;
+    if (!this.scope) return this;
+    return (this.#unfiltered ??= new AgentView(this.id, this.#agent, this.draft));
   }
 
   /**
@@ -78,9 +80,10 @@ export class AgentView {
     if (!filter) return this;
     if (checkKeys) assertKnownKeys(this.id, filter);
     const d = this.draft;
+    const stamp = readyStamp(this.id);
     const documents = matchingDocuments(this.id, filter, d ? [...d.added.keys()] : []);
     if (d) for (const id of d.removed.keys()) documents.delete(id);
-    return new AgentView(this.id, this.#agent, this.draft, { filter, documents });
+    return new AgentView(this.id, this.#agent, this.draft, { filter, documents, stamp, chunks: sum(documents) });
   }
 
   /** The agent's row as the request loaded it (not found: a 404), with a draft's mode and cut over it. */
@@ -102,7 +105,12 @@ export class AgentView {
 
   /** The same, read again from SQLite now (after a query: documents may have gone meanwhile). */
   chunkCountNow(): number {
-    if (this.scope) return sum(this.scope.documents, this.unfiltered().admitted(this.scope.documents.keys()));
+    const scope = this.scope;
+    if (scope) {
+      // Its documents as resolved, unless the agent's ready set changed since: then those still shown.
+      if (readyStamp(this.id) === scope.stamp) return scope.chunks;
+      return sum(scope.documents, this.unfiltered().admitted(scope.documents.keys()));
+    }
     const d = this.draft;
     return agentChunkCount(this.id) + (d ? sum(d.added) - sum(d.removed) : 0);
   }
@@ -155,6 +163,9 @@ export interface DraftSet {
 export interface FilterScope {
   filter: Filter;
   documents: Map<number, number>;
+  /** The agent's ready set when the filter was resolved (readyStamp), and the chunks of `documents`. */
+  stamp: string;
+  chunks: number;
 }
 
 /** The counts of `m`, or of those of its keys in `only`. */

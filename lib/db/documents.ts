@@ -382,6 +382,15 @@ export function readySignature(agentId: number, model: string): string {
   return `${row.n}:${row.s}`;
 }
 
+/** A value that changes whenever the set of the agent's ready documents (of any model) does: see readySignature. */
+export function readyStamp(agentId: number): string {
+  const row = db().prepare("SELECT COUNT(*) AS n, TOTAL(id) AS s FROM documents WHERE agent_id = ? AND status = 'ready'").get(agentId) as {
+    n: number;
+    s: number;
+  };
+  return `${row.n}:${row.s}`;
+}
+
 /**
  * The agent's ready documents of `model` with their chunk counts, in id order: the chunk ids a
  * query of the agent may return (lib/retrieval/id-scope.ts).

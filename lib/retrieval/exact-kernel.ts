@@ -264,6 +264,30 @@ export class VectorTable {
   }
 
   /**
+   * score() over several ranges of rows ([start, count], each within ROWS_PER_CALL), the queries
+   * loaded once for all of them: a filtered scan scores many short runs of rows, where loading
+   * the queries for each would cost more than the scoring.
+   */
+  scoreRanges(queries: Float32Array[], ranges: [number, number][], out: Float32Array[], at: number): void {
+    if (this.precision === "i8") {
+      for (const [start, count] of ranges) this.score(queries, start, count, out, at + start);
+      return;
+    }
+    const q0 = 0;
+    for (let g = 0; g < queries.length; g += 4) {
+      const group = queries.slice(g, g + 4);
+      this.f32.fill(0, q0, 4 * this.stride);
+      group.forEach((q, k) => this.f32.set(q, k * this.stride));
+      for (const [start, n] of ranges) {
+        const data = this.dataAt + start * this.stride * 4;
+        if (group.length === 1) this.fn.scores1(q0, data, n, this.stride, this.outAt);
+        else this.fn.scores4(q0, data, n, this.stride, this.outAt);
+        group.forEach((_, k) => out[g + k].set(this.f32.subarray(this.outAt / 4 + k * n, this.outAt / 4 + (k + 1) * n), at + start));
+      }
+    }
+  }
+
+  /**
    * How far an i8 table's distance of `row` can be from the exact one for a query whose
    * quantized form is off by `queryError`: |q.x - q'.x'| <= |q.(x - x')| + |(q - q').x'|, with
    * |q| = 1 and |x'| <= 1 + the row's error, plus the float32 sums of the exact scoring (0 for f32).

@@ -318,18 +318,21 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
   const queries = vectors.map(unitQuery);
   const scoreTable = async (t: VectorTable, out: Scan, only?: Set<number>) => {
     const rows = t.rows;
-    // Filtered: only the matched documents' rows are scored; the others stay as if removed.
-    const ranges: [number, number][] = only ? t.rangesOf(only) : [[0, rows]];
-    if (only) for (const d of out.dist) d.fill(Number.POSITIVE_INFINITY, out.rows, out.rows + rows);
-    let sinceTurn = 0;
-    for (const [start, count] of ranges) {
-      for (let from = start; from < start + count; from += ROWS_PER_CALL) {
-        const n = Math.min(ROWS_PER_CALL, start + count - from);
+    if (only) {
+      // Filtered: only the matched documents' rows are scored; the others stay as if removed.
+      const { spans, gaps } = scoredSpans(t.rangesOf(only));
+      for (const d of out.dist) d.fill(Number.POSITIVE_INFINITY, out.rows, out.rows + rows);
+      for (const batch of batchesOf(spans)) {
+        t.scoreRanges(queries, batch, out.dist, out.rows);
+        await turn();
+      }
+      for (const [start, count] of gaps)
+        for (const d of out.dist) d.fill(Number.POSITIVE_INFINITY, out.rows + start, out.rows + start + count);
+    } else {
+      for (let from = 0; from < rows; from += ROWS_PER_CALL) {
+        const n = Math.min(ROWS_PER_CALL, rows - from);
         t.score(queries, from, n, out.dist, out.rows + from);
-        if ((sinceTurn += n) >= ROWS_PER_CALL) {
-          sinceTurn = 0;
-          await turn();
-        }
+        await turn();
       }
     }
     out.documentOf.set(t.documentOf.subarray(0, rows), out.rows);
@@ -368,6 +371,45 @@ async function scanNow(agent: AgentVectors, model: string, vectors: number[][]):
   if (agent.mask?.size)
     for (let r = 0; r < out.rows; r++) if (agent.mask.has(out.documentOf[r])) for (const d of out.dist) d[r] = Number.POSITIVE_INFINITY;
   return out;
+}
+
+/**
+ * Rows between two runs of matched documents closer than this are scored with them and blanked
+ * after: a kernel call costs about as much as scoring this many rows.
+ */
+const GAP_SCORED = 32;
+
+/** The spans a filtered scan scores (runs joined across short gaps) and the gaps it blanks again. */
+function scoredSpans(ranges: [number, number][]): { spans: [number, number][]; gaps: [number, number][] } {
+  const spans: [number, number][] = [];
+  const gaps: [number, number][] = [];
+  for (const [start, count] of ranges) {
+    const last = spans.at(-1);
+    const gap = last ? start - (last[0] + last[1]) : Number.POSITIVE_INFINITY;
+    if (last && gap <= GAP_SCORED) {
+      if (gap > 0) gaps.push([last[0] + last[1], gap]);
+      last[1] += gap + count;
+    } else spans.push([start, count]);
+  }
+  return { spans, gaps };
+}
+
+/** Spans cut to at most ROWS_PER_CALL rows each, grouped into batches of about ROWS_PER_CALL rows (a turn of the event loop between). */
+function batchesOf(spans: [number, number][]): [number, number][][] {
+  const batches: [number, number][][] = [[]];
+  let inBatch = 0;
+  for (const [start, count] of spans) {
+    for (let from = start; from < start + count; from += ROWS_PER_CALL) {
+      const n = Math.min(ROWS_PER_CALL, start + count - from);
+      if (inBatch + n > ROWS_PER_CALL && inBatch > 0) {
+        batches.push([]);
+        inBatch = 0;
+      }
+      batches.at(-1)!.push([from, n]);
+      inBatch += n;
+    }
+  }
+  return batches;
 }
 
 const closestFirst = (a: RankedChunk, b: RankedChunk) =>
