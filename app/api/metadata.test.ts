@@ -97,6 +97,9 @@ describe("metadata edited", () => {
   it("PATCH sets keys and null removes one, without re-embedding; the next filtered search sees it", async () => {
     const id = await docId("page.html");
     const model = embedder().model;
+    // Resolved (and kept) before the change: the change must show in the next search with it.
+    const modem = () => call(search.POST, { json: { query: "modem lights", filter: { product: "modem" } }, params: { id: agentId } });
+    expect((await modem()).body.filter_matched_documents).toBe(1);
     const vectorsBefore = await vectorsOf(Number(agentId), id);
     const copyBefore = readVectorRuns([id], model).map((r) => Array.from(r.vectors));
     const res = await call(document.PATCH, {
@@ -112,6 +115,7 @@ describe("metadata edited", () => {
     const found = await call(search.POST, { json: { query: "modem lights", filter: { product: "gateway" } }, params: { id: agentId } });
     expect(found.body.filter_matched_documents).toBe(1);
     expect(found.body.results.every((r: { document_id: number }) => r.document_id === id)).toBe(true);
+    expect((await modem()).body).toMatchObject({ results: [], filter_matched_documents: 0 });
   });
 
   it("PATCH refuses a bad value or a built-in key with a 422, and changes nothing", async () => {

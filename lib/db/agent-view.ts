@@ -81,7 +81,7 @@ export class AgentView {
     if (checkKeys) assertKnownKeys(this.id, filter);
     const d = this.draft;
     const stamp = readyStamp(this.id);
-    const documents = matchingDocuments(this.id, filter, d ? [...d.added.keys()] : []);
+    const documents = matchingDocuments(this.id, filter, d ? [...d.added.keys()] : [], stamp);
     if (d) for (const id of d.removed.keys()) documents.delete(id);
     return new AgentView(this.id, this.#agent, this.draft, { filter, documents, stamp, chunks: sum(documents) });
   }

@@ -3,6 +3,7 @@ import { AppError, invalid, notFound } from "../core/errors";
 import { BUILT_IN_KEYS, isBuiltInKey, patchedMetadata, type Metadata, type MetadataPatch } from "../core/metadata";
 import { filterKeys, type Filter, type FilterNode, type Scalar } from "../core/filter";
 import { db, now } from "./client";
+import { dbState } from "./state";
 
 /**
  * Document metadata in SQLite: the team's own keys as one JSON object per document version
@@ -41,6 +42,7 @@ export function patchDocumentsMetadata(agentId: number, ids: number[], patch: Me
       write.run(JSON.stringify(next), t, id);
       out.set(id, next);
     }
+    dbState().metadataChanges++;
     return out;
   })();
 }
@@ -48,6 +50,7 @@ export function patchDocumentsMetadata(agentId: number, ids: number[], patch: Me
 /** Sets a version's metadata as it is written (ingest): the whole object. */
 export function setDocumentMetadata(id: number, metadata: Metadata): void {
   db().prepare("UPDATE documents SET metadata = ? WHERE id = ?").run(JSON.stringify(metadata), id);
+  dbState().metadataChanges++;
 }
 
 // --- Filters -------------------------------------------------------------------------------
@@ -167,19 +170,50 @@ export function assertKnownKeys(agentId: number, filter: Filter): void {
   }
 }
 
+/** Filters resolved and kept (filterMatches); past it the least recently used goes. */
+const CACHED_FILTERS = 256;
+/** Fields a ready document's row changes in place (a re-fetch, an import): a filter on them is resolved each time. */
+const CHANGED_IN_PLACE = new Set(["created_at", "updated_at"]);
+
 /**
  * The ready documents of the agent (and the draft versions `staged`) the filter matches, with
- * their chunk counts: what a filtered read ranks among.
+ * their chunk counts: what a filtered read ranks among. `stamp` is the agent's ready set
+ * (readyStamp) read before: with it, the answer for the same filter is kept until the ready set
+ * or any document's metadata changes (resolving it reads every ready document's metadata: about
+ * 2 ms per 1,000 documents).
  */
-export function matchingDocuments(agentId: number, filter: Filter, staged: number[] = []): Map<number, number> {
+export function matchingDocuments(agentId: number, filter: Filter, staged: number[] = [], stamp?: string): Map<number, number> {
+  const cacheable = stamp !== undefined && staged.length === 0 && !filterKeys(filter.node).some((k) => CHANGED_IN_PLACE.has(k));
+  const state = dbState();
+  const key = cacheable ? `${agentId}|${stamp}|${state.metadataChanges}|${JSON.stringify(filter.where)}` : null;
+  const kept = key === null ? undefined : state.filterMatches.get(key);
+  if (kept) {
+    state.filterMatches.delete(key!);
+    state.filterMatches.set(key!, kept);
+    return new Map(kept);
+  }
   const where = filterSql(filter.node);
-  const rows = db()
-    .prepare(
-      `SELECT d.id AS id, d.chunk_count AS chunks FROM documents d
-       WHERE d.agent_id = ? AND (d.status = 'ready' OR d.id IN (SELECT value FROM json_each(?))) AND ${where.sql}`,
-    )
-    .all(agentId, JSON.stringify(staged), ...where.params) as { id: number; chunks: number }[];
-  return new Map(rows.map((r) => [r.id, r.chunks]));
+  const ready = db()
+    .prepare(`SELECT d.id AS id, d.chunk_count AS chunks FROM documents d WHERE d.agent_id = ? AND d.status = 'ready' AND ${where.sql}`)
+    .all(agentId, ...where.params) as { id: number; chunks: number }[];
+  const inDraft =
+    staged.length === 0
+      ? []
+      : (db()
+          .prepare(
+            `SELECT d.id AS id, d.chunk_count AS chunks FROM documents d
+             WHERE d.id IN (SELECT value FROM json_each(?)) AND d.agent_id = ? AND ${where.sql}`,
+          )
+          .all(JSON.stringify(staged), agentId, ...where.params) as { id: number; chunks: number }[]);
+  const found = new Map([...ready, ...inDraft].map((r) => [r.id, r.chunks]));
+  if (key !== null) {
+    state.filterMatches.set(key, new Map(found));
+    for (const old of state.filterMatches.keys()) {
+      if (state.filterMatches.size <= CACHED_FILTERS) break;
+      state.filterMatches.delete(old);
+    }
+  }
+  return found;
 }
 
 /** The agent's documents listed by the browser that match a filter (any status but draft): their ids. */

@@ -35,10 +35,25 @@ export interface DbState {
    * 'running' row not among them was cut off by a restart and is failed.
    */
   activeRuns: Set<number>;
+  /**
+   * The documents each recent metadata filter matched (lib/db/metadata.ts), keyed by agent, its
+   * ready set, metadataChanges and the filter: an agent's tool calls repeat a few filters, and
+   * resolving one reads every document's metadata. Bounded, the least recently used dropped.
+   */
+  filterMatches: Map<string, Map<number, number>>;
+  /** Counts this process's changes of document metadata: a cached match made before one is not used. */
+  metadataChanges: number;
 }
 
 function createDbState(): DbState {
-  return { connection: null, groupedWrites: [], toolCallsPrunedAt: new Map(), activeRuns: new Set() };
+  return {
+    connection: null,
+    groupedWrites: [],
+    toolCallsPrunedAt: new Map(),
+    activeRuns: new Set(),
+    filterMatches: new Map(),
+    metadataChanges: 0,
+  };
 }
 
 /** The database layer's values, made on first use in this process. */

@@ -4,7 +4,8 @@ import { listDocuments } from "../db/documents";
 import { chunkId } from "../vector-store/client";
 import { ingest, newAgent } from "../../test/helpers";
 import { embedForAgent } from "./retrieve";
-import { exactVectors, narrowed, scan, useExactLimits, type Scan } from "./exact";
+import { compactVectors, exactVectors, narrowed, scan, useExactLimits, type Scan } from "./exact";
+import { compactNearest } from "./compact";
 
 // A filtered scan scores only the matching documents' rows (lib/retrieval/exact.ts): joined
 // across short gaps, which are blanked again. Each matching row must have its unfiltered
@@ -53,5 +54,18 @@ describe("a filtered exact scan", () => {
         expect(scored).toBe(chosen.reduce((n, d) => n + d.chunk_count, 0));
       }
     }
+
+    // Past the exact limit, from the compact table: the nearest matching chunks, exactly.
+    useExactLimits({ chunks: 1 });
+    const compact = (await compactVectors(agent.id, model, { wait: true }))!;
+    expect(compact.table?.precision).toBe("i8");
+    // One query, as a search scores it (four at a time sum in another order: the seventh digit differs).
+    const full = byKey(await scan((await exactVectors(agent.id, model, { anySize: true }))!, model, [vectors[0]]));
+    const brute = [...full]
+      .filter(([key]) => only.has(Number(key.slice(3, key.indexOf("#")))))
+      .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0], "en", { numeric: true }))
+      .slice(0, 5);
+    const nearest = await compactNearest(narrowed(compact, only), model, vectors[0], 5);
+    expect(nearest.map((c) => [chunkId(c.document_id, c.chunk_index), c.score])).toEqual(brute);
   });
 });

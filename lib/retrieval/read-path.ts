@@ -6,7 +6,8 @@ import { chunkKey, readyChunks } from "../db/chunks";
 import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
 import { beyondCut } from "./cut";
-import { exactNearest, exactVectors } from "./exact";
+import { compactVectors, exactLimit, exactNearest, exactVectors, narrowed } from "./exact";
+import { compactNearest } from "./compact";
 import { queryAgent } from "./index-candidates";
 import { fusedWithKeywords, readDepth } from "./modes";
 import type { PlacedChunk, ReadContext, ReadOptions, ReadTarget, SearchResult } from "./read-types";
@@ -55,12 +56,30 @@ export const CANDIDATE_DEPTH = 200;
  */
 export function servedCandidates(target: ReadTarget): CandidateRead {
   return async (n) => {
-    const exact = target.collection.metadata?.distance_space === "cosine" ? await exactVectors(target.agent, target.model) : null;
+    const cosine = target.collection.metadata?.distance_space === "cosine";
+    const compact = cosine ? await filteredCompact(target) : null;
+    if (compact) return Promise.all(target.vectors.map((v) => compactNearest(compact, target.model, v, n)));
+    const exact = cosine ? await exactVectors(target.agent, target.model) : null;
     if (exact) return exactNearest(exact, target.model, target.vectors, n);
     return (await queryAgent(target.collection, target.agent, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) =>
       hits.slice(0, n),
     );
   };
+}
+
+/**
+ * A filtered read of an agent past the exact limit: its compact table, when one is held, narrowed
+ * to the matching documents (their rows scored from bytes, the candidates within the error bound
+ * scored again exactly: lib/retrieval/compact.ts); null otherwise, and the matching documents'
+ * copies are read from SQLite instead (exactVectors). Either way the result is exact.
+ */
+async function filteredCompact(target: ReadTarget) {
+  const { agent } = target;
+  if (!agent.scope || agent.draft) return null;
+  const all = agent.unfiltered();
+  if (all.readyChunkCount() <= exactLimit()) return null;
+  const compact = await compactVectors(all, target.model);
+  return compact && narrowed(compact, agent.scope.documents);
 }
 
 /** Chroma's index alone, read `n` deep: what the index-recall monitor compares the served ranking with. */
