@@ -7,7 +7,7 @@ import { recentToolCalls } from "@/lib/db/tool-calls";
 import { rankAllChunks, type RankedChunk } from "@/lib/retrieval/retrieve";
 import { keywordRanking } from "@/lib/retrieval/keyword";
 import { listDepth, RRF_K } from "@/lib/retrieval/modes";
-import { useExactLimits } from "@/lib/retrieval/exact";
+import { compactVectors, useExactLimits } from "@/lib/retrieval/exact";
 import { embedder } from "@/lib/embeddings/configured";
 import { updateAgent } from "@/lib/db/agents";
 import type { Metadata } from "@/lib/core/metadata";
@@ -145,10 +145,14 @@ describe("filtered rankings are the nearest matching chunks", () => {
     expect(brute).toHaveLength(5);
     const exact = await post({ query, top_k: 5, filter });
     expect(shape(exact.body.results)).toEqual(shape(brute));
-    // An agent past the exact limit is served from Chroma's index; a filtered read of it is still exact.
+    // An agent past the exact limit is served from Chroma's index; a filtered read of it is still
+    // exact: from the matching documents' copies, then from the compact table once one is held.
     useExactLimits({ chunks: 1 });
     const indexed = await post({ query, top_k: 5, filter });
     expect(shape(indexed.body.results)).toEqual(shape(brute));
+    await compactVectors(agentId, embedder().model, { wait: true });
+    const compacted = await post({ query, top_k: 5, filter });
+    expect(shape(compacted.body.results)).toEqual(shape(brute));
   });
 
   it("keyword mode: the matching chunks in bm25 order, each scored as unfiltered", async () => {

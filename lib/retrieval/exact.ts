@@ -238,7 +238,7 @@ async function draftVectors(agent: AgentView, model: string): Promise<AgentVecto
  */
 export function narrowed(v: AgentVectors, documents: Map<number, number>): AgentVectors {
   const keep = (p: AgentVectors): AgentVectors => {
-    if (p.table) return p.table.precision === "i8" ? { ...p } : { ...p, only: new Set(documents.keys()) };
+    if (p.table) return { ...p, only: new Set(documents.keys()) };
     const at = p.documents.flatMap((id, i) => (documents.has(id) ? [i] : []));
     const chunkCounts = at.map((i) => p.chunkCounts[i]);
     return { ...p, documents: at.map((i) => p.documents[i]), chunkCounts, chunks: chunkCounts.reduce((s, n) => s + n, 0) };
