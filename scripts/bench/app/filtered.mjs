@@ -15,7 +15,7 @@ export const FILTERS = [
   ["1pct", () => ({ bucket: 0 }), (b) => b === 0],
   ["10pct", () => ({ bucket: { $lt: 10 } }), (b) => b < 10],
   ["50pct", () => ({ bucket: { $lt: 50 } }), (b) => b < 50],
-  ["1pct_distinct", (i) => ({ $and: [{ bucket: 0 }, { bucket: { $ne: -1 - i } }] }), (b) => b === 0],
+  ["1pct_distinct", (i) => ({ $and: [{ bucket: 0 }, { bucket: { $ne: -1000 - i } }] }), (b) => b === 0],
 ];
 
 /**
