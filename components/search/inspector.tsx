@@ -282,9 +282,10 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
       </div>
       <RecentQueries
         agentId={agentId}
-        onPick={(pq, pk) => {
+        onPick={(pq, pk, pf) => {
           setQuery(pq);
           setTopK(Math.min(Math.max(pk, 1), MAX_K));
+          setFilterText(pf ? JSON.stringify(pf) : "");
         }}
       />
     </div>
