@@ -10,7 +10,7 @@ import { plural } from "@/lib/format/plural";
 /** A document's own metadata keys as small labels. */
 export function MetadataChips({ metadata }: { metadata: Metadata }) {
   const entries = Object.entries(metadata);
-  if (entries.length === 0) return <span className="text-slate-400">none</span>;
+  if (entries.length === 0) return <span className="text-slate-600">none</span>;
   return (
     <ul className="flex flex-wrap gap-1" aria-label="Metadata">
       {entries.map(([k, v]) => (

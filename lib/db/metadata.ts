@@ -158,7 +158,9 @@ export function agentMetadataKeys(agentId: number): string[] {
  * held by any document of the agent, with the keys that are; nothing when all are known.
  */
 export function assertKnownKeys(agentId: number, filter: Filter): void {
-  const has = db().prepare(`SELECT 1 FROM documents d WHERE ${NAMEABLE} AND json_type(d.metadata, ?) IS NOT NULL LIMIT 1`);
+  const has = db().prepare(
+    `SELECT 1 FROM documents d INDEXED BY documents_filter WHERE ${NAMEABLE} AND json_type(d.metadata, ?) IS NOT NULL LIMIT 1`,
+  );
   for (const key of filterKeys(filter.node)) {
     if (isBuiltInKey(key) || has.get(agentId, pathOf(key))) continue;
     const own = agentMetadataKeys(agentId);
@@ -194,7 +196,10 @@ export function matchingDocuments(agentId: number, filter: Filter, staged: numbe
   }
   const where = filterSql(filter.node);
   const ready = db()
-    .prepare(`SELECT d.id AS id, d.chunk_count AS chunks FROM documents d WHERE d.agent_id = ? AND d.status = 'ready' AND ${where.sql}`)
+    .prepare(
+      `SELECT d.id AS id, d.chunk_count AS chunks FROM documents d INDEXED BY documents_filter
+       WHERE d.agent_id = ? AND d.status = 'ready' AND ${where.sql}`,
+    )
     .all(agentId, ...where.params) as { id: number; chunks: number }[];
   const inDraft =
     staged.length === 0
