@@ -27,7 +27,15 @@ describe("metadata a file carries", () => {
       <meta name="product" content="modem"><meta name="keywords" content="dsl, cable ,">
       <meta name="viewport" content="width=device-width"><meta name="description" content="About modems">
       <meta property="og:title" content="Modems"><meta name="locale" content="de &amp; at">
+      <meta name="firmware" content="3"><meta name="code" content="0042"><meta name="beta" content="true">
       </head><body><meta name="late" content="in the body"><p>Text</p></body></html>`;
-    expect(htmlMetaTags(html)).toEqual({ product: "modem", keywords: ["dsl", "cable"], locale: "de & at" });
+    expect(htmlMetaTags(html)).toEqual({
+      product: "modem",
+      keywords: ["dsl", "cable"],
+      locale: "de & at",
+      firmware: 3,
+      code: "0042",
+      beta: true,
+    });
   });
 });

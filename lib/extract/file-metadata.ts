@@ -40,6 +40,17 @@ const PRESENTATION = new Set([
 ]);
 
 /**
+ * A meta tag's content as front matter would type it: a plain number (no leading zero, so codes
+ * such as 0042 stay text) is a number, true and false are booleans, anything else is text. A
+ * filter compares values by type, so {"firmware": 3} finds a page whose tag says 3.
+ */
+function typed(content: string): string | number | boolean {
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(content)) return Number(content);
+  if (content === "true" || content === "false") return content === "true";
+  return content;
+}
+
+/**
  * An HTML page's `<meta name="…" content="…">` tags as metadata (`keywords` as a list), read from
  * the page's head; the page's description and tags for browsers and crawlers are left out.
  */
@@ -60,7 +71,7 @@ export function htmlMetaTags(html: string): Metadata {
                 .split(",")
                 .map((k) => k.trim())
                 .filter(Boolean)
-            : content;
+            : typed(content);
       },
       onclosetag(name) {
         if (name === "head") done = true;
