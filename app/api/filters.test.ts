@@ -10,6 +10,7 @@ import { listDepth, RRF_K } from "@/lib/retrieval/modes";
 import { compactVectors, useExactLimits } from "@/lib/retrieval/exact";
 import { embedder } from "@/lib/embeddings/configured";
 import { updateAgent } from "@/lib/db/agents";
+import { matchingDocuments } from "@/lib/db/metadata";
 import type { Metadata } from "@/lib/core/metadata";
 import { evaluate } from "@/lib/evaluation/run";
 import { runResults } from "@/lib/db/eval-runs";
@@ -242,6 +243,8 @@ describe("no silent failures", () => {
       [{ product: { $eq: { nested: 1 } } }, "$eq"],
       [{ product: ["router", "modem"] }, "$in"],
       ["router", "filter"],
+      [{ "x\"') OR 1=1 --": "router" }, "is not a metadata key"],
+      [{ "": "router" }, "is not a metadata key"],
     ] as [unknown, string][]) {
       const res = await post({ query: "restart", filter });
       expect(res.status, JSON.stringify(filter)).toBe(422);
@@ -249,6 +252,17 @@ describe("no silent failures", () => {
       expect(res.body.error.message).toContain(named);
     }
     expect(recentToolCalls(agentId, 1)[0]?.id).toBe(before);
+  });
+
+  it("keys and values reach SQL as parameters only: quotes match nothing and break nothing", async () => {
+    const quoted = await post({ query: "restart", filter: { product: { $in: ["it's", 'say "router"'] } } });
+    expect(quoted.status).toBe(200);
+    expect(quoted.body).toMatchObject({ results: [], filter_matched_documents: 0 });
+    // Past the parser's check (a filter kept from before it, say): the key is still only a bound JSON path.
+    const node = { key: "product\"') OR 1=1 --", op: "$eq" as const, value: "router" };
+    expect(matchingDocuments(agentId, { where: {}, node }).size).toBe(0);
+    const negated = { key: node.key, op: "$ne" as const, value: "router" };
+    expect(matchingDocuments(agentId, { where: {}, node: negated }).size).toBe(DOCS.length);
   });
 
   it("a logged call keeps its filter", async () => {

@@ -1,7 +1,12 @@
+import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call, filesForm } from "@/test/http";
-import { newAgent, vectorsOf } from "@/test/helpers";
+import { enc, newAgent, vectorsOf } from "@/test/helpers";
+import { indexExtractedText, ingestFile } from "@/lib/ingest/pipeline";
+import { writeChunks } from "@/lib/ingest/write-chunks";
+import { chunkText } from "@/lib/core/chunking";
+import { listDocuments } from "@/lib/db/documents";
 import { db } from "@/lib/db/client";
 import { readVectorRuns } from "@/lib/db/chunk-vectors";
 import { embedder } from "@/lib/embeddings/configured";
@@ -11,6 +16,8 @@ import * as documents from "./agents/[id]/documents/route";
 
 // Metadata as a user sets it: at upload, from the file itself, by PATCH and in bulk; listed,
 // counted (facets) and filtered, and never a reason to re-embed.
+
+const SETTINGS = { chunkSize: 800, chunkOverlap: 100 };
 
 let agentId: string;
 beforeAll(() => {
@@ -168,5 +175,63 @@ describe("metadata edited", () => {
     });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.code).toBe("unknown_filter_key");
+  });
+});
+
+describe("metadata and a new version at once", () => {
+  it("a change made while the next version of the document is indexing is kept by that version", async () => {
+    const agentId = newAgent("metadata race").id;
+    const first = await ingestFile(
+      agentId,
+      { filename: "a.md", bytes: enc("Router reset: hold the button."), metadata: { product: "router" } },
+      SETTINGS,
+    );
+    expect(first.status).toBe("ready");
+    // The next version's vectors wait for the test: its row exists, indexing, while the change comes.
+    let started!: () => void;
+    const writing = new Promise<void>((r) => (started = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const text = "Router reset: hold the button for ten seconds.";
+    const next = indexExtractedText(
+      agentId,
+      { filename: "a.md", type: "md", sha256: createHash("sha256").update(text).digest("hex"), bytes: text.length, text, source_url: null },
+      SETTINGS,
+      undefined,
+      {
+        chunks: chunkText(text, SETTINGS.chunkSize, SETTINGS.chunkOverlap),
+        write: async (...args) => {
+          started();
+          await gate;
+          return writeChunks(...args);
+        },
+      },
+    );
+    await writing;
+    const patched = await call(document.PATCH, {
+      method: "PATCH",
+      json: { metadata: { product: "modem", team: "support" } },
+      params: { id: String(agentId), docId: String(first.document_id) },
+    });
+    expect(patched.status).toBe(200);
+    release();
+    const done = await next;
+    expect(done.outcome).toBe("replaced");
+    expect(listDocuments(agentId).find((d) => d.status === "ready")).toMatchObject({
+      id: done.document_id,
+      metadata: { product: "modem", team: "support" },
+    });
+  });
+
+  it("the same file again with other metadata changes the metadata, not the document", async () => {
+    const agentId = String(newAgent("metadata again").id);
+    const send = (metadata: string) =>
+      call(documents.POST, { body: filesForm([["b.txt", "Cables and ports."]], { metadata }), params: { id: agentId } });
+    const once = await send('{"team": "support"}');
+    const again = await send('{"team": "sales"}');
+    expect(again.body.documents[0]).toMatchObject({ outcome: "duplicate", document_id: once.body.documents[0].document_id });
+    expect(again.body.documents[0].message).toContain("its metadata was updated");
+    expect(listDocuments(Number(agentId))[0].metadata).toEqual({ team: "sales" });
+    expect((await send('{"team": "sales"}')).body.documents[0].message).toContain("nothing was changed");
   });
 });

@@ -1,5 +1,5 @@
 import { AppError } from "./errors";
-import { ISO_DATE, isBuiltInKey } from "./metadata";
+import { ISO_DATE, isBuiltInKey, isKeyName } from "./metadata";
 
 /**
  * A metadata filter in Chroma's `where` syntax, as the search, ask, the inspector, labeled pairs
@@ -70,8 +70,8 @@ function parseNode(where: Record<string, unknown>, at: string): FilterNode {
       throw bad(
         `Unknown filter operator "${key}" at ${at}. Combine filters with $and or $or; compare a key with ${COMPARISONS.join(", ")}.`,
       );
-    } else if (!key.trim()) {
-      throw bad("A filter key is empty.");
+    } else if (!isBuiltInKey(key) && !isKeyName(key)) {
+      throw bad(`${show(key)} is not a metadata key: keys are letters, digits, "_", "." or "-", starting with a letter or "_".`);
     } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const ops = Object.entries(value);
       if (ops.length === 0) throw bad(`"${key}" has no operator; give one, as {"${key}": {"$eq": "value"}}.`);

@@ -24,6 +24,9 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 export const isBuiltInKey = (key: string): key is BuiltInKey => (BUILT_IN_KEYS as readonly string[]).includes(key);
 
+/** Whether `key` is written as a metadata key may be (a filter naming anything else names no key). */
+export const isKeyName = (key: string): boolean => KEY.test(key);
+
 /** A date as a filter compares it: 2026-03-01, optionally with a time and zone. */
 export const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 

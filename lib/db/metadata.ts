@@ -1,6 +1,6 @@
 import "server-only";
 import { AppError, invalid, notFound } from "../core/errors";
-import { BUILT_IN_KEYS, isBuiltInKey, patchedMetadata, type Metadata, type MetadataPatch } from "../core/metadata";
+import { BUILT_IN_KEYS, isBuiltInKey, isKeyName, patchedMetadata, type Metadata, type MetadataPatch } from "../core/metadata";
 import { filterKeys, type Filter, type FilterNode, type Scalar } from "../core/filter";
 import { db, now } from "./client";
 import { dbState } from "./state";
@@ -14,43 +14,39 @@ import { dbState } from "./state";
  * update, seen by every index at once, with nothing re-embedded or re-written.
  */
 
-/** A document's own keys. */
-export function documentMetadata(id: number): Metadata {
-  const row = db().prepare("SELECT metadata FROM documents WHERE id = ?").get(id) as { metadata: string } | undefined;
-  return row ? (JSON.parse(row.metadata) as Metadata) : {};
-}
-
 /** Parses the metadata column of a row read with it. */
 export const metadataOf = (json: string | null | undefined): Metadata => (json ? (JSON.parse(json) as Metadata) : {});
 
 /**
  * Applies `patch` (null removes a key) to each of the agent's documents `ids`, in one
  * transaction: all of them change or none (a 404 naming a document the agent does not have, a
- * 409 for one staged in a draft). Each document's updated_at moves. Returns the new metadata.
+ * 409 for one staged in a draft). Each document's updated_at moves. A newer version of the same
+ * name still indexing took its keys from the version it replaces when its row was written: it
+ * gets the change too, so the change is not lost when it replaces that version. Returns the new
+ * metadata of the documents asked for.
  */
 export function patchDocumentsMetadata(agentId: number, ids: number[], patch: MetadataPatch): Map<number, Metadata> {
   return db().transaction(() => {
     const out = new Map<number, Metadata>();
-    const read = db().prepare("SELECT id, status, draft_id, metadata FROM documents WHERE id = ? AND agent_id = ?");
+    const read = db().prepare("SELECT id, filename, draft_id, metadata FROM documents WHERE id = ? AND agent_id = ?");
+    const indexing = db().prepare(
+      "SELECT id, metadata FROM documents WHERE agent_id = ? AND filename = ? AND id > ? AND status = 'indexing' AND draft_id IS NULL",
+    );
     const write = db().prepare("UPDATE documents SET metadata = ?, updated_at = ? WHERE id = ?");
     const t = now();
     for (const id of new Set(ids)) {
-      const row = read.get(id, agentId) as { id: number; status: string; draft_id: number | null; metadata: string } | undefined;
+      const row = read.get(id, agentId) as { id: number; filename: string; draft_id: number | null; metadata: string } | undefined;
       if (!row) throw notFound(`Document ${id} of agent ${agentId}`);
       if (row.draft_id !== null) throw new AppError("conflict", `Document ${id} is staged in draft ${row.draft_id}; change it there.`);
       const next = patchedMetadata(metadataOf(row.metadata), patch);
       write.run(JSON.stringify(next), t, id);
       out.set(id, next);
+      for (const v of indexing.all(agentId, row.filename, id) as { id: number; metadata: string }[])
+        write.run(JSON.stringify(patchedMetadata(metadataOf(v.metadata), patch)), t, v.id);
     }
     dbState().metadataChanges++;
     return out;
   })();
-}
-
-/** Sets a version's metadata as it is written (ingest): the whole object. */
-export function setDocumentMetadata(id: number, metadata: Metadata): void {
-  db().prepare("UPDATE documents SET metadata = ? WHERE id = ?").run(JSON.stringify(metadata), id);
-  dbState().metadataChanges++;
 }
 
 // --- Filters -------------------------------------------------------------------------------
@@ -68,20 +64,24 @@ interface Sql {
   params: unknown[];
 }
 
-/** A JSON path naming one key (keys are letters, digits, `_ . -`: quoted, they need no escape). */
+/** A name no key can have (lib/core/filter.ts refuses it; a filter kept from elsewhere may hold one): no document has it. */
+const NO_KEY: Sql = { sql: "0", params: [] };
+
+/** A JSON path naming one key, bound as a parameter (never written into the SQL). */
 const pathOf = (key: string) => `$."${key}"`;
 
 /** `value`'s equality with a document's value of `key`: a list value matches when one of its items does. */
 function equals(key: string, value: Scalar): Sql {
   if (isBuiltInKey(key)) return { sql: `${COLUMN[key]} = ?`, params: [value] };
+  if (!isKeyName(key)) return NO_KEY;
   const p = pathOf(key);
-  if (typeof value === "boolean") return { sql: `json_type(d.metadata, '${p}') = ?`, params: [value ? "true" : "false"] };
+  if (typeof value === "boolean") return { sql: "json_type(d.metadata, ?) = ?", params: [p, value ? "true" : "false"] };
   if (typeof value === "number")
-    return { sql: `(json_type(d.metadata, '${p}') IN ('integer', 'real') AND json_extract(d.metadata, '${p}') = ?)`, params: [value] };
+    return { sql: "(json_type(d.metadata, ?) IN ('integer', 'real') AND json_extract(d.metadata, ?) = ?)", params: [p, p, value] };
   return {
-    sql: `(CASE json_type(d.metadata, '${p}') WHEN 'text' THEN json_extract(d.metadata, '${p}') = ?
-            WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(d.metadata, '${p}') WHERE value = ?) ELSE 0 END)`,
-    params: [value, value],
+    sql: `(CASE json_type(d.metadata, ?) WHEN 'text' THEN json_extract(d.metadata, ?) = ?
+            WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(d.metadata, ?) WHERE value = ?) ELSE 0 END)`,
+    params: [p, p, value, p, value],
   };
 }
 
@@ -90,17 +90,18 @@ const OPERATOR = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
 function ordered(key: string, op: keyof typeof OPERATOR, value: string | number): Sql {
   const sign = OPERATOR[op];
   if (isBuiltInKey(key)) return { sql: `(${COLUMN[key]} IS NOT NULL AND ${COLUMN[key]} ${sign} ?)`, params: [value] };
+  if (!isKeyName(key)) return NO_KEY;
   const p = pathOf(key);
   if (typeof value === "number")
     return {
-      sql: `(json_type(d.metadata, '${p}') IN ('integer', 'real') AND json_extract(d.metadata, '${p}') ${sign} ?)`,
-      params: [value],
+      sql: `(json_type(d.metadata, ?) IN ('integer', 'real') AND json_extract(d.metadata, ?) ${sign} ?)`,
+      params: [p, p, value],
     };
   // Dates are ISO strings: compared as text among values that are dates.
   return {
-    sql: `(json_type(d.metadata, '${p}') = 'text' AND json_extract(d.metadata, '${p}') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
-           AND json_extract(d.metadata, '${p}') ${sign} ?)`,
-    params: [value],
+    sql: `(json_type(d.metadata, ?) = 'text' AND json_extract(d.metadata, ?) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
+           AND json_extract(d.metadata, ?) ${sign} ?)`,
+    params: [p, p, p, value],
   };
 }
 

@@ -92,24 +92,14 @@ export async function ingestNamedFile(
       // The same file again with metadata: the metadata is what the request changes.
       const given = file.metadata ?? {};
       const changes = Object.entries(given).some(([k, v]) => JSON.stringify(existing.metadata[k]) !== JSON.stringify(v));
-      if (changes && draftId === undefined) {
-        patchDocumentsMetadata(agentId, [existing.id], given);
-        return {
-          ...base,
-          outcome: "duplicate" as const,
-          status: "ready" as const,
-          document_id: existing.id,
-          chunk_count: existing.chunk_count,
-          message: `Already present as "${existing.filename}" (document ${existing.id}); its metadata was updated, its text left as it was.`,
-        };
-      }
+      if (changes && draftId === undefined) patchDocumentsMetadata(agentId, [existing.id], given);
       return {
         ...base,
         outcome: "duplicate" as const,
         status: "ready" as const,
         document_id: existing.id,
         chunk_count: existing.chunk_count,
-        message: `Already present as "${existing.filename}" (document ${existing.id}); nothing was changed.`,
+        message: `Already present as "${existing.filename}" (document ${existing.id}); ${changes && draftId === undefined ? "its metadata was updated, its text left as it was" : "nothing was changed"}.`,
       };
     }
     try {
