@@ -26,6 +26,18 @@ const schema = z
     /** A chat model on the same OpenAI-compatible endpoint: grades and answers in the ask pipeline. Unset: the cut grades, answers are extractive. */
     OPENAI_CHAT_MODEL: z.string().min(1).optional(),
     OPENAI_CHAT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /** A reranking endpoint for the `http` reranker: requests go to `{RERANK_BASE_URL}/rerank`. Unset: that reranker is off. */
+    RERANK_BASE_URL: z.url().optional(),
+    RERANK_API_KEY: z.string().min(1).optional(),
+    /** Sent as the request's `model` (Cohere and Jina need one; a TEI server serves only its own). */
+    RERANK_MODEL: z.string().min(1).optional(),
+    /** The endpoint's request and answer shape: `cohere` (Cohere's and Jina's) or `tei` (text-embeddings-inference). */
+    RERANK_PROTOCOL: z.enum(["cohere", "tei"]).default("cohere"),
+    RERANK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    /** The `chat` reranker's bound on cost: the chat model judges this many of a pool's first candidates, in one call; the rest keep their order below them. */
+    RERANK_CHAT_MAX_CANDIDATES: z.coerce.number().int().positive().max(50).default(20),
+    /** Each candidate's text is cut to this many characters before the chat model reads it. */
+    RERANK_CHAT_MAX_CHARS: z.coerce.number().int().positive().default(600),
     MAX_UPLOAD_BYTES: z.coerce
       .number()
       .int()

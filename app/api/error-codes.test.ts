@@ -17,6 +17,7 @@ import { createToken } from "@/lib/db/api-tokens";
 import { db } from "@/lib/db/client";
 import { EmbeddingError } from "@/lib/embeddings";
 import { ChatError } from "@/lib/ask/chat";
+import { RerankError } from "@/lib/rerank/errors";
 import { RejectedFileError, SIZE_LIMIT_CODES, type RejectionCode } from "@/lib/extract";
 import { call, filesForm, LOCAL_PEER } from "@/test/http";
 import { ARTICLES, ingest, newAgent } from "@/test/helpers";
@@ -281,6 +282,11 @@ describe("errors from outside systems, through the same mapper", () => {
 
   it("a failed chat model is a 500 chat_failed", async () => {
     expectError(await failing(new ChatError("The chat model test-chat failed to grade the retrieved chunks (500).")), "chat_failed");
+  });
+
+  it("a failed reranker is a 502 reranker_failed", async () => {
+    const err = new RerankError("The reranker at http://127.0.0.1:8080/rerank answered 500; the details are in the server log.");
+    expectError(await failing(err), "reranker_failed");
   });
 
   it("every file refusal has its own code, 413 exactly for the size limits", async () => {

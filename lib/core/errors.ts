@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   rejected_extract_out_of_memory: 422,
   embedding_failed: 500,
   chat_failed: 500,
+  // The agent's reranker (a reranking endpoint or the chat model) failed or answered out of shape.
+  reranker_failed: 502,
   internal: 500,
   unavailable: 503,
   // The request reached the server before it could tell where requests come from.

@@ -18,6 +18,8 @@ export interface RetrievalTrace {
   /** The no-match cut that applied (null: none). */
   cut: number | null;
   top_k: number;
+  /** The reranker that ordered the results, by version (absent: none). */
+  reranker?: string;
   /** Distance of the nearest ready chunk before the cut (null: the agent had none). */
   best: number | null;
   /** The nearest ready chunk before the cut: the closest article even when the cut refused the query. */

@@ -1,6 +1,7 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode, Tool } from "../validations/agent";
+import type { RerankerName } from "../rerank/types";
 import { db, now } from "./client";
 import { enqueueCleanup } from "./vector-cleanup";
 import { dropKeywordTable } from "./keyword-index";
@@ -15,6 +16,13 @@ export interface Agent {
   max_distance_model: string | null;
   /** How its search ranks chunks: by vector distance, by keywords (bm25), or both fused. */
   retrieval_mode: RetrievalMode;
+  /** The rerank stage (lib/rerank/): which reranker orders its mode's first `rerank_candidates` ('none': the mode's order stands). */
+  reranker: RerankerName;
+  rerank_candidates: number;
+  /** MMR's share of relevance against diversity (1: relevance only). */
+  mmr_lambda: number;
+  /** The learned model it serves (lib/db/rerankers.ts): only one trained on this agent's labels that won its cross-validation. */
+  reranker_model_id: number | null;
   /** Whether its own searches and asks keep their text in the log (the Questions tab); on by default. */
   log_questions: boolean;
   created_at: string;
@@ -83,6 +91,10 @@ export function updateAgent(
     tools?: Tool[];
     retrieval_mode?: RetrievalMode;
     log_questions?: boolean;
+    reranker?: RerankerName;
+    rerank_candidates?: number;
+    mmr_lambda?: number;
+    reranker_model_id?: number | null;
     cut?: { maxDistance: number; model: string } | null;
   },
 ): Agent {
@@ -94,7 +106,8 @@ export function updateAgent(
       : (input.cut ?? { maxDistance: null, model: null });
   db()
     .prepare(
-      "UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, log_questions = ?, max_distance = ?, max_distance_model = ?, updated_at = ? WHERE id = ?",
+      `UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, log_questions = ?, max_distance = ?, max_distance_model = ?,
+         reranker = ?, rerank_candidates = ?, mmr_lambda = ?, reranker_model_id = ?, updated_at = ? WHERE id = ?`,
     )
     .run(
       input.name ?? agent.name,
@@ -103,6 +116,10 @@ export function updateAgent(
       (input.log_questions ?? agent.log_questions) ? 1 : 0,
       cut.maxDistance,
       cut.model,
+      input.reranker ?? agent.reranker,
+      input.rerank_candidates ?? agent.rerank_candidates,
+      input.mmr_lambda ?? agent.mmr_lambda,
+      input.reranker_model_id === undefined ? agent.reranker_model_id : input.reranker_model_id,
       now(),
       id,
     );

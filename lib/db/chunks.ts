@@ -14,6 +14,8 @@ export interface ChunkRow {
 /** A chunk's text with the name of the ready document it belongs to. */
 export interface ReadyChunk extends ChunkRow {
   filename: string;
+  /** The questions attached to the chunk (a JSON array), null without any. */
+  questions: string | null;
 }
 
 export const chunkKey = (documentId: number, chunkIndex: number) => `${documentId}#${chunkIndex}`;
@@ -157,7 +159,7 @@ export function readyChunks(
   const found = new Map<string, ReadyChunk>();
   if (keys.length === 0) return found;
   const read = db().prepare(
-    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, d.filename
+    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, c.questions, d.filename
      FROM chunks c JOIN documents d ON d.id = c.document_id
      WHERE c.document_id = ? AND c.chunk_index = ? AND d.agent_id = ? ${checked ? "" : "AND d.status = 'ready'"}`,
   );

@@ -4,6 +4,7 @@ import { notFound } from "../core/errors";
 import type { Summary } from "../core/metrics";
 import type { ChunkStrategy } from "../core/chunking";
 import type { RetrievalMode } from "../validations/agent";
+import type { RerankerName } from "../rerank/types";
 import { dbState } from "./state";
 import { db, now } from "./client";
 
@@ -40,6 +41,9 @@ export interface EvalRun {
   retrieval_mode: RetrievalMode;
   /** The pairs the run scored: of one source (lib/validations/pair.ts), or all (null). */
   pair_source: PairSource | null;
+  /** The reranker the run ranked with ('none': the mode's order), and its version (a learned model's id and labels, an endpoint). */
+  reranker: RerankerName;
+  reranker_version: string | null;
   recall_at_k: Record<string, number | null> | null;
   mrr: number | null;
   created_at: string;
@@ -94,8 +98,8 @@ export function createRun(
   const { lastInsertRowid } = db()
     .prepare(
       `INSERT INTO eval_runs (agent_id, k, status, n_pairs, embedding_model, query_weighting, document_count, chunk_count, chunk_settings, max_distance,
-         retrieval_mode, pair_source, created_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         retrieval_mode, pair_source, reranker, reranker_version, created_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       s.agent_id,
@@ -109,6 +113,8 @@ export function createRun(
       s.max_distance,
       s.retrieval_mode,
       s.pair_source,
+      s.reranker,
+      s.reranker_version,
       now(),
     );
   return Number(lastInsertRowid);
@@ -216,8 +222,8 @@ export function insertFinishedRun(
     const { lastInsertRowid } = db()
       .prepare(
         `INSERT INTO eval_runs (agent_id, k, status, error, done_pairs, n_pairs, embedding_model, query_weighting, document_count, chunk_count,
-           chunk_settings, max_distance, retrieval_mode, pair_source, recall_at_k, mrr, created_at, finished_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           chunk_settings, max_distance, retrieval_mode, pair_source, reranker, reranker_version, recall_at_k, mrr, created_at, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         agentId,
@@ -234,6 +240,8 @@ export function insertFinishedRun(
         run.max_distance,
         run.retrieval_mode,
         run.pair_source,
+        run.reranker ?? "none",
+        run.reranker_version ?? null,
         run.recall_at_k ? JSON.stringify(run.recall_at_k) : null,
         run.mrr,
         run.created_at,

@@ -1,6 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { layerState } from "../core/process-state";
+import type { RerankerModel } from "./rerankers";
 
 /** A piece of work waiting for the next group commit (groupedWrite in lib/db/client.ts). */
 export interface GroupedWrite {
@@ -43,6 +44,11 @@ export interface DbState {
   filterMatches: Map<string, Map<number, number>>;
   /** Counts this process's changes of document metadata: a cached match made before one is not used. */
   metadataChanges: number;
+  /**
+   * Learned rerankers read from reranker_models (lib/db/rerankers.ts), by id, with the connection
+   * they were read through: rows never change, so each is parsed once per database.
+   */
+  rerankerModels: Map<number, { connection: Database.Database; model: RerankerModel }>;
 }
 
 function createDbState(): DbState {
@@ -53,6 +59,7 @@ function createDbState(): DbState {
     activeRuns: new Set(),
     filterMatches: new Map(),
     metadataChanges: 0,
+    rerankerModels: new Map(),
   };
 }
 

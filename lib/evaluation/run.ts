@@ -5,13 +5,16 @@ import { collectionFor } from "../vector-store/client";
 import { listDocuments, type DocumentRow } from "../db/documents";
 import { exactLimit } from "../retrieval/exact";
 import { embedder } from "../embeddings/configured";
-import { AppError, BaseError, describeFailure, isVectorStoreUnavailable } from "../core/errors";
+import { AppError, BaseError, describeFailure, invalid, isVectorStoreUnavailable } from "../core/errors";
 import { pairsToRun, type Pair } from "../db/pairs";
 import type { PairSource } from "../validations/pair";
 import { asAskedWith, embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "../core/metrics";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
-import { keywordPlace } from "../retrieval/modes";
+import { keywordPlace, readDepth } from "../retrieval/modes";
+import { inMode } from "../retrieval/read-path";
+import type { PlacedChunk, ReadContext, ReadRerank } from "../retrieval/read-types";
+import { rerankFor, rerankPools } from "../rerank/stage";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
 import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";
@@ -120,13 +123,13 @@ function modeRank(
   return found.length ? Math.min(...found) : null;
 }
 
-async function locatePairs(agent: AgentView, batch: Pair[], idsByFilename: Map<string, number[]>) {
-  const { model, vectors } = await embedForAgent(
-    agent,
-    batch.map((p) => p.query),
-  );
+async function locatePairs(agent: AgentView, batch: Pair[], idsByFilename: Map<string, number[]>, window: number) {
+  const queries = batch.map((p) => p.query);
+  const { model, vectors } = await embedForAgent(agent, queries);
   const targets = batch.map((p) => idsByFilename.get(p.expected_filename) ?? []);
-  return locate(agent, await collectionFor(model), vectors, targets, EVAL_WINDOW);
+  const collection = await collectionFor(model);
+  const located = await locate(agent, collection, vectors, targets, window);
+  return { located, read: { agent, collection, model: model.model, vectors, queries } satisfies ReadContext };
 }
 
 /** How pairs are ranked: the agent's documents (ready ones, or a draft's view of them), its cut and the mode. */
@@ -134,6 +137,20 @@ export interface PairRanking {
   docs: Pick<DocumentRow, "id" | "filename">[];
   cut: number | null;
   mode: RetrievalMode;
+  /** The reranker a pair's rank is taken after (absent: the mode's order). */
+  rerank?: ReadRerank;
+  /** Hands each batch's pools (the mode's first `candidates`, before any reranker) to `take`: what the learned reranker trains on. */
+  collect?: { candidates: number; take: (batch: Pair[], read: ReadContext, pools: PlacedChunk[][]) => void };
+}
+
+/**
+ * A pair's rank after the reranker: its document's first chunk in the reordered pool; a document
+ * the pool does not hold keeps its rank in the mode's order, which is past the pool anyway.
+ */
+function rerankedRank(pool: PlacedChunk[], ids: number[], base: number | null): number | null {
+  const at = pool.findIndex((c) => ids.includes(c.document_id));
+  if (at >= 0) return at + 1;
+  return base === null ? null : Math.max(base, pool.length + 1);
 }
 
 /**
@@ -143,6 +160,9 @@ export interface PairRanking {
  */
 export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRanking, done: (results: PairResult[]) => void): Promise<void> {
   const { cut, mode } = how;
+  // With a pool to read, the ranking is read as deep as the mode needs to order it.
+  const pooled = how.rerank?.candidates ?? how.collect?.candidates;
+  const window = pooled === undefined ? EVAL_WINDOW : Math.max(EVAL_WINDOW, readDepth(mode, pooled));
   const idsByFilename = new Map<string, number[]>();
   for (const d of how.docs) idsByFilename.set(d.filename, [...(idsByFilename.get(d.filename) ?? []), d.id]);
   // A pair with a metadata filter is ranked as its question was asked: among the documents the
@@ -166,12 +186,27 @@ export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRankin
     while (!failed && next < batches.length) {
       const { view, chunks: chunkCount, pairs: batch } = batches[next++];
       try {
-        const located =
-          chunkCount === 0 ? batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] })) : await locatePairs(view, batch, idsByFilename);
+        const { located, read } =
+          chunkCount === 0
+            ? { located: batch.map(() => ({ chunks: [] as LocatedChunk[], head: [] as RankedChunk[] })), read: null }
+            : await locatePairs(view, batch, idsByFilename, window);
+        let reordered: PlacedChunk[][] | null = null;
+        if (read && pooled !== undefined) {
+          const pools = await inMode(
+            read,
+            located.map((l) => l.head),
+            { mode, topK: pooled, cut: null },
+          );
+          how.collect?.take(batch, read, pools);
+          if (how.rerank) reordered = await rerankPools(read, pools, how.rerank);
+        }
         done(
           batch.map((p, j) => {
             const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
-            return mode === "vector" ? outcome : { ...outcome, rank: modeRank(view, p, mode, located[j], idsByFilename) };
+            const base = mode === "vector" ? outcome.rank : modeRank(view, p, mode, located[j], idsByFilename);
+            const ids = idsByFilename.get(p.expected_filename) ?? [];
+            const rank = reordered && outcome.answerable && !outcome.missing ? rerankedRank(reordered[j], ids, base) : base;
+            return { ...outcome, rank };
           }),
         );
       } catch (err) {
@@ -215,7 +250,7 @@ function keepNewestRuns(agentId: number): void {
  * One evaluation (a run, or a comparison's chain of runs) per agent at a time: each ranks every
  * pair, so a second one while the first runs would only double the work on the same index.
  */
-function claimAgent(agentId: number, what: string): Claim {
+export function claimAgent(agentId: number, what: string): Claim {
   return claim(`evaluation:${agentId}`, what, "One evaluation runs per agent at a time; wait for it to finish, then start again.");
 }
 
@@ -255,16 +290,55 @@ export function startModeComparison(
 ): { runId: number; done: Promise<EvalRun[]> } {
   const slot = claimAgent(agentId, "A comparison of retrieval modes for this agent");
   const of = (i: number) => `${i + 1} of the ${RETRIEVAL_MODES.length} of a comparison of retrieval modes`;
+  return chained(
+    slot,
+    RETRIEVAL_MODES.map((mode) => () => launch(agentId, k, mode, source)),
+    of,
+  );
+}
+
+/**
+ * Two runs of the agent's pairs in its mode, one without its reranker and one with it, the
+ * second started when the first is done: the Recall tab shows them side by side. 422
+ * `no_reranker` when the agent ranks without one.
+ */
+export function startRerankComparison(
+  agentId: number,
+  k: number,
+  source: PairSource | null = null,
+): { runId: number; done: Promise<EvalRun[]> } {
+  const agent = getAgent(agentId);
+  if (!rerankFor(agent)) {
+    throw invalid("This agent ranks without a reranker: choose one (or train the learned one) before comparing.");
+  }
+  const slot = claimAgent(agentId, "A comparison with and without the reranker for this agent");
+  return chained(
+    slot,
+    [false, true].map((withReranker) => () => launch(agentId, k, undefined, source, withReranker)),
+    (i) => `${i + 1} of the 2 of a comparison with and without the reranker`,
+  );
+}
+
+/**
+ * Runs one after the other, each started when the one before is done so they do not compete for
+ * the CPU, holding the agent's one evaluation throughout; answers the first run's id at once.
+ * The chain stops at a failure, which is kept on that run's row.
+ */
+function chained(
+  slot: Claim,
+  runs: (() => { runId: number; done: Promise<EvalRun> })[],
+  of: (i: number) => string,
+): { runId: number; done: Promise<EvalRun[]> } {
   try {
-    const [first, ...rest] = RETRIEVAL_MODES;
-    const started = launch(agentId, k, first, source);
+    const [first, ...rest] = runs;
+    const started = first();
     slot.rename(runName(started.runId, of(0)));
     const chain = rest.reduce(
-      async (previous, mode, i) => {
-        const runs = await previous;
-        const next = launch(agentId, k, mode, source);
+      async (previous, run, i) => {
+        const done = await previous;
+        const next = run();
         slot.rename(runName(next.runId, of(i + 1)));
-        return [...runs, await next.done];
+        return [...done, await next.done];
       },
       started.done.then((run) => [run]),
     );
@@ -280,9 +354,12 @@ function launch(
   k: number,
   asMode?: RetrievalMode,
   source: PairSource | null = null,
+  withReranker = true,
 ): { runId: number; done: Promise<EvalRun> } {
   const agent = getAgent(agentId);
   const mode = asMode ?? agent.retrieval_mode;
+  // The agent's reranker, unless the run is the "without" side of a comparison.
+  const rerank = withReranker ? rerankFor(agent) : undefined;
   const pairs = pairsToRun(agentId, source);
   if (pairs.length === 0) {
     throw new AppError(
@@ -307,9 +384,11 @@ function launch(
     max_distance: cut,
     retrieval_mode: mode,
     pair_source: source,
+    reranker: rerank?.reranker.name ?? "none",
+    reranker_version: rerank?.reranker.version ?? null,
   });
   activeRuns().add(runId);
-  const done = execute(runId, agentId, pairs, { docs, cut, mode }).finally(() => activeRuns().delete(runId));
+  const done = execute(runId, agentId, pairs, { docs, cut, mode, rerank }).finally(() => activeRuns().delete(runId));
   return { runId, done };
 }
 

@@ -2,15 +2,25 @@ import "server-only";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
 import type { AgentView } from "../db/agent-view";
-import { chunkKey, readyChunks } from "../db/chunks";
+import { chunkKey } from "../db/chunks";
+import { reranked } from "../rerank/stage";
 import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
+import { shownChunks } from "./shown-chunks";
 import { beyondCut } from "./cut";
 import { compactVectors, exactLimit, exactNearest, exactVectors, narrowed } from "./exact";
 import { compactNearest } from "./compact";
 import { queryAgent } from "./index-candidates";
 import { fusedWithKeywords, readDepth } from "./modes";
-import type { PlacedChunk, ReadContext, ReadOptions, ReadTarget, SearchResult } from "./read-types";
+import {
+  poolSize,
+  type PlacedChunk,
+  type RankStage,
+  type ReadContext,
+  type ReadOptions,
+  type ReadTarget,
+  type SearchResult,
+} from "./read-types";
 
 /**
  * The read path: how the search, the inspector, evaluation runs and ask read an agent's chunks,
@@ -22,14 +32,15 @@ import type { PlacedChunk, ReadContext, ReadOptions, ReadTarget, SearchResult } 
  *   2. visibility  only the candidates every ADMIT check lets through (chunks of ready
  *                  documents), read again deeper while others crowd them out
  *   3. ranking     the RANKING stages in turn: the agent's retrieval mode (the vector order, or
- *                  fused with the keyword matches: lib/retrieval/modes.ts) and its top_k
+ *                  fused with the keyword matches: lib/retrieval/modes.ts), then its reranker,
+ *                  which orders the mode's first `rerank_candidates` (lib/rerank/stage.ts), and top_k
  *   4. cut         the no-match cut: results farther than the agent's max_distance are dropped
  *   5. results     the text and document name of what is left, and the trace: the nearest
  *                  admitted chunk before ranking and the cut, for the log and the inspector
  *
  * A metadata filter narrows the view itself (AgentView.filtered): the candidates are read among
  * the matching documents only (an exact scan scores only their rows; the keyword side matches
- * only their chunks), and ADMIT checks it again, before any top_k. A rerank is one more entry of RANKING, after the mode and before the cut. locate
+ * only their chunks), and ADMIT checks it again, before any top_k. locate
  * (lib/retrieval/locate.ts) reads stages 1 and 2 as deep as a looked-for document needs; the
  * inspector's check reads the exact ranking beside them (lib/retrieval/inspect-misses.ts, with
  * the compact table of lib/retrieval/compact.ts).
@@ -153,60 +164,68 @@ export async function visibleOnly(target: ReadTarget, want: number, read: Candid
   }
 }
 
-/** A stage of ranking: each query's list in, in a new order (or fewer of it) out. */
-export type RankStage = (read: ReadContext, lists: PlacedChunk[][], opts: ReadOptions) => Promise<PlacedChunk[][]>;
+/**
+ * The agent's retrieval mode: the vector order as it is, or fused with the keyword matches; the
+ * first top_k, or the reranker's pool (its `rerank_candidates`) when one follows.
+ */
+export const inMode: RankStage = async (read, lists, opts) => {
+  const n = poolSize(opts);
+  return opts.mode === "vector" ? lists.map((hits) => hits.slice(0, n)) : fusedWithKeywords(read, lists, opts.mode, n);
+};
 
-/** The agent's retrieval mode: the vector order as it is, or fused with the keyword matches; the first top_k. */
-const inMode: RankStage = async (read, lists, opts) =>
-  opts.mode === "vector" ? lists.map((hits) => hits.slice(0, opts.topK)) : fusedWithKeywords(read, lists, opts.mode, opts.topK);
-
-/** Stage 3, in order. */
-const RANKING: RankStage[] = [inMode];
+/** Stage 3, in order: the mode, then the reranker (lib/rerank/stage.ts), which orders the pool and cuts it to top_k. */
+const RANKING: RankStage[] = [inMode, reranked];
 
 /** Stage 4: drops what is farther than the no-match cut. */
 export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChunk[][] =>
   lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut)));
 
-/** Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready is left out. */
-export function resultsWithText(agent: AgentView, ranked: PlacedChunk[]): SearchResult[] {
-  // A draft's view shows chunks of the documents it admits, its staged versions among them; a
-  // filtered view, those of the documents its filter matches.
-  const shown = agent.draft || agent.scope ? agent.admitted(ranked.map((r) => r.document_id)) : null;
-  const rows = shown
-    ? readyChunks(
-        agent.id,
-        ranked.filter((r) => shown.has(r.document_id)),
-        agent.draft !== undefined,
-      )
-    : readyChunks(agent.id, ranked);
+/**
+ * Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready
+ * is left out. `placed`: each result also says where the reranker put it (the inspector's view;
+ * the search answer keeps the seed's shape).
+ */
+export function resultsWithText(agent: AgentView, ranked: PlacedChunk[], placed = false): SearchResult[] {
+  const rows = shownChunks(agent, ranked);
   return ranked.flatMap((r): SearchResult[] => {
     const row = rows.get(chunkKey(r.document_id, r.chunk_index));
     if (!row) return [];
     const result = { chunk_text: row.text, score: r.score, document_id: r.document_id, filename: row.filename, chunk_index: r.chunk_index };
-    return [r.places ? { ...result, ...r.places } : result];
+    return [{ ...result, ...r.places, ...(placed ? r.rerank : undefined) }];
   });
 }
 
-/** Stages 3 to 5 on admitted candidates (the inspector's vector results run them on the head it located). */
-export async function rankedResults(read: ReadContext, kept: RankedChunk[][], opts: ReadOptions): Promise<SearchResult[][]> {
+/** Stage 3 alone: each query's ranked list before the cut. */
+export async function ranked(read: ReadContext, kept: RankedChunk[][], opts: ReadOptions): Promise<PlacedChunk[][]> {
   let lists: PlacedChunk[][] = kept;
   for (const stage of RANKING) lists = await stage(read, lists, opts);
-  return withinCut(lists, opts.cut).map((hits) => resultsWithText(read.agent, hits));
+  return lists;
+}
+
+/** Stages 3 to 5 on admitted candidates (the inspector's vector results run them on the head it located; `placed` as in resultsWithText). */
+export async function rankedResults(
+  read: ReadContext,
+  kept: RankedChunk[][],
+  opts: ReadOptions,
+  placed = false,
+): Promise<SearchResult[][]> {
+  return withinCut(await ranked(read, kept, opts), opts.cut).map((hits) => resultsWithText(read.agent, hits, placed));
 }
 
 /** One search's read through every stage: each query's results, and its nearest admitted chunk before ranking and the cut. */
 export async function readResults(
   read: ReadContext,
   opts: ReadOptions,
+  placed = false,
 ): Promise<{ results: SearchResult[][]; nearest: (RankedChunk | null)[] }> {
-  const { kept } = await visibleOnly(read, readDepth(opts.mode, opts.topK), servedCandidates(read));
-  return { results: await rankedResults(read, kept, opts), nearest: kept.map((hits) => hits[0] ?? null) };
+  const { kept } = await visibleOnly(read, readDepth(opts.mode, poolSize(opts)), servedCandidates(read));
+  return { results: await rankedResults(read, kept, opts, placed), nearest: kept.map((hits) => hits[0] ?? null) };
 }
 
 /** The trace of each query's read: its settings, the nearest chunk before the cut (named), and the results. */
 export function traces(
   agent: AgentView,
-  setting: Pick<RetrievalTrace, "model" | "mode" | "cut" | "top_k">,
+  setting: Pick<RetrievalTrace, "model" | "mode" | "cut" | "top_k" | "reranker">,
   nearest: (RankedChunk | null)[],
   results: SearchResult[][],
 ): RetrievalTrace[] {

@@ -2,6 +2,7 @@ import type { AgentView } from "../db/agent-view";
 import type { Collection } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
 import type { RetrievalMode } from "../validations/agent";
+import type { FeatureShare, Reranker } from "../rerank/types";
 
 /** The values the stages of the read path (lib/retrieval/read-path.ts) hand each other. */
 
@@ -19,11 +20,29 @@ export interface ReadContext extends ReadTarget {
   queries: string[];
 }
 
-/** How a search reads: the mode it ranks in, how many results, and the no-match cut (null: none). */
+/** The rerank stage of one read: the reranker, and how many of the mode's first candidates it orders. */
+export interface ReadRerank {
+  reranker: Reranker;
+  candidates: number;
+}
+
+/** How a search reads: the mode it ranks in, how many results, the no-match cut (null: none), and the reranker (absent: none). */
 export interface ReadOptions {
   mode: RetrievalMode;
   topK: number;
   cut: number | null;
+  rerank?: ReadRerank;
+}
+
+/** How many of the mode's order a read hands on: its top_k, or the reranker's pool when that is larger. */
+export const poolSize = (opts: Pick<ReadOptions, "topK" | "rerank">) =>
+  opts.rerank ? Math.max(opts.topK, opts.rerank.candidates) : opts.topK;
+
+/** Where the reranker put a chunk: its score (higher is better), its place in the pool before, and what moved the score. */
+export interface RerankPlace {
+  rerank_score: number;
+  pool_rank: number;
+  rerank_features?: FeatureShare[];
 }
 
 /** Where a chunk stood in each list a keyword or hybrid ranking is made of. */
@@ -39,7 +58,7 @@ export interface ModePlaces {
 }
 
 /** A chunk as a ranking stage hands it on: its raw distance, and its places in a fused mode's lists. */
-export type PlacedChunk = RankedChunk & { places?: ModePlaces };
+export type PlacedChunk = RankedChunk & { places?: ModePlaces; rerank?: RerankPlace };
 
 export interface SearchResult {
   chunk_text: string;
@@ -52,3 +71,9 @@ export interface SearchResult {
 
 /** A result of a keyword or hybrid search: the chunk, and where it stood in each list. */
 export interface RankedResult extends SearchResult, ModePlaces {}
+
+/** A result as the inspector shows it: where it stood in each list, and where the reranker put it. */
+export type InspectedResult = SearchResult & Partial<ModePlaces> & Partial<RerankPlace>;
+
+/** A stage of ranking (lib/retrieval/read-path.ts): each query's list in, in a new order (or fewer of it) out. */
+export type RankStage = (read: ReadContext, lists: PlacedChunk[][], opts: ReadOptions) => Promise<PlacedChunk[][]>;

@@ -10,6 +10,7 @@ import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import type { RankedChunk } from "../vector-store/chunks";
 import { refusedByCut, type RetrievalTrace } from "../core/trace";
 import { parseFilter, type Filter } from "../core/filter";
+import { rerankFor } from "../rerank/stage";
 import { agentCorpusStats } from "./corpus-stats";
 import { noMatchCut } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";
@@ -58,7 +59,8 @@ export async function explainQueryForAgent(ref: AgentRef, query: string): Promis
  * the model that embedded the chunks (weighted by the agent's own chunks where the provider does
  * that), then read them through the read path (lib/retrieval/read-path.ts): the nearest
  * candidates, exactly or from the shared collection scoped to this agent, of ready documents
- * only, ranked in the mode (keyword and hybrid in lib/retrieval/modes.ts), the top_k hits past
+ * only, ranked in the mode (keyword and hybrid in lib/retrieval/modes.ts), reordered by the
+ * agent's reranker when it has one (lib/rerank/stage.ts), the top_k hits past
  * the agent's no-match cut dropped (none left: no match). Chroma returns ids and distances; the
  * text of the hits is read from SQLite.
  */
@@ -74,11 +76,15 @@ export async function retrieve(
     opts.trace?.push(...queries.map(() => ({ ...setting(embedder().model), best: null, nearest: null, results: [] })));
     return queries.map(() => []);
   }
+  const rerank = rerankFor(agent);
   const { model, vectors } = await embedForAgent(view, queries);
   const { mode, cut } = setting(model.model);
   const read = { agent: view, collection: await collectionFor(model), model: model.model, vectors, queries };
-  const { results, nearest } = await readResults(read, { mode, topK: opts.topK, cut });
-  if (opts.trace) opts.trace.push(...traces(view, setting(model.model), nearest, results));
+  const { results, nearest } = await readResults(read, { mode, topK: opts.topK, cut, rerank });
+  if (opts.trace)
+    opts.trace.push(
+      ...traces(view, { ...setting(model.model), ...(rerank ? { reranker: rerank.reranker.version } : {}) }, nearest, results),
+    );
   return results;
 }
 

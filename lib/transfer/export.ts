@@ -175,6 +175,8 @@ async function* lines(agentId: number): AsyncGenerator<string> {
       max_distance: run.max_distance,
       retrieval_mode: run.retrieval_mode,
       pair_source: run.pair_source,
+      reranker: run.reranker,
+      reranker_version: run.reranker_version,
       recall_at_k: run.recall_at_k,
       mrr: run.mrr,
       created_at: run.created_at,

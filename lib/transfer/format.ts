@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RERANKERS } from "../rerank/types";
 import { readableMetadata } from "../core/metadata";
 import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
 import { NO_DOCUMENT, PAIR_SOURCES, PAIR_STATUSES, pairFields } from "../validations/pair";
@@ -145,6 +146,9 @@ export const runLineSchema = z.object({
   max_distance: nullableNumber,
   retrieval_mode: z.enum(RETRIEVAL_MODES),
   pair_source: z.enum(PAIR_SOURCES).nullable(),
+  /** Absent in files written before the rerank stage: those runs ranked without one. */
+  reranker: z.enum(RERANKERS).default("none"),
+  reranker_version: z.string().nullable().default(null),
   recall_at_k: z.record(z.string(), nullableNumber).nullable(),
   mrr: nullableNumber,
   created_at: timestamp,

@@ -26,6 +26,7 @@ import { migration as m025 } from "./025-chunk-curation";
 import { migration as m026 } from "./026-drafts";
 import { migration as m027 } from "./027-keyword-index-deletes";
 import { migration as m028 } from "./028-document-metadata";
+import { migration as m029 } from "./029-rerankers";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -64,6 +65,7 @@ export const STEPS: readonly Migration[] = [
   m026,
   m027,
   m028,
+  m029,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */
