@@ -151,3 +151,11 @@ export function labelsStamp(agentId: number): string {
   hash.update(`attached ${attached.n} ${attached.latest}`);
   return hash.digest("hex").slice(0, 16);
 }
+
+/** The agent's newest model that won its cross-validation: the one `learned` switches on. */
+export function latestWinningModel(agentId: number): RerankerModel | undefined {
+  const row = db().prepare("SELECT id FROM reranker_models WHERE agent_id = ? AND wins = 1 ORDER BY id DESC LIMIT 1").get(agentId) as
+    | { id: number }
+    | undefined;
+  return row && findModel(agentId, row.id);
+}

@@ -266,10 +266,11 @@ export function startEvaluation(
   k: number,
   asMode?: RetrievalMode,
   source: PairSource | null = null,
+  withReranker = true,
 ): { runId: number; done: Promise<EvalRun> } {
   const slot = claimAgent(agentId, "An evaluation of this agent");
   try {
-    const started = launch(agentId, k, asMode, source);
+    const started = launch(agentId, k, asMode, source, withReranker);
     slot.rename(runName(started.runId));
     return { runId: started.runId, done: started.done.finally(() => slot.release()) };
   } catch (err) {

@@ -43,6 +43,8 @@ export function runView(run: EvalRun, results?: PairResult[]) {
       max_distance: run.max_distance,
       retrieval_mode: run.retrieval_mode,
       pair_source: run.pair_source,
+      reranker: run.reranker,
+      reranker_version: run.reranker_version,
     },
     created_at: run.created_at,
     finished_at: run.finished_at,

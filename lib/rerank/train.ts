@@ -48,6 +48,8 @@ export interface TrainingReport {
   switched_on: boolean;
   /** Why it is or is not switched on, in words. */
   reason: string;
+  /** Each labeled question's rank in its held-out fold, without and with the model that did not see it. */
+  held_out: HeldOut[];
 }
 
 /** A stable hash of a question's key: which fold it lands in depends on its wording alone. */
@@ -140,34 +142,51 @@ async function examplesOf(agentId: number, candidates: number, folds: number): P
   });
 }
 
+/** Each held-out question's rank without and with the model of its fold. */
+export interface HeldOut {
+  pair_id: number;
+  query: string;
+  expected: string;
+  fold: number;
+  without: number | null;
+  with: number | null;
+}
+
+/** Which questions each fold trains on and which it ranks: every group in exactly one test fold, never in its own training. */
+export function foldPlan<E extends Pick<Example, "fold">>(examples: E[], folds: number): { train: E[]; test: E[] }[] {
+  return Array.from({ length: folds }, (_, f) => ({
+    train: examples.filter((e) => e.fold !== f),
+    test: examples.filter((e) => e.fold === f),
+  }));
+}
+
 /** Cross-validation over examples: each fold's questions ranked by a model trained on the others. */
-export function crossValidate(examples: Example[], folds: number, k: number): CrossValidation {
+export function crossValidate(examples: Example[], folds: number, k: number): { summary: CrossValidation; held_out: HeldOut[] } {
   const without: (number | null)[] = [];
   const withModel: (number | null)[] = [];
-  for (let f = 0; f < folds; f++) {
-    const test = examples.filter((e) => e.fold === f);
+  const held_out: HeldOut[] = [];
+  for (const [f, { train, test }] of foldPlan(examples, folds).entries()) {
     if (test.length === 0) continue;
-    const train = examples.filter((e) => e.fold !== f);
     const labels = labelIndexOf(train);
     const model = trainLinear(
       FEATURES,
       train.map((e) => trainingQuery(e, labels)),
     );
     for (const e of test) {
-      without.push(e.base);
-      withModel.push(
-        rankAfter(
-          e,
-          featuresOf(e, labels).map((x) => scoreLinear(model, x)),
-        ),
+      const after = rankAfter(
+        e,
+        featuresOf(e, labels).map((x) => scoreLinear(model, x)),
       );
+      without.push(e.base);
+      withModel.push(after);
+      held_out.push({ pair_id: e.pair.id, query: e.pair.query, expected: e.pair.expected_filename, fold: f, without: e.base, with: after });
     }
   }
   const before = scoresOf(without);
   const after = scoresOf(withModel);
   const key = String(k);
   const wins = after.mrr > before.mrr && after.recall_at_k[key] >= before.recall_at_k[key];
-  return { folds, questions: without.length, k, without: before, with: after, wins };
+  return { summary: { folds, questions: without.length, k, without: before, with: after, wins }, held_out };
 }
 
 /**
@@ -195,7 +214,7 @@ export async function trainReranker(
           "Label questions, accept generated ones or add pairs first.",
       );
     }
-    const cross_validation = crossValidate(examples, folds, k);
+    const { summary: cross_validation, held_out } = crossValidate(examples, folds, k);
     const labels = labelIndexOf(examples);
     const model = trainLinear(
       FEATURES,
@@ -217,8 +236,9 @@ export async function trainReranker(
     return {
       model: { version: id, name: learnedVersion(saved), labels: examples.length, questions, trained_at: saved.created_at },
       cross_validation,
-      switched_on: switched || (agent.reranker === "learned" && agent.reranker_model_id === id),
+      switched_on: switched,
       reason: reasonFor(cross_validation, switched, opts.switchOn !== false, agent),
+      held_out,
     };
   } finally {
     slot.release();

@@ -7,10 +7,12 @@ import { findDocument, sourceUrlsOf } from "../db/documents";
 import { draftVersionOf } from "../db/drafts";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
+import { rerankFor } from "../rerank/stage";
 import { keywordPlace } from "./modes";
 import { beyondCut, noMatchCut } from "./cut";
 import { embedForAgent, explainQueryForAgent, locate, logged, type SearchResult } from "./retrieve";
 import { rankedResults, readResults } from "./read-path";
+import { poolSize, type InspectedResult } from "./read-types";
 import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
 
 export const CHART_RESULTS = 50;
@@ -52,6 +54,12 @@ export interface ExpectedDiagnosis {
 export interface Inspection {
   /** The mode the results are ranked in (the agent's unless another was asked for). */
   mode: RetrievalMode;
+  /**
+   * The reranker that ordered the results (null: none), by version, and how many of the mode's
+   * first results it reordered; each result then has its `rerank_score`, its `pool_rank` before
+   * and the `rerank_features` that moved its score most.
+   */
+  reranker: { name: string; version: string; candidates: number } | null;
   /** The metadata filter the search ranked under (null: none), and how many documents it matched. */
   filter: Record<string, unknown> | null;
   filter_matched_documents: number | null;
@@ -59,7 +67,7 @@ export interface Inspection {
    * The first top_k chunks of the ranking below: what the agent's search returns for this query
    * and k, except that the search drops those farther than `cut`.
    */
-  results: SearchResult[];
+  results: InspectedResult[];
   /** The page each result's document was fetched from (document id → URL), for those synced from a source. */
   source_urls: Record<number, string>;
   /** The agent's no-match cut in effect (null: none); results past it are marked in the page. */
@@ -106,13 +114,15 @@ export async function inspectQuery(
   const model = embedder().model;
   const cut = noMatchCut(agent, model);
   const mode = asMode ?? agent.retrieval_mode;
+  const rerank = rerankFor(agent);
   const named = expectedDocumentId === undefined ? undefined : findDocument(agentId, expectedDocumentId);
   // Through a draft, the expected document is the draft's version of it where the draft changes it.
   const doc = named && view.draft?.removed.has(named.id) ? (draftVersionOf(view.draft.id, named.filename) ?? named) : named;
   const ready = doc !== undefined && view.admitted([doc.id]).has(doc.id);
   const filteredOut = doc !== undefined && !ready && view.scope !== undefined && view.unfiltered().admitted([doc.id]).has(doc.id);
   const filter = view.scope?.filter.where ?? null;
-  const window = Math.max(topK, CHART_RESULTS);
+  // Deep enough for the chart and for the reranker's pool.
+  const window = Math.max(topK, CHART_RESULTS, rerank?.candidates ?? 0);
   const {
     results,
     location,
@@ -135,8 +145,12 @@ export async function inspectQuery(
       // The results are the head just located, ranked on; other modes read their own lists. The
       // cut is left to the page, which marks what it drops.
       const read = { agent: view, collection, model: model.model, vectors, queries: [query] };
-      const opts = { mode, topK, cut: null };
-      const [results] = mode === "vector" ? await rankedResults(read, [location.head], opts) : (await readResults(read, opts)).results;
+      const opts = { mode, topK, cut: null, rerank };
+      // The head located reaches the reranker's pool: it is read as deep as max(top_k, CHART_RESULTS).
+      const [results] =
+        mode === "vector" && location.head.length >= Math.min(poolSize(opts), view.readyChunkCount())
+          ? await rankedResults(read, [location.head], opts, true)
+          : (await readResults(read, opts, true)).results;
       return { results, location, check, vector: vectors[0] };
     },
     (r) => r.results.length,
@@ -179,6 +193,7 @@ export async function inspectQuery(
   const explained = await explainQueryForAgent(view, query);
   return {
     mode,
+    reranker: rerank ? { name: rerank.reranker.name, version: rerank.reranker.version, candidates: rerank.candidates } : null,
     filter,
     filter_matched_documents: view.scope?.documents.size ?? null,
     results,

@@ -90,6 +90,8 @@ export const evalRequestSchema = z.object({
   mode: z.enum(RETRIEVAL_MODES, { error: `mode must be one of: ${RETRIEVAL_MODES.join(", ")}.` }).optional(),
   /** Score only the accepted pairs of this source (default: all accepted pairs). */
   source: pairSourceSchema.optional(),
+  /** `none`: rank without the agent's reranker (default: with it, when it has one). */
+  reranker: z.enum(["agent", "none"], { error: "reranker must be agent or none." }).default("agent"),
   /** false: start the run and answer 202 with its id at once; the caller polls the run. */
   wait: z.boolean({ error: "wait must be true or false." }).default(true),
 });

@@ -22,6 +22,7 @@ import { PairResultsTable } from "@/components/eval/pair-results-table";
 import { RecallCurve } from "@/components/eval/recall-curve";
 import { RunHistory } from "@/components/eval/run-history";
 import { RunLauncher } from "@/components/eval/run-launcher";
+import { rankingText, rerankerText } from "@/components/eval/run-settings";
 import { DistanceNote } from "@/components/ui/distance-note";
 
 export const dynamic = "force-dynamic";
@@ -71,6 +72,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
       <RunLauncher
         agentId={agent.id}
         agentMode={agent.retrieval_mode}
+        reranker={agent.reranker === "none" ? null : agent.reranker}
         pairCount={pairCount}
         sourceCounts={Object.fromEntries(PAIR_SOURCES.map((s) => [s, pairs.filter((p) => p.source === s).length]))}
         chunkCount={agentChunkCount(agent.id)}
@@ -117,7 +119,13 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             </p>
             <RecallCurve recall={run.recall_at_k ?? {}} k={k} />
           </section>
-          <ModeComparisonView agentId={agent.id} comparison={modes} canEdit={canEdit} documentIds={Object.fromEntries(documentIds)} />
+          <ModeComparisonView
+            agentId={agent.id}
+            comparison={modes}
+            canEdit={canEdit}
+            documentIds={Object.fromEntries(documentIds)}
+            rerankers={Object.fromEntries(modeRuns.map((m) => [m.run.id, rerankerText(m.run)]))}
+          />
           {calibration && (
             <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />
           )}
@@ -159,6 +167,7 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
           head={head.id}
           swapped={ordered?.swapped ?? false}
           documentIds={documentIds}
+          ranking={{ base: rankingText(base), head: rankingText(head) }}
         />
       )}
     </div>

@@ -2,6 +2,8 @@ import { agentFromParams } from "@/lib/http/agent-param";
 import { listDocuments } from "@/lib/db/documents";
 import { AgentSettingsForm } from "@/components/agents/agent-settings-form";
 import { CutForm } from "@/components/agents/cut-form";
+import { RerankerForm } from "@/components/agents/reranker-form";
+import { rerankerStatus } from "@/lib/rerank/settings";
 import { embedder } from "@/lib/embeddings/configured";
 import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
 import { plural } from "@/lib/format/plural";
@@ -22,6 +24,7 @@ export default async function AgentSettingsPage({ params }: { params: Promise<{ 
         logQuestions={agent.log_questions}
       />
       <CutForm agentId={agent.id} maxDistance={agent.max_distance} setFor={agent.max_distance_model} model={embedder().model} />
+      <RerankerForm agentId={agent.id} status={rerankerStatus(agent.id)} />
       <section aria-labelledby="danger-heading" className="space-y-2 rounded border border-red-200 bg-white p-4">
         <h2 id="danger-heading" className="font-semibold text-red-800">
           Delete this agent

@@ -16,10 +16,10 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", async
   });
 });
 
-/** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead. */
+/** Runs an evaluation and answers with its figures; `"wait": false` answers 202 at once instead; `"reranker": "none"` ranks without the agent's reranker. */
 export const POST = withAgent<RouteCtx<"/api/agents/[id]/evals">>("viewer", async ({ req, agent }) => {
-  const { k, wait, mode, source } = evalRequestSchema.parse(await readJson(req));
-  const { runId, done } = startEvaluation(agent.id, k, mode, source ?? null);
+  const { k, wait, mode, source, reranker } = evalRequestSchema.parse(await readJson(req));
+  const { runId, done } = startEvaluation(agent.id, k, mode, source ?? null, reranker === "agent");
   if (!wait) {
     done.catch(() => {}); // the failure is kept on the run, where the caller reads it
     return NextResponse.json(
