@@ -10,7 +10,7 @@ import type { QueryWord } from "../embeddings";
 import { rerankFor } from "../rerank/stage";
 import { keywordPlace } from "./modes";
 import { beyondCut, noMatchCut } from "./cut";
-import { embedForAgent, explainQueryForAgent, locate, logged, type SearchResult } from "./retrieve";
+import { embedForAgent, explainQueryForAgent, locate, logged } from "./retrieve";
 import { rankedResults, readResults } from "./read-path";
 import { poolSize, type InspectedResult } from "./read-types";
 import { exactCheck, exactRanksOf, missesAgainst, withText, type IndexMiss } from "./inspect-misses";
