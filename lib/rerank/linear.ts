@@ -28,7 +28,7 @@ export interface TrainOptions {
   l2: number;
 }
 
-export const TRAIN_DEFAULTS: TrainOptions = { epochs: 400, rate: 0.5, l2: 0.002 };
+export const TRAIN_DEFAULTS: TrainOptions = { epochs: 400, rate: 0.5, l2: 0.1 };
 
 function standardize(queries: TrainingQuery[], width: number) {
   const mean = new Array<number>(width).fill(0);

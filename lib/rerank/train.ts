@@ -31,7 +31,7 @@ export const DEFAULT_FOLDS = 5;
 export const MIN_QUESTIONS = 10;
 
 /** One labeled question as training reads it. */
-interface Example {
+export interface Example {
   pair: Pair;
   group: number;
   fold: number;
@@ -79,11 +79,11 @@ export function labelIndexOf(examples: Pick<Example, "pair" | "group" | "vector"
   return index;
 }
 
-const featuresOf = (e: Example, labels: LabelIndex, exclude?: number) =>
+export const featuresOf = (e: Example, labels: LabelIndex, exclude?: number) =>
   poolFeatures({ text: e.pair.query, vector: Array.from(e.vector) }, e.pool, labels, exclude);
 
 /** A training question: its pool's features, its own wording left out of the label features. */
-const trainingQuery = (e: Example, labels: LabelIndex): TrainingQuery => ({
+export const trainingQuery = (e: Example, labels: LabelIndex): TrainingQuery => ({
   features: featuresOf(e, labels, e.group),
   positive: e.pool.map((c) => c.filename === e.pair.expected_filename),
 });
@@ -103,12 +103,15 @@ export function scoresOf(ranks: (number | null)[]): Scores {
   return { recall_at_k, mrr: ranks.reduce<number>((s, r) => s + (r === null ? 0 : 1 / r), 0) / n };
 }
 
-/** Every labeled question of the agent with its pool and its rank in the mode's order, ranked as a run ranks them. */
-async function examplesOf(agentId: number, candidates: number, folds: number): Promise<Example[]> {
+/**
+ * Every labeled question of the agent (or the given pairs) with its pool and its rank in the
+ * mode's order, ranked as a run ranks them.
+ */
+export async function examplesOf(agentId: number, candidates: number, folds: number, given?: Pair[]): Promise<Example[]> {
   const agent = getAgent(agentId);
   const docs = listDocuments(agentId).filter((d) => d.status === "ready");
   const ready = new Set(docs.map((d) => d.filename));
-  const pairs = pairsToRun(agentId).filter((p) => p.expected_filename !== NO_DOCUMENT && ready.has(p.expected_filename));
+  const pairs = (given ?? pairsToRun(agentId)).filter((p) => p.expected_filename !== NO_DOCUMENT && ready.has(p.expected_filename));
   const keys = pairs.map((p) => questionKey(p.query));
   const groupOf = new Map([...new Set(keys)].map((k, i) => [k, i]));
   const foldOf = foldsOf(keys, folds);
