@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
 import { setReranker } from "@/lib/rerank/settings";
-import { trainReranker, type TrainingReport } from "@/lib/rerank/train";
+import { trainReranker, type TrainingReport } from "@/lib/evaluation/rerank-train";
 import { agentUpdateSchema, rerankTrainSchema } from "@/lib/validations/agent";
 import { formText, toFormState, type FormState } from "./form-state";
 

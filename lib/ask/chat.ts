@@ -1,9 +1,11 @@
 import "server-only";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { env } from "../env.mjs";
+
+export { chatClient };
 import { AppError } from "../core/errors";
 import { redactSecrets } from "../core/redact";
-import { DEFAULT_OPENAI_BASE_URL } from "../embeddings/openai/embedder";
+import { chatClient } from "../embeddings/openai/chat-client";
 import { shownUrl } from "../embeddings/openai/errors";
 
 /**
@@ -29,35 +31,6 @@ export class ChatError extends AppError {
   constructor(message: string) {
     super("chat_failed", message);
   }
-}
-
-/** An OpenAI client of the chat model, with the endpoint and model it was made for (`endpoint|model`). */
-interface ChatClient {
-  key: string;
-  client: OpenAI;
-}
-
-// A module variable, not process-wide state: ask's grading and answers and evaluation's question
-// writer share one client per endpoint and model; a second copy of this module (Next loads some
-// more than once) makes a second small client, which is harmless.
-let cached: ChatClient | null = null;
-
-/**
- * The chat model's OpenAI client, made once per endpoint and model, with the model's name and the
- * endpoint; null without OPENAI_CHAT_MODEL. Evaluation's question writer uses it too.
- */
-export function chatClient(): { client: OpenAI; model: string; baseURL: string } | null {
-  const e = env();
-  if (!e.OPENAI_CHAT_MODEL) return null;
-  const baseURL = e.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL;
-  const key = `${baseURL}|${e.OPENAI_CHAT_MODEL}`;
-  if (cached?.key !== key) {
-    cached = {
-      key,
-      client: new OpenAI({ apiKey: e.OPENAI_API_KEY ?? "none", baseURL, maxRetries: 1, timeout: e.OPENAI_CHAT_TIMEOUT_MS }),
-    };
-  }
-  return { client: cached.client, model: e.OPENAI_CHAT_MODEL, baseURL };
 }
 
 export function chatModel(): ChatModel | null {

@@ -1,7 +1,7 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode, Tool } from "../validations/agent";
-import type { RerankerName } from "../rerank/types";
+import type { RerankerName } from "../core/rerankers";
 import { db, now } from "./client";
 import { enqueueCleanup } from "./vector-cleanup";
 import { dropKeywordTable } from "./keyword-index";

@@ -4,7 +4,7 @@ import { notFound } from "../core/errors";
 import type { Summary } from "../core/metrics";
 import type { ChunkStrategy } from "../core/chunking";
 import type { RetrievalMode } from "../validations/agent";
-import type { RerankerName } from "../rerank/types";
+import type { RerankerName } from "../core/rerankers";
 import { dbState } from "./state";
 import { db, now } from "./client";
 

@@ -1,45 +1,11 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import type { LabelIndex, LabeledQuestion } from "../rerank/features";
-import type { LinearModel } from "../rerank/linear";
-import type { RetrievalMode } from "../validations/agent";
+import type { CrossValidation, LabelIndex, LabeledQuestion, LinearModel, RerankerModel, Scores } from "../core/rerankers";
 import { NO_DOCUMENT } from "../validations/pair";
 import { db, now } from "./client";
 import { dbState } from "./state";
 
-/** Recall@k and MRR over questions, with or without a reranker. */
-export interface Scores {
-  recall_at_k: Record<string, number>;
-  mrr: number;
-}
-
-/** A trained model's cross-validation: each question ranked once, by a model that never saw it. */
-export interface CrossValidation {
-  folds: number;
-  /** Labeled questions ranked (distinct wordings with an expected document the agent has ready). */
-  questions: number;
-  /** The k the decision is made at. */
-  k: number;
-  without: Scores;
-  with: Scores;
-  /** Whether the model beats the mode's own order on the held-out questions: higher MRR, and recall@k no lower. */
-  wins: boolean;
-}
-
-export interface RerankerModel {
-  id: number;
-  agent_id: number;
-  /** The retrieval mode whose pools it learned to reorder. */
-  mode: RetrievalMode;
-  labels: number;
-  /** The labels it learned from, as a fingerprint: a change to the agent's labels makes it stale. */
-  labels_stamp: string;
-  model: LinearModel;
-  label_index: LabelIndex;
-  cross_validation: CrossValidation;
-  wins: boolean;
-  created_at: string;
-}
+export type { CrossValidation, RerankerModel, Scores };
 
 type Row = Omit<RerankerModel, "model" | "label_index" | "cross_validation" | "wins"> & {
   model: string;
@@ -155,7 +121,6 @@ export function labelsStamp(agentId: number): string {
 /** The agent's newest model that won its cross-validation: the one `learned` switches on. */
 export function latestWinningModel(agentId: number): RerankerModel | undefined {
   const row = db().prepare("SELECT id FROM reranker_models WHERE agent_id = ? AND wins = 1 ORDER BY id DESC LIMIT 1").get(agentId) as
-    | { id: number }
-    | undefined;
+    { id: number } | undefined;
   return row && findModel(agentId, row.id);
 }

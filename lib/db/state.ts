@@ -1,7 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { layerState } from "../core/process-state";
-import type { RerankerModel } from "./rerankers";
+import type { RerankerModel } from "../core/rerankers";
 
 /** A piece of work waiting for the next group commit (groupedWrite in lib/db/client.ts). */
 export interface GroupedWrite {

@@ -14,7 +14,7 @@ import { beyondCut, noMatchCut } from "../retrieval/cut";
 import { keywordPlace, readDepth } from "../retrieval/modes";
 import { inMode } from "../retrieval/read-path";
 import type { PlacedChunk, ReadContext, ReadRerank } from "../retrieval/read-types";
-import { rerankFor, rerankPools } from "../rerank/stage";
+import { rerankFor, rerankPools } from "../retrieval/rerank";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../validations/agent";
 import type { RankedChunk } from "../vector-store/chunks";
 import { NO_DOCUMENT } from "../validations/pair";

@@ -1,7 +1,7 @@
 import "server-only";
 import type OpenAI from "openai";
 import { env } from "../env.mjs";
-import { chatClient } from "../ask/chat";
+import { chatClient } from "../embeddings/openai/chat-client";
 import { redactSecrets } from "../core/redact";
 import { shownUrl } from "../embeddings/openai/errors";
 import { RerankError } from "./errors";

@@ -11,3 +11,10 @@ export class RerankError extends AppError {
     this.name = "RerankError";
   }
 }
+
+/** Why a reranker cannot run, in the words a person setting it needs. */
+export const notConfigured = {
+  http: "The http reranker needs RERANK_BASE_URL (a Cohere-, Jina- or TEI-compatible /rerank endpoint); see docs/searching.md.",
+  chat: "The chat reranker needs a chat model (OPENAI_CHAT_MODEL); see docs/searching.md.",
+  learned: "No learned reranker has won its cross-validation for this agent yet: train one (POST /api/agents/{id}/reranker/train).",
+};

@@ -1,4 +1,7 @@
+import type { LabelIndex, LabeledQuestion } from "../core/rerankers";
 import type { RerankCandidate } from "./types";
+
+export type { LabelIndex, LabeledQuestion };
 import { filenameWords, headingsOf, stemSet, wordsOf, type Words } from "./words";
 
 /**
@@ -50,16 +53,6 @@ export const FEATURE_LABELS: Record<FeatureName, string> = {
 export interface FeatureCandidate extends RerankCandidate {
   questions?: string[];
 }
-
-/** One labeled question the reranker learned from: the group of same-worded questions it belongs to, its words, its vector. */
-export interface LabeledQuestion {
-  group: number;
-  stems: string[];
-  vector: Float32Array | null;
-}
-
-/** The labeled questions by expected document name: what the label features compare a query with. */
-export type LabelIndex = Map<string, LabeledQuestion[]>;
 
 export interface QueryInput {
   text: string;

@@ -1,4 +1,4 @@
-import type { RerankerModel } from "../db/rerankers";
+import type { RerankerModel } from "../core/rerankers";
 import { poolFeatures, type FeatureCandidate } from "./features";
 import { scoreLinear, topShares } from "./linear";
 import type { Reranker } from "./types";

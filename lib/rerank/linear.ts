@@ -1,4 +1,7 @@
+import type { LinearModel } from "../core/rerankers";
 import type { FeatureShare } from "./types";
+
+export type { LinearModel };
 
 /**
  * The learned reranker's model: a linear score over standardized features, trained listwise
@@ -6,14 +9,6 @@ import type { FeatureShare } from "./types";
  * gradient descent from zero weights. No randomness anywhere: the same questions in the same
  * order give the same weights to the last bit.
  */
-
-export interface LinearModel {
-  features: readonly string[];
-  /** Each feature's mean and spread over the training pools: a feature is scored as (x - mean) / scale. */
-  mean: number[];
-  scale: number[];
-  weights: number[];
-}
 
 /** One training question: its pool's feature vectors and which candidates are of its expected document. */
 export interface TrainingQuery {

@@ -3,8 +3,8 @@ import { getAgent, updateAgent, type Agent } from "../db/agents";
 import { labelsStamp, latestModel, latestWinningModel, findModel, type RerankerModel } from "../db/rerankers";
 import { invalid } from "../core/errors";
 import { env } from "../env.mjs";
-import { chatClient } from "../ask/chat";
-import { notConfigured } from "./stage";
+import { chatClient } from "../embeddings/openai/chat-client";
+import { notConfigured } from "./errors";
 import { learnedVersion } from "./learned";
 import type { RerankerName } from "./types";
 
@@ -38,23 +38,26 @@ export function rerankerStatus(agentId: number) {
 
 /**
  * A change of reranker, checked: `learned` switches on the agent's newest model that won its
- * cross-validation (none, or only losing ones: 422 saying so); `http` and `chat` need their
+ * cross-validation (none, or only losing ones: 422 saying so, unless `force`, which takes the
+ * newest model whatever its outcome); `http` and `chat` need their
  * endpoint configured. Candidates and lambda are stored as given.
  */
 export function rerankerChange(
   agent: Agent,
-  input: { reranker?: RerankerName; rerank_candidates?: number; mmr_lambda?: number },
+  input: { reranker?: RerankerName; rerank_candidates?: number; mmr_lambda?: number; force?: boolean },
 ): { reranker?: RerankerName; rerank_candidates?: number; mmr_lambda?: number; reranker_model_id?: number | null } {
-  const out = { ...input } as ReturnType<typeof rerankerChange>;
+  const { force, ...out } = input as typeof input & { reranker_model_id?: number | null };
   if (input.reranker === "learned") {
-    const winning = latestWinningModel(agent.id);
+    // `force`: the newest model even if it lost (to measure it, or to judge it in the inspector); the run records which.
+    const winning = force ? latestModel(agent.id) : latestWinningModel(agent.id);
     if (!winning) {
       const latest = latestModel(agent.id);
       if (!latest) throw invalid(notConfigured.learned.replace("{id}", String(agent.id)));
       const cv = latest.cross_validation;
       throw invalid(
         `The learned reranker is not switched on: its newest model (v${latest.id}) does not beat the ${latest.mode} order on questions it was not trained on ` +
-          `(MRR ${cv.without.mrr.toFixed(3)} without, ${cv.with.mrr.toFixed(3)} with). Label more questions and train again.`,
+          `(MRR ${cv.without.mrr.toFixed(3)} without, ${cv.with.mrr.toFixed(3)} with). Label more questions and train again, ` +
+          'or send "force": true to switch it on anyway.',
       );
     }
     out.reranker_model_id = winning.id;

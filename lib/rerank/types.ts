@@ -1,18 +1,12 @@
+import type { RerankerName } from "../core/rerankers";
+
 /**
- * The rerank stage's parts (lib/rerank/stage.ts): a reranker takes one query's candidate pool,
- * the agent's mode order cut to its `rerank_candidates`, and scores each candidate; the pool is
- * then ordered by that score (higher first, ties by the pool's own order) and cut to top_k.
+ * The rerank stage's parts (lib/retrieval/rerank.ts): a reranker takes one query's candidate
+ * pool, the agent's mode order cut to its `rerank_candidates`, and scores each candidate; the
+ * pool is then ordered by that score (higher first, ties by the pool's own order) and cut to top_k.
  */
 
-/** The rerankers an agent can switch on (PATCH /api/agents/{id} `{"reranker"}`); `none` is the default. */
-export const RERANKERS = ["none", "mmr", "learned", "http", "chat"] as const;
-export type RerankerName = (typeof RERANKERS)[number];
-
-/** How many candidates are reranked by default, and the bounds of `rerank_candidates`. */
-export const DEFAULT_RERANK_CANDIDATES = 50;
-export const MAX_RERANK_CANDIDATES = 200;
-/** MMR's default lambda: the share of relevance against diversity (1: relevance only). */
-export const DEFAULT_MMR_LAMBDA = 0.7;
+export { DEFAULT_MMR_LAMBDA, DEFAULT_RERANK_CANDIDATES, MAX_RERANK_CANDIDATES, RERANKERS, type RerankerName } from "../core/rerankers";
 
 /** One candidate as a reranker sees it: the chunk, its text and document, and its place in the pool. */
 export interface RerankCandidate {

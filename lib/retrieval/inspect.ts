@@ -7,7 +7,7 @@ import { findDocument, sourceUrlsOf } from "../db/documents";
 import { draftVersionOf } from "../db/drafts";
 import { chunkKey, documentChunks } from "../db/chunks";
 import type { QueryWord } from "../embeddings";
-import { rerankFor } from "../rerank/stage";
+import { rerankFor } from "./rerank";
 import { keywordPlace } from "./modes";
 import { beyondCut, noMatchCut } from "./cut";
 import { embedForAgent, explainQueryForAgent, locate, logged } from "./retrieve";

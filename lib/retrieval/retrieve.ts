@@ -10,7 +10,7 @@ import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import type { RankedChunk } from "../vector-store/chunks";
 import { refusedByCut, type RetrievalTrace } from "../core/trace";
 import { parseFilter, type Filter } from "../core/filter";
-import { rerankFor } from "../rerank/stage";
+import { rerankFor } from "./rerank";
 import { agentCorpusStats } from "./corpus-stats";
 import { noMatchCut } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RERANKERS } from "../rerank/types";
+import { RERANKERS } from "../core/rerankers";
 import { readableMetadata } from "../core/metadata";
 import { RETRIEVAL_MODES, TOOLS } from "../validations/agent";
 import { NO_DOCUMENT, PAIR_SOURCES, PAIR_STATUSES, pairFields } from "../validations/pair";

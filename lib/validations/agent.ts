@@ -2,7 +2,7 @@ import { z } from "zod";
 
 export const TOOLS = ["document_search"] as const;
 import { RETRIEVAL_MODES, type RetrievalMode } from "../core/retrieval-mode";
-import { MAX_RERANK_CANDIDATES, RERANKERS } from "../rerank/types";
+import { MAX_RERANK_CANDIDATES, RERANKERS } from "../core/rerankers";
 
 export { RETRIEVAL_MODES, type RetrievalMode };
 export type Tool = (typeof TOOLS)[number];
@@ -41,6 +41,8 @@ export const agentUpdateSchema = z.object({
     .min(0, "mmr_lambda must be a number from 0 to 1.")
     .max(1, "mmr_lambda must be a number from 0 to 1.")
     .optional(),
+  /** With `"reranker": "learned"`: the newest model even when it lost its cross-validation. */
+  force: z.boolean({ error: "force must be true or false." }).optional(),
 });
 
 /** A training request (POST /api/agents/{id}/reranker/train). */

@@ -59,8 +59,8 @@ try {
   const { rankPairs } = await import("../../lib/evaluation/run");
   const { listDocuments } = await import("../../lib/db/documents");
   const { AgentView } = await import("../../lib/db/agent-view");
-  const { trainReranker } = await import("../../lib/rerank/train");
-  const { rerankFor } = await import("../../lib/rerank/stage");
+  const { trainReranker } = await import("../../lib/evaluation/rerank-train");
+  const { rerankFor } = await import("../../lib/retrieval/rerank");
   const { recallAtK, meanReciprocalRank } = await import("../../lib/core/metrics");
   const { DEFAULT_RERANK_CANDIDATES } = await import("../../lib/rerank/types");
 

@@ -8,6 +8,7 @@
 //     turns in rounds (a quarter of the corpus each);
 //   - search through the app vs. the same filtered query straight to Chroma, the two alternating;
 //   - the search with metadata filters matching 1%, 10% and 50% of an agent against none;
+//   - the search with the learned reranker (trained on 200 labels) and with MMR against none;
 //   - the inspector, a recall evaluation of 1,000 pairs, a draft's impact over those pairs and
 //     1,000 logged questions, the suggested fixes of one missed pair, and the peak memory of both
 //     processes.
@@ -16,7 +17,8 @@
 //
 // The phases live beside this file: options.mjs (the command line), corpus.mjs, app.mjs (the
 // app's start and stop), uploads.mjs and raw-chroma.mjs (the two sides of the ingest),
-// ingest.mjs, search.mjs (search, inspect, eval, search during an upload), recovery.mjs (rebuild,
+// ingest.mjs, search.mjs (search, inspect, eval, search during an upload), filtered.mjs,
+// rerank.mjs, recovery.mjs (rebuild,
 // Chroma killed), large-file.mjs; the restart and the figures are here.
 import { TOP_K, args, fail, log, runs } from "./options.mjs";
 import { buildCorpus, pick, queryFrom } from "./corpus.mjs";
@@ -27,6 +29,7 @@ import { rawChroma } from "./raw-chroma.mjs";
 import { runIngest } from "./ingest.mjs";
 import { runReads } from "./search.mjs";
 import { FILTERS, runFiltered } from "./filtered.mjs";
+import { RERANKERS, runRerank } from "./rerank.mjs";
 import { runRecovery } from "./recovery.mjs";
 import { runLargeFile } from "./large-file.mjs";
 
@@ -83,6 +86,7 @@ async function main() {
       upload: uploads.upload,
     });
   const filtered = runs("filtered") ? await runFiltered({ base, large, qrand }) : null;
+  const reranked = runs("rerank") ? await runRerank({ base, large, qrand }) : null;
   const {
     rebuildSkipped,
     rebuildSeconds,
@@ -129,6 +133,12 @@ async function main() {
     ["small_agent_search_p50_ms", ms(p50(smallSearch))],
     ["small_agent_overhead_ratio", ratio(p50(smallSearch) / p50(smallRaw))],
     ["filtered_agent_chunks", filtered?.agentChunks ?? Number.NaN],
+    ...RERANKERS.map((r) => [`rerank_search_p50_ms_${r}`, reranked ? ms(p50(reranked.latencies.get(r))) : Number.NaN]),
+    ...RERANKERS.filter((r) => r !== "none").map((r) => [
+      `rerank_search_${r}_minus_none_p50_ms`,
+      reranked ? ms(p50(reranked.latencies.get(r)) - p50(reranked.latencies.get("none"))) : Number.NaN,
+    ]),
+    ["rerank_train_s", reranked ? Math.round(Math.max(...reranked.training.map((t) => t.seconds)) * 10) / 10 : Number.NaN],
     ...FILTERS.flatMap(([name]) => [
       [`filtered_search_p50_ms_${name}`, filtered ? ms(p50(filtered.latencies.get(name))) : Number.NaN],
       ...(name === "unfiltered"
@@ -182,6 +192,7 @@ async function main() {
 function phaseOf(key) {
   if (/under_ingest/.test(key)) return "under-ingest";
   if (/^filtered/.test(key)) return "filtered";
+  if (/^rerank/.test(key)) return "rerank";
   if (/^inspect/.test(key)) return "inspect";
   if (/^(search|raw_query|raw_ids|small_agent)/.test(key)) return "search";
   if (/^eval/.test(key)) return "eval";

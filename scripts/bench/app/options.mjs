@@ -2,7 +2,19 @@
 import path from "node:path";
 
 /** What a run measures after the ingest, in this order (--only picks some). */
-export const PHASES = ["search", "filtered", "inspect", "eval", "impact", "under-ingest", "rebuild", "crash", "large-file", "restart"];
+export const PHASES = [
+  "search",
+  "filtered",
+  "rerank",
+  "inspect",
+  "eval",
+  "impact",
+  "under-ingest",
+  "rebuild",
+  "crash",
+  "large-file",
+  "restart",
+];
 function parseArgs(argv) {
   const out = {
     chunks: 20000,

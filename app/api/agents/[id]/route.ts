@@ -15,8 +15,8 @@ export const GET = withAgent<RouteCtx<"/api/agents/[id]">>("viewer", async ({ ag
  * model's distances; null clears it) and the rerank stage (`reranker`, `rerank_candidates`, `mmr_lambda`).
  */
 export const PATCH = withAgent<RouteCtx<"/api/agents/[id]">>("editor", async ({ req, agent }) => {
-  const { max_distance, reranker, rerank_candidates, mmr_lambda, ...input } = agentUpdateSchema.parse(await readJson(req));
-  const rerank = { reranker, rerank_candidates, mmr_lambda };
+  const { max_distance, reranker, rerank_candidates, mmr_lambda, force, ...input } = agentUpdateSchema.parse(await readJson(req));
+  const rerank = { reranker, rerank_candidates, mmr_lambda, force };
   const cut =
     max_distance === undefined ? undefined : max_distance === null ? null : { maxDistance: max_distance, model: embedder().model };
   // `?draft=`: the cut and the mode are staged in that draft, served once it is published.

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { readJson, withAgent, type RouteCtx } from "@/lib/http/route";
-import { trainReranker } from "@/lib/rerank/train";
+import { trainReranker } from "@/lib/evaluation/rerank-train";
 import { rerankTrainSchema } from "@/lib/validations/agent";
 
 /**

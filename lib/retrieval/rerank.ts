@@ -3,27 +3,21 @@ import type { Agent } from "../db/agents";
 import { chunkKey } from "../db/chunks";
 import { findModel } from "../db/rerankers";
 import { AppError } from "../core/errors";
-import type { PlacedChunk, RankStage, ReadContext, ReadRerank } from "../retrieval/read-types";
-import { shownChunks } from "../retrieval/shown-chunks";
-import type { FeatureCandidate } from "./features";
-import { learnedReranker } from "./learned";
-import { mmrReranker } from "./mmr";
-import { httpReranker } from "./http";
-import { chatReranker } from "./chat";
+import { notConfigured } from "../rerank/errors";
+import type { FeatureCandidate } from "../rerank/features";
+import { learnedReranker } from "../rerank/learned";
+import { mmrReranker } from "../rerank/mmr";
+import { httpReranker } from "../rerank/http";
+import { chatReranker } from "../rerank/chat";
+import { shownChunks } from "./shown-chunks";
+import type { PlacedChunk, RankStage, ReadContext, ReadRerank } from "./read-types";
 
 /**
- * The rerank stage of the read path (lib/retrieval/read-path.ts): the agent's mode hands on its
+ * The rerank stage of the read path (lib/retrieval/read-path.ts), with the rerankers of lib/rerank/: the agent's mode hands on its
  * first `rerank_candidates` (the pool), the agent's reranker scores them, and the pool is put in
  * that order (higher first; ties keep the pool's order) and cut to top_k. `score` stays each
  * chunk's raw distance; where the reranker put it travels beside it (`rerank`).
  */
-
-/** Why a reranker cannot run, in the words a person setting it needs. */
-export const notConfigured = {
-  http: "The http reranker needs RERANK_BASE_URL (a Cohere-, Jina- or TEI-compatible /rerank endpoint); see docs/searching.md.",
-  chat: "The chat reranker needs a chat model (OPENAI_CHAT_MODEL); see docs/searching.md.",
-  learned: "No learned reranker has won its cross-validation for this agent yet: train one (POST /api/agents/{id}/reranker/train).",
-};
 
 /**
  * The agent's reranker as its reads run it, or undefined for `none`. A learned model is read by

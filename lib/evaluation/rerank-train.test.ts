@@ -8,10 +8,10 @@ import { createPair } from "../db/pairs";
 import { findModel } from "../db/rerankers";
 import { getAgent, updateAgent } from "../db/agents";
 import { questionKey } from "../core/normalize";
-import { rerankFor } from "./stage";
-import { foldPlan, foldsOf, type TrainingReport } from "./train";
-import { trainLinear } from "./linear";
-import { FEATURES } from "./features";
+import { rerankFor } from "../retrieval/rerank";
+import { trainLinear } from "../rerank/linear";
+import { FEATURES } from "../rerank/features";
+import { foldPlan, foldsOf, type TrainingReport } from "./rerank-train";
 
 // The learned reranker against a real Chroma and a real SQLite file, on two labeled sets made
 // for it: one where questions are worded like each other and unlike their article (the labels

@@ -7,13 +7,13 @@ import { labelsStamp, findModel, saveModel, type CrossValidation, type RerankerM
 import { AppError } from "../core/errors";
 import { questionKey } from "../core/normalize";
 import { CURVE_KS } from "../core/metrics";
-import { claimAgent, rankPairs } from "../evaluation/run";
 import { NO_DOCUMENT } from "../validations/pair";
-import { FEATURES, poolFeatures, type FeatureCandidate, type LabelIndex } from "./features";
-import { scoreLinear, trainLinear, type TrainingQuery } from "./linear";
-import { poolCandidates } from "./stage";
-import { learnedVersion } from "./learned";
-import { wordsOf } from "./words";
+import { FEATURES, poolFeatures, type FeatureCandidate, type LabelIndex } from "../rerank/features";
+import { scoreLinear, trainLinear, type TrainingQuery } from "../rerank/linear";
+import { poolCandidates } from "../retrieval/rerank";
+import { learnedVersion } from "../rerank/learned";
+import { wordsOf } from "../rerank/words";
+import { claimAgent, rankPairs } from "./run";
 
 /**
  * Training the learned reranker from the agent's own labels: every accepted pair with an
