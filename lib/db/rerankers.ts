@@ -124,3 +124,7 @@ export function latestWinningModel(agentId: number): RerankerModel | undefined {
     { id: number } | undefined;
   return row && findModel(agentId, row.id);
 }
+
+/** The agents that rank with their learned reranker: the ones whose model is trained again when their labels change. */
+export const agentsWithLearnedReranker = (): number[] =>
+  (db().prepare("SELECT id FROM agents WHERE reranker = 'learned' ORDER BY id").all() as { id: number }[]).map((r) => r.id);

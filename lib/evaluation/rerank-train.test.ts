@@ -4,8 +4,9 @@ import * as train from "@/app/api/agents/[id]/reranker/train/route";
 import * as search from "@/pages/api/agents/[id]/documents/search";
 import { call } from "@/test/http";
 import { ingest, newAgent } from "@/test/helpers";
-import { createPair } from "../db/pairs";
-import { findModel } from "../db/rerankers";
+import { createPair, deletePair } from "../db/pairs";
+import { findModel, latestModel } from "../db/rerankers";
+import { agentsToRetrain, retrainChanged } from "./rerank-retrain";
 import { getAgent, updateAgent } from "../db/agents";
 import { questionKey } from "../core/normalize";
 import { rerankFor } from "../retrieval/rerank";
@@ -152,6 +153,24 @@ describe("the learned reranker", () => {
     expect(findModel(other.id, first.model.version)).toBeUndefined();
     expect(rerankFor(getAgent(other.id))).toBeUndefined();
     expect(rerankFor(getAgent(winner.id))?.reranker.version).toBe(first.model.name);
+  });
+
+  it("trains again when the labels change, and only then", async () => {
+    const before = getAgent(winner.id).reranker_model_id;
+    expect(agentsToRetrain()).not.toContain(winner.id);
+    const pair = createPair(winner.id, { query: `${FILLER[5]} ${SLANG[2]} tonight`, expected_filename: "refunds.md" });
+    expect(agentsToRetrain()).toContain(winner.id);
+    expect(await retrainChanged()).toContain(winner.id);
+    const latest = latestModel(winner.id)!;
+    expect(latest.labels).toBe(QUESTIONS.length + 1);
+    expect(latest.id).toBeGreaterThan(before!);
+    // It won again, so it serves now; with nothing changed since, nothing is trained.
+    expect(getAgent(winner.id).reranker_model_id).toBe(latest.id);
+    expect(agentsToRetrain()).not.toContain(winner.id);
+    expect(await retrainChanged()).not.toContain(winner.id);
+    // Back to the labels of the first model, for the tests after this one.
+    deletePair(winner.id, pair.id);
+    updateAgent(winner.id, { reranker_model_id: before });
   });
 
   it("refuses to train on too few labeled questions", async () => {

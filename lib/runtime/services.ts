@@ -5,6 +5,7 @@ import { agentsByLatestChange } from "../db/documents";
 import { agentsByLatestSearch } from "../db/tool-calls";
 import { embedder } from "../embeddings/configured";
 import { recoverSweeps } from "../evaluation/sweep";
+import { watchRetraining } from "../evaluation/rerank-retrain";
 import { closeExtractPool } from "../extract/state";
 import { stopWatchingChromaRestarts, watchChromaRestarts } from "../index-upkeep/after-restart";
 import { copyMissingVectors, stopCopyRetries } from "../index-upkeep/exact-copies";
@@ -34,6 +35,8 @@ export interface ServiceOptions {
   indexRecall?: { everyMs?: number; lookMs?: number };
   /** How long after a copy pass Chroma failed (not up yet) it is tried again. */
   copyRetryMs?: number;
+  /** How often agents whose labels changed get their learned reranker trained again (lib/evaluation/rerank-retrain.ts). */
+  retrainLookMs?: number;
 }
 
 /** The runtime's process-wide values (lib/core/process-state.ts says why they live on globalThis). */
@@ -76,6 +79,8 @@ export function startServices(options: ServiceOptions = {}): void {
   watchers.push(watchSources(options.sourceScheduleMs));
   // Replays each agent's recent searches in the background, hourly, and keeps its index recall.
   watchers.push(watchIndexRecall(options.indexRecall));
+  // Trains a learned reranker again once its agent's labels changed.
+  watchers.push(watchRetraining(options.retrainLookMs));
   // Loads the embedder's data now rather than on the first page view; a failure shows in /api/health.
   // Then counts the features of the most recently changed agents, for query weighting.
   // Then loads the vectors of the most recently searched and changed agents for exact ranking, and
