@@ -6,12 +6,12 @@ import { call } from "@/test/http";
 import { ingest, newAgent } from "@/test/helpers";
 import { createPair, deletePair } from "../db/pairs";
 import { findModel, latestModel } from "../db/rerankers";
-import { agentsToRetrain, retrainChanged } from "./rerank-retrain";
 import { getAgent, updateAgent } from "../db/agents";
 import { questionKey } from "../core/normalize";
 import { rerankFor } from "../retrieval/rerank";
 import { trainLinear } from "../rerank/linear";
 import { FEATURES } from "../rerank/features";
+import { agentsToRetrain, retrainChanged } from "./rerank-retrain";
 import { foldPlan, foldsOf, type TrainingReport } from "./rerank-train";
 
 // The learned reranker against a real Chroma and a real SQLite file, on two labeled sets made
