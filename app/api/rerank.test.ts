@@ -52,6 +52,7 @@ const lib = async () => ({
   agentApi: await import("@/app/api/agents/[id]/route"),
   inspectApi: await import("@/app/api/agents/[id]/inspect/route"),
   evalsApi: await import("@/app/api/agents/[id]/evals/route"),
+  calibrationApi: await import("@/app/api/agents/[id]/evals/[runId]/calibration/route"),
 });
 
 const ARTICLES: Record<string, string> = {
@@ -133,16 +134,14 @@ describe("the rerank stage", () => {
       const n = format.json_schema.schema.properties.scores.minItems;
       // The last passage judged the most relevant, every other not at all.
       const scores = Array.from({ length: n }, (_, i) => (i === n - 1 ? 10 : 0));
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            id: "x",
-            object: "chat.completion",
-            model: "test-chat",
-            choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify({ scores }) } }],
-          }),
-        );
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: "x",
+          object: "chat.completion",
+          model: "test-chat",
+          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify({ scores }) } }],
+        }),
+      );
       return true;
     });
     const calls = fake.requests.length;
@@ -188,6 +187,43 @@ describe("the rerank stage", () => {
       expect(rankOf(without.body, q)).toBe(1);
       expect(rankOf(withIt.body, q)).toBe(6);
     }
+  });
+
+  it("a cut on the reranker's score drops what it scores below, for the version it was set for, and is calibrated from a run", async () => {
+    const { call, search, agentApi, evalsApi, calibrationApi, createPair, getAgent } = await lib();
+    const agent = await setup("rerank cut");
+    const params = { id: String(agent.id) };
+    const query = { query: "how do I reset the router", top_k: 3 };
+    // Without a reranker there is nothing to cut on.
+    const refused = await call(agentApi.PATCH, { params, method: "PATCH", json: { rerank_cut: 0.5 } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.message).toMatch(/choose a reranker first/);
+    const set = await call(agentApi.PATCH, { params, method: "PATCH", json: { reranker: "http", rerank_candidates: 6, rerank_cut: 0.6 } });
+    expect(set.status).toBe(200);
+    expect(set.body.rerank_cut).toBe(0.6);
+    expect(set.body.rerank_cut_version).toMatch(/^http /);
+    // The stand-in scores the six i/6: only 4/6 and 5/6 are at or above 0.6.
+    const cut = await call(search.POST, { params, json: query });
+    expect(cut.body.results).toHaveLength(2);
+    // Another reranker's scores are another scale: the cut does not apply to it.
+    await call(agentApi.PATCH, { params, method: "PATCH", json: { reranker: "mmr" } });
+    expect((await call(search.POST, { params, json: query })).body.results).toHaveLength(3);
+    // Back on the endpoint it was set for, it applies again.
+    await call(agentApi.PATCH, { params, method: "PATCH", json: { reranker: "http" } });
+    expect((await call(search.POST, { params, json: query })).body.results).toHaveLength(2);
+    // A run with the reranker calibrates the cut on its scores.
+    createPair(agent.id, { query: "modem light blinking", expected_filename: "modem.md" });
+    createPair(agent.id, { query: "what is the weather on mars", expected_filename: "" });
+    const run = await call(evalsApi.POST, { params, json: { k: 3 } });
+    const calibration = await call(calibrationApi.GET, { params: { ...params, runId: String(run.body.run_id) }, method: "GET" });
+    expect(calibration.status).toBe(200);
+    expect(calibration.body).toMatchObject({ score: "rerank", answerable: 1, unanswerable: 1 });
+    expect(calibration.body.reranker_version).toBe(getAgent(agent.id).rerank_cut_version);
+    expect(calibration.body.current.cut).toBe(0.6);
+    expect(calibration.body.points.at(-1).cut).toBeNull();
+    // Clearing it.
+    const cleared = await call(agentApi.PATCH, { params, method: "PATCH", json: { rerank_cut: null } });
+    expect(cleared.body).toMatchObject({ rerank_cut: null, rerank_cut_version: null });
   });
 
   it("PATCH refuses a reranker it cannot run and values out of range, changing nothing", async () => {

@@ -20,6 +20,8 @@ export interface RetrievalTrace {
   top_k: number;
   /** The reranker that ordered the results, by version (absent: none). */
   reranker?: string;
+  /** The cut on the reranker's score that applied (absent or null: none). */
+  rerank_cut?: number | null;
   /** Distance of the nearest ready chunk before the cut (null: the agent had none). */
   best: number | null;
   /** The nearest ready chunk before the cut: the closest article even when the cut refused the query. */
@@ -34,8 +36,9 @@ export const traced = (r: TracedResult): TracedResult => ({
   score: r.score,
 });
 
-/** True when the cut refused the query: a nearest chunk exists, but nothing was within the cut. */
-export const refusedByCut = (t: RetrievalTrace) => t.results.length === 0 && t.best !== null && t.cut !== null && t.best > t.cut;
+/** True when a cut refused the query: a nearest chunk exists, but nothing was within the cut (or above the reranker's). */
+export const refusedByCut = (t: RetrievalTrace) =>
+  t.results.length === 0 && t.best !== null && ((t.cut !== null && t.best > t.cut) || (t.rerank_cut ?? null) !== null);
 
 export type SearchEnding = "answered" | "refused" | "no results";
 /** How a search ended: results, refused by the cut, or nothing to return. */

@@ -23,6 +23,9 @@ export interface Agent {
   mmr_lambda: number;
   /** The learned model it serves (lib/db/rerankers.ts): only one trained on this agent's labels that won its cross-validation. */
   reranker_model_id: number | null;
+  /** A no-match cut on the reranker's score (results scored below it are dropped), for one reranker version: null, none. */
+  rerank_cut: number | null;
+  rerank_cut_version: string | null;
   /** Whether its own searches and asks keep their text in the log (the Questions tab); on by default. */
   log_questions: boolean;
   created_at: string;
@@ -95,6 +98,8 @@ export function updateAgent(
     rerank_candidates?: number;
     mmr_lambda?: number;
     reranker_model_id?: number | null;
+    /** A cut on the reranker's score, for the reranker version given; null clears it; absent leaves it. */
+    rerankCut?: { cut: number; version: string } | null;
     cut?: { maxDistance: number; model: string } | null;
   },
 ): Agent {
@@ -107,7 +112,7 @@ export function updateAgent(
   db()
     .prepare(
       `UPDATE agents SET name = ?, tools = ?, retrieval_mode = ?, log_questions = ?, max_distance = ?, max_distance_model = ?,
-         reranker = ?, rerank_candidates = ?, mmr_lambda = ?, reranker_model_id = ?, updated_at = ? WHERE id = ?`,
+         reranker = ?, rerank_candidates = ?, mmr_lambda = ?, reranker_model_id = ?, rerank_cut = ?, rerank_cut_version = ?, updated_at = ? WHERE id = ?`,
     )
     .run(
       input.name ?? agent.name,
@@ -120,6 +125,8 @@ export function updateAgent(
       input.rerank_candidates ?? agent.rerank_candidates,
       input.mmr_lambda ?? agent.mmr_lambda,
       input.reranker_model_id === undefined ? agent.reranker_model_id : input.reranker_model_id,
+      input.rerankCut === undefined ? agent.rerank_cut : (input.rerankCut?.cut ?? null),
+      input.rerankCut === undefined ? agent.rerank_cut_version : (input.rerankCut?.version ?? null),
       now(),
       id,
     );

@@ -64,6 +64,9 @@ export interface PairResult {
   beyond_cut: boolean;
   /** false: the pair has no expected document (a question that should get no answer). */
   answerable: boolean;
+  /** In a run with a reranker: its score of the expected document's best chunk in the pool (null: not in it), and of the query's first result. */
+  rerank_score?: number | null;
+  top_rerank_score?: number | null;
 }
 
 type RunRow = Omit<EvalRun, "chunk_settings" | "recall_at_k"> & { chunk_settings: string; recall_at_k: string | null };
@@ -123,8 +126,9 @@ export function createRun(
 /** Writes a run's results (the caller's transaction makes them one write). */
 function insertResults(runId: number, results: PairResult[]): void {
   const insert = db().prepare(
-    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO eval_results (run_id, pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable,
+       rerank_score, top_rerank_score)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   for (const r of results) {
     insert.run(
@@ -139,6 +143,8 @@ function insertResults(runId: number, results: PairResult[]): void {
       r.missing ? 1 : 0,
       r.beyond_cut ? 1 : 0,
       r.answerable ? 1 : 0,
+      r.rerank_score ?? null,
+      r.top_rerank_score ?? null,
     );
   }
 }
@@ -202,7 +208,8 @@ export function getRun(agentId: number, runId: number): EvalRun {
 export function runResults(runId: number): PairResult[] {
   const rows = db()
     .prepare(
-      "SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable FROM eval_results WHERE run_id = ? ORDER BY rowid",
+      `SELECT pair_id, query, expected, document_id, rank, best_distance, top_distance, missing, beyond_cut, answerable, rerank_score, top_rerank_score
+       FROM eval_results WHERE run_id = ? ORDER BY rowid`,
     )
     .all(runId) as (Omit<PairResult, "missing" | "beyond_cut" | "answerable"> & {
     missing: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PairResult } from "../db/eval-runs";
-import { calibrateCut } from "./calibrate";
+import { calibrateCut, calibrateRerankCut } from "./calibrate";
 
 const answerable = (rank: number | null, best: number | null): PairResult => ({
   pair_id: null,
@@ -65,5 +65,38 @@ describe("calibrating the no-match cut", () => {
       reason: expect.stringMatching(/No answerable pair/),
     });
     expect(calibrateCut([answerable(1, 0.3), unanswerable(null)], 3, null).reason).toMatch(/run an evaluation again/);
+  });
+});
+
+describe("calibrating a cut on the reranker's score", () => {
+  // Scores of any sign, higher is better: answerable documents score 2.1 and 1.4, the questions
+  // that should get nothing have a first result scoring -0.3 and 0.2.
+  const scored = (r: PairResult, rerank: number | null, top: number | null): PairResult => ({
+    ...r,
+    rerank_score: rerank,
+    top_rerank_score: top,
+  });
+  const results = [
+    scored(answerable(1, 0.3), 2.1, 2.1),
+    scored(answerable(2, 0.4), 1.4, 1.6),
+    scored(unanswerable(0.5), null, -0.3),
+    scored(unanswerable(0.6), null, 0.2),
+  ];
+
+  it("recommends a cut between the unanswerable questions' best score and the answerable documents' worst", () => {
+    const c = calibrateRerankCut(results, 3, null);
+    expect(c.recommended!.cut).toBeGreaterThan(0.2);
+    expect(c.recommended!.cut).toBeLessThan(1.4);
+    expect(c.recommended).toMatchObject({ answered: 1, refused: 1, balanced: 1 });
+    // Strictest first, as with distances, and no cut last.
+    const cuts = c.points.map((p) => p.cut);
+    expect(cuts.at(-1)).toBeNull();
+    expect(cuts.slice(0, -1)).toEqual([...(cuts.slice(0, -1) as number[])].sort((a, b) => b - a));
+    expect(c.points.at(-1)).toMatchObject({ answered: 1, refused: 0 });
+  });
+
+  it("gives the figures at the agent's cut now", () => {
+    // At 1.5, the second document (1.4) is dropped and both unanswerable questions are refused.
+    expect(calibrateRerankCut(results, 3, 1.5).current).toMatchObject({ cut: 1.5, answered: 0.5, refused: 1 });
   });
 });

@@ -41,18 +41,21 @@ function pointAt(cut: number | null, answerable: PairResult[], unanswerable: Pai
   return { cut, answered, refused, balanced: (answered + refused) / 2 };
 }
 
-/** Candidate cuts: halfway between consecutive distances that matter, rounded to 4 decimals, plus no cut. */
-function candidates(answerable: PairResult[], unanswerable: PairResult[]): (number | null)[] {
+/**
+ * Candidate cuts: halfway between consecutive distances that matter, rounded to 4 decimals, plus
+ * no cut. `positive`: only cuts above 0 (distances); a reranker's scores may be of any sign.
+ */
+function candidates(answerable: PairResult[], unanswerable: PairResult[], positive = true): (number | null)[] {
   const distances = [...answerable.map((r) => r.best_distance), ...unanswerable.map((r) => r.top_distance)].filter(
     (d): d is number => d !== null,
   );
   const sorted = [...new Set(distances)].sort((a, b) => a - b);
   const cuts = sorted.slice(1).map((d, i) => round((sorted[i] + d) / 2));
-  if (sorted.length > 0) cuts.unshift(round(Math.max(sorted[0] / 2, sorted[0] - 0.01)));
-  return [...new Set(cuts.filter((c) => c > 0)), null];
+  if (sorted.length > 0) cuts.unshift(round(positive ? Math.max(sorted[0] / 2, sorted[0] - 0.01) : sorted[0] - 0.01));
+  return [...new Set(positive ? cuts.filter((c) => c > 0) : cuts), null];
 }
 
-export function calibrateCut(results: PairResult[], k: number, currentCut: number | null): Calibration {
+export function calibrateCut(results: PairResult[], k: number, currentCut: number | null, positive = true): Calibration {
   const scored = results.filter((r) => !r.missing);
   const answerable = scored.filter((r) => r.answerable);
   const unanswerable = scored.filter((r) => !r.answerable);
@@ -88,10 +91,25 @@ export function calibrateCut(results: PairResult[], k: number, currentCut: numbe
       reason: "This run did not record the distances a calibration needs; run an evaluation again.",
     };
   }
-  const points = candidates(answerable, unanswerable).map((c) => pointAt(c, answerable, unanswerable, k));
+  const points = candidates(answerable, unanswerable, positive).map((c) => pointAt(c, answerable, unanswerable, k));
   const best = Math.max(...points.map((p) => p.balanced));
   // Of the cuts that score best, the middle one: furthest from both neighbouring distances.
   const top = points.filter((p) => p.balanced === best);
   const recommended = top[Math.floor((top.length - 1) / 2)];
   return { ...base, points, recommended, current, reason: null };
+}
+
+/**
+ * The cut on a reranker's score a run's pairs recommend (a run made with a reranker): the same
+ * balanced accuracy, over the reranker's score of each pair's document and of each query's first
+ * result, where higher is better and a result scored below the cut is dropped. Cuts are given in
+ * the reranker's score, the strictest first as with distances, "no cut" (null) last.
+ */
+export function calibrateRerankCut(results: PairResult[], k: number, currentCut: number | null): Calibration {
+  // Negated, a score reads as a distance: kept when at or under the (negated) cut.
+  const flip = (x: number | null | undefined) => (x === null || x === undefined ? null : -x);
+  const asDistances = results.map((r) => ({ ...r, best_distance: flip(r.rerank_score), top_distance: flip(r.top_rerank_score) }));
+  const c = calibrateCut(asDistances, k, flip(currentCut), false);
+  const back = (p: CutPoint): CutPoint => ({ ...p, cut: p.cut === null ? null : round(-p.cut) });
+  return { ...c, points: c.points.map(back), recommended: c.recommended && back(c.recommended), current: back(c.current) };
 }

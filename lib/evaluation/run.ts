@@ -10,7 +10,7 @@ import { pairsToRun, type Pair } from "../db/pairs";
 import type { PairSource } from "../validations/pair";
 import { asAskedWith, embedForAgent, locate, type LocatedChunk } from "../retrieval/retrieve";
 import { summarize } from "../core/metrics";
-import { beyondCut, noMatchCut } from "../retrieval/cut";
+import { belowRerankCut, beyondCut, noMatchCut, rerankCutFor } from "../retrieval/cut";
 import { keywordPlace, readDepth } from "../retrieval/modes";
 import { inMode } from "../retrieval/read-path";
 import type { PlacedChunk, ReadContext, ReadRerank } from "../retrieval/read-types";
@@ -137,8 +137,9 @@ export interface PairRanking {
   docs: Pick<DocumentRow, "id" | "filename">[];
   cut: number | null;
   mode: RetrievalMode;
-  /** The reranker a pair's rank is taken after (absent: the mode's order). */
+  /** The reranker a pair's rank is taken after (absent: the mode's order), and the cut on its score (null: none). */
   rerank?: ReadRerank;
+  rerankCut?: number | null;
   /** Hands each batch's pools (the mode's first `candidates`, before any reranker) to `take`: what the learned reranker trains on. */
   collect?: { candidates: number; take: (batch: Pair[], read: ReadContext, pools: PlacedChunk[][]) => void };
 }
@@ -205,8 +206,13 @@ export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRankin
             const outcome = pairOutcome(p, located[j].chunks, idsByFilename, { topDistance: located[j].head[0]?.score ?? null, cut });
             const base = mode === "vector" ? outcome.rank : modeRank(view, p, mode, located[j], idsByFilename);
             const ids = idsByFilename.get(p.expected_filename) ?? [];
-            const rank = reordered && outcome.answerable && !outcome.missing ? rerankedRank(reordered[j], ids, base) : base;
-            return { ...outcome, rank };
+            if (!reordered) return { ...outcome, rank: base };
+            const pool = reordered[j];
+            const rank = outcome.answerable && !outcome.missing ? rerankedRank(pool, ids, base) : base;
+            const rerank_score = pool.find((c) => ids.includes(c.document_id))?.rerank?.rerank_score ?? null;
+            const top_rerank_score = pool[0]?.rerank?.rerank_score ?? null;
+            const beyond = outcome.beyond_cut || (outcome.answerable && belowRerankCut(rerank_score, how.rerankCut ?? null));
+            return { ...outcome, rank, rerank_score, top_rerank_score, beyond_cut: beyond };
           }),
         );
       } catch (err) {
@@ -389,7 +395,8 @@ function launch(
     reranker_version: rerank?.reranker.version ?? null,
   });
   activeRuns().add(runId);
-  const done = execute(runId, agentId, pairs, { docs, cut, mode, rerank }).finally(() => activeRuns().delete(runId));
+  const rerankCut = rerankCutFor(agent, rerank?.reranker.version);
+  const done = execute(runId, agentId, pairs, { docs, cut, mode, rerank, rerankCut }).finally(() => activeRuns().delete(runId));
   return { runId, done };
 }
 

@@ -7,7 +7,7 @@ import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
 import { reranked } from "./rerank";
 import { shownChunks } from "./shown-chunks";
-import { beyondCut } from "./cut";
+import { belowRerankCut, beyondCut } from "./cut";
 import { compactVectors, exactLimit, exactNearest, exactVectors, narrowed } from "./exact";
 import { compactNearest } from "./compact";
 import { queryAgent } from "./index-candidates";
@@ -33,7 +33,7 @@ import {
  *                  documents), read again deeper while others crowd them out
  *   3. ranking     the RANKING stages in turn: the agent's retrieval mode (the vector order, or
  *                  fused with the keyword matches: lib/retrieval/modes.ts), then its reranker,
- *                  which orders the mode's first `rerank_candidates` (lib/rerank/stage.ts), and top_k
+ *                  which orders the mode's first `rerank_candidates` (lib/retrieval/rerank.ts), and top_k
  *   4. cut         the no-match cut: results farther than the agent's max_distance are dropped
  *   5. results     the text and document name of what is left, and the trace: the nearest
  *                  admitted chunk before ranking and the cut, for the log and the inspector
@@ -173,12 +173,12 @@ export const inMode: RankStage = async (read, lists, opts) => {
   return opts.mode === "vector" ? lists.map((hits) => hits.slice(0, n)) : fusedWithKeywords(read, lists, opts.mode, n);
 };
 
-/** Stage 3, in order: the mode, then the reranker (lib/rerank/stage.ts), which orders the pool and cuts it to top_k. */
+/** Stage 3, in order: the mode, then the reranker (lib/retrieval/rerank.ts), which orders the pool and cuts it to top_k. */
 const RANKING: RankStage[] = [inMode, reranked];
 
-/** Stage 4: drops what is farther than the no-match cut. */
-export const withinCut = (lists: PlacedChunk[][], cut: number | null): PlacedChunk[][] =>
-  lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut)));
+/** Stage 4: drops what is farther than the no-match cut, and what the reranker scored below its own cut. */
+export const withinCut = (lists: PlacedChunk[][], cut: number | null, rerankCut: number | null = null): PlacedChunk[][] =>
+  lists.map((hits) => hits.filter((h) => !beyondCut(h.score, cut) && !(h.rerank && belowRerankCut(h.rerank.rerank_score, rerankCut))));
 
 /**
  * Stage 5: text and document name for ranked chunks; a chunk whose document is gone or not ready
@@ -209,7 +209,9 @@ export async function rankedResults(
   opts: ReadOptions,
   placed = false,
 ): Promise<SearchResult[][]> {
-  return withinCut(await ranked(read, kept, opts), opts.cut).map((hits) => resultsWithText(read.agent, hits, placed));
+  return withinCut(await ranked(read, kept, opts), opts.cut, opts.rerankCut ?? null).map((hits) =>
+    resultsWithText(read.agent, hits, placed),
+  );
 }
 
 /** One search's read through every stage: each query's results, and its nearest admitted chunk before ranking and the cut. */
@@ -225,7 +227,7 @@ export async function readResults(
 /** The trace of each query's read: its settings, the nearest chunk before the cut (named), and the results. */
 export function traces(
   agent: AgentView,
-  setting: Pick<RetrievalTrace, "model" | "mode" | "cut" | "top_k" | "reranker">,
+  setting: Pick<RetrievalTrace, "model" | "mode" | "cut" | "top_k" | "reranker" | "rerank_cut">,
   nearest: (RankedChunk | null)[],
   results: SearchResult[][],
 ): RetrievalTrace[] {

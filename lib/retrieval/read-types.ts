@@ -32,6 +32,8 @@ export interface ReadOptions {
   topK: number;
   cut: number | null;
   rerank?: ReadRerank;
+  /** The cut on the reranker's score (lib/retrieval/cut.ts), null or absent: none. */
+  rerankCut?: number | null;
 }
 
 /** How many of the mode's order a read hands on: its top_k, or the reranker's pool when that is larger. */

@@ -12,7 +12,7 @@ import { refusedByCut, type RetrievalTrace } from "../core/trace";
 import { parseFilter, type Filter } from "../core/filter";
 import { rerankFor } from "./rerank";
 import { agentCorpusStats } from "./corpus-stats";
-import { noMatchCut } from "./cut";
+import { noMatchCut, rerankCutFor } from "./cut";
 import { CANDIDATE_DEPTH, readResults, resultsWithText, servedCandidates, traces, visibleOnly, type SearchResult } from "./read-path";
 
 export { CANDIDATE_DEPTH, resultsWithText, type SearchResult };
@@ -60,7 +60,7 @@ export async function explainQueryForAgent(ref: AgentRef, query: string): Promis
  * that), then read them through the read path (lib/retrieval/read-path.ts): the nearest
  * candidates, exactly or from the shared collection scoped to this agent, of ready documents
  * only, ranked in the mode (keyword and hybrid in lib/retrieval/modes.ts), reordered by the
- * agent's reranker when it has one (lib/rerank/stage.ts), the top_k hits past
+ * agent's reranker when it has one (lib/retrieval/rerank.ts), the top_k hits past
  * the agent's no-match cut dropped (none left: no match). Chroma returns ids and distances; the
  * text of the hits is read from SQLite.
  */
@@ -80,11 +80,10 @@ export async function retrieve(
   const { model, vectors } = await embedForAgent(view, queries);
   const { mode, cut } = setting(model.model);
   const read = { agent: view, collection: await collectionFor(model), model: model.model, vectors, queries };
-  const { results, nearest } = await readResults(read, { mode, topK: opts.topK, cut, rerank });
-  if (opts.trace)
-    opts.trace.push(
-      ...traces(view, { ...setting(model.model), ...(rerank ? { reranker: rerank.reranker.version } : {}) }, nearest, results),
-    );
+  const rerankCut = rerankCutFor(agent, rerank?.reranker.version);
+  const { results, nearest } = await readResults(read, { mode, topK: opts.topK, cut, rerank, rerankCut });
+  const reranked = rerank ? { reranker: rerank.reranker.version, rerank_cut: rerankCut } : {};
+  if (opts.trace) opts.trace.push(...traces(view, { ...setting(model.model), ...reranked }, nearest, results));
   return results;
 }
 

@@ -41,6 +41,8 @@ export const agentUpdateSchema = z.object({
     .min(0, "mmr_lambda must be a number from 0 to 1.")
     .max(1, "mmr_lambda must be a number from 0 to 1.")
     .optional(),
+  /** A cut on the reranker's score: results it scores below are dropped (null clears it); set for the reranker version serving. */
+  rerank_cut: z.number({ error: "rerank_cut must be a number (a reranker score), or null to clear it." }).nullable().optional(),
   /** With `"reranker": "learned"`: the newest model even when it lost its cross-validation. */
   force: z.boolean({ error: "force must be true or false." }).optional(),
 });
