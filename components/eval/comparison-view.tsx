@@ -58,8 +58,10 @@ export function ComparisonView(props: {
   head: number;
   swapped: boolean;
   documentIds: Map<string, number>;
+  /** How each run ranked: its mode and reranker. */
+  ranking?: { base: string; head: string };
 }) {
-  const { agentId, comparison, base, head, swapped, documentIds } = props;
+  const { agentId, comparison, base, head, swapped, documentIds, ranking } = props;
   const { counts, k } = comparison;
   const changed = comparison.rows.filter((r) => r.change !== "same");
   return (
@@ -67,6 +69,11 @@ export function ComparisonView(props: {
       <h2 id="compare-heading" className="text-lg font-semibold">
         Run #{base} → run #{head} at k = {k}
       </h2>
+      {ranking && (
+        <p className="text-sm text-slate-600">
+          Run #{base}: {ranking.base}. Run #{head}: {ranking.head}.
+        </p>
+      )}
       {swapped && (
         <p role="note" className="text-sm text-slate-600">
           Run #{head} is newer than run #{base}, so it is compared as the later run.

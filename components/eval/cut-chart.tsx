@@ -9,7 +9,6 @@ const PAD = { left: 44, right: 24, top: 22, bottom: 40 };
 const PLOT_H = 198;
 /** Below this width the axis title takes two lines. */
 const NARROW = 480;
-const X_TITLE = ["cut (cosine distance;", "results farther than it are dropped)"];
 /** Room at the right for the "no cut" point, which has no distance. */
 const NONE_SLOT = 56;
 /** Past this many candidates the dots crowd each other; the lines alone read better. */
@@ -30,13 +29,15 @@ interface Props {
   points: CutPoint[];
   recommended: CutPoint;
   current: CutPoint;
+  /** The x axis title, in two halves for narrow screens. */
+  axis: string[];
 }
 
-/** The three shares against the candidate cut (a raw distance), with the recommended and the current cut marked. */
-export function CutChart({ k, points, recommended, current }: Props) {
+/** The three shares against the candidate cut (a raw distance or a reranker score), with the recommended and the current cut marked. */
+export function CutChart({ k, points, recommended, current, axis }: Props) {
   const id = useId();
   const [figure, W] = useChartWidth<HTMLElement>(640);
-  const titleLines = W < NARROW ? X_TITLE : [X_TITLE.join(" ")];
+  const titleLines = W < NARROW ? axis : [axis.join(" ")];
   const H = PAD.top + PLOT_H + PAD.bottom + (titleLines.length - 1) * 14;
   const finite = points.map((p) => p.cut).filter((c): c is number => c !== null);
   const span = [...finite, ...(current.cut === null ? [] : [current.cut])];

@@ -37,7 +37,7 @@ function figureCell(value: number | null, best: boolean, format: (v: number) => 
   return <span className={best ? "font-bold" : undefined}>{value === null ? "n/a" : format(value)}</span>;
 }
 
-function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
+function modeColumns(c: ModeComparison, canEdit: boolean, rerankers: Record<number, string>): Column<ModeRow>[] {
   const columns: Column<ModeRow>[] = [
     {
       id: "mode",
@@ -45,7 +45,11 @@ function modeColumns(c: ModeComparison, canEdit: boolean): Column<ModeRow>[] {
       className: "whitespace-nowrap font-medium",
       cell: (r) => (
         <>
-          {r.mode} <span className="text-xs font-normal text-slate-600">(run #{r.runId})</span>
+          {r.mode}{" "}
+          <span className="text-xs font-normal text-slate-600">
+            (run #{r.runId}
+            {rerankers[r.runId] && rerankers[r.runId] !== "none" ? `, reranked by ${rerankers[r.runId]}` : ""})
+          </span>
           {r.current && <span className="ml-2 rounded bg-blue-100 px-2 py-0.5 text-xs font-medium text-blue-800">agent&apos;s mode</span>}
         </>
       ),
@@ -116,10 +120,12 @@ interface Props {
   comparison: ModeComparison | null;
   canEdit: boolean;
   documentIds: Record<string, number>;
+  /** Each compared run's reranker by run id ("none": the mode's own order). */
+  rerankers?: Record<number, string>;
 }
 
 /** Each mode's latest run over the current pairs side by side, the pairs they disagree on, and a way to switch the agent's mode. */
-export function ModeComparisonView({ agentId, comparison: c, canEdit, documentIds }: Props) {
+export function ModeComparisonView({ agentId, comparison: c, canEdit, documentIds, rerankers = {} }: Props) {
   const [state, action] = useActionState<RetrievalModeState, FormData>(setRetrievalModeAction.bind(null, agentId), {});
   return (
     <section aria-labelledby="modes-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
@@ -137,7 +143,7 @@ export function ModeComparisonView({ agentId, comparison: c, canEdit, documentId
           <form action={action} aria-describedby="mode-status" className="max-w-4xl">
             <DataTable
               caption="Recall and MRR per retrieval mode"
-              columns={modeColumns(c, canEdit)}
+              columns={modeColumns(c, canEdit, rerankers)}
               rows={c.rows}
               rowKey={(r) => r.mode}
               rowClassName={(r) => (r.current ? "bg-blue-50" : "")}

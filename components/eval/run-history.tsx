@@ -3,7 +3,7 @@ import type { EvalRun } from "@/lib/db/eval-runs";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { plural } from "@/lib/format/plural";
 import { pct } from "./line-chart";
-import { chunkSettingsText, queryWeightingText, when } from "./run-settings";
+import { chunkSettingsText, queryWeightingText, rankingText, when } from "./run-settings";
 import { TrendChart } from "./trend-chart";
 
 function Status({ run }: { run: EvalRun }) {
@@ -65,7 +65,7 @@ function columns(agentId: number, k: number, selectedId?: number): Column<EvalRu
       header: "Index",
       className: "min-w-[14rem] text-xs text-slate-600",
       cell: (r) =>
-        `${r.retrieval_mode} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${plural(r.document_count, "doc")}, ${plural(r.chunk_count, "chunk")} · ${chunkSettingsText(r)}`,
+        `${rankingText(r)} · ${r.embedding_model}${queryWeightingText(r) ? ` · ${queryWeightingText(r)}` : ""} · ${plural(r.document_count, "doc")}, ${plural(r.chunk_count, "chunk")} · ${chunkSettingsText(r)}`,
     },
     { id: "status", header: "Status", cell: (r) => <Status run={r} /> },
   ];

@@ -8,9 +8,9 @@ import { startEvalAction, type StartEvalState } from "@/lib/actions/evals";
 import { apiFetch } from "@/lib/client/fetch";
 import { queryKeys } from "@/lib/client/query-keys";
 import { plural } from "@/lib/format/plural";
-import type { runView } from "@/lib/evaluation/views";
-import { RETRIEVAL_MODES, type RetrievalMode } from "@/lib/validations/agent";
+import type { RetrievalMode } from "@/lib/validations/agent";
 import { PAIR_SOURCES, type PairSource } from "@/lib/validations/pair";
+import { CHAIN_TEXT, chainOf, stepText, type ChainKind, type RunView } from "./run-chain";
 
 /** How the "Pairs" select names each source. */
 export const SOURCE_NAMES: Record<PairSource, string> = {
@@ -20,51 +20,31 @@ export const SOURCE_NAMES: Record<PairSource, string> = {
   generated: "generated (accepted)",
 };
 
-/** What GET /api/agents/:id/evals/:runId answers. */
-type RunView = ReturnType<typeof runView>;
-
 const BUTTON = "rounded px-4 py-2 text-sm font-medium disabled:opacity-60";
 
-function LaunchButtons({ busy, disabled }: { busy: boolean; disabled: boolean }) {
+const OUTLINED = `${BUTTON} border border-blue-700 text-blue-800 hover:bg-blue-50`;
+
+/** `reranker`: the agent's reranker, when it has one: the comparison with and without it is offered then. */
+function LaunchButtons({ busy, disabled, reranker }: { busy: boolean; disabled: boolean; reranker: string | null }) {
   const { pending, data } = useFormStatus();
-  const comparing = data?.get("intent") === "compare";
+  const intent = data?.get("intent");
+  const off = disabled || busy || pending;
   return (
     <>
-      <button
-        type="submit"
-        name="intent"
-        value="run"
-        disabled={disabled || busy || pending}
-        className={`${BUTTON} bg-blue-700 text-white hover:bg-blue-800`}
-      >
-        {pending && !comparing ? "Starting…" : busy ? "Evaluating…" : "Run evaluation"}
+      <button type="submit" name="intent" value="run" disabled={off} className={`${BUTTON} bg-blue-700 text-white hover:bg-blue-800`}>
+        {pending && intent === "run" ? "Starting…" : busy ? "Evaluating…" : "Run evaluation"}
       </button>
-      <button
-        type="submit"
-        name="intent"
-        value="compare"
-        disabled={disabled || busy || pending}
-        className={`${BUTTON} border border-blue-700 text-blue-800 hover:bg-blue-50`}
-      >
-        {pending && comparing ? "Starting…" : "Compare vector, keyword and hybrid"}
+      <button type="submit" name="intent" value="compare" disabled={off} className={OUTLINED}>
+        {pending && intent === "compare" ? "Starting…" : "Compare vector, keyword and hybrid"}
       </button>
+      {reranker !== null && (
+        <button type="submit" name="intent" value="compare-reranker" disabled={off} className={OUTLINED}>
+          {pending && intent === "compare-reranker" ? "Starting…" : "Compare with and without the reranker"}
+        </button>
+      )}
     </>
   );
 }
-
-/** The runs of a comparison started at `firstId`, one per mode, and whether it has ended. */
-function chainOf(runs: RunView[] | undefined, firstId: number) {
-  const since = (runs ?? []).filter((r) => r.run_id >= firstId);
-  const steps = RETRIEVAL_MODES.map((mode) => ({ mode, run: since.find((r) => r.settings.retrieval_mode === mode) }));
-  const failed = steps.find((s) => s.run?.status === "failed")?.run;
-  const complete = steps.every((s) => s.run?.status === "done");
-  // The next run starts in the same tick the previous one finishes, so "nothing running" means the chain ended.
-  const stopped = runs !== undefined && !complete && !failed && !runs.some((r) => r.status === "running");
-  return { steps, failed, complete, stopped, ended: complete || failed !== undefined || stopped };
-}
-
-const stepText = (mode: RetrievalMode, run?: RunView) =>
-  !run ? `${mode} waiting` : run.status === "running" ? `${mode} ${run.done_pairs} of ${run.n_pairs} pairs` : `${mode} ${run.status}`;
 
 /**
  * Starts a run (or one per mode) in the background and follows it by polling, so the page can be left
@@ -73,6 +53,8 @@ const stepText = (mode: RetrievalMode, run?: RunView) =>
 export function RunLauncher(props: {
   agentId: number;
   agentMode: RetrievalMode;
+  /** The agent's reranker (null: none). */
+  reranker: string | null;
   pairCount: number;
   chunkCount: number;
   defaultK: number;
@@ -80,9 +62,10 @@ export function RunLauncher(props: {
   /** Accepted pairs per source, shown beside each choice of the "Pairs" select when given. */
   sourceCounts?: Partial<Record<PairSource, number>>;
 }) {
-  const { agentId, agentMode, pairCount, chunkCount, defaultK, runningId, sourceCounts } = props;
+  const { agentId, agentMode, reranker, pairCount, chunkCount, defaultK, runningId, sourceCounts } = props;
   const [state, action] = useActionState<StartEvalState, FormData>(startEvalAction.bind(null, agentId), {});
-  const firstId = state.compare ? (state.runId ?? null) : null;
+  const kind: ChainKind | null = state.compare ? "modes" : state.compareReranker ? "reranker" : null;
+  const firstId = kind !== null ? (state.runId ?? null) : null;
   const runId = firstId === null ? (state.runId ?? runningId ?? null) : null;
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -98,9 +81,9 @@ export function RunLauncher(props: {
     queryFn: () => apiFetch<{ runs: RunView[] }>(`/api/agents/${agentId}/evals`),
     enabled: firstId !== null,
     staleTime: 0,
-    refetchInterval: (q) => (firstId !== null && !chainOf(q.state.data?.runs, firstId).ended ? 700 : false),
+    refetchInterval: (q) => (firstId !== null && kind !== null && !chainOf(kind, q.state.data?.runs, firstId).ended ? 700 : false),
   });
-  const chain = firstId === null ? null : chainOf(list.data?.runs, firstId);
+  const chain = firstId === null || kind === null ? null : { ...chainOf(kind, list.data?.runs, firstId), text: CHAIN_TEXT[kind] };
 
   const shown = useRef<number | null>(null);
   useEffect(() => {
@@ -111,7 +94,7 @@ export function RunLauncher(props: {
     router.replace(`/agents/${agentId}/eval?run=${data.run_id}&k=${data.k}`, { scroll: false });
   }, [run.data, agentId, router, queryClient]);
 
-  // Each finished mode refreshes the comparison below; the last one also opens its run.
+  // Each finished run of a comparison refreshes the comparison below; the last one also opens its run.
   const seen = useRef({ firstId: null as number | null, done: 0 });
   const doneRuns = chain?.steps.flatMap((s) => (s.run?.status === "done" ? [s.run] : [])) ?? [];
   const [doneCount, last, complete] = [doneRuns.length, doneRuns.at(-1), chain?.complete === true];
@@ -135,8 +118,10 @@ export function RunLauncher(props: {
         Every labeled pair&apos;s query is searched exactly like in the inspector, ranked by {agentMode} (the agent&apos;s mode), and the
         expected document&apos;s best chunk is ranked among all {plural(chunkCount, "chunk")} of this agent. Recall is computed for every k
         from 1 to 20; the k you pick is the one each pair is judged hit or miss at, and any other k can be viewed afterwards. Comparing runs
-        the pairs once per mode, one run after another. &ldquo;Pairs&rdquo; picks which accepted pairs are scored: the agent&apos;s real
-        questions (log) and generated ones give separate figures; proposed questions never count. You can leave this page while it runs.
+        the pairs once per mode, one run after another
+        {reranker !== null && `; comparing with and without the reranker (${reranker}) runs them twice in the agent's mode`}.
+        &ldquo;Pairs&rdquo; picks which accepted pairs are scored: the agent&apos;s real questions (log) and generated ones give separate
+        figures; proposed questions never count. You can leave this page while it runs.
       </p>
       <form action={action} className="flex flex-wrap items-end gap-4" aria-describedby="run-status">
         <div className="flex flex-col gap-1">
@@ -179,7 +164,7 @@ export function RunLauncher(props: {
             ))}
           </select>
         </div>
-        <LaunchButtons busy={busy} disabled={pairCount === 0} />
+        <LaunchButtons busy={busy} disabled={pairCount === 0} reranker={reranker} />
         {pairCount === 0 && <p className="text-sm text-slate-600">Add labeled pairs first.</p>}
       </form>
       <div id="run-status" aria-live="polite" className="text-sm">
@@ -206,7 +191,9 @@ export function RunLauncher(props: {
         {run.error && <p className="text-red-700">Could not read the run&apos;s progress: {run.error.message}</p>}
         {chain && !chain.ended && (
           <div className="space-y-1">
-            <p>Comparing modes: {chain.steps.map((s) => stepText(s.mode, s.run)).join(" · ")}.</p>
+            <p>
+              {chain.text.running}: {chain.steps.map((s) => stepText(s.name, s.run)).join(" · ")}.
+            </p>
             <progress
               className="h-2 w-full max-w-md accent-blue-700"
               aria-label="Comparison progress"
@@ -217,15 +204,17 @@ export function RunLauncher(props: {
         )}
         {chain?.complete && (
           <p className="text-green-800">
-            Compared vector, keyword and hybrid: runs {chain.steps.map((s) => `#${s.run!.run_id}`).join(", ")}.
+            {chain.text.complete}: runs {chain.steps.map((s) => `#${s.run!.run_id}`).join(", ")}.
           </p>
         )}
         {chain?.failed && (
           <p className="text-red-700">
-            Run #{chain.failed.run_id} ({chain.failed.settings.retrieval_mode}) failed, so the comparison stopped: {chain.failed.error}
+            Run #{chain.failed.run!.run_id} ({chain.failed.name}) failed, so the comparison stopped: {chain.failed.run!.error}
           </p>
         )}
-        {chain?.stopped && <p className="text-red-700">The comparison stopped before every mode had run; start it again to finish it.</p>}
+        {chain?.stopped && (
+          <p className="text-red-700">The comparison stopped before every run of it had finished; start it again to finish it.</p>
+        )}
         {list.error && <p className="text-red-700">Could not read the comparison&apos;s progress: {list.error.message}</p>}
       </div>
     </section>

@@ -18,6 +18,14 @@ const withWeighting = (run: EvalRun) => {
   return text ? ` · ${text}` : "";
 };
 
+/** The reranker a run ranked with, by its version ("learned v3 (120 labels)", "mmr λ=0.7"), or "none". */
+export const rerankerText = (run: Pick<EvalRun, "reranker" | "reranker_version">) =>
+  run.reranker === "none" ? "none" : (run.reranker_version ?? run.reranker);
+
+/** A run's ranking: its mode and its reranker, to tell the two runs of a comparison apart. */
+export const rankingText = (run: Pick<EvalRun, "retrieval_mode" | "reranker" | "reranker_version">) =>
+  `${run.retrieval_mode} · reranker ${rerankerText(run)}`;
+
 export const chunkSettingsText = (run: EvalRun) =>
   run.chunk_settings
     .map(
@@ -30,7 +38,7 @@ export const chunkSettingsText = (run: EvalRun) =>
 export function RunSettings({ run }: { run: EvalRun }) {
   return (
     <p className="text-sm text-slate-600">
-      {when(run.created_at)} · run at k = {run.k} · ranked by {run.retrieval_mode} · {run.embedding_model}
+      {when(run.created_at)} · run at k = {run.k} · ranked by {run.retrieval_mode} · reranker {rerankerText(run)} · {run.embedding_model}
       {withWeighting(run)}
       {run.max_distance !== null && ` · no-match cut ${run.max_distance}`} · {plural(run.document_count, "document")},{" "}
       {plural(run.chunk_count, "chunk")} · chunk size/overlap/strategy {chunkSettingsText(run)}

@@ -264,6 +264,7 @@ export function Inspector({ agentId, documents, space, queryNote, initial, draft
             stale={inspection.isPlaceholderData}
             cut={inspection.data.cut}
             sourceUrls={inspection.data.source_urls}
+            reranker={inspection.data.reranker}
           />
         )}
         {q && (

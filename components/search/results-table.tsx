@@ -1,15 +1,17 @@
 import Link from "next/link";
-import type { SearchResult } from "@/lib/retrieval/retrieve";
-import type { RankedResult } from "@/lib/retrieval/modes";
+import type { Inspection } from "@/lib/retrieval/inspect";
+import type { InspectedResult } from "@/lib/retrieval/read-types";
+import { FEATURE_LABELS, type FeatureName } from "@/lib/rerank/features";
 import type { RetrievalMode } from "@/lib/validations/agent";
 import { beyondCut } from "@/lib/retrieval/cut";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { FileName } from "@/components/ui/file-name";
 import { Highlight } from "./highlight";
 
-/** Keyword and hybrid results also say where they stand in each list. */
-type Result = SearchResult & Partial<Pick<RankedResult, "vector_rank" | "keyword_rank" | "bm25" | "fused_rank">>;
+/** Keyword and hybrid results also say where they stand in each list; reranked ones where the reranker put them. */
+type Result = InspectedResult;
 type Ranked = Result & { rank: number; dropped: boolean };
+type RerankedBy = Inspection["reranker"];
 
 const NO_VECTOR_RANK = "Below the part of the vector ranking that was read for this query.";
 const NO_KEYWORD_RANK = "No word of the query is in this chunk, so the keyword ranking does not have it.";
@@ -44,10 +46,40 @@ function Breakdown({ r, mode }: { r: Ranked; mode: RetrievalMode }) {
   );
 }
 
+/** A reranker's feature in words; MMR's one feature is not among the learned reranker's. */
+const featureLabel = (feature: string) => FEATURE_LABELS[feature as FeatureName] ?? feature.replaceAll("_", " ");
+const contribution = (n: number) => `${n < 0 ? "−" : "+"}${Math.abs(n).toFixed(2)}`;
+
+/** The reranker's score (higher is better), the result's place in the mode's order before, and what moved the score most. */
+function RerankCell({ r }: { r: Ranked }) {
+  if (r.rerank_score === undefined) return "—";
+  return (
+    <>
+      <span className="font-mono">{r.rerank_score.toFixed(3)}</span>
+      {r.pool_rank !== undefined && <span className="block whitespace-nowrap text-xs text-slate-600">was #{r.pool_rank}</span>}
+      {r.rerank_features && r.rerank_features.length > 0 && (
+        <ul aria-label="What moved it" className="mt-1 space-y-0.5 text-xs text-slate-700">
+          {r.rerank_features.map((f) => (
+            <li key={f.feature}>
+              <span className="font-mono">{contribution(f.contribution)}</span> {featureLabel(f.feature)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 /** Only a web page is linked: a stored URL that is anything else is not followed. */
 const webPage = (url: string | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
 
-function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls: Record<number, string>): Column<Ranked>[] {
+function columns(
+  agentId: number,
+  query: string,
+  mode: RetrievalMode,
+  sourceUrls: Record<number, string>,
+  reranked: boolean,
+): Column<Ranked>[] {
   return [
     { id: "rank", header: "Rank", cell: (r) => r.rank },
     {
@@ -63,6 +95,9 @@ function columns(agentId: number, query: string, mode: RetrievalMode, sourceUrls
         </>
       ),
     },
+    ...(reranked
+      ? [{ id: "rerank", header: "Reranker score", className: "min-w-[12rem]", cell: (r: Ranked) => <RerankCell r={r} /> }]
+      : []),
     ...(mode === "vector"
       ? []
       : [{ id: "lists", header: "In each ranking", className: "font-mono text-xs", cell: (r: Ranked) => <Breakdown r={r} mode={mode} /> }]),
@@ -133,6 +168,8 @@ export function ResultsTable(props: {
   cut?: number | null;
   /** Document id → the page it was fetched from, for documents synced from a source. */
   sourceUrls?: Record<number, string>;
+  /** The reranker that reordered the mode's first candidates (null or absent: none). */
+  reranker?: RerankedBy;
 }) {
   if (props.results.length === 0) {
     return (
@@ -149,14 +186,21 @@ export function ResultsTable(props: {
     props.mode === "vector"
       ? ""
       : ` · ranked by ${props.mode === "keyword" ? "keyword (bm25, lower is better)" : "hybrid (fused vector and keyword ranks)"}`;
+  const reranker = props.reranker ?? null;
   return (
     <div className="space-y-2">
+      {reranker && (
+        <p className="text-sm text-slate-700">
+          Reranked by <strong>{reranker.version}</strong>: the first {reranker.candidates} of the {props.mode} order. The reranker score is
+          higher for better; &ldquo;was&rdquo; is the result&apos;s place in the {props.mode} order before.
+        </p>
+      )}
       {cut !== null && <CutSummary total={rows.length} dropped={rows.filter((r) => r.dropped).length} cut={cut} />}
       <DataTable
         label="Search results"
-        caption={`${props.results.length} result${props.results.length === 1 ? "" : "s"} · score is the ${props.space}${ranking}`}
+        caption={`${props.results.length} result${props.results.length === 1 ? "" : "s"} · score is the ${props.space}${ranking}${reranker ? ` · reranked by ${reranker.version}` : ""}`}
         captionClassName="p-2 text-left text-xs text-slate-600"
-        columns={columns(props.agentId, props.query, props.mode, props.sourceUrls ?? {})}
+        columns={columns(props.agentId, props.query, props.mode, props.sourceUrls ?? {}, reranker !== null)}
         rows={rows}
         rowKey={(r) => `${r.document_id}-${r.chunk_index}`}
         rowClassName={(r) =>

@@ -1,26 +1,12 @@
 "use client";
 
 import { useActionState } from "react";
-import { useFormStatus } from "react-dom";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { updateSourceAction, type SourceSettingsState } from "@/lib/actions/sources";
 import type { OnRemoved } from "@/lib/db/sources";
 import { SettingsFields } from "./settings-fields";
 
 type State = SourceSettingsState & { round?: number };
-
-function SaveButton() {
-  const { pending } = useFormStatus();
-  return (
-    <button
-      type="submit"
-      disabled={pending}
-      aria-disabled={pending}
-      className="rounded border border-slate-300 px-3 py-2 text-sm text-slate-800 hover:bg-slate-100 disabled:opacity-60"
-    >
-      {pending ? "Saving…" : "Save settings"}
-    </button>
-  );
-}
 
 /**
  * The source's settings, as the add form asks them. Ids carry the source's id and the labels its
@@ -68,7 +54,12 @@ export function SourceSettingsForm(props: {
           forName={name}
         />
         <div className="flex flex-wrap items-center gap-3">
-          <SaveButton />
+          <SubmitButton
+            pendingText="Saving…"
+            className="rounded border border-slate-300 px-3 py-2 text-sm text-slate-800 hover:bg-slate-100 disabled:opacity-60"
+          >
+            Save settings
+          </SubmitButton>
           <p id={statusId} aria-live="polite" className={`text-sm ${state.ok ? "text-green-800" : "text-red-700"}`}>
             {said}
           </p>

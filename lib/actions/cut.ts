@@ -2,7 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { requireRole } from "@/lib/auth";
-import { updateAgent } from "@/lib/db/agents";
+import { getAgent, updateAgent } from "@/lib/db/agents";
+import { rerankFor } from "@/lib/retrieval/rerank";
 import { embedder } from "@/lib/embeddings/configured";
 import { agentUpdateSchema } from "@/lib/validations/agent";
 import { toFormState, type FormState } from "./form-state";
@@ -29,5 +30,39 @@ export async function applyCutAction(agentId: number, cut: number, _prev: ApplyC
   return {
     ok: true,
     message: `Applied: the agent's search now drops results farther than ${maxDistance}. Run an evaluation to see its effect.`,
+  };
+}
+
+/**
+ * Sets the cut a reranked run's calibration recommends as the agent's cut on its reranker's score,
+ * kept with `version`, the reranker the run ranked with: refused when the agent ranks with another now.
+ */
+export async function applyRerankCutAction(
+  agentId: number,
+  cut: number,
+  version: string,
+  _prev: ApplyCutState,
+  _form: FormData,
+): Promise<ApplyCutState> {
+  await requireRole("editor");
+  const failed = { message: "The cut was not applied." };
+  if (!Number.isFinite(cut)) return { message: "The cut was not applied: no cut value was given." };
+  try {
+    const serving = rerankFor(getAgent(agentId))?.reranker.version;
+    if (serving !== version) {
+      return {
+        message:
+          `The cut was not applied: it was calibrated for ${version}, and the agent ranks ` +
+          `${serving ? `with ${serving}` : "without a reranker"} now. Run an evaluation again to calibrate it.`,
+      };
+    }
+    updateAgent(agentId, { rerankCut: { cut, version } });
+  } catch (err) {
+    return toFormState(err, failed);
+  }
+  revalidatePath(`/agents/${agentId}`, "layout");
+  return {
+    ok: true,
+    message: `Applied: the agent's search now drops results that ${version} scores below ${cut}. Run an evaluation to see its effect.`,
   };
 }

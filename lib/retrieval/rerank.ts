@@ -100,3 +100,12 @@ export const reranked: RankStage = async (read, lists, opts) =>
   opts.rerank
     ? (await rerankPools(read, lists, opts.rerank)).map((hits) => hits.slice(0, opts.topK))
     : lists.map((hits) => hits.slice(0, opts.topK));
+
+/** The version of the reranker the agent ranks with now; undefined without one, or when it cannot be built (an endpoint not configured). */
+export function servingVersion(agent: Parameters<typeof rerankFor>[0]): string | undefined {
+  try {
+    return rerankFor(agent)?.reranker.version;
+  } catch {
+    return undefined;
+  }
+}

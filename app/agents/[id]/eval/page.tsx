@@ -3,14 +3,15 @@ import { agentFromParams } from "@/lib/http/agent-param";
 import { currentIdentity } from "@/lib/auth";
 import { agentChunkCount } from "@/lib/db/documents";
 import { alternativeEmbedder, embedder } from "@/lib/embeddings/configured";
-import { calibrateCut } from "@/lib/evaluation/calibrate";
+import { calibrateCut, calibrateRerankCut } from "@/lib/evaluation/calibrate";
 import { compareRuns, inTimeOrder } from "@/lib/evaluation/compare";
 import { documentIdsByFilename } from "@/lib/evaluation/labeled-pairs";
 import { isHit } from "@/lib/core/metrics";
 import { compareModes, latestRunPerMode, pairKey } from "@/lib/evaluation/mode-comparison";
 import { listRuns, runResults, type EvalRun, type PairResult } from "@/lib/db/eval-runs";
 import { pairsToRun } from "@/lib/db/pairs";
-import { beyondCut, noMatchCut } from "@/lib/retrieval/cut";
+import { beyondCut, noMatchCut, rerankCutFor } from "@/lib/retrieval/cut";
+import { servingVersion } from "@/lib/retrieval/rerank";
 import { MAX_K, PAIR_SOURCES } from "@/lib/validations/pair";
 import { plural } from "@/lib/format/plural";
 import { ChunkSweep } from "@/components/eval/chunk-sweep";
@@ -50,7 +51,15 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
   // A run's distances say nothing about another model's, so the agent's cut is compared only within one model.
   const model = embedder().model;
   const otherModel = run && run.embedding_model !== model ? run.embedding_model : null;
-  const calibration = run ? calibrateCut(results, k, otherModel ? null : noMatchCut(agent, model)) : null;
+  // A reranked run calibrates the cut on its reranker's score, for the version it ranked with.
+  const rerankedBy = run && run.reranker !== "none" ? run.reranker_version : null;
+  const serving = rerankedBy ? servingVersion(agent) : null;
+  const rerank = rerankedBy ? { version: rerankedBy, otherReranker: serving === rerankedBy ? null : (serving ?? "none") } : undefined;
+  const calibration = !run
+    ? null
+    : rerankedBy
+      ? calibrateRerankCut(results, k, rerankCutFor(agent, rerankedBy))
+      : calibrateCut(results, k, otherModel ? null : noMatchCut(agent, model));
 
   // By default the viewed run is compared with the finished run before it.
   const pickedHead = pick(finished, sp.head) ?? run;
@@ -127,7 +136,14 @@ export default async function EvalDashboardPage({ params, searchParams }: Props)
             rerankers={Object.fromEntries(modeRuns.map((m) => [m.run.id, rerankerText(m.run)]))}
           />
           {calibration && (
-            <CutCalibration key={`${run.id}-${k}`} agentId={agent.id} calibration={calibration} canEdit={canEdit} otherModel={otherModel} />
+            <CutCalibration
+              key={`${run.id}-${k}`}
+              agentId={agent.id}
+              calibration={calibration}
+              canEdit={canEdit}
+              otherModel={otherModel}
+              rerank={rerank}
+            />
           )}
           <section aria-labelledby="pairs-heading" className="space-y-2">
             <h2 id="pairs-heading" className="text-lg font-semibold">
