@@ -2,7 +2,7 @@ import type { LabelIndex, LabeledQuestion } from "../core/rerankers";
 import type { RerankCandidate } from "./types";
 
 export type { LabelIndex, LabeledQuestion };
-import { filenameWords, headingsOf, stemSet, wordsOf, type Words } from "./words";
+import { chunkWords, filenameWords, sharedBigrams, stemSet, wordsOf, type Words } from "./words";
 
 /**
  * What the learned reranker (lib/rerank/learned.ts) sees of a candidate: numbers computed the
@@ -82,8 +82,9 @@ export function poolFeatures(query: QueryInput, pool: FeatureCandidate[], labels
   if (pool.length === 0) return [];
   const q: Words = wordsOf(query.text);
   const qStems = [...new Set(q.stems)];
-  const qBigrams = [...new Set(q.bigrams)];
-  const texts = pool.map((c) => stemSet(c.text));
+  const qBigrams = new Set(q.bigrams);
+  const chunks = pool.map((c) => chunkWords(c.text));
+  const texts = chunks.map((c) => c.stems);
   // A word's weight is its rarity among the pool: words every candidate has tell them apart least.
   const idf = new Map(
     qStems.map((s) => {
@@ -113,7 +114,6 @@ export function poolFeatures(query: QueryInput, pool: FeatureCandidate[], labels
     return found;
   };
   return pool.map((c, i) => {
-    const chunkBigrams = new Set(wordsOf(c.text).bigrams);
     const label = labelsOf(c.filename);
     return [
       c.distance,
@@ -122,9 +122,9 @@ export function poolFeatures(query: QueryInput, pool: FeatureCandidate[], labels
       log2p(c.pool_rank),
       c.keyword_rank === null ? 0 : 1 / log2p(c.keyword_rank),
       cover(texts[i]),
-      qBigrams.length === 0 ? 0 : qBigrams.filter((b) => chunkBigrams.has(b)).length / qBigrams.length,
+      qBigrams.size === 0 ? 0 : sharedBigrams(chunks[i], qBigrams) / qBigrams.size,
       cover(filenameWords(c.filename)),
-      cover(stemSet(headingsOf(c.text))),
+      cover(chunks[i].headings),
       cover(stemSet((c.questions ?? []).join("\n"))),
       label.similarity,
       label.words,

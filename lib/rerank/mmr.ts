@@ -1,5 +1,5 @@
 import type { Reranker, RerankScore } from "./types";
-import { stemSet } from "./words";
+import { chunkWords } from "./words";
 
 /**
  * Maximal marginal relevance: candidates are picked one at a time, each the one with the best
@@ -22,7 +22,7 @@ export function mmrReranker(lambda: number): Reranker {
     name: "mmr",
     version: `mmr λ=${lambda}`,
     async score(_query, _vector, pool): Promise<RerankScore[]> {
-      const words = pool.map((c) => stemSet(c.text));
+      const words = pool.map((c) => chunkWords(c.text).stems);
       const left = new Set(pool.map((_, i) => i));
       const nearest = pool.map(() => 0); // the largest overlap with a picked candidate
       const scores: RerankScore[] = pool.map(() => ({ score: 0 }));
