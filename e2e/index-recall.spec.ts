@@ -14,7 +14,8 @@ test("measures what an agent's searches get of the nearest chunks, and lists it 
   await uploadThroughApi(page, agent.id, ARTICLES);
 
   // Before any search there is nothing to replay: the line says so, before and after "Measure now".
-  await page.goto(`/agents/${agent.id}`);
+  // The figures are on the Settings tab; the Documents tab shows them only when they warn.
+  await page.goto(`/agents/${agent.id}/settings`);
   const summary = page.getByRole("region", { name: "Index recall" });
   const line = summary.getByRole("paragraph").first();
   // In a long run the background monitor (it looks every 10 minutes) may have checked the new agent already.
@@ -57,5 +58,9 @@ test("measures what an agent's searches get of the nearest chunks, and lists it 
   // The agent's name leads back to its page and its figures.
   await row.getByRole("link", { name: agent.name, exact: true }).click();
   await expect(page.getByRole("heading", { name: agent.name, level: 1 })).toBeVisible();
+  // Without a warning the Documents tab leaves the figures to the Settings tab.
+  await expect(page.getByRole("heading", { name: /^Documents \(\d+\)$/ })).toBeVisible();
+  await expect(summary).toHaveCount(0);
+  await page.goto(`/agents/${agent.id}/settings`);
   await expect(line).toContainText("over the 3 latest distinct searches");
 });

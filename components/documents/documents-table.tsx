@@ -16,7 +16,46 @@ import { BulkMetadataForm, FacetPicker, MetadataChips } from "./metadata-tools";
 const kb = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-const columns = (agentId: number, selected: Set<number>, toggle: (id: number) => void): Column<DocumentRow>[] => [
+/** What the agent's calls retrieved of a served document in the coverage window (lib/questions/coverage.ts). */
+export interface RowCoverage {
+  retrieved: number;
+  /** Calls where it came first. */
+  first: number;
+  last_at: string | null;
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString("en-GB");
+
+function coverageColumns(coverage: Record<number, RowCoverage> | undefined): Column<DocumentRow>[] {
+  if (!coverage) return [];
+  return [
+    {
+      id: "retrieved",
+      header: "Retrieved",
+      sortValue: (d) => coverage[d.id]?.retrieved ?? -1,
+      className: "whitespace-nowrap tabular-nums",
+      cell: (d) => {
+        const c = coverage[d.id];
+        if (!c) return "—";
+        return c.retrieved === 0 ? <span className="text-amber-800">never</span> : `${c.retrieved} (${c.first} first)`;
+      },
+    },
+    {
+      id: "last_retrieved",
+      header: "Last retrieved",
+      sortValue: (d) => coverage[d.id]?.last_at ?? "",
+      className: "whitespace-nowrap",
+      cell: (d) => (coverage[d.id]?.last_at ? when(coverage[d.id].last_at!) : "—"),
+    },
+  ];
+}
+
+const columns = (
+  agentId: number,
+  selected: Set<number>,
+  toggle: (id: number) => void,
+  coverage: Record<number, RowCoverage> | undefined,
+): Column<DocumentRow>[] => [
   {
     id: "select",
     header: <span className="sr-only">Select</span>,
@@ -36,6 +75,7 @@ const columns = (agentId: number, selected: Set<number>, toggle: (id: number) =>
   { id: "metadata", header: "Metadata", cell: (d) => <MetadataChips metadata={d.metadata} /> },
   { id: "bytes", header: "Size", sortValue: (d) => d.bytes, className: "whitespace-nowrap", cell: (d) => kb(d.bytes) },
   { id: "chunk_count", header: "Chunks", sortValue: (d) => d.chunk_count, cell: (d) => d.chunk_count },
+  ...coverageColumns(coverage),
   {
     id: "status",
     header: "Status",
@@ -54,7 +94,7 @@ const columns = (agentId: number, selected: Set<number>, toggle: (id: number) =>
     header: "Uploaded",
     sortValue: (d) => d.created_at,
     className: "whitespace-nowrap",
-    cell: (d) => new Date(d.created_at).toLocaleString("en-GB"),
+    cell: (d) => when(d.created_at),
   },
   {
     id: "chunking",
@@ -78,7 +118,14 @@ function whereOf(chosen: Record<string, FacetValue>, typed: Record<string, unkno
   return parts.length === 0 ? null : parts.length === 1 ? parts[0] : { $and: parts };
 }
 
-export function DocumentsTable({ agentId, documents, facets = [] }: { agentId: number; documents: DocumentRow[]; facets?: Facet[] }) {
+export function DocumentsTable(props: {
+  agentId: number;
+  documents: DocumentRow[];
+  facets?: Facet[];
+  /** By document id: what the agent's calls retrieved of each served document (absent: no coverage columns). */
+  coverage?: Record<number, RowCoverage>;
+}) {
+  const { agentId, documents, facets = [], coverage } = props;
   const [filter, setFilter] = useState("");
   const [chosen, setChosen] = useState<Record<string, FacetValue>>({});
   const [typedText, setTypedText] = useState("");
@@ -122,7 +169,7 @@ export function DocumentsTable({ agentId, documents, facets = [] }: { agentId: n
   if (documents.length === 0) {
     return (
       <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-slate-600">
-        No documents yet. Upload articles above; they become searchable once indexed.
+        No documents yet. Upload articles below; they become searchable once indexed.
       </p>
     );
   }
@@ -180,7 +227,7 @@ export function DocumentsTable({ agentId, documents, facets = [] }: { agentId: n
       {selected.size > 0 && <BulkMetadataForm agentId={agentId} selected={[...selected]} onDone={() => void matched.refetch()} />}
       <SortableTable
         caption="Documents"
-        columns={columns(agentId, selected, toggle)}
+        columns={columns(agentId, selected, toggle, coverage)}
         rows={rows}
         rowKey={(d) => d.id}
         initialSort={{ column: "created_at", direction: "descending" }}

@@ -217,3 +217,39 @@ describe("the duplicate check on upload", () => {
     expect(plan.map((p) => p.detail).join("; ")).toMatch(/USING INDEX documents_sha \(agent_id=\? AND sha256=\?\)/);
   });
 });
+
+describe("schema version 30", () => {
+  it("makes coverage rows from the calls logged before it: each result of the agent's own calls, at its rank", async () => {
+    const { MIGRATIONS } = await import("./migrations");
+    const { migrate } = await import("./migrate");
+    const old = new Database(path.join(process.env.DATA_DIR!, "v29.sqlite"));
+    old.pragma("foreign_keys = ON");
+    for (const sql of MIGRATIONS.slice(0, 29)) old.exec(sql);
+    old.pragma("user_version = 29");
+    const t = "2026-12-01T10:00:00.000Z";
+    old.prepare("INSERT INTO agents (id, name, created_at, updated_at) VALUES (2, 'Logged', ?, ?)").run(t, t);
+    const trace = (files: string[]) =>
+      JSON.stringify({ results: files.map((f, i) => ({ document_id: 10 + i, chunk_index: i, filename: f, score: 0.1 * i })) });
+    const log = old.prepare(
+      `INSERT INTO tool_calls (id, agent_id, tool, input, ok, latency_ms, result_count, created_at, source, retrieval)
+       VALUES (?, 2, 'document_search', '{}', 1, 1, ?, ?, ?, ?)`,
+    );
+    log.run(1, 2, t, "api", trace(["a.md", "b.md"]));
+    log.run(2, 1, t, "inspector", trace(["a.md"]));
+    log.run(3, 0, t, "api", null);
+
+    migrate(old);
+    expect(old.prepare("SELECT call_id, document_id, chunk_index, filename, rank, created_at FROM retrievals ORDER BY rank").all()).toEqual(
+      [
+        { call_id: 1, document_id: 10, chunk_index: 0, filename: "a.md", rank: 1, created_at: t },
+        { call_id: 1, document_id: 11, chunk_index: 1, filename: "b.md", rank: 2, created_at: t },
+      ],
+    );
+    // A call logged afterwards gets its rows as it is written; pruning a call takes them along.
+    log.run(4, 1, t, "api", trace(["c.md"]));
+    expect(old.prepare("SELECT filename FROM retrievals WHERE call_id = 4").all()).toEqual([{ filename: "c.md" }]);
+    old.prepare("DELETE FROM tool_calls WHERE id = 1").run();
+    expect(old.prepare("SELECT COUNT(*) AS n FROM retrievals WHERE call_id = 1").get()).toEqual({ n: 0 });
+    old.close();
+  });
+});

@@ -62,3 +62,25 @@ export const gapsQuerySchema = z.object({
     .optional(),
   format: z.enum(["json", "csv"], { error: 'format must be "json" or "csv".' }).optional(),
 });
+
+/** Sort orders of the coverage list: most retrieved first (the default), least first, by name, by last retrieval. */
+export const COVERAGE_SORTS = ["-retrieved", "retrieved", "filename", "-last_at"] as const;
+
+export const coverageQuerySchema = z.object({
+  since: z.string().optional(),
+  filter: z.string().optional(),
+  document_id: z.coerce
+    .number({ error: "document_id must be a document id." })
+    .int("document_id must be a document id.")
+    .positive()
+    .optional(),
+  never: z.enum(["true", "false"], { error: 'never must be "true" or "false".' }).optional(),
+  sort: z.enum(COVERAGE_SORTS, { error: `sort must be one of ${COVERAGE_SORTS.join(", ")}.` }).optional(),
+  limit: z.coerce
+    .number({ error: "limit must be a number." })
+    .int()
+    .min(1, "limit is at least 1.")
+    .max(200, "limit is at most 200.")
+    .optional(),
+  offset: z.coerce.number({ error: "offset must be a number." }).int().min(0, "offset is at least 0.").optional(),
+});

@@ -27,6 +27,7 @@ import { migration as m026 } from "./026-drafts";
 import { migration as m027 } from "./027-keyword-index-deletes";
 import { migration as m028 } from "./028-document-metadata";
 import { migration as m029 } from "./029-rerankers";
+import { migration as m030 } from "./030-coverage";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -66,6 +67,7 @@ export const STEPS: readonly Migration[] = [
   m027,
   m028,
   m029,
+  m030,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */

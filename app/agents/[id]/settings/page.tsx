@@ -7,6 +7,9 @@ import { rerankerStatus } from "@/lib/rerank/settings";
 import { embedder } from "@/lib/embeddings/configured";
 import { DeleteAgentButton } from "@/components/agents/delete-agent-button";
 import { plural } from "@/lib/format/plural";
+import { currentIdentity } from "@/lib/auth";
+import { currentIndexRecall } from "@/lib/retrieval/index-recall";
+import { IndexRecallSummary } from "@/components/agents/index-recall-summary";
 
 export const dynamic = "force-dynamic";
 
@@ -14,8 +17,10 @@ export default async function AgentSettingsPage({ params }: { params: Promise<{ 
   const agent = await agentFromParams(params);
   const docs = listDocuments(agent.id);
   const chunks = docs.reduce((n, d) => n + d.chunk_count, 0);
+  const canEdit = (await currentIdentity())?.role === "editor";
   return (
     <div className="space-y-6">
+      <IndexRecallSummary recall={currentIndexRecall(agent.id)} canMeasure={canEdit} />
       <AgentSettingsForm
         agentId={agent.id}
         name={agent.name}

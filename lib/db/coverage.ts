@@ -1,0 +1,75 @@
+import "server-only";
+import { db } from "./client";
+
+/**
+ * What the agent's own calls retrieved (the `retrievals` rows of migration 030: one per result of
+ * each logged search or ask of the agent, the inspector's and evaluations' left out), counted per
+ * document name and per chunk. A call counts once for a document however many of its chunks it
+ * returned, at the best rank it gave one of them.
+ */
+
+/** How often a document (by name) or a chunk was among a call's results, and at which ranks. */
+export interface Retrieved {
+  /** Calls that returned it. */
+  retrieved: number;
+  /** Of those, the calls where its best rank was 1, 2, 3, 4 to 5, 6 or lower. */
+  ranks: { "1": number; "2": number; "3": number; "4-5": number; "6+": number };
+  first_at: string;
+  last_at: string;
+}
+
+interface Row {
+  key: string | number;
+  retrieved: number;
+  r1: number;
+  r2: number;
+  r3: number;
+  r45: number;
+  r6: number;
+  first_at: string;
+  last_at: string;
+}
+
+const TALLY = `COUNT(*) AS retrieved, SUM(best = 1) AS r1, SUM(best = 2) AS r2, SUM(best = 3) AS r3,
+  SUM(best BETWEEN 4 AND 5) AS r45, SUM(best > 5) AS r6, MIN(at) AS first_at, MAX(at) AS last_at`;
+
+const retrieved = (r: Row): Retrieved => ({
+  retrieved: r.retrieved,
+  ranks: { "1": r.r1, "2": r.r2, "3": r.r3, "4-5": r.r45, "6+": r.r6 },
+  first_at: r.first_at,
+  last_at: r.last_at,
+});
+
+/** Each document name the agent's calls retrieved since `since` (ISO; null: ever), with its tally. */
+export function retrievedByName(agentId: number, since: string | null): Map<string, Retrieved> {
+  const rows = db()
+    .prepare(
+      `SELECT key, ${TALLY} FROM (
+         SELECT filename AS key, call_id, MIN(rank) AS best, MIN(created_at) AS at FROM retrievals
+         WHERE agent_id = ? AND created_at >= ? GROUP BY filename, call_id
+       ) GROUP BY key`,
+    )
+    .all(agentId, since ?? "") as Row[];
+  return new Map(rows.map((r) => [String(r.key), retrieved(r)]));
+}
+
+/** Each chunk of one document version the agent's calls retrieved since `since`, by chunk index. */
+export function retrievedChunks(agentId: number, documentId: number, since: string | null): Map<number, Retrieved> {
+  const rows = db()
+    .prepare(
+      `SELECT key, ${TALLY} FROM (
+         SELECT chunk_index AS key, call_id, MIN(rank) AS best, MIN(created_at) AS at FROM retrievals
+         WHERE agent_id = ? AND document_id = ? AND created_at >= ? GROUP BY chunk_index, call_id
+       ) GROUP BY key`,
+    )
+    .all(agentId, documentId, since ?? "") as Row[];
+  return new Map(rows.map((r) => [Number(r.key), retrieved(r)]));
+}
+
+/** The agent's own calls with a retrieval since `since`: what the counts are out of. */
+export function coveredCalls(agentId: number, since: string | null): number {
+  const row = db()
+    .prepare(`SELECT COUNT(*) AS n FROM tool_calls WHERE agent_id = ? AND source = 'api' AND retrieval IS NOT NULL AND created_at >= ?`)
+    .get(agentId, since ?? "") as { n: number };
+  return row.n;
+}
