@@ -234,7 +234,7 @@ describe("schema version 30", () => {
       `INSERT INTO tool_calls (id, agent_id, tool, input, ok, latency_ms, result_count, created_at, source, retrieval)
        VALUES (?, 2, 'document_search', '{}', 1, 1, ?, ?, ?, ?)`,
     );
-    log.run(1, 2, t, "api", trace(["a.md", "b.md"]));
+    log.run(1, 3, t, "api", trace(["a.md", "b.md", "a.md"]));
     log.run(2, 1, t, "inspector", trace(["a.md"]));
     log.run(3, 0, t, "api", null);
 
@@ -243,13 +243,21 @@ describe("schema version 30", () => {
       [
         { call_id: 1, document_id: 10, chunk_index: 0, filename: "a.md", rank: 1, created_at: t },
         { call_id: 1, document_id: 11, chunk_index: 1, filename: "b.md", rank: 2, created_at: t },
+        { call_id: 1, document_id: 12, chunk_index: 2, filename: "a.md", rank: 3, created_at: t },
       ],
     );
+    // Per document name, once per call, at the best rank of its chunks.
+    expect(old.prepare("SELECT call_id, filename, rank FROM retrieved_documents ORDER BY filename").all()).toEqual([
+      { call_id: 1, filename: "a.md", rank: 1 },
+      { call_id: 1, filename: "b.md", rank: 2 },
+    ]);
     // A call logged afterwards gets its rows as it is written; pruning a call takes them along.
     log.run(4, 1, t, "api", trace(["c.md"]));
     expect(old.prepare("SELECT filename FROM retrievals WHERE call_id = 4").all()).toEqual([{ filename: "c.md" }]);
+    expect(old.prepare("SELECT filename, rank FROM retrieved_documents WHERE call_id = 4").all()).toEqual([{ filename: "c.md", rank: 1 }]);
     old.prepare("DELETE FROM tool_calls WHERE id = 1").run();
     expect(old.prepare("SELECT COUNT(*) AS n FROM retrievals WHERE call_id = 1").get()).toEqual({ n: 0 });
+    expect(old.prepare("SELECT COUNT(*) AS n FROM retrieved_documents WHERE call_id = 1").get()).toEqual({ n: 0 });
     old.close();
   });
 });

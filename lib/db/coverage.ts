@@ -2,10 +2,10 @@ import "server-only";
 import { db } from "./client";
 
 /**
- * What the agent's own calls retrieved (the `retrievals` rows of migration 030: one per result of
- * each logged search or ask of the agent, the inspector's and evaluations' left out), counted per
- * document name and per chunk. A call counts once for a document however many of its chunks it
- * returned, at the best rank it gave one of them.
+ * What the agent's own calls retrieved (migration 030: `retrievals`, one row per chunk a logged
+ * search or ask of the agent returned; `retrieved_documents`, one per document name, at the best
+ * rank of its chunks; the inspector's and evaluations' calls left out), counted per document name
+ * and per chunk.
  */
 
 /** How often a document (by name) or a chunk was among a call's results, and at which ranks. */
@@ -30,8 +30,8 @@ interface Row {
   last_at: string;
 }
 
-const TALLY = `COUNT(*) AS retrieved, SUM(best = 1) AS r1, SUM(best = 2) AS r2, SUM(best = 3) AS r3,
-  SUM(best BETWEEN 4 AND 5) AS r45, SUM(best > 5) AS r6, MIN(at) AS first_at, MAX(at) AS last_at`;
+const TALLY = `COUNT(*) AS retrieved, SUM(rank = 1) AS r1, SUM(rank = 2) AS r2, SUM(rank = 3) AS r3,
+  SUM(rank BETWEEN 4 AND 5) AS r45, SUM(rank > 5) AS r6, MIN(created_at) AS first_at, MAX(created_at) AS last_at`;
 
 const retrieved = (r: Row): Retrieved => ({
   retrieved: r.retrieved,
@@ -43,12 +43,7 @@ const retrieved = (r: Row): Retrieved => ({
 /** Each document name the agent's calls retrieved since `since` (ISO; null: ever), with its tally. */
 export function retrievedByName(agentId: number, since: string | null): Map<string, Retrieved> {
   const rows = db()
-    .prepare(
-      `SELECT key, ${TALLY} FROM (
-         SELECT filename AS key, call_id, MIN(rank) AS best, MIN(created_at) AS at FROM retrievals
-         WHERE agent_id = ? AND created_at >= ? GROUP BY filename, call_id
-       ) GROUP BY key`,
-    )
+    .prepare(`SELECT filename AS key, ${TALLY} FROM retrieved_documents WHERE agent_id = ? AND created_at >= ? GROUP BY filename`)
     .all(agentId, since ?? "") as Row[];
   return new Map(rows.map((r) => [String(r.key), retrieved(r)]));
 }
@@ -57,10 +52,8 @@ export function retrievedByName(agentId: number, since: string | null): Map<stri
 export function retrievedChunks(agentId: number, documentId: number, since: string | null): Map<number, Retrieved> {
   const rows = db()
     .prepare(
-      `SELECT key, ${TALLY} FROM (
-         SELECT chunk_index AS key, call_id, MIN(rank) AS best, MIN(created_at) AS at FROM retrievals
-         WHERE agent_id = ? AND document_id = ? AND created_at >= ? GROUP BY chunk_index, call_id
-       ) GROUP BY key`,
+      // A call returns a chunk once: each row is one call.
+      `SELECT chunk_index AS key, ${TALLY} FROM retrievals WHERE agent_id = ? AND document_id = ? AND created_at >= ? GROUP BY chunk_index`,
     )
     .all(agentId, documentId, since ?? "") as Row[];
   return new Map(rows.map((r) => [Number(r.key), retrieved(r)]));
