@@ -1,5 +1,7 @@
 import "server-only";
+import type { Metadata } from "../core/metadata";
 import { db } from "./client";
+import { metadataOf } from "./metadata";
 
 /**
  * What the agent's own calls retrieved (migration 030: `retrievals`, one row per chunk a logged
@@ -65,4 +67,23 @@ export function coveredCalls(agentId: number, since: string | null): number {
     .prepare(`SELECT COUNT(*) AS n FROM tool_calls WHERE agent_id = ? AND source = 'api' AND retrieval IS NOT NULL AND created_at >= ?`)
     .get(agentId, since ?? "") as { n: number };
   return row.n;
+}
+
+/** A served document as coverage lists it. */
+export interface CoveredDocument {
+  id: number;
+  filename: string;
+  chunk_count: number;
+  enabled: number;
+  metadata: Metadata;
+}
+
+/** The agent's served documents (ready, not in a draft), with only what coverage shows: read without their other columns. */
+export function servedForCoverage(agentId: number): CoveredDocument[] {
+  const rows = db()
+    .prepare(
+      "SELECT id, filename, chunk_count, enabled, metadata FROM documents WHERE agent_id = ? AND status = 'ready' AND draft_id IS NULL ORDER BY id",
+    )
+    .all(agentId) as (Omit<CoveredDocument, "metadata"> & { metadata: string })[];
+  return rows.map((r) => ({ ...r, metadata: metadataOf(r.metadata) }));
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import { invalid } from "../core/errors";
 import type { Filter } from "../core/filter";
-import { coveredCalls, retrievedByName, retrievedChunks, type Retrieved } from "../db/coverage";
+import { coveredCalls, retrievedByName, retrievedChunks, servedForCoverage, type CoveredDocument, type Retrieved } from "../db/coverage";
 import { documentVectorRuns } from "../db/chunk-vectors";
-import { findDocument, listDocuments, type DocumentRow } from "../db/documents";
+import { findDocument } from "../db/documents";
 import { listedMatching } from "../db/metadata";
 import { groupText, representativePage } from "../db/questions";
 import { embedder } from "../embeddings/configured";
@@ -39,7 +39,7 @@ export function parseSince(raw: string | null, now: Date = new Date()): string |
 
 const NONE: Retrieved = { retrieved: 0, ranks: { "1": 0, "2": 0, "3": 0, "4-5": 0, "6+": 0 }, first_at: "", last_at: "" };
 
-export type DocumentCoverage = Pick<DocumentRow, "id" | "filename" | "chunk_count" | "enabled" | "metadata"> &
+export type DocumentCoverage = CoveredDocument &
   Omit<Retrieved, "first_at" | "last_at"> & {
     /** The first and last call that retrieved it; null when none did. */
     first_at: string | null;
@@ -55,9 +55,7 @@ export interface Coverage {
   never_retrieved: number;
 }
 
-const served = (d: DocumentRow) => d.status === "ready";
-
-function coverageOf(d: DocumentRow, r: Retrieved | undefined): DocumentCoverage {
+function coverageOf(d: CoveredDocument, r: Retrieved | undefined): DocumentCoverage {
   const t = r ?? NONE;
   return {
     id: d.id,
@@ -76,8 +74,8 @@ function coverageOf(d: DocumentRow, r: Retrieved | undefined): DocumentCoverage 
 export function agentCoverage(agentId: number, since: string | null, filter?: Filter): Coverage {
   const matched = filter ? listedMatching(agentId, filter) : null;
   const byName = retrievedByName(agentId, since);
-  const documents = listDocuments(agentId)
-    .filter((d) => served(d) && (!matched || matched.has(d.id)))
+  const documents = servedForCoverage(agentId)
+    .filter((d) => !matched || matched.has(d.id))
     .map((d) => coverageOf(d, byName.get(d.filename)));
   return { since, calls: coveredCalls(agentId, since), documents, never_retrieved: documents.filter((d) => d.retrieved === 0).length };
 }
