@@ -155,6 +155,14 @@ export async function seedAppPages(page: Page, agent: AgentFixture): Promise<App
     },
     { name: "pairs", path: `${base}/eval/pairs`, ready: heading("5 labeled pairs") },
     { name: "drafts", path: `${base}/drafts`, ready: heading(/^Try hybrid/, 2) },
+    {
+      name: "map",
+      path: `${base}/map`,
+      ready: async (p) => {
+        // Computed in the background on the first visit: a few seconds for these documents.
+        await expect(p.getByRole("img", { name: /^Map of / })).toBeVisible({ timeout: 60_000 });
+      },
+    },
     { name: "collisions", path: `${base}/collisions`, ready: heading(/^\d+ collisions?$/, 2) },
     { name: "settings", path: `${base}/settings`, ready: heading("Delete this agent") },
     { name: "tokens", path: "/settings/tokens", ready: heading("API tokens", 1) },

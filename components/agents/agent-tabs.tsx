@@ -10,6 +10,7 @@ export function AgentTabs({ agentId }: { agentId: number }) {
         { href: `${base}/search`, label: "Search inspector" },
         { href: `${base}/questions`, label: "Questions" },
         { href: `${base}/eval`, label: "Recall" },
+        { href: `${base}/map`, label: "Map" },
         { href: `${base}/collisions`, label: "Collisions" },
         { href: `${base}/drafts`, label: "Drafts" },
         { href: `${base}/settings`, label: "Settings" },

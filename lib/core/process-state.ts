@@ -36,6 +36,7 @@ export const LAYER_STATE = {
   ingest: "lib/ingest/state.ts",
   "index-upkeep": "lib/index-upkeep/state.ts",
   runtime: "lib/runtime/services.ts",
+  map: "lib/map/state.ts",
 } as const;
 
 export type StateLayer = keyof typeof LAYER_STATE;

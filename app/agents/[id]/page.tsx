@@ -60,7 +60,9 @@ export default async function AgentDocumentsPage({ params, searchParams }: Props
         )}
         <DocumentsTable agentId={agent.id} documents={documents} facets={agentFacets(agent.id)} coverage={byId} />
       </section>
-      {coverage.documents.length > 0 && <NeverRetrieved agentId={agent.id} never={await neverRetrieved(agent.id, since, 20)} sinceText={text} />}
+      {coverage.documents.length > 0 && (
+        <NeverRetrieved agentId={agent.id} never={await neverRetrieved(agent.id, since, 20)} sinceText={text} />
+      )}
       <div className="grid gap-6 xl:grid-cols-2">
         <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
         <SourcesSection agentId={agent.id} sources={sources} canEdit={canEdit} />

@@ -28,6 +28,7 @@ import { migration as m027 } from "./027-keyword-index-deletes";
 import { migration as m028 } from "./028-document-metadata";
 import { migration as m029 } from "./029-rerankers";
 import { migration as m030 } from "./030-coverage";
+import { migration as m031 } from "./031-agent-maps";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -68,6 +69,7 @@ export const STEPS: readonly Migration[] = [
   m028,
   m029,
   m030,
+  m031,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */
