@@ -39,7 +39,7 @@ test("lists each document's retrievals, the documents never retrieved with their
   await expect(page.getByRole("region", { name: "Index recall" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "30 days" })).toHaveAttribute("aria-current", "page");
 
-  const table = page.getByRole("table", { name: "Documents" });
+  const table = page.getByRole("table", { name: "Documents", exact: true });
   const row = (name: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name, exact: true }) });
   const retrieved = await page.request.get(`/api/agents/${agent.id}/coverage`);
   const coverage = (await retrieved.json()) as {
@@ -50,13 +50,12 @@ test("lists each document's retrievals, the documents never retrieved with their
   for (const d of coverage.documents) {
     await expect(row(d.filename)).toContainText(d.retrieved === 0 ? "never" : `${d.retrieved} (${d.ranks["1"]} first)`);
   }
-  await expect(row("shipping.md")).toContainText(/1 \(1 first\)/);
   await expect(row("warranty.md")).toContainText("never");
   await expect(row("gift-cards.md")).toContainText("never");
 
   // Sorted by retrievals, the most retrieved come first.
-  await table.getByRole("button", { name: "Retrieved" }).click();
-  await table.getByRole("button", { name: "Retrieved" }).click();
+  await table.getByRole("button", { name: "Retrieved", exact: true }).click();
+  await table.getByRole("button", { name: "Retrieved", exact: true }).click();
   const firstRow = table.getByRole("row").nth(1);
   await expect(firstRow).not.toContainText("never");
 

@@ -66,7 +66,7 @@ export function NeverRetrieved({ agentId, never, sinceText }: { agentId: number;
             nearest to it: a question it may answer and does not reach, or a sign that nobody asks about it.
           </p>
           <DataTable
-            caption={`Documents never retrieved ${sinceText}${never.total > never.documents.length ? `, the first ${never.documents.length}` : ""}`}
+            caption={`Never retrieved ${sinceText}${never.total > never.documents.length ? `, the first ${never.documents.length}` : ""}`}
             captionClassName="p-2 text-left text-xs text-slate-600"
             columns={columns(agentId)}
             rows={never.documents}

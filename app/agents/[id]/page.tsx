@@ -63,10 +63,8 @@ export default async function AgentDocumentsPage({ params, searchParams }: Props
       {coverage.documents.length > 0 && (
         <NeverRetrieved agentId={agent.id} never={await neverRetrieved(agent.id, since, 20)} sinceText={text} />
       )}
-      <div className="grid gap-6 xl:grid-cols-2">
-        <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
-        <SourcesSection agentId={agent.id} sources={sources} canEdit={canEdit} />
-      </div>
+      <UploadPanel agentId={agent.id} maxFiles={env().MAX_FILES_PER_REQUEST} maxBytes={env().MAX_REQUEST_BYTES} />
+      <SourcesSection agentId={agent.id} sources={sources} canEdit={canEdit} />
       <RecentRefusals agentId={agent.id} refusals={refusals} />
     </div>
   );
