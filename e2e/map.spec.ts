@@ -82,9 +82,14 @@ test("the map draws every chunk, shows a chunk's text on hover and opens its doc
   const hover = page.getByTestId("map-hover");
   await expect(hover).toContainText(`${chunk.filename}, chunk ${chunk.chunk_index}`);
   await expect(hover).toContainText(DOCS[chunk.filename as keyof typeof DOCS].replace(/^# \w+\n\n/, "").slice(0, 40));
+  // The search returned all three chunks once: each dot is sized, and read, as retrieved by one call.
+  expect(map.chunks.map((c) => (c as { retrieved?: number }).retrieved)).toEqual([1, 1, 1]);
+  await expect(hover).toContainText("Retrieved by 1 call in the last 30 days.");
 
   await page.mouse.click(at.x, at.y);
-  await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}/documents/${chunk.document_id}$`));
+  await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}/documents/${chunk.document_id}#indexed-${chunk.chunk_index}$`));
+  // The chunk itself is the target on its document's page.
+  await expect(page.locator(`#indexed-${chunk.chunk_index}`)).toBeInViewport();
 
   await page.goto(`/agents/${agent.id}/map`);
   await expect(canvas).toHaveAttribute("data-points", "4");

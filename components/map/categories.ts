@@ -42,6 +42,8 @@ export interface Coloured {
   category: Int32Array;
   x: Float32Array;
   y: Float32Array;
+  /** Per point: its dot's half side in CSS pixels (chunks: by how often they were retrieved). */
+  size: Uint8Array;
 }
 
 /** The metadata keys the map's documents have, sorted. */
@@ -76,11 +78,18 @@ export function colour(map: ReadyMap, colourBy: ColourBy): Coloured {
   const question = categories.push({ label: "Question", color: QUESTION, count: map.questions.length - gaps, kind: "question" }) - 1;
   const gap = categories.push({ label: "Gap or refused question", color: GAP, count: gaps, kind: "gap" }) - 1;
   const n = map.chunks.length + map.questions.length;
-  const out: Coloured = { categories, category: new Int32Array(n), x: new Float32Array(n), y: new Float32Array(n) };
+  const out: Coloured = {
+    categories,
+    category: new Int32Array(n),
+    x: new Float32Array(n),
+    y: new Float32Array(n),
+    size: new Uint8Array(n),
+  };
   map.chunks.forEach((c, i) => {
     out.x[i] = c.x;
     out.y[i] = c.y;
     out.category[i] = index.get(labelOf.get(c.document_id) ?? "(none)") ?? other;
+    out.size[i] = dotSize(c.retrieved);
   });
   map.questions.forEach((q, j) => {
     const i = map.chunks.length + j;
@@ -90,6 +99,9 @@ export function colour(map: ReadyMap, colourBy: ColourBy): Coloured {
   });
   return out;
 }
+
+/** A chunk's dot by its retrievals: 1 px never retrieved, then larger for 1, 2-3, 4-7 and 8 or more calls. */
+export const dotSize = (retrieved: number) => Math.min(5, 1 + Math.ceil(Math.log2(1 + retrieved)));
 
 /** How each category is drawn: chunks as dots, questions as diamonds over them. */
 export const markersOf = (categories: Category[]) => categories.map((c) => (c.kind === "chunk" ? ("dot" as const) : ("diamond" as const)));

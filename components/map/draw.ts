@@ -3,6 +3,8 @@ export interface ScatterPoints {
   x: Float32Array;
   y: Float32Array;
   category: Int32Array;
+  /** Per point: its dot's half side in CSS pixels (absent: DOT). */
+  size?: Uint8Array;
 }
 
 /** Zoom and pan of the canvas: a point's place at zoom 1 is scaled by `zoom`, then moved by the pan (CSS pixels). */
@@ -38,6 +40,8 @@ export function transformOf(view: View, side: number): Transform {
   };
 }
 
+const images = new WeakMap<HTMLCanvasElement, ImageData>();
+
 const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
 /**
@@ -57,18 +61,21 @@ export function drawPoints(
   if (canvas.width !== size) canvas.width = canvas.height = size;
   const ctx = canvas.getContext("2d");
   if (!ctx) return;
-  const image = ctx.createImageData(size, size);
+  // One pixel buffer per canvas and size, cleared for each frame rather than allocated again.
+  let image = images.get(canvas);
+  if (!image || image.width !== size) images.set(canvas, (image = ctx.createImageData(size, size)));
   const px = new Uint32Array(image.data.buffer);
+  px.fill(0);
   // Pixels are little-endian RGBA in a Uint32Array on every browser the app supports.
   const packed = colors.map((c) => {
     const [r, g, b] = rgb(c);
     return (255 << 24) | (b << 16) | (g << 8) | r;
   });
-  const r = Math.max(1, Math.round(DOT * dpr));
   const n = points.x.length;
   for (let i = 0; i < n; i++) {
     const c = points.category[i];
     if (markers[c] !== "dot") continue;
+    const r = Math.max(1, Math.round((points.size?.[i] ?? DOT) * dpr));
     const cx = Math.round((t.sx * points.x[i] + t.tx) * dpr);
     const cy = Math.round((t.sy * points.y[i] + t.ty) * dpr);
     if (cx < -r || cy < -r || cx >= size + r || cy >= size + r) continue;

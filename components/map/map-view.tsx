@@ -46,6 +46,11 @@ function Hovered({ agentId, map, index }: { agentId: number; map: ReadyMap; inde
           <p className="font-medium">
             {chunk.filename}, chunk {chunk.chunk_index}
           </p>
+          <p className="text-xs text-slate-600">
+            {chunk.retrieved === 0
+              ? `Not retrieved in the last ${map.retrieved_days} days.`
+              : `Retrieved by ${plural(chunk.retrieved, "call")} in the last ${map.retrieved_days} days.`}
+          </p>
           <p className="mt-1 whitespace-pre-wrap text-slate-700">
             {text.data ? text.data.text.slice(0, 600) : text.isError ? "Its text could not be read." : "…"}
           </p>
@@ -77,12 +82,15 @@ export function MapView({ agentId }: { agentId: number }) {
   const coloured = useMemo(() => (map ? colour(map, colourBy) : null), [map, colourBy]);
   const colors = useMemo(() => coloured?.categories.map((c) => c.color) ?? [], [coloured]);
   const markers = useMemo(() => (coloured ? markersOf(coloured.categories) : []), [coloured]);
-  const points = useMemo(() => (coloured ? { x: coloured.x, y: coloured.y, category: coloured.category } : null), [coloured]);
+  const points = useMemo(
+    () => (coloured ? { x: coloured.x, y: coloured.y, category: coloured.category, size: coloured.size } : null),
+    [coloured],
+  );
   const onPick = useCallback(
     (i: number) => {
       if (!map) return;
       const chunk = map.chunks[i];
-      if (chunk) router.push(`/agents/${agentId}/documents/${chunk.document_id}`);
+      if (chunk) router.push(`/agents/${agentId}/documents/${chunk.document_id}#indexed-${chunk.chunk_index}`);
       else {
         const q = map.questions[i - map.chunks.length];
         if (q) router.push(`/agents/${agentId}/search?q=${encodeURIComponent(q.text)}`);
@@ -143,7 +151,10 @@ export function MapView({ agentId }: { agentId: number }) {
                 onPick={onPick}
               />
             )}
-            <p className="mt-1 text-xs text-slate-500">Drag to pan, scroll to zoom; point at a dot to read it, click it to open it.</p>
+            <p className="mt-1 text-xs text-slate-500">
+              Drag to pan, scroll to zoom; point at a dot to read it, click it to open it. A larger dot was retrieved by more of the
+              agent&apos;s calls in the last {m.retrieved_days} days.
+            </p>
           </div>
           <div className="w-72 space-y-4">
             <label className="block text-sm">

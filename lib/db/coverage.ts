@@ -87,3 +87,13 @@ export function servedForCoverage(agentId: number): CoveredDocument[] {
     .all(agentId) as (Omit<CoveredDocument, "metadata"> & { metadata: string })[];
   return rows.map((r) => ({ ...r, metadata: metadataOf(r.metadata) }));
 }
+
+/** How many of the agent's calls since `since` returned each chunk, by "documentId:chunkIndex" (chunks never returned are absent). */
+export function retrievedPerChunk(agentId: number, since: string): Map<string, number> {
+  const rows = db()
+    .prepare(
+      `SELECT document_id, chunk_index, COUNT(*) AS n FROM retrievals WHERE agent_id = ? AND created_at >= ? GROUP BY document_id, chunk_index`,
+    )
+    .all(agentId, since) as { document_id: number; chunk_index: number; n: number }[];
+  return new Map(rows.map((r) => [`${r.document_id}:${r.chunk_index}`, r.n]));
+}

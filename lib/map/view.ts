@@ -5,6 +5,7 @@ import { loadMap, mapStamp } from "../db/agent-maps";
 import { listDocuments } from "../db/documents";
 import { questionStats, type QuestionStatsRow, type QuestionStatus } from "../db/questions";
 import { embedder } from "../embeddings/configured";
+import { retrievedPerChunk } from "../db/coverage";
 import { computeMap } from "./compute";
 import { mapState, type MapJob } from "./state";
 
@@ -29,7 +30,12 @@ export interface MapChunk {
   filename: string;
   x: number;
   y: number;
+  /** The agent's calls of the last RETRIEVED_DAYS days that returned it (coverage: lib/db/coverage.ts). */
+  retrieved: number;
 }
+
+/** The window a chunk's `retrieved` counts: the Documents tab's default. */
+export const RETRIEVED_DAYS = 30;
 export interface MapQuestion {
   /** The question group's id. */
   id: number;
@@ -62,6 +68,8 @@ export type MapAnswer =
       left_out: number;
       documents: MapDocument[];
       chunks: MapChunk[];
+      /** The window each chunk's `retrieved` counts, in days. */
+      retrieved_days: number;
       questions: MapQuestion[];
     };
 
@@ -115,11 +123,14 @@ export function agentMap(agentId: number): MapAnswer {
     .sort((a, b) => a.id - b.id);
   const names = new Map(documents.map((d) => [d.id, d.filename]));
   const chunks: MapChunk[] = [];
+  const retrieved = retrievedPerChunk(agentId, new Date(Date.now() - RETRIEVED_DAYS * 86_400_000).toISOString());
   stored.chunkDocuments.forEach((documentId, i) => {
     const filename = names.get(documentId);
     if (filename === undefined) return;
     const [x, y] = [stored.chunkPoints[2 * i], stored.chunkPoints[2 * i + 1]];
-    chunks.push({ document_id: documentId, chunk_index: stored.chunkIndexes[i], filename, x: round(x), y: round(y) });
+    const chunkIndex = stored.chunkIndexes[i];
+    const times = retrieved.get(`${documentId}:${chunkIndex}`) ?? 0;
+    chunks.push({ document_id: documentId, chunk_index: chunkIndex, filename, x: round(x), y: round(y), retrieved: times });
   });
   const stats = new Map((questionStats(agentId, { limit: -1 }) as (QuestionStatsRow & { answered: number })[]).map((r) => [r.id, r]));
   const questions: MapQuestion[] = [];
@@ -142,6 +153,7 @@ export function agentMap(agentId: number): MapAnswer {
     left_out: stored.left_out,
     documents,
     chunks,
+    retrieved_days: RETRIEVED_DAYS,
     questions,
   };
 }

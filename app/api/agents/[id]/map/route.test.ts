@@ -103,6 +103,34 @@ describe("map API", () => {
     expect(await call(chunk.GET, { method: "GET", url, params: { id: String(b.id) } })).toMatchObject({ status: 404 });
   });
 
+  it("counts for each chunk the agent's own calls that returned it in the last 30 days, not the inspector's", async () => {
+    const search = await import("@/pages/api/agents/[id]/documents/search");
+    const inspect = await import("@/app/api/agents/[id]/inspect/route");
+    const agent = newAgent("Map sizes");
+    for (const [name, text] of Object.entries({ "sla.md": ARTICLES.sla, "refunds.md": long("refund"), "password.md": long("password") }))
+      await ingest(agent.id, name, text, 200, 0);
+    const params = { id: String(agent.id) };
+    const returned = new Map<string, number>();
+    for (const [query, top_k] of [
+      ["premium support first response", 2],
+      ["refund details", 3],
+      ["refund paragraph 3", 1],
+    ] as const) {
+      const res = await call(search.POST, { params, json: { query, top_k } });
+      for (const r of res.body.results as { document_id: number; chunk_index: number }[]) {
+        const key = `${r.document_id}#${r.chunk_index}`;
+        returned.set(key, (returned.get(key) ?? 0) + 1);
+      }
+    }
+    await call(inspect.POST, { params, json: { query: "password details", top_k: 5 } });
+    const body = (await settled(agent.id)).then.body as { chunks: (Point & { retrieved: number })[]; retrieved_days: number };
+    expect(body.retrieved_days).toBe(30);
+    for (const c of body.chunks)
+      expect(c.retrieved, `${c.filename} ${c.chunk_index}`).toBe(returned.get(`${c.document_id}#${c.chunk_index}`) ?? 0);
+    expect(body.chunks.filter((c) => c.retrieved > 0).length).toBe(returned.size);
+    expect(body.chunks.filter((c) => c.filename === "password.md").every((c) => c.retrieved === 0)).toBe(true);
+  });
+
   it("maps an agent without documents as empty", async () => {
     const agent = newAgent("Map empty");
     const { then } = await settled(agent.id);
