@@ -24,7 +24,7 @@ async function servedNames(page: Page, agentId: number): Promise<string[]> {
   return ((await res.json()).documents as { filename: string }[]).map((d) => d.filename).sort();
 }
 
-test("a conflicting copy is shown with its differing prices, removed in a draft, and gone once the draft is published", async ({
+test("a conflicting copy is shown with its differing prices, removed in a draft, and gone once the draft is published; a verbatim copy is switched off through a draft", async ({
   page,
   agent,
 }) => {
@@ -78,4 +78,27 @@ test("a conflicting copy is shown with its differing prices, removed in a draft,
   await expect(page.getByRole("region", { name: /pricing-old\.md/ })).toHaveCount(0);
   await page.goto(`/agents/${agent.id}/collisions?kind=conflicting`);
   await expect(page.getByText("No conflicting collisions found; the other kinds are listed under All.")).toBeVisible();
+
+  // The verbatim copy switched off in a draft: kept, served as it is until the draft is published, then never retrieved.
+  await page.goto(`/agents/${agent.id}/collisions`);
+  await duplicate.getByRole("button", { name: "Switch off pricing-copy.md in a draft" }).click();
+  await duplicate.getByRole("link", { name: /^Open draft \d+ to preview its impact and publish it$/ }).click();
+  const switchDraft = page.getByRole("region", { name: 'Draft Collision: keep "pricing.md", switch off "pricing-copy.md"' });
+  await expect(switchDraft.getByRole("list", { name: "What it stages" })).toContainText(
+    /Changed: pricing-copy\.md \(\d+ chunks?, switched off\)/,
+  );
+  const copy = async () =>
+    (
+      (await (await page.request.get(`/api/agents/${agent.id}/documents`)).json()).documents as {
+        filename: string;
+        enabled: number;
+        draft_id: number | null;
+      }[]
+    ).find((d) => d.filename === "pricing-copy.md" && d.draft_id === null);
+  expect(await copy()).toMatchObject({ enabled: 1 });
+  await switchDraft.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByText("No drafts yet.")).toBeVisible();
+  expect(await copy()).toMatchObject({ enabled: 0 });
+  await page.goto(`/agents/${agent.id}/collisions`);
+  await expect(page.getByText("No collisions found.")).toBeVisible();
 });

@@ -226,4 +226,31 @@ describe("POST /api/agents/{id}/collisions/stage", () => {
     const after = names((await list(agent, "?kind=duplicate")).body.collisions, "duplicate");
     expect([...after]).toEqual([pairName("password.md", "password-old.md")]);
   });
+  it("switches one side off in a draft: served, and retrieved, until the draft is published; then kept but never retrieved", async () => {
+    const res = await call(stage.POST, {
+      json: { action: "switch_off", document_id: ids["password-old.md"], collides_with: ids["password.md"] },
+      params: { id: String(agent) },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.draft).toMatchObject({ name: 'Collision: keep "password.md", switch off "password-old.md"', removals: [] });
+    expect(res.body.draft.documents.map((d: { filename: string }) => d.filename)).toEqual(["password-old.md"]);
+    const served = () => listDocuments(agent).find((d) => d.filename === "password-old.md" && d.draft_id === null)!;
+    expect(served().enabled).toBe(1);
+    const found = async () =>
+      (await call(search.POST, { params: { id: String(agent) }, json: { query: "reset your password", top_k: 10 } })).body.results.map(
+        (r: { filename: string }) => r.filename,
+      );
+    expect(await found()).toContain("password-old.md");
+    expect(names((await list(agent, "?kind=duplicate")).body.collisions, "duplicate")).toContain(
+      pairName("password.md", "password-old.md"),
+    );
+
+    const published = await call(publish.POST, { params: { id: String(agent), draftId: String(res.body.draft.id) } });
+    expect(published.status).toBe(200);
+    expect(served()).toMatchObject({ status: "ready", enabled: 0 });
+    expect(await found()).not.toContain("password-old.md");
+    expect(names((await list(agent, "?kind=duplicate")).body.collisions, "duplicate")).not.toContain(
+      pairName("password.md", "password-old.md"),
+    );
+  });
 });

@@ -11,12 +11,16 @@ const OUTLINE = "rounded border border-slate-300 px-3 py-1.5 text-sm text-slate-
 /** Both sides' buttons: the one clicked says it is working, and neither can be clicked meanwhile. */
 function Buttons({ sides }: { sides: CollisionSide[] }) {
   const { pending, data } = useFormStatus();
-  const clicked = pending ? data?.get("document_id") : null;
+  const clicked = pending ? data?.get("side") : null;
+  const choices = sides.flatMap((s) => [
+    { value: `switch_off:${s.document_id}`, label: `Switch off ${s.filename} in a draft` },
+    { value: `remove:${s.document_id}`, label: `Remove ${s.filename} in a draft` },
+  ]);
   return (
     <>
-      {sides.map((s) => (
-        <button key={s.document_id} type="submit" name="document_id" value={s.document_id} disabled={pending} className={OUTLINE}>
-          {clicked === String(s.document_id) ? "Staging…" : `Remove ${s.filename} in a draft`}
+      {choices.map((c) => (
+        <button key={c.value} type="submit" name="side" value={c.value} disabled={pending} className={OUTLINE}>
+          {clicked === c.value ? "Staging…" : c.label}
         </button>
       ))}
     </>
@@ -24,7 +28,7 @@ function Buttons({ sides }: { sides: CollisionSide[] }) {
 }
 
 /**
- * The fix of one collision: the removal of either side, staged in a new draft. Once staged, the
+ * The fix of one collision: switching either side off, or removing it, staged in a new draft. Once staged, the
  * buttons give way to the draft's link, so one click makes one draft.
  */
 export function RemoveButtons({ agentId, a, b }: { agentId: number; a: CollisionSide; b: CollisionSide }) {

@@ -60,7 +60,8 @@ export function DraftCard({ agentId, draft }: { agentId: number; draft: DraftVie
         {draft.documents.map((doc) => (
           <li key={doc.document_id}>
             {doc.base_id === null ? "New" : "Changed"}: {doc.filename} ({doc.chunk_count} chunks
-            {doc.status === "draft" ? "" : `, ${doc.status}`})
+            {doc.status === "draft" ? "" : `, ${doc.status}`}
+            {doc.enabled ? "" : ", switched off"})
           </li>
         ))}
         {draft.removals.map((r) => (

@@ -14,10 +14,14 @@ export const collisionQuerySchema = z.object({
     .default(50),
 });
 
-/** POST /api/agents/{id}/collisions/stage: the removal of one side, in a draft (a new one without `draft_id`). */
+/** What a collision's fix stages for one side: its removal, or switching it off (kept, never retrieved while off). */
+export const COLLISION_ACTIONS = ["remove", "switch_off"] as const;
+export type CollisionAction = (typeof COLLISION_ACTIONS)[number];
+
+/** POST /api/agents/{id}/collisions/stage: the removal of one side or switching it off, in a draft (a new one without `draft_id`). */
 export const collisionStageSchema = z.strictObject({
-  action: z.literal("remove", { error: 'action must be "remove".' }),
-  document_id: z.number({ error: "document_id must be the id of the document to remove." }).int().positive(),
+  action: z.enum(COLLISION_ACTIONS, { error: 'action must be "remove" or "switch_off".' }),
+  document_id: z.number({ error: "document_id must be the id of the document to remove or switch off." }).int().positive(),
   /** The other side, to name a new draft after the collision. */
   collides_with: z.number({ error: "collides_with must be a document id." }).int().positive().optional(),
   draft_id: z.number({ error: "draft_id must be a draft's id." }).int().positive().optional(),

@@ -36,6 +36,8 @@ export interface DraftDocument {
   filename: string;
   status: string;
   chunk_count: number;
+  /** 0: the version is switched off (kept, never retrieved). */
+  enabled: number;
   /** The served version it replaces; null for a name the agent does not serve. */
   base_id: number | null;
   /** The served version of its name now, when it is another than the base (replaced or deleted meanwhile: undefined). */
@@ -89,7 +91,7 @@ const SERVED =
 export function draftDocuments(draftId: number): DraftDocument[] {
   return db()
     .prepare(
-      `SELECT d.id, d.filename, d.status, d.chunk_count, d.base_id, ${SERVED} AS served_id FROM documents d WHERE d.draft_id = ? ORDER BY d.filename`,
+      `SELECT d.id, d.filename, d.status, d.chunk_count, d.enabled, d.base_id, ${SERVED} AS served_id FROM documents d WHERE d.draft_id = ? ORDER BY d.filename`,
     )
     .all(draftId) as DraftDocument[];
 }

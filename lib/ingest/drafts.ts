@@ -43,6 +43,8 @@ export interface DraftView {
     document_id: number;
     status: string;
     chunk_count: number;
+    /** False: the version is switched off (published, it is kept but never retrieved). */
+    enabled: boolean;
     base_id: number | null;
     base_changed: boolean;
   }[];
@@ -58,6 +60,7 @@ export function draftView(agentId: number, draftId: number): DraftView {
     document_id: d.id,
     status: d.status,
     chunk_count: d.chunk_count,
+    enabled: d.enabled !== 0,
     base_id: d.base_id,
     base_changed: d.served_id !== d.base_id,
   }));
