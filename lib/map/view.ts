@@ -87,7 +87,7 @@ function ensureJob(agentId: number, stamp: string): MapJob | undefined {
     .then(() => void failures.delete(agentId))
     .catch((err: unknown) => {
       console.error(`[kb-inspector] the map of agent ${agentId} was not computed:`, err);
-      failures.set(agentId, { stamp, message: describeFailure(err, "The map"), at: Date.now() });
+      failures.set(agentId, { stamp, message: describeFailure(err, "map computation"), at: Date.now() });
     })
     .finally(() => jobs.delete(agentId));
   jobs.set(agentId, job);
