@@ -14,6 +14,7 @@ import { AppInstance } from "./app-instance";
  * The corpus is the one an approximate index misses on: three agents in one collection, every
  * document a bag of the same support vocabulary plus one random word of its own, so the query
  * for that word is nearly equidistant from every other chunk and only its own chunk is near.
+ * EXACT_MAX_CHUNKS is 1,000, so the agents grow past it and are ranked from compact tables.
  */
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 90);
@@ -84,7 +85,8 @@ interface Version {
 type Known = { state: "current"; version: Version } | { state: "deleted" } | { state: "unknown"; last: Version | null };
 
 test("a soak of uploads, replacements, deletes and searches under Chroma and app failures ends with nothing lost or leaked", async () => {
-  const app = new AppInstance(PORT, { CHROMA_TIMEOUT_MS: "3000" });
+  // Agents grow past EXACT_MAX_CHUNKS: they are served from their compact tables, as at 1,000,000 chunks.
+  const app = new AppInstance(PORT, { CHROMA_TIMEOUT_MS: "3000", EXACT_MAX_CHUNKS: "1000" });
   const stats = { requests: 0, status: new Map<number, number>(), noAnswer: 0, chaos: [] as string[] };
   const violations: string[] = [];
   const acked = new Set<number>();
@@ -339,6 +341,21 @@ test("a soak of uploads, replacements, deletes and searches under Chroma and app
       if (!isAcked(hit.id) && !everUnknown.has(hit.key))
         violations.push(`a search returned document ${hit.id} (${hit.key}), never acknowledged as ready`);
     }
+
+    // Agents past EXACT_MAX_CHUNKS (1,000 here) are ranked from their compact tables once held:
+    // each is searched until Index health says it is, as a search starts the load of its table.
+    let large: { agent_id: number; chunks: number; serving: string }[] = [];
+    await expect
+      .poll(
+        async () => {
+          for (const agent of agents) await call("POST", `/api/agents/${agent}/documents/search`, { query: "router", top_k: 1 });
+          large = (await call("GET", "/api/health")).body?.index?.exact?.large_agents ?? [];
+          return large.every((a) => a.serving.startsWith("ranked exactly from its compact table"));
+        },
+        { timeout: 300_000, intervals: [1_000] },
+      )
+      .toBe(true);
+    expect(large.length, "agents past EXACT_MAX_CHUNKS=1000").toBeGreaterThan(0);
 
     // Every acknowledged, current document searched by its own word in its own agent, where it
     // must be in the top 5, and in the next agent, whose nearest chunks are then all look-alikes

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { IndexRecall } from "@/lib/retrieval/index-recall";
-import { percent, servedHow } from "@/lib/client/index-recall";
+import { percent, servedHow, servingNow } from "@/lib/client/index-recall";
 import { plural } from "@/lib/format/plural";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import type { ExactState } from "@/lib/index-upkeep/health";
@@ -32,6 +32,7 @@ const COLUMNS: Column<RecallRow>[] = [
       ) : (
         <span className={r.recall.below_threshold ? "font-semibold text-amber-900" : undefined}>
           {figure(r.recall.served_recall)} <span className="font-normal text-slate-500">({servedHow(r.recall)})</span>
+          {servingNow(r.recall) && <span className="block text-xs font-normal text-slate-600">{servingNow(r.recall)}</span>}
         </span>
       ),
   },
@@ -80,6 +81,19 @@ export function IndexRecallTable({ rows, threshold, exact }: { rows: RecallRow[]
             Exact ranking is off (<code>EXACT_MAX_CHUNKS=0</code>): every search is Chroma&apos;s approximate index.
           </>
         )}{" "}
+        {exact.large_agents.length > 0 && (
+          <>
+            Past the limit, an agent is ranked exactly from a compact table (a byte a dimension, its candidates scored again from their
+            float32 copies on disk), within the same memory:{" "}
+            {exact.large_agents.map((a, i) => (
+              <span key={a.agent_id} data-testid="large-agent-serving">
+                {i > 0 && "; "}
+                {a.name} ({a.chunks.toLocaleString("en")} chunks), {a.serving}
+              </span>
+            ))}
+            .{" "}
+          </>
+        )}
         {exact.documents_without_copy > 0 &&
           `${plural(exact.documents_without_copy, "document")} not yet copied for exact ranking (their agents are served by Chroma's index until then)${exact.copying ? "; copying now" : ""}${exact.copy_error ? `; the last copy stopped: ${exact.copy_error}` : ""}.`}
       </p>

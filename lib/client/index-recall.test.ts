@@ -16,6 +16,7 @@ const base: IndexRecall = {
   below_threshold: false,
   measured_at: "2025-01-01T00:00:00.000Z",
   reason: null,
+  serving: null,
 };
 
 describe("index recall in words", () => {

@@ -3,7 +3,7 @@ import { getAgent } from "../db/agents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { collectionFor } from "../vector-store/client";
 import { listDocuments, type DocumentRow } from "../db/documents";
-import { exactLimit } from "../retrieval/exact";
+import { compactState, exactLimit } from "../retrieval/exact";
 import { embedder } from "../embeddings/configured";
 import { AppError, BaseError, describeFailure, invalid, isVectorStoreUnavailable } from "../core/errors";
 import { pairsToRun, type Pair } from "../db/pairs";
@@ -42,9 +42,12 @@ export const EVAL_BATCH = 32;
  * at 200 deep, so larger requests make the run faster (docs/performance.md).
  */
 export const EVAL_BATCH_CHROMA = 128;
-/** Queries per round trip for this agent. */
-export const evalBatchFor = (ref: AgentRef): number =>
-  AgentView.of(ref).readyChunkCount() > exactLimit() ? EVAL_BATCH_CHROMA : EVAL_BATCH;
+/** Queries per round trip for this agent: Chroma's size while its index serves it, else one pass of the table's kernel. */
+export const evalBatchFor = (ref: AgentRef, model: string): number => {
+  const agent = AgentView.of(ref);
+  if (agent.readyChunkCount() <= exactLimit()) return EVAL_BATCH;
+  return compactState(agent.id, model).served === "compact" ? EVAL_BATCH : EVAL_BATCH_CHROMA;
+};
 /**
  * Batches located at the same time. Chroma answers one query request's vectors one after the
  * other on one core, after resolving the agent filter once, so two requests in flight keep two
@@ -177,7 +180,7 @@ export async function rankPairs(agent: AgentView, pairs: Pair[], how: PairRankin
   }
   const batches: { view: AgentView; chunks: number; pairs: Pair[] }[] = [];
   for (const { view, pairs: group } of groups.values()) {
-    const size = view.scope ? EVAL_BATCH : evalBatchFor(view);
+    const size = view.scope ? EVAL_BATCH : evalBatchFor(view, embedder().model);
     const chunks = view.readyChunkCount();
     for (let i = 0; i < group.length; i += size) batches.push({ view, chunks, pairs: group.slice(i, i + size) });
   }

@@ -4,13 +4,14 @@ import path from "node:path";
 import { EmbeddingError } from "../embeddings/index";
 import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store/client";
 import { withChromaDeadline } from "../vector-store/fetch";
-import { embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
+import { agentChunkCount, embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
 import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
 import { probeQuery } from "../vector-store/chunks";
-import { exactBytesHeld, exactLimit } from "../retrieval/exact";
+import { compactServingText, exactBytesHeld, exactLimit } from "../retrieval/exact";
+import { listAgents } from "../db/agents";
 import { env } from "../env.mjs";
 import { recheckState } from "./after-restart";
 import { rebuildState } from "./rebuild";
@@ -26,10 +27,22 @@ function exactState(): ExactState {
     max_chunks: exactLimit(),
     memory_mb: env().EXACT_MEMORY_MB,
     held_mb: Math.round((exactBytesHeld() / (1024 * 1024)) * 10) / 10,
+    large_agents: largeAgents(),
     documents_without_copy: copies.missing,
     copying: copies.running,
     copy_error: copies.error,
   };
+}
+
+/** Agents past EXACT_MAX_CHUNKS and how each is served now. */
+function largeAgents(): ExactState["large_agents"] {
+  const limit = exactLimit();
+  if (limit <= 0) return [];
+  const model = embedder().model;
+  return listAgents().flatMap((a) => {
+    const serving = compactServingText(a.id, model);
+    return serving ? [{ agent_id: a.id, name: a.name, chunks: agentChunkCount(a.id), serving }] : [];
+  });
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -71,7 +84,7 @@ function ownWords(err: unknown, what: string): string {
   return `${what}; the details are in the server log.`;
 }
 
-/** Chroma answers, and one probe embedding plus a filtered query succeed. */
+/** Chroma answers, and one probe embedding plus a query of the collection succeed. */
 export async function checkHealth(): Promise<Health> {
   const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [], index: indexBacklog() };
   try {
@@ -87,7 +100,7 @@ export async function checkHealth(): Promise<Health> {
     health.embedder.dimension = vector.length;
     health.embedder.ok = true;
     health.stale_models = embeddingModelsInUse().filter((m) => m !== e.model);
-    // An agent id no agent has: the probe exercises the filtered query and returns nothing.
+    // Unfiltered: a filter costs a pass over every record's metadata (about a second at 1,000,000).
     if (health.chroma.ok) await probe(async () => probeQuery(await collectionFor(e), vector));
   } catch (err) {
     if (health.embedder.ok) {

@@ -80,6 +80,8 @@ export interface ExactState {
   max_chunks: number;
   memory_mb: number;
   held_mb: number;
+  /** Agents past max_chunks, and how each is served now (its compact table, or Chroma's index and why). */
+  large_agents: { agent_id: number; name: string; chunks: number; serving: string }[];
   documents_without_copy: number;
   copying: boolean;
   copy_error: string | null;

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { ingest, newAgent } from "../../test/helpers";
@@ -5,7 +7,7 @@ import { listDocuments } from "../db/documents";
 import { chunkKey } from "../db/chunks";
 import { embedForAgent } from "./retrieve";
 import { compactVectors, exactBytesHeld, exactVectors, useExactLimits } from "./exact";
-import { compactNearest, compactRanks } from "./compact";
+import { compactNearest, compactPlaces, compactRanks } from "./compact";
 import { exactRanks, exactRanksOf } from "./inspect-misses";
 
 // An agent past the exact limit held as bytes: its first n must be the exact first n, in the same
@@ -86,18 +88,52 @@ describe("a compact table of an agent past the exact limit", () => {
     expect([...held!.keys()]).toEqual(expect.arrayContaining([chunkKey(doc.id, 0)]));
   });
 
+  it("places a batch of queries at once: the exact head and each looked-for document's best chunk at its exact rank", async () => {
+    useExactLimits({ chunks: 10 });
+    const model = embedder().model;
+    const compact = (await compactVectors(agentId, model, { wait: true }))!;
+    const docs = listDocuments(agentId).filter((d) => d.status === "ready");
+    const queries = ["zz3tag refund", "alpha tail", words(6), `${words(2)} zz20tag`, "beta tail of the second twin"];
+    const { vectors } = await embedForAgent(agentId, queries);
+    const targets = queries.map((_, q) => [docs[(q * 7) % docs.length].id, docs.at(-1 - q)!.id]);
+    for (const window of [1, 20]) {
+      const got = await compactPlaces(compact, model, vectors, window, targets);
+      let deepest = 0;
+      for (const [q, vector] of vectors.entries()) {
+        const want = (await exactRanks(agentId, model, vector, window, targets[q]))!;
+        expect(got[q].head, `${queries[q]}, window ${window}`).toEqual(want.exact);
+        for (const id of targets[q]) {
+          const best = got[q].chunks.find((c) => c.document_id === id)!;
+          expect(best.rank, `${queries[q]}, document ${id}`).toBe(want.ranks.get(chunkKey(id, best.chunk_index)));
+          deepest = Math.max(deepest, best.rank!);
+        }
+        // A chunk of theirs within the head has its place there; the others' ranks are not known (null) or exact.
+        for (const c of got[q].chunks) if (c.rank !== null) expect(c.rank).toBe(want.ranks.get(chunkKey(c.document_id, c.chunk_index)));
+      }
+      expect(deepest).toBeGreaterThan(window); // some best chunks lie past the head
+    }
+  });
+
   it("is held within EXACT_MEMORY_MB, at about a quarter of the float32 table, and not at all when it does not fit", async () => {
     const model = embedder().model;
     useExactLimits({});
     const full = (await exactVectors(agentId, model))!.bytes;
     useExactLimits({ chunks: 10 });
-    // None held: the load starts in the background and the caller is not kept waiting for it.
+    // None held and none on disk: the load starts in the background and the caller is not kept waiting for it.
+    const onDisk = path.join(process.env.DATA_DIR!, "compact");
+    fs.rmSync(onDisk, { recursive: true, force: true });
     expect(await compactVectors(agentId, model)).toBeNull();
     await expect.poll(() => compactVectors(agentId, model)).not.toBeNull();
     const compact = (await compactVectors(agentId, model))!;
     expect(compact.table?.precision).toBe("i8");
     expect(compact.bytes).toBeLessThan(full / 2);
     expect(exactBytesHeld()).toBe(compact.bytes);
+    // Written to disk: once dropped (a restart), the next search reads it from there and is served from it.
+    await expect.poll(() => fs.existsSync(onDisk) && fs.readdirSync(onDisk).some((f) => f.endsWith(".table"))).toBe(true);
+    useExactLimits({ chunks: 10 });
+    const again = await compactVectors(agentId, model);
+    expect(again?.table?.rows).toBe(compact.table!.rows);
+    expect(again?.table?.documentOf).toEqual(compact.table!.documentOf);
     useExactLimits({ chunks: 10, memoryMb: 0.1 });
     expect(await compactVectors(agentId, model, { wait: true })).toBeNull();
     expect(exactBytesHeld()).toBe(0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileKernel } from "../../scripts/build-kernel.mjs";
 import { KERNEL_WASM } from "./exact-kernel-wasm";
-import { quantizeQuery, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
+import { quantizeQuery, quantizeRow, ROWS_PER_CALL, unitQuery, VectorTable } from "./exact-kernel";
 
 let seed = 99;
 const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
@@ -19,6 +19,23 @@ function reference(q: Float32Array, data: Float32Array, row: number, dim: number
     vv += v * v;
   }
   return 1 - dot / Math.sqrt(qq * vv);
+}
+
+/**
+ * Rows of the shapes quantizing meets: dense, spiky (a few large components among small ones, as
+ * the local embedder's lexical buckets are), one large component alone or among small ones, zeros.
+ */
+function rowsOfEveryShape(rows: number, dim: number): Float32Array {
+  const data = vectors(rows, dim);
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * dim, (r + 1) * dim);
+    const big = Math.floor((rand() + 0.5) * dim);
+    if (r % 5 === 1) for (let i = 0; i < dim; i++) row[i] = i % 97 === r % 97 ? 40 * rand() : rand() / 50;
+    else if (r % 5 === 2) row.fill(0)[big] = 30 * rand();
+    else if (r % 5 === 3) for (let i = 0; i < dim; i++) row[i] = i === big ? 30 : rand() / 100;
+    else if (r % 50 === 4) row.fill(0);
+  }
+  return data;
 }
 
 function scoreAll(t: VectorTable, queries: Float32Array[]): Float32Array[] {
@@ -82,12 +99,8 @@ describe("the exact ranking's kernel", () => {
   });
 
   it.each([100, 1024])("keeps rows as bytes whose distances stay within each row's error bound at %i dimensions, also compacted", (dim) => {
-    // Spiky rows (a few large components among small ones, as the local embedder's lexical
-    // buckets are) and dense ones, and a row of zeros.
     const rows = ROWS_PER_CALL + 300;
-    const data = vectors(rows, dim);
-    for (let r = 0; r < rows; r += 3) for (let i = 0; i < dim; i++) data[r * dim + i] = i % 97 === r % 97 ? 40 * rand() : rand() / 50;
-    data.fill(0, 5 * dim, 6 * dim);
+    const data = rowsOfEveryShape(rows, dim);
     const t = new VectorTable(dim, rows, "i8");
     t.append(4, 0, 1000, data.subarray(0, 1000 * dim));
     t.append(5, 0, rows - 1000, data.subarray(1000 * dim));
@@ -116,4 +129,56 @@ describe("the exact ranking's kernel", () => {
     expect([...scoreAll(c, queries)[0]]).toEqual([...approx[0].subarray(1000)]);
     expect([...c.errors.subarray(0, c.rows)]).toEqual([...t.errors.subarray(1000, rows)]);
   });
+
+  it.each([100, 384, 1024])(
+    "quantizes rows in WebAssembly to the bytes and scales quantizeRow gives, with errors that bound the true ones, at %i dimensions",
+    (dim) => {
+      const rows = 2000;
+      const data = rowsOfEveryShape(rows, dim);
+      const t = new VectorTable(dim, rows, "i8");
+      // Runs of several sizes, past one call's staged rows, with scores written between them
+      // (the staging area is also where scores go).
+      let at = 0;
+      for (const count of [1, 7, 600, rows - 608]) {
+        t.append(1, at, count, data.subarray(at * dim, (at + count) * dim));
+        at += count;
+        scoreAll(t, [unitQuery(Array.from({ length: dim }, rand))]);
+      }
+      const stored = t.storedRows();
+      const bytes = new Int8Array(stored.data.buffer, stored.data.byteOffset, rows * t.stride);
+      const scales = new Float32Array(stored.scales.buffer, stored.scales.byteOffset, rows);
+      const js = new Int8Array(dim);
+      const wrong: string[] = [];
+      let ties = 0;
+      let widest = 0;
+      for (let r = 0; r < rows; r++) {
+        const v = data.subarray(r * dim, (r + 1) * dim);
+        const b = bytes.subarray(r * t.stride, (r + 1) * t.stride);
+        const { scale } = quantizeRow(v, js, 0);
+        if (scales[r] !== scale) wrong.push(`row ${r}: scale ${scales[r]}, not ${scale}`);
+        let sq = 0;
+        for (let i = 0; i < dim; i++) sq += v[i] * v[i];
+        const norm = Math.sqrt(sq);
+        let err = 0;
+        for (let i = 0; i < dim; i++) {
+          if (b[i] !== js[i]) {
+            // Only an exact tie may round the other way (to even here, up in JavaScript).
+            const x = v[i] * (1 / (scale * norm));
+            if (Math.abs(b[i] - js[i]) === 1 && Math.abs(x - Math.trunc(x)) === 0.5) ties++;
+            else wrong.push(`row ${r}, component ${i}: ${b[i]}, not ${js[i]}`);
+          }
+          const e = norm === 0 ? 0 : v[i] / norm - b[i] * scales[r];
+          err += e * e;
+        }
+        for (let i = dim; i < t.stride; i++) if (b[i] !== 0) wrong.push(`row ${r}: padding byte ${i} is ${b[i]}`);
+        const truth = Math.sqrt(err);
+        if (!(t.errors[r] >= truth && t.errors[r] <= truth + 1e-5)) wrong.push(`row ${r}: error ${t.errors[r]}, true ${truth}`);
+        if (norm === 0 && (scales[r] !== 0 || t.errors[r] !== 0 || b.some((x) => x !== 0))) wrong.push(`row ${r} of zeros`);
+        widest = Math.max(widest, t.errors[r]);
+      }
+      expect(wrong.slice(0, 10)).toEqual([]);
+      expect(ties).toBeLessThanOrEqual(5);
+      expect(widest).toBeGreaterThan(0);
+    },
+  );
 });

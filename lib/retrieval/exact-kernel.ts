@@ -15,6 +15,7 @@ interface Kernel {
   scores4(q: number, data: number, rows: number, dim: number, out: number): void;
   scoresI8(q: number, data: number, scales: number, rows: number, dim: number, qs: number, out: number): void;
   normalize(data: number, rows: number, dim: number): void;
+  quantizeI8(src: number, rows: number, dim: number, data: number, scales: number, errors: number): void;
 }
 
 /**
@@ -38,9 +39,11 @@ export interface QuantizedQuery {
 /**
  * Rounds `v` scaled to unit length to int8 values times one scale, written into `out` from `at`,
  * with the Euclidean size of the rounding (against the unit vector in float64; the float32 one
- * the exact scoring uses is within FLOAT_SUMS of it).
+ * the exact scoring uses is within FLOAT_SUMS of it). A table's rows are rounded the same way by
+ * the kernel (quantizeI8, several times faster: `npm run bench:exact -- --table`); this one rounds a
+ * query, and is what the kernel is tested and measured against.
  */
-function quantize(v: Float32Array, out: Int8Array | Int16Array, at: number): { scale: number; error: number } {
+export function quantizeRow(v: Float32Array, out: Int8Array | Int16Array, at: number): { scale: number; error: number } {
   let max = 0;
   let sq = 0;
   for (let i = 0; i < v.length; i++) {
@@ -67,7 +70,7 @@ function quantize(v: Float32Array, out: Int8Array | Int16Array, at: number): { s
 
 export function quantizeQuery(q: Float32Array): QuantizedQuery {
   const values = new Int16Array(q.length);
-  const { scale, error } = quantize(q, values, 0);
+  const { scale, error } = quantizeRow(q, values, 0);
   return { values, scale, error };
 }
 
@@ -84,10 +87,13 @@ function layout(dimension: number, capacity: number, precision: Precision) {
   const cap = Math.max(1, capacity);
   // The query area holds four float32 queries, or one query as i16 values.
   const outAt = precision === "f32" ? 4 * stride * 4 : align16(stride * 2);
-  const scalesAt = outAt + 4 * ROWS_PER_CALL * 4;
+  // The output area also stages float32 rows on their way to bytes, each with its error: one at least.
+  const outBytes = Math.max(4 * ROWS_PER_CALL * 4, align16(stride * 4 + 4));
+  const stageRows = Math.floor(outBytes / (stride * 4 + 4));
+  const scalesAt = outAt + outBytes;
   const dataAt = precision === "f32" ? scalesAt : align16(scalesAt + cap * 4);
   const end = dataAt + cap * stride * (precision === "f32" ? 4 : 1);
-  return { stride, outAt, scalesAt, dataAt, memory: Math.ceil(end / PAGE) * PAGE };
+  return { stride, outAt, stageRows, scalesAt, dataAt, memory: Math.ceil(end / PAGE) * PAGE };
 }
 
 export class VectorTable {
@@ -103,14 +109,16 @@ export class VectorTable {
   readonly alive: Uint8Array;
   /** i8: per row, how far its stored value is from the unit row (Euclidean); empty for f32. */
   readonly errors: Float32Array;
+  /** Floats (f32) or bytes (i8) a row takes: the dimension padded for the kernel. */
+  readonly stride: number;
   private readonly runs = new Map<number, { start: number; count: number }[]>();
-  private readonly stride: number;
   private readonly memory: WebAssembly.Memory;
   private readonly fn: Kernel;
   private readonly f32: Float32Array;
   private readonly i8: Int8Array;
   private readonly i16: Int16Array;
   private readonly outAt: number;
+  private readonly stageRows: number;
   private readonly scalesAt: number;
   private readonly dataAt: number;
 
@@ -122,6 +130,7 @@ export class VectorTable {
     const at = layout(dimension, capacity, precision);
     this.stride = at.stride;
     this.outAt = at.outAt;
+    this.stageRows = at.stageRows;
     this.scalesAt = at.scalesAt;
     this.dataAt = at.dataAt;
     this.memory = new WebAssembly.Memory({ initial: at.memory / PAGE });
@@ -174,18 +183,19 @@ export class VectorTable {
   /** Appends a run of consecutive chunks of one document (raw vectors, `count` x dimension), scaled to unit length. */
   append(documentId: number, firstChunk: number, count: number, vectors: Float32Array): void {
     if (this.rows + count > this.capacity) throw new RangeError("vector table full");
-    const dim = this.dimension;
     if (this.precision === "f32") {
       const at = this.dataAt / 4 + this.rows * this.stride;
-      if (dim === this.stride) this.f32.set(vectors.subarray(0, count * dim), at);
-      else for (let r = 0; r < count; r++) this.f32.set(vectors.subarray(r * dim, (r + 1) * dim), at + r * this.stride);
+      this.put(vectors, 0, count, at);
       this.fn.normalize(at * 4, count, this.stride);
     } else {
-      for (let r = 0; r < count; r++) {
+      // Staged in the output area a batch at a time, quantized there by the kernel.
+      const errorsAt = this.outAt + this.stageRows * this.stride * 4;
+      for (let r = 0; r < count; r += this.stageRows) {
+        const n = Math.min(this.stageRows, count - r);
         const row = this.rows + r;
-        const { scale, error } = quantize(vectors.subarray(r * dim, (r + 1) * dim), this.i8, this.dataAt + row * this.stride);
-        this.f32[this.scalesAt / 4 + row] = scale;
-        this.errors[row] = error;
+        this.put(vectors, r, n, this.outAt / 4);
+        this.fn.quantizeI8(this.outAt, n, this.stride, this.dataAt + row * this.stride, this.scalesAt + row * 4, errorsAt);
+        this.errors.set(this.f32.subarray(errorsAt / 4, errorsAt / 4 + n), row);
       }
     }
     for (let r = 0; r < count; r++) {
@@ -195,6 +205,18 @@ export class VectorTable {
     }
     this.runs.set(documentId, [...(this.runs.get(documentId) ?? []), { start: this.rows, count }]);
     this.rows += count;
+  }
+
+  /** Writes rows [from, from + n) of `vectors` as float32 rows of `stride` from float index `at`, padded with zeros. */
+  private put(vectors: Float32Array, from: number, n: number, at: number): void {
+    const dim = this.dimension;
+    if (dim === this.stride) {
+      this.f32.set(vectors.subarray(from * dim, (from + n) * dim), at);
+      return;
+    }
+    // The padding may hold what was there before (the staging area is also the scores' output).
+    this.f32.fill(0, at, at + n * this.stride);
+    for (let r = 0; r < n; r++) this.f32.set(vectors.subarray((from + r) * dim, (from + r + 1) * dim), at + r * this.stride);
   }
 
   /** Empties the table for rows of other documents, keeping its memory (a streamed scan's next page). */
@@ -233,6 +255,43 @@ export class VectorTable {
       }
     }
     return t;
+  }
+
+  /**
+   * Views of the WebAssembly memory holding rows [0, rows): their scales (empty for f32) and their
+   * values. A table file is written from them and read into them (table-file.ts); rows below
+   * `rows` are not written again until clear(), so a save reads them while the table serves and grows.
+   */
+  storedRows(rows = this.rows): { scales: Uint8Array; data: Uint8Array } {
+    const rowBytes = this.precision === "f32" ? this.stride * 4 : this.stride;
+    return {
+      scales: new Uint8Array(this.memory.buffer, this.scalesAt, this.precision === "i8" ? rows * 4 : 0),
+      data: new Uint8Array(this.memory.buffer, this.dataAt, rows * rowBytes),
+    };
+  }
+
+  /**
+   * Takes rows [0, rows) as filled in documentOf, chunkOf, alive, errors and storedRows() (a table
+   * read from its file): counts the removed ones and finds each document's runs again, a run being
+   * consecutive live rows of one document with consecutive chunks.
+   */
+  adoptRows(rows: number): void {
+    this.clear();
+    let run: { start: number; count: number } | null = null;
+    for (let r = 0; r < rows; r++) {
+      if (!this.alive[r]) {
+        this.dead++;
+        run = null;
+      } else if (run && this.documentOf[r] === this.documentOf[r - 1] && this.chunkOf[r] === this.chunkOf[r - 1] + 1) {
+        run.count++;
+      } else {
+        run = { start: r, count: 1 };
+        const runs = this.runs.get(this.documentOf[r]);
+        if (runs) runs.push(run);
+        else this.runs.set(this.documentOf[r], [run]);
+      }
+    }
+    this.rows = rows;
   }
 
   /**

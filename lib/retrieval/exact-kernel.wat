@@ -149,6 +149,92 @@
         (br $row)))
   )
 
+;; Quantizes rows for a compact table (lib/retrieval/exact-kernel.ts): rows [0, rows) of `src`,
+;; float32 and padded with zeros to `dim`, scaled to unit length become `dim` signed bytes each at
+;; `data`, with scale[r] = fround(max|v| / norm / 127) and byte = clamp(round(v / (scale * norm)),
+;; -127, 127), as quantizeRow does in JavaScript (ties may round the other way: here to even).
+;; errors[r] is the Euclidean distance between the unit row and its bytes times the scale, in
+;; float64, times (1 + 1e-6) so that its float32 form is not below it. A row of zeros gets scale 0,
+;; error 0 and zero bytes.
+  (func (export "quantizeI8") (param $src i32) (param $rows i32) (param $dim i32) (param $data i32) (param $scales i32) (param $errors i32)
+    (local $r i32) (local $i i32) (local $p i32) (local $o i32) (local $rowBytes i32)
+    (local $v v128) (local $lo v128) (local $hi v128) (local $mx v128) (local $s0 v128) (local $s1 v128)
+    (local $b0 v128) (local $b1 v128) (local $e v128) (local $inv v128) (local $invNorm v128) (local $sc v128)
+    (local $max f64) (local $norm f64) (local $scale f32)
+    (local.set $rowBytes (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $p (local.get $src))
+    (local.set $o (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        ;; The largest magnitude and the sum of squares (a float32's square is exact in float64).
+        (local.set $mx (v128.const f32x4 0 0 0 0))
+        (local.set $s0 (v128.const f64x2 0 0))
+        (local.set $s1 (v128.const f64x2 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $mx (f32x4.pmax (local.get $mx) (f32x4.abs (local.get $v))))
+            (local.set $lo (f64x2.promote_low_f32x4 (local.get $v)))
+            (local.set $hi (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $v) (local.get $v))))
+            (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (local.get $lo) (local.get $lo))))
+            (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (local.get $hi) (local.get $hi))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step)))
+        (local.set $max (f64.promote_f32
+          (f32.max (f32.max (f32x4.extract_lane 0 (local.get $mx)) (f32x4.extract_lane 1 (local.get $mx)))
+                   (f32.max (f32x4.extract_lane 2 (local.get $mx)) (f32x4.extract_lane 3 (local.get $mx))))))
+        (local.set $s0 (f64x2.add (local.get $s0) (local.get $s1)))
+        (local.set $norm (f64.sqrt (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0)))))
+        ;; A row of zeros: every factor 0, so its bytes and error come out 0 below.
+        (local.set $scale (f32.const 0))
+        (local.set $inv (v128.const f64x2 0 0))
+        (local.set $invNorm (v128.const f64x2 0 0))
+        (if (f64.gt (local.get $max) (f64.const 0))
+          (then
+            (local.set $scale (f32.demote_f64 (f64.div (f64.div (local.get $max) (local.get $norm)) (f64.const 127))))
+            (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.mul (f64.promote_f32 (local.get $scale)) (local.get $norm)))))
+            (local.set $invNorm (f64x2.splat (f64.div (f64.const 1) (local.get $norm))))))
+        (local.set $sc (f64x2.splat (f64.promote_f32 (local.get $scale))))
+        (f32.store (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2))) (local.get $scale))
+        ;; Four components a step: bytes rounded in float64, the error of each summed in float64 (the
+        ;; unit row taken as v * (1 / norm), within a rounding of v / norm).
+        (local.set $s0 (v128.const f64x2 0 0))
+        (local.set $s1 (v128.const f64x2 0 0))
+        (local.set $i (i32.const 0))
+        (block $end2
+          (loop $step2
+            (br_if $end2 (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $lo (f64x2.promote_low_f32x4 (local.get $v)))
+            (local.set $hi (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $v) (local.get $v))))
+            (local.set $b0 (f64x2.pmin (f64x2.pmax (f64x2.nearest (f64x2.mul (local.get $lo) (local.get $inv))) (v128.const f64x2 -127 -127)) (v128.const f64x2 127 127)))
+            (local.set $b1 (f64x2.pmin (f64x2.pmax (f64x2.nearest (f64x2.mul (local.get $hi) (local.get $inv))) (v128.const f64x2 -127 -127)) (v128.const f64x2 127 127)))
+            (local.set $e (f64x2.sub (f64x2.mul (local.get $lo) (local.get $invNorm)) (f64x2.mul (local.get $b0) (local.get $sc))))
+            (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (local.get $e) (local.get $e))))
+            (local.set $e (f64x2.sub (f64x2.mul (local.get $hi) (local.get $invNorm)) (f64x2.mul (local.get $b1) (local.get $sc))))
+            (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (local.get $e) (local.get $e))))
+            ;; The four bytes: both pairs as i32 lanes, narrowed to i16 then i8 (within -127..127 already).
+            (local.set $v (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+              (i32x4.trunc_sat_f64x2_s_zero (local.get $b0)) (i32x4.trunc_sat_f64x2_s_zero (local.get $b1))))
+            (local.set $v (i16x8.narrow_i32x4_s (local.get $v) (local.get $v)))
+            (local.set $v (i8x16.narrow_i16x8_s (local.get $v) (local.get $v)))
+            (i32.store (i32.add (local.get $o) (i32.shr_u (local.get $i) (i32.const 2))) (i32x4.extract_lane 0 (local.get $v)))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step2)))
+        (local.set $s0 (f64x2.add (local.get $s0) (local.get $s1)))
+        (f32.store (i32.add (local.get $errors) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.demote_f64 (f64.mul
+            (f64.sqrt (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0))))
+            (f64.const 1.000001))))
+        (local.set $p (i32.add (local.get $p) (local.get $rowBytes)))
+        (local.set $o (i32.add (local.get $o) (local.get $dim)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
   (func $sum (param $a v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
              (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))

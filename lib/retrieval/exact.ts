@@ -1,12 +1,17 @@
 import "server-only";
+import fs from "node:fs";
+import path from "node:path";
+import { createHash } from "node:crypto";
 import { env } from "../env.mjs";
-import { readySignature } from "../db/documents";
+import { agentChunkCount, readySignature } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
 import { readVectorRuns, readyVectorCoverage, vectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
 import { ROWS_PER_CALL, unitQuery, VectorTable, type Precision } from "./exact-kernel";
-import { retrievalState, type AgentVectors, type ExactLimits } from "./state";
+import { FloatRows } from "./float-rows";
+import { loadTable, saveTable } from "./table-file";
+import { retrievalState, type AgentVectors, type CompactRefusal, type ExactLimits } from "./state";
 
 /**
  * Exact ranking: every ready chunk of an agent scored against the query, from the copy of the
@@ -29,7 +34,10 @@ const memoryBudget = (): number => (state().limits.memoryMb ?? env().EXACT_MEMOR
 /** Tests set the limits of this process (and drop what is held); undefined goes back to the configuration. */
 export function useExactLimits(limits: ExactLimits): void {
   state().limits = limits;
+  for (const a of state().agents.values()) a.floats?.retire();
   state().agents.clear();
+  state().searches.clear();
+  state().refused.clear();
 }
 
 /** Bytes of vectors held in memory, all agents (health). */
@@ -71,16 +79,43 @@ async function* runsOf(documents: number[], chunkCounts: number[], model: string
   }
 }
 
-function evictFor(bytes: number, keep: string): void {
+const searchesOf = (key: string) => state().searches.get(key) ?? 0;
+
+/** Counts a search of `key`; all counts halve once one passes 1,000, so that what was searched long ago weighs less. */
+function countSearch(key: string): void {
+  const searches = state().searches;
+  const n = (searches.get(key) ?? 0) + 1;
+  searches.set(key, n);
+  if (n > 1_000) for (const [k, v] of searches) searches.set(k, v / 2);
+}
+
+function drop(key: string): void {
+  state().agents.get(key)?.floats?.retire();
+  state().agents.delete(key);
+}
+
+/**
+ * Makes room for `bytes` more by dropping held tables, the least searched first (then the least
+ * recently used); `onlyLessSearched`: only tables of agents searched less than `keep`. False when
+ * the room cannot be made that way (nothing is dropped then).
+ */
+function evictFor(bytes: number, keep: string, onlyLessSearched = false): boolean {
   const budget = memoryBudget();
-  const held = [...state().agents.entries()].filter(([, a]) => a.table !== null);
-  let total = held.reduce((s, [, a]) => s + a.bytes, 0) + bytes;
-  for (const [key, a] of held.sort((x, y) => x[1].usedAt - y[1].usedAt)) {
-    if (total <= budget) return;
-    if (key === keep) continue;
-    state().agents.delete(key);
+  const held = [...state().agents.entries()].filter(([k, a]) => a.table !== null && k !== keep);
+  const mine = state().agents.get(keep)?.bytes ?? 0;
+  let total = held.reduce((s, [, a]) => s + a.bytes, 0) + mine + bytes;
+  const order = held
+    .filter(([k]) => !onlyLessSearched || searchesOf(k) < searchesOf(keep))
+    .sort((x, y) => searchesOf(x[0]) - searchesOf(y[0]) || x[1].usedAt - y[1].usedAt);
+  const dropped: string[] = [];
+  for (const [key, a] of order) {
+    if (total <= budget) break;
+    dropped.push(key);
     total -= a.bytes;
   }
+  if (total > budget && onlyLessSearched) return false;
+  for (const key of dropped) drop(key);
+  return total <= budget;
 }
 
 /** The agent's ready documents as stored copies, streamed (table null); null while a copy is missing. */
@@ -104,12 +139,21 @@ function streamedCoverage(
 /**
  * The table for the ready set `agent` describes: the one held before with its removed documents
  * dropped and the new ones appended, or a new one when it has no room left (or a quarter is
- * removed rows). Null when the memory cannot be had: the agent is then streamed.
+ * removed rows). Null when the memory cannot be had: the agent is then streamed. A compact
+ * table's float32 copies go to its float file alongside (`floats`), kept across new tables.
  */
-async function tableFor(agent: AgentVectors, model: string, before: VectorTable | null, precision: Precision): Promise<VectorTable | null> {
+async function tableFor(
+  agent: AgentVectors,
+  model: string,
+  before: VectorTable | null,
+  precision: Precision,
+  floats?: FloatRows,
+): Promise<VectorTable | null> {
   const ready = new Set(agent.documents);
   let table = before && before.dimension === agent.dimension && before.precision === precision ? before : null;
   if (table) for (const id of [...table.documentOf.subarray(0, table.rows)]) if (!ready.has(id) && table.hasDocument(id)) table.remove(id);
+  if (floats) for (const [id] of floats.describe().documents) if (!ready.has(id)) floats.remove(id);
+  if (floats && floats.dead * 4 > floats.size) await floats.rewrite();
   const added = agent.documents.flatMap((id, i) => (table?.hasDocument(id) ? [] : [{ id, chunks: agent.chunkCounts[i] }]));
   const addedRows = agent.chunks - (table?.live ?? 0);
   try {
@@ -128,8 +172,132 @@ async function tableFor(agent: AgentVectors, model: string, before: VectorTable 
     added.map((d) => d.chunks),
     model,
   ))
-    for (const r of page) table.append(r.document_id, r.first_chunk, r.count, r.vectors);
+    for (const r of page) {
+      table.append(r.document_id, r.first_chunk, r.count, r.vectors);
+      if (floats && floats.offsetOf(r.document_id, r.first_chunk) === null) floats.append(r.document_id, r.first_chunk, r.count, r.vectors);
+    }
   return table;
+}
+
+/**
+ * Where an agent's compact table is kept, by agent and model, and its float files: each new one
+ * has a name of its own, so that a search still reading an older one (its table dropped or built
+ * again meanwhile) never reads another table's floats.
+ */
+function compactFiles(agentId: number, model: string): { dir: string; table: string; newFloats: () => string; floatsPrefix: string } {
+  const dir = path.join(env().DATA_DIR, "compact");
+  fs.mkdirSync(dir, { recursive: true });
+  const name = `agent-${agentId}-${createHash("sha256").update(model).digest("hex").slice(0, 12)}`;
+  return {
+    dir,
+    table: path.join(dir, `${name}.table`),
+    floatsPrefix: `${name}.`,
+    newFloats: () => path.join(dir, `${name}.${Date.now().toString(36)}${(++floatFiles).toString(36)}.floats`),
+  };
+}
+let floatFiles = 0;
+
+/** A new float file for the agent's table, the older ones removed (an open one stays readable until closed). */
+function newFloatRows(agentId: number, model: string, dimension: number): FloatRows {
+  const files = compactFiles(agentId, model);
+  const floats = FloatRows.create(files.newFloats(), dimension);
+  for (const f of fs.readdirSync(files.dir))
+    if (f.startsWith(files.floatsPrefix) && f.endsWith(".floats") && path.join(files.dir, f) !== floats.file)
+      fs.rmSync(path.join(files.dir, f), { force: true });
+  return floats;
+}
+
+/** What a compact table's file holds beside its rows (saveCompact). */
+interface CompactMeta {
+  agent_id: number;
+  model: string;
+  signature: string;
+  floats: ReturnType<FloatRows["describe"]>;
+}
+
+/**
+ * The agent's compact table as last written to disk, with its float file; null when there is none,
+ * or it is of another agent, model or dimension, or either file is cut short or damaged (then it is
+ * built again from SQLite). Reading it takes a fraction of a second where building it reads every
+ * vector of the agent from SQLite.
+ */
+function compactFromDisk(agentId: number, model: string, dimension: number, capacity: number): AgentVectors | null {
+  const files = compactFiles(agentId, model);
+  let loaded: ReturnType<typeof loadTable>;
+  try {
+    loaded = loadTable(files.table, { capacity });
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
+  if (!loaded) return null;
+  let meta: CompactMeta;
+  try {
+    meta = JSON.parse(loaded.meta) as CompactMeta;
+  } catch {
+    return null;
+  }
+  const { table } = loaded;
+  if (meta.agent_id !== agentId || meta.model !== model || table.precision !== "i8" || table.dimension !== dimension) return null;
+  if (typeof meta.floats?.file !== "string") return null;
+  const floats = FloatRows.open(path.join(files.dir, path.basename(meta.floats.file)), meta.floats);
+  if (!floats) return null;
+  return {
+    signature: meta.signature,
+    table,
+    floats,
+    documents: [],
+    chunkCounts: [],
+    chunks: table.live,
+    dimension,
+    bytes: table.bytes,
+    usedAt: Date.now(),
+  };
+}
+
+/** A compact table is written to disk at most this often while it changes (a restart reads it, then reads what changed since from SQLite). */
+const SAVE_EVERY_MS = 60_000;
+
+/**
+ * Writes the agent's compact table to disk after a load, in the background: at once when none is
+ * on disk, else at most once every SAVE_EVERY_MS (one write at a time per agent; a change meanwhile
+ * writes it again after). The float file is made durable first, so a table file never describes
+ * floats that are not there.
+ */
+function saveCompact(key: string, agentId: number, model: string): void {
+  const saving = state().saving.get(key);
+  if (saving) {
+    saving.again = true;
+    return;
+  }
+  const file = compactFiles(agentId, model).table;
+  let age = Number.POSITIVE_INFINITY;
+  try {
+    age = Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    // none written yet
+  }
+  const mark = { again: false };
+  state().saving.set(key, mark);
+  void (async () => {
+    try {
+      // Waits out the rest of SAVE_EVERY_MS, unless the file is gone meanwhile.
+      for (const until = Date.now() + SAVE_EVERY_MS - age; Date.now() < until && fs.existsSync(file);)
+        await new Promise<void>((r) => setTimeout(r, Math.min(1_000, until - Date.now())).unref());
+      do {
+        mark.again = false;
+        const have = state().agents.get(key);
+        if (!have?.table || !have.floats) return;
+        await have.floats.sync();
+        const meta: CompactMeta = { agent_id: agentId, model, signature: have.signature, floats: have.floats.describe() };
+        await saveTable(have.table, file, JSON.stringify(meta));
+      } while (mark.again);
+    } catch (err) {
+      console.error("[kb-inspector] compact table not written to disk:", err instanceof Error ? err.message : err);
+    } finally {
+      state().saving.delete(key);
+    }
+  })();
 }
 
 async function load(
@@ -147,10 +315,20 @@ async function load(
   if (bytes > memoryBudget()) return precision === "f32" ? agent : null;
   const key = keyOf(agentId, model, precision);
   evictFor(bytes - (before?.bytes ?? 0), key);
-  const table = await tableFor(agent, model, before?.table ?? null, precision);
+  let floats = before?.floats;
+  if (precision === "i8" && !before?.table) {
+    // After a restart: the table written to disk last, brought up to date below.
+    const disk = compactFromDisk(agentId, model, agent.dimension, agent.chunks);
+    if (disk) before = disk;
+    floats = disk?.floats ?? newFloatRows(agentId, model, agent.dimension);
+  }
+  const table = await tableFor(agent, model, before?.table ?? null, precision, floats);
   if (table) evictFor(table.bytes - (before?.bytes ?? 0), key); // a table that grew took room to spare
-  if (!table) return precision === "f32" ? agent : null;
-  return { ...agent, table, bytes: table.bytes };
+  if (!table) {
+    if (floats !== before?.floats) floats?.retire();
+    return precision === "f32" ? agent : null;
+  }
+  return { ...agent, table, bytes: table.bytes, floats };
 }
 
 const keyOf = (agentId: number, model: string, precision: Precision) =>
@@ -169,11 +347,20 @@ async function held(agent: AgentView, model: string, precision: Precision): Prom
     }
     let loading = state().loading.get(key);
     if (!loading) {
-      loading = load(agentId, model, signature, have, precision).finally(() => state().loading.delete(key));
+      loading = load(agentId, model, signature, have, precision).finally(() => {
+        state().loading.delete(key);
+        state().quick.delete(key);
+      });
       state().loading.set(key, loading);
       const loaded = await loading;
-      if (loaded) state().agents.set(key, loaded);
-      else state().agents.delete(key);
+      if (loaded) {
+        if (have && have.floats && have.floats !== loaded.floats) have.floats.retire();
+        state().agents.set(key, loaded);
+        if (precision === "i8") {
+          state().refused.delete(key);
+          saveCompact(key, agentId, model);
+        }
+      } else drop(key);
       return loaded;
     }
     await loading; // another search is loading it: look again once it is done
@@ -248,23 +435,110 @@ export function narrowed(v: AgentVectors, documents: Map<number, number>): Agent
 }
 
 /**
- * An agent past the exact limit held as a compact table (int8, a quarter of the memory; see
- * lib/retrieval/compact.ts), within the same memory budget, brought up to date with its new
- * documents; null when it does not fit, or a ready document's vectors have no copy yet. Making
- * one reads every vector of the agent (about 9 s at 333,000 chunks), so when none is held its load
- * starts in the background and null is returned at once, unless `wait`: the caller scans the copy
- * from SQLite that once, as it would without the table.
+ * Chunks a held compact table may gain on a search's path (a read of their copies from SQLite);
+ * a larger change is loaded in the background while Chroma's index serves the agent.
+ */
+const INLINE_UPDATE_CHUNKS = 4_096;
+
+/**
+ * An agent past the exact limit, held as a compact table (int8, a quarter of the memory; see
+ * lib/retrieval/compact.ts) within the same memory budget and brought up to date with its new
+ * documents, or null while it is not: Chroma's index serves the agent then. The search path never
+ * builds a table: when none is held its load starts in the background (from the table written to
+ * disk last when there is one, else from every vector of the agent in SQLite), unless memory
+ * cannot hold it beside the tables of agents searched more (compactState says so). A search waits
+ * only for a table being read from disk, or a held one gaining a few documents. `wait`: load it
+ * now whatever it takes (tests, the warm-up after start).
  */
 export async function compactVectors(ref: AgentRef, model: string, { wait = false } = {}): Promise<AgentVectors | null> {
   const agent = AgentView.of(ref);
   const key = keyOf(agent.id, model, "i8");
-  if (wait || state().agents.has(key)) return held(agent, model, "i8");
-  if (!state().loading.has(key)) {
-    held(agent, model, "i8").catch((err) =>
-      console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err),
-    );
+  if (wait) return held(agent, model, "i8");
+  const have = state().agents.get(key);
+  const signature = agent.readySignature(model);
+  if (have?.signature === signature) {
+    have.usedAt = Date.now();
+    return have;
+  }
+  const loading = state().loading.get(key);
+  if (loading) {
+    if (!state().quick.has(key)) return null;
+    await loading.catch(() => null);
+    const now = state().agents.get(key);
+    return now?.signature === signature ? now : null;
+  }
+  if (
+    have &&
+    agent.readyChunkCount() - have.chunks <= INLINE_UPDATE_CHUNKS &&
+    have.table &&
+    have.table.rows + INLINE_UPDATE_CHUNKS <= have.table.capacity
+  )
+    return held(agent, model, "i8");
+  if (!roomForCompact(agent, model, key)) return null;
+  if (fs.existsSync(compactFiles(agent.id, model).table)) state().quick.add(key);
+  const started = held(agent, model, "i8").catch((err) => {
+    console.error("[kb-inspector] compact table not loaded:", err instanceof Error ? err.message : err);
+    return null;
+  });
+  if (state().quick.has(key)) {
+    const now = await started;
+    return now?.signature === signature ? now : null;
   }
   return null;
+}
+
+/**
+ * Whether memory can hold the agent's compact table: within EXACT_MEMORY_MB, making room by
+ * dropping tables of agents searched less. Records the refusal for Index health otherwise.
+ */
+function roomForCompact(agent: AgentView, model: string, key: string): boolean {
+  const dimension = agent.readyChunkCount() > 0 ? dimensionOf(agent.id, model) : 0;
+  const bytes = VectorTable.bytesFor(dimension, agent.readyChunkCount(), "i8");
+  const fits = bytes <= memoryBudget() && evictFor(bytes - (state().agents.get(key)?.bytes ?? 0), key, true);
+  if (fits) state().refused.delete(key);
+  else state().refused.set(key, { reason: "memory", needed_mb: Math.ceil(bytes / (1024 * 1024)), at: Date.now() });
+  return fits;
+}
+
+function dimensionOf(agentId: number, model: string): number {
+  const coverage = readyVectorCoverage(agentId, model);
+  const first = coverage.find((d) => d.chunk_count > 0);
+  return first ? (readVectorRuns([first.document_id], model)[0]?.dimension ?? 0) : 0;
+}
+
+/** How an agent past the exact limit is served now: from its compact table, or by the index while it loads or when memory cannot hold it. */
+export type CompactServing =
+  { served: "compact"; table_mb: number } | { served: "index"; reason: "loading" | "not_loaded" } | ({ served: "index" } & CompactRefusal);
+
+export function compactState(agentId: number, model: string): CompactServing {
+  const key = keyOf(agentId, model, "i8");
+  const have = state().agents.get(key);
+  if (have?.table && have.signature === readySignature(agentId, model))
+    return { served: "compact", table_mb: Math.round((have.bytes / (1024 * 1024)) * 10) / 10 };
+  if (state().loading.has(key)) return { served: "index", reason: "loading" };
+  const refused = state().refused.get(key);
+  if (refused) return { served: "index", ...refused };
+  return { served: "index", reason: "not_loaded" };
+}
+
+/**
+ * How an agent past the exact limit is served, in words for Index health and the index-recall
+ * monitor; null for an agent within the limit (ranked exactly from its float32 table).
+ */
+export function compactServingText(agentId: number, model: string): string | null {
+  const limit = exactLimit();
+  if (limit <= 0 || agentChunkCount(agentId) <= limit) return null;
+  const s = compactState(agentId, model);
+  if (s.served === "compact") return `ranked exactly from its compact table (${s.table_mb.toLocaleString("en")} MB)`;
+  if (s.reason === "memory")
+    return `Chroma's index: memory cannot hold its compact table (${s.needed_mb.toLocaleString("en")} MB needed beside the tables of agents searched more; EXACT_MEMORY_MB is ${(memoryBudget() / (1024 * 1024)).toLocaleString("en")})`;
+  if (s.reason === "loading") return "Chroma's index while its compact table loads";
+  return "Chroma's index until its compact table is loaded (at its first search)";
+}
+
+/** Counts a search of the agent: memory keeps the tables of the agents searched most. */
+export function searched(agentId: number, model: string, compact: boolean): void {
+  countSearch(keyOf(agentId, model, compact ? "i8" : "f32"));
 }
 
 /** The n-th smallest of xs (quickselect on a copy). */
@@ -472,12 +746,23 @@ export async function exactPlaces(
 
 /**
  * Loads the vectors of the given agents after start-up (the most recently searched first), while
- * the memory budget lasts. A load a search started goes first: this waits for it.
+ * the memory budget lasts: an exactly ranked agent's table from SQLite, a compact table from the
+ * file it was last written to (or from SQLite when there is none). A load a search started goes
+ * first: this waits for it.
  */
 export async function warmExactVectors(model: string, agentIds: number[]): Promise<void> {
   for (const agentId of new Set(agentIds)) {
     while (state().loading.size > 0) await Promise.allSettled([...state().loading.values()]);
     if (exactBytesHeld() >= memoryBudget()) return;
-    await exactVectors(agentId, model);
+    const agent = AgentView.of(agentId);
+    const limit = exactLimit();
+    if (limit > 0 && agent.readyChunkCount() <= limit) {
+      await exactVectors(agent, model);
+      continue;
+    }
+    const key = keyOf(agentId, model, "i8");
+    if (agent.readyChunkCount() === 0 || state().agents.has(key) || !roomForCompact(agent, model, key)) continue;
+    if (fs.existsSync(compactFiles(agentId, model).table)) state().quick.add(key);
+    await held(agent, model, "i8");
   }
 }

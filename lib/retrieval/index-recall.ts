@@ -9,9 +9,9 @@ import { embedder } from "../embeddings/configured";
 import { AppError } from "../core/errors";
 import { chunkId, collectionFor, DISTANCE_SPACE } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
-import { exactNearest, exactVectors } from "./exact";
+import { compactServingText, exactNearest, exactVectors } from "./exact";
 import { embedForAgent } from "./retrieve";
-import { indexCandidates, servedCandidates, visibleOnly } from "./read-path";
+import { indexCandidates, servedCandidates, servedTable, visibleOnly } from "./read-path";
 import { retrievalState, type IndexRecall } from "./state";
 
 /**
@@ -36,6 +36,9 @@ const NOT_COSINE = "the index does not measure cosine distance, so the exact ran
 
 export type { IndexRecall };
 
+/** How an agent past the exact limit is served now (its compact table, or the index and why); null within the limit. */
+const servingNow = (agentId: number) => compactServingText(agentId, embedder().model);
+
 export function indexRecallView(agentId: number, row: IndexRecallRow | null): IndexRecall {
   const threshold = env().INDEX_RECALL_WARN;
   if (!row) {
@@ -53,6 +56,7 @@ export function indexRecallView(agentId: number, row: IndexRecallRow | null): In
       below_threshold: false,
       measured_at: null,
       reason: NEVER_MEASURED,
+      serving: servingNow(agentId),
     };
   }
   return {
@@ -69,6 +73,7 @@ export function indexRecallView(agentId: number, row: IndexRecallRow | null): In
     below_threshold: row.served_recall !== null && row.served_recall < threshold,
     measured_at: row.measured_at,
     reason: row.reason,
+    serving: servingNow(agentId),
   };
 }
 
@@ -151,7 +156,7 @@ async function replay(agentId: number, queries: string[]): Promise<Measured> {
     queries: queries.length,
     served_recall: s.recall,
     index_recall: i.recall,
-    served_exactly: (await exactVectors(agent, model.model)) !== null ? 1 : 0,
+    served_exactly: (await servedTable(target)) !== null ? 1 : 0,
     nearest_missed: s.nearestMissed,
     index_nearest_missed: i.nearestMissed,
     reason: null,

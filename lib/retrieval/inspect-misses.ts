@@ -3,8 +3,10 @@ import type { Collection } from "../vector-store/client";
 import { chunkKey, readyChunks } from "../db/chunks";
 import type { AgentRef } from "../db/agent-view";
 import type { RankedChunk } from "../vector-store/chunks";
+import { AgentView } from "../db/agent-view";
 import { compactVectors, exactPlaces, exactVectors } from "./exact";
-import { compactNearest, compactRanks } from "./compact";
+import { compactRanks } from "./compact";
+import { servedTable } from "./read-path";
 
 /**
  * What the inspector checks the vector index's answer against: the exact ranking of every ready
@@ -61,12 +63,10 @@ export async function exactCheck(
   const none = { exact: null, ranks: new Map<string, number>() };
   // The exact scan measures cosine distances; any other space's results could not be compared.
   if (collection.metadata?.distance_space !== "cosine") return { ranked_exactly: false, exact_unavailable: true, ...none };
-  if (await exactVectors(agent, model)) return { ranked_exactly: true, exact_unavailable: false, ...none };
-  // Held compactly (within EXACT_MEMORY_MB): the first n exactly, without reading every vector again
-  // (the first inspection of the agent scans its copy while the table is made).
-  const compact = await compactVectors(agent, model);
-  if (compact)
-    return { ranked_exactly: false, exact_unavailable: false, exact: await compactNearest(compact, model, vector, n), ranks: null };
+  // Ranked exactly from a table, float32 or compact: the results are the exact ranking.
+  if (await servedTable({ agent: AgentView.of(agent), collection, model }))
+    return { ranked_exactly: true, exact_unavailable: false, ...none };
+  // Served by the index (a compact table loading, or too large for memory): the copy scanned.
   const ranks = await exactRanks(agent, model, vector, n, targets);
   return ranks
     ? { ranked_exactly: false, exact_unavailable: false, ...ranks }

@@ -4,8 +4,9 @@ import { chunkId } from "../vector-store/client";
 import { agentVectors, closestFirst, cosineDistance, type RankedChunk, type StoredVector } from "../vector-store/chunks";
 import { chunkIndexes } from "../db/chunks";
 import { AgentView, type AgentRef } from "../db/agent-view";
-import { exactPlaces, exactVectors } from "./exact";
-import { CANDIDATE_DEPTH, retryRace, servedCandidates, visibleOnly } from "./read-path";
+import { exactPlaces } from "./exact";
+import { compactPlaces } from "./compact";
+import { CANDIDATE_DEPTH, retryRace, servedCandidates, servedTable, visibleOnly } from "./read-path";
 
 /**
  * Where the chunks of looked-for documents rank (the inspector's diagnosis, evaluation runs):
@@ -62,11 +63,17 @@ export async function locate(
   const agent = AgentView.of(ref);
   // Ranked exactly: one scan gives the head and every looked-for chunk's rank, with no k limit.
   const model = String(collection.metadata?.embedding_model ?? "");
-  const ranked = collection.metadata?.distance_space === "cosine" ? await exactVectors(agent, model) : null;
+  const ranked = await servedTable({ agent, collection, model });
   if (ranked) {
-    return (await exactPlaces(ranked, model, vectors, Math.max(1, window), targets)).map((p) => ({
+    // Past the exact limit, from the compact table: the head and each document's best chunk
+    // ranked exactly, for every query of the batch from one pass of the kernel.
+    const places =
+      ranked.table?.precision === "i8"
+        ? await compactPlaces(ranked, model, vectors, Math.max(1, window), targets)
+        : (await exactPlaces(ranked, model, vectors, Math.max(1, window), targets)).map((p) => ({ ...p, depth: ranked.chunks }));
+    return places.map((p) => ({
       head: p.head,
-      depth: ranked.chunks,
+      depth: p.depth,
       chunks: p.chunks.map((c) => ({
         document_id: c.document_id,
         chunk_index: c.chunk_index,

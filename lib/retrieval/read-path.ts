@@ -8,8 +8,8 @@ import { traced, type RetrievalTrace } from "../core/trace";
 import { reranked } from "./rerank";
 import { shownChunks } from "./shown-chunks";
 import { belowRerankCut, beyondCut } from "./cut";
-import { compactVectors, exactLimit, exactNearest, exactVectors, narrowed } from "./exact";
-import { compactNearest } from "./compact";
+import { compactVectors, exactLimit, exactNearest, exactVectors, narrowed, searched, type AgentVectors } from "./exact";
+import { compactPlaces } from "./compact";
 import { queryAgent } from "./index-candidates";
 import { fusedWithKeywords, readDepth } from "./modes";
 import {
@@ -62,16 +62,25 @@ export const CANDIDATE_DEPTH = 200;
 
 /**
  * Stage 1, the candidates the agent is served: the `n` nearest of its chunks for each query
- * vector, closest first. Exact where the agent's vectors are copied and it is within
- * EXACT_MAX_CHUNKS (lib/retrieval/exact.ts); otherwise Chroma's query read CANDIDATE_DEPTH deep.
+ * vector, closest first. Exact where the agent's vectors are copied: within EXACT_MAX_CHUNKS from
+ * its table of float32 vectors (lib/retrieval/exact.ts), past it from its compact table with the
+ * exact re-score (lib/retrieval/compact.ts) once that is held; otherwise Chroma's query read
+ * CANDIDATE_DEPTH deep.
  */
 export function servedCandidates(target: ReadTarget): CandidateRead {
   return async (n) => {
-    const cosine = target.collection.metadata?.distance_space === "cosine";
-    const compact = cosine ? await filteredCompact(target) : null;
-    if (compact) return Promise.all(target.vectors.map((v) => compactNearest(compact, target.model, v, n)));
-    const exact = cosine ? await exactVectors(target.agent, target.model) : null;
-    if (exact) return exactNearest(exact, target.model, target.vectors, n);
+    const served = await servedTable(target);
+    if (served?.table?.precision === "i8")
+      return (
+        await compactPlaces(
+          served,
+          target.model,
+          target.vectors,
+          n,
+          target.vectors.map(() => []),
+        )
+      ).map((p) => p.head);
+    if (served) return exactNearest(served, target.model, target.vectors, n);
     return (await queryAgent(target.collection, target.agent, target.vectors, Math.max(n, CANDIDATE_DEPTH))).map((hits) =>
       hits.slice(0, n),
     );
@@ -79,18 +88,24 @@ export function servedCandidates(target: ReadTarget): CandidateRead {
 }
 
 /**
- * A filtered read of an agent past the exact limit: its compact table, when one is held, narrowed
- * to the matching documents (their rows scored from bytes, the candidates within the error bound
- * scored again exactly: lib/retrieval/compact.ts); null otherwise, and the matching documents'
- * copies are read from SQLite instead (exactVectors). Either way the result is exact.
+ * The table the agent is ranked from exactly: its float32 table within EXACT_MAX_CHUNKS (or the
+ * copy streamed), its compact table past it (narrowed to a filter's documents) once held; null
+ * when Chroma's index serves it (not a cosine index, a copy missing, or the compact table loading
+ * or refused for memory: Index health says which). A filtered view past the limit without its
+ * compact table is ranked exactly too, its matching documents' copies read from SQLite.
  */
-async function filteredCompact(target: ReadTarget) {
+export async function servedTable(target: Pick<ReadTarget, "agent" | "collection" | "model">): Promise<AgentVectors | null> {
+  if (target.collection.metadata?.distance_space !== "cosine") return null;
   const { agent } = target;
-  if (!agent.scope || agent.draft) return null;
-  const all = agent.unfiltered();
-  if (all.readyChunkCount() <= exactLimit()) return null;
-  const compact = await compactVectors(all, target.model);
-  return compact && narrowed(compact, agent.scope.documents);
+  const all = agent.scope ? agent.unfiltered() : agent;
+  const large = !agent.draft && exactLimit() > 0 && all.readyChunkCount() > exactLimit();
+  searched(agent.id, target.model, large);
+  if (large) {
+    const compact = await compactVectors(all, target.model);
+    if (compact) return agent.scope ? narrowed(compact, agent.scope.documents) : compact;
+    if (!agent.scope) return null;
+  }
+  return exactVectors(agent, target.model);
 }
 
 /** Chroma's index alone, read `n` deep: what the index-recall monitor compares the served ranking with. */

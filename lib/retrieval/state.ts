@@ -2,6 +2,7 @@ import "server-only";
 import { layerState } from "../core/process-state";
 import type { FeatureCounts } from "../embeddings";
 import type { VectorTable } from "./exact-kernel";
+import type { FloatRows } from "./float-rows";
 
 /** An agent's vectors as exact ranking holds them (lib/retrieval/exact.ts). */
 export interface AgentVectors {
@@ -23,6 +24,16 @@ export interface AgentVectors {
   more?: AgentVectors;
   /** A filtered view (AgentView.filtered): the only documents of a held table scored; the rest are not there. */
   only?: Set<number>;
+  /** A compact table's float32 copies on disk, for the exact re-score of its candidates (lib/retrieval/float-rows.ts). */
+  floats?: FloatRows;
+}
+
+/** Why an agent past the exact limit is served by Chroma's index for now (lib/retrieval/exact.ts, compactVectors). */
+export interface CompactRefusal {
+  /** `memory`: its table does not fit within EXACT_MEMORY_MB beside the tables of agents searched more. */
+  reason: "memory";
+  needed_mb: number;
+  at: number;
 }
 
 /** Limits of exact ranking that a caller (tests) sets in place of the configuration's (useExactLimits). */
@@ -41,6 +52,14 @@ export interface ExactVectors {
   loading: Map<string, Promise<AgentVectors | null>>;
   /** Tests: limits of their own (useExactLimits). */
   limits: ExactLimits;
+  /** Searches per key since start, halved as they grow: which agents' tables memory keeps first. */
+  searches: Map<string, number>;
+  /** Compact tables whose load reads a file on disk (quick): a search waits for it rather than ask the index. */
+  quick: Set<string>;
+  /** Agents past the limit whose table memory could not hold, by key, with the size it needed. */
+  refused: Map<string, CompactRefusal>;
+  /** Compact tables being written to disk, by key (one write at a time each; `again` when it changed meanwhile). */
+  saving: Map<string, { again: boolean }>;
 }
 
 /** An agent's feature counts for query weighting (lib/retrieval/corpus-stats.ts). */
@@ -93,6 +112,8 @@ export interface IndexRecall {
   below_threshold: boolean;
   measured_at: string | null;
   reason: string | null;
+  /** How an agent past EXACT_MAX_CHUNKS is served now: its compact table, or Chroma's index and why; null within the limit. */
+  serving: string | null;
 }
 
 /** Retrieval's process-wide values (lib/core/process-state.ts says why they live on globalThis). */
@@ -128,7 +149,15 @@ export interface RetrievalState {
 
 function createRetrievalState(): RetrievalState {
   return {
-    exact: { agents: new Map(), loading: new Map(), limits: {} },
+    exact: {
+      agents: new Map(),
+      loading: new Map(),
+      limits: {},
+      searches: new Map(),
+      quick: new Set(),
+      refused: new Map(),
+      saving: new Map(),
+    },
     idScopes: new Map(),
     corpus: { entries: new Map(), lines: new Map(), saves: new Map(), exitHook: false },
     indexRecallRuns: new Map(),

@@ -110,10 +110,12 @@ async function postJson<T>(url: URL, body: unknown): Promise<T> {
  */
 export async function queryDistances(
   collection: Collection,
-  q: { queryEmbeddings: number[][]; nResults: number } & ({ where: Where } | { idsJson: string }),
+  q: { queryEmbeddings: number[][]; nResults: number } & ({ where: Where } | { idsJson: string } | { unscoped: true }),
 ): Promise<{ ids: string[][]; distances: (number | null)[][] }> {
   const body = { query_embeddings: q.queryEmbeddings, n_results: q.nResults, include: ["distances"] };
   if ("where" in q) return postJson(recordsUrl(collection, "query"), { ...body, where: q.where });
+  // The health probe's: the whole collection, neither filter nor ids.
+  if ("unscoped" in q) return postJson(recordsUrl(collection, "query"), body);
   // The ids list is JSON made once per agent (lib/retrieval/id-scope.ts): spliced in, not serialised again.
   return postJson(recordsUrl(collection, "query"), `${JSON.stringify(body).slice(0, -1)},"ids":${q.idsJson}}`);
 }

@@ -10,9 +10,14 @@
 // is a chunk's unique word and two vocabulary words, weighted by the agent's chunks as the app does.
 // Figures on stdout, one `key: value` line each; progress on stderr. Chroma runs on a free port in
 // a temporary directory, stopped and removed at the end, also on failure.
+//
+// `--table [--rows 333000] [--dim 1024]` measures a compact table instead, without Chroma: building
+// it from random unit rows made in memory (quantized in JavaScript as before, and by the kernel),
+// then saving it to a file in the temporary directory and reading it back.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startChroma } from "../chroma-server.mjs";
 
 const K = 10;
@@ -58,21 +63,24 @@ const timed = async <T>(into: number[], f: () => T | Promise<T>, t = performance
 };
 
 function parseArgs(argv: string[]) {
-  const a = { sizes: [1000, 10_000, 50_000, 100_000], agents: 3, queries: 50 };
+  const a = { sizes: [1000, 10_000, 50_000, 100_000], agents: 3, queries: 50, table: false, rows: 333_000, dim: 1024 };
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i].includes("=") ? argv[i].split(/=(.*)/s) : [argv[i]];
     const value = () => inline ?? argv[++i] ?? "";
-    if (key === "--sizes")
+    if (key === "--table") a.table = true;
+    else if (key === "--rows") a.rows = Number(value());
+    else if (key === "--dim") a.dim = Number(value());
+    else if (key === "--sizes")
       a.sizes = value()
         .split(",")
         .map(Number)
         .sort((x, y) => x - y);
     else if (key === "--agents") a.agents = Number(value());
     else if (key === "--queries") a.queries = Number(value());
-    else fail(`unknown argument ${key}; usage: [--sizes 1000,10000] [--agents 3] [--queries 50]`);
+    else fail(`unknown argument ${key}; usage: [--sizes 1000,10000] [--agents 3] [--queries 50] | --table [--rows 333000] [--dim 1024]`);
   }
   if (!a.sizes.length || a.sizes.some((n) => !Number.isInteger(n) || n < 100)) fail("--sizes needs whole numbers of at least 100");
-  for (const k of ["agents", "queries"] as const)
+  for (const k of ["agents", "queries", "rows", "dim"] as const)
     if (!Number.isInteger(a[k]) || a[k] < 1) fail(`--${k} needs a whole number of at least 1`);
   return a;
 }
@@ -377,6 +385,80 @@ async function measureSize(b: Bench, n: number, queryCount: number) {
   }
 }
 
+/**
+ * `--table`: a compact table of `rows` random unit rows built as the app builds one (documents of
+ * CHUNKS_PER_DOC chunks appended in turn), once with the JavaScript quantizing it used before and
+ * once with the kernel's; then written to a file and read back, as a restart does.
+ */
+async function measureTable(rows: number, dim: number, tmp: string) {
+  const { quantizeRow, ROWS_PER_CALL, unitQuery, VectorTable } = await import("../../lib/retrieval/exact-kernel");
+  const { loadTable, saveTable } = await import("../../lib/retrieval/table-file");
+  out("table", `${rows} x ${dim}, i8`);
+  log(`table: making ${rows} random unit rows`);
+  const data = new Float32Array(rows * dim);
+  for (let r = 0; r < rows; r++) {
+    const row = data.subarray(r * dim, (r + 1) * dim);
+    let sq = 0;
+    for (let i = 0; i < dim; i++) sq += (row[i] = rand() - 0.5) ** 2;
+    for (let i = 0; i < dim; i++) row[i] /= Math.sqrt(sq);
+  }
+
+  log("table: quantizing in JavaScript");
+  let t0 = performance.now();
+  const bytes = new Int8Array(rows * dim);
+  const scales = new Float32Array(rows);
+  const errors = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const q = quantizeRow(data.subarray(r * dim, (r + 1) * dim), bytes, r * dim);
+    scales[r] = q.scale;
+    errors[r] = q.error;
+  }
+  const js = (performance.now() - t0) / 1000;
+  out("i8_build_js_s", js);
+
+  log("table: building it with the kernel");
+  t0 = performance.now();
+  const table = new VectorTable(dim, rows, "i8");
+  for (let r = 0; r < rows; r += CHUNKS_PER_DOC) {
+    const n = Math.min(CHUNKS_PER_DOC, rows - r);
+    table.append(1 + r / CHUNKS_PER_DOC, 0, n, data.subarray(r * dim, (r + n) * dim));
+  }
+  const wasm = (performance.now() - t0) / 1000;
+  out("i8_build_wasm_s", wasm);
+  out("i8_build_speedup", js / wasm);
+  const stored = table.storedRows();
+  const tableScales = new Float32Array(stored.scales.buffer, stored.scales.byteOffset, rows);
+  let differ = 0;
+  for (let r = 0; r < rows; r++) {
+    if (tableScales[r] !== scales[r]) differ++;
+    for (let i = 0; i < dim; i++) if (stored.data[r * table.stride + i] !== (bytes[r * dim + i] & 0xff)) differ++;
+  }
+  out("i8_build_values_differing_from_js", differ); // exact ties may round the other way
+  out("i8_table_mb", table.bytes / MB);
+
+  const file = path.join(tmp, "compact.table");
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  t0 = performance.now();
+  const saving = saveTable(table, file, JSON.stringify({ rows, dim }));
+  out("table_save_sync_ms", performance.now() - t0); // the per-row arrays copied before the first write
+  await saving;
+  out("table_save_s", (performance.now() - t0) / 1000);
+  delay.disable();
+  out("table_save_event_loop_delay_max_ms", delay.max / 1e6); // the machine's own scheduling included
+  out("table_file_mb", fs.statSync(file).size / MB);
+  t0 = performance.now();
+  const loaded = loadTable(file);
+  out("table_load_s", (performance.now() - t0) / 1000); // the file just written: in the page cache
+  const query = [unitQuery(Array.from({ length: dim }, () => rand() - 0.5))];
+  const [a, b] = [table, loaded?.table].map((t) => {
+    const d = new Float32Array(rows);
+    for (let from = 0; t && from < rows; from += ROWS_PER_CALL) t.score(query, from, Math.min(ROWS_PER_CALL, rows - from), [d], from);
+    return Buffer.from(d.buffer);
+  });
+  out("table_load_scores_equal", loaded && a.equals(b) ? "yes" : "no");
+}
+
 async function main(args: ReturnType<typeof parseArgs>, tmp: string, onChroma: (stop: () => Promise<void>) => void) {
   const chroma = await startChroma({ dataDir: path.join(tmp, "chroma"), restart: false, log });
   onChroma(chroma.stop);
@@ -426,7 +508,7 @@ const cleanup = () =>
   })());
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void cleanup().finally(() => process.exit(130)));
 if (!gc) console.log("# run with --expose-gc for steady memory figures");
-main(args, tmp, (stop) => (stopChroma = stop))
+(args.table ? measureTable(args.rows, args.dim, tmp) : main(args, tmp, (stop) => (stopChroma = stop)))
   .catch((err) => {
     console.error(`exact-scoring bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;
