@@ -185,14 +185,14 @@ async function tableFor(
  * again meanwhile) never reads another table's floats.
  */
 function compactFiles(agentId: number, model: string): { dir: string; table: string; newFloats: () => string; floatsPrefix: string } {
-  const dir = path.join(env().DATA_DIR, "compact");
+  const dir = path.join(/*turbopackIgnore: true*/ env().DATA_DIR, "compact");
   fs.mkdirSync(dir, { recursive: true });
   const name = `agent-${agentId}-${createHash("sha256").update(model).digest("hex").slice(0, 12)}`;
   return {
     dir,
-    table: path.join(dir, `${name}.table`),
+    table: path.join(/*turbopackIgnore: true*/ dir, `${name}.table`),
     floatsPrefix: `${name}.`,
-    newFloats: () => path.join(dir, `${name}.${Date.now().toString(36)}${(++floatFiles).toString(36)}.floats`),
+    newFloats: () => path.join(/*turbopackIgnore: true*/ dir, `${name}.${Date.now().toString(36)}${(++floatFiles).toString(36)}.floats`),
   };
 }
 let floatFiles = 0;
@@ -202,8 +202,8 @@ function newFloatRows(agentId: number, model: string, dimension: number): FloatR
   const files = compactFiles(agentId, model);
   const floats = FloatRows.create(files.newFloats(), dimension);
   for (const f of fs.readdirSync(files.dir))
-    if (f.startsWith(files.floatsPrefix) && f.endsWith(".floats") && path.join(files.dir, f) !== floats.file)
-      fs.rmSync(path.join(files.dir, f), { force: true });
+    if (f.startsWith(files.floatsPrefix) && f.endsWith(".floats") && path.join(/*turbopackIgnore: true*/ files.dir, f) !== floats.file)
+      fs.rmSync(path.join(/*turbopackIgnore: true*/ files.dir, f), { force: true });
   return floats;
 }
 
@@ -240,7 +240,7 @@ function compactFromDisk(agentId: number, model: string, dimension: number, capa
   const { table } = loaded;
   if (meta.agent_id !== agentId || meta.model !== model || table.precision !== "i8" || table.dimension !== dimension) return null;
   if (typeof meta.floats?.file !== "string") return null;
-  const floats = FloatRows.open(path.join(files.dir, path.basename(meta.floats.file)), meta.floats);
+  const floats = FloatRows.open(path.join(/*turbopackIgnore: true*/ files.dir, path.basename(meta.floats.file)), meta.floats);
   if (!floats) return null;
   return {
     signature: meta.signature,
