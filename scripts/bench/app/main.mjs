@@ -77,7 +77,7 @@ async function main() {
     return;
   }
 
-  const { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest } =
+  const { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest, served } =
     await runReads({
       base,
       chromaApi,
@@ -130,6 +130,8 @@ async function main() {
     ["search_overhead_ratio", ratio(p50(search) / p50(raw))],
     ["raw_ids_query_p50_ms", ms(p50(rawIds))],
     ["search_to_raw_ids_ratio", ratio(p50(search) / p50(rawIds))],
+    ["compact_tables_ready_s", Math.round(served.tablesReadyS * 10) / 10],
+    ["served_recall_at_10_min", served.servedRecall],
     ["small_agent_search_p50_ms", ms(p50(smallSearch))],
     ["small_agent_overhead_ratio", ratio(p50(smallSearch) / p50(smallRaw))],
     ["filtered_agent_chunks", filtered?.agentChunks ?? Number.NaN],

@@ -86,6 +86,24 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
   await searchLatencies(agents, agents.length);
   await rawLatencies(agents, agents.length);
   await rawIdsLatencies(agents, agents.length);
+  // Agents past EXACT_MAX_CHUNKS are served from their compact tables once held: a search starts
+  // a table's load in the background, so each is searched until Index health says it is held.
+  const served = { tablesReadyS: 0, servedRecall: Number.NaN, serving: [] };
+  const waitStarted = performance.now();
+  for (;;) {
+    const serving = (await http(`${base}/api/health`, {}, [200, 503])).index?.exact?.large_agents ?? [];
+    served.serving = serving;
+    if (serving.every((a) => a.serving.startsWith("ranked exactly"))) break;
+    if (performance.now() - waitStarted > 30 * 60_000) {
+      log(`compact tables not all held after 30 minutes: ${JSON.stringify(serving)}`);
+      break;
+    }
+    await searchLatencies(agents, agents.length);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  served.tablesReadyS = (performance.now() - waitStarted) / 1000;
+  if (served.serving.length > 0)
+    log(`compact tables held after ${served.tablesReadyS.toFixed(1)} s: ${served.serving.map((a) => `${a.name} ${a.serving}`).join("; ")}`);
 
   /** The app's search and the raw query alternate, one of each per agent in turn: a change of load during the run weighs on both sides alike. */
   const paired = async (list) => {
@@ -109,6 +127,15 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       `searches done: p50 ${ms(percentile(search, 50))} ms (raw ${ms(percentile(raw, 50))}, raw by ids ${ms(percentile(rawIds, 50))}), p95 ${ms(percentile(search, 95))} (raw ${ms(percentile(raw, 95))}); ` +
         `small agent p50 ${ms(percentile(smallSearch, 50))} ms (raw ${ms(percentile(smallRaw, 50))})`,
     );
+  }
+
+  // What searches get of the exact nearest 10 (the index-recall monitor, replaying each large
+  // agent's latest searches against the exact ranking): the lowest of the large agents.
+  if (runs("search")) {
+    const recalls = [];
+    for (const a of large) recalls.push((await http(`${base}/api/agents/${a.id}/index-recall`, { method: "POST" }, [200])).served_recall);
+    served.servedRecall = Math.min(...recalls.filter((r) => r !== null));
+    log(`served recall@10 against the exact ranking, per large agent: ${recalls.join(", ")}`);
   }
 
   // ---- the inspector on a large agent
@@ -221,5 +248,5 @@ export async function runReads({ base, chromaApi, appSide, agents, upload }) {
       `searches during an upload of ${extra.chunks} chunks: ${underIngest.length}, p95 ${ms(percentile(underIngest, 95))} ms (raw ${ms(percentile(rawUnderIngest, 95))})`,
     );
   }
-  return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest };
+  return { large, qrand, search, raw, rawIds, smallSearch, smallRaw, inspect, evalSeconds, impact, underIngest, rawUnderIngest, served };
 }
