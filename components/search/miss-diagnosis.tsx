@@ -22,9 +22,11 @@ function ModeRanks({ e, topK }: { e: ExpectedDiagnosis; topK: number }) {
       <p title={bm25 === null ? undefined : `Its best keyword match has bm25 ${bm25.toFixed(2).replace("-", "−")} (lower is better).`}>
         Vector rank {v ?? "—"}
         {e.index_miss && " (by exact distance; the vector index did not return it)"} ·{" "}
-        {k === null ? "no keyword match" : `keyword rank ${k}`} · hybrid rank {h ?? "—"}
+        {e.keyword.not_ranked ? "keyword rank not computed" : k === null ? "no keyword match" : `keyword rank ${k}`} · hybrid rank{" "}
+        {h ?? "—"}
       </p>
-      {lost && <p>{lost}</p>}
+      {e.keyword.not_ranked && <p>Keyword rank not computed: {e.keyword.not_ranked}.</p>}
+      {lost && !e.keyword.not_ranked && <p>{lost}</p>}
     </div>
   );
 }

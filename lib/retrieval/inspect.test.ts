@@ -8,6 +8,7 @@ import { ARTICLES, ingest, newAgent, vectorsOf } from "../../test/helpers";
 import { useExactLimits } from "./exact";
 import { bestRanks, CANDIDATE_DEPTH, documentSearchTool, embedForAgent, locate, rankAllChunks } from "./retrieve";
 import { inspectQuery } from "./inspect";
+import { useKeywordPlaceCap } from "./modes";
 
 describe("inspectQuery", () => {
   it("places the expected document's best chunk exactly, with no k limit, as a full direct Chroma ranking does", async () => {
@@ -92,6 +93,35 @@ describe("inspectQuery", () => {
       const searched = await documentSearchTool(agent.id, query, k);
       expect(inspected.results).toEqual(searched);
       expect(inspected.results.map((r) => r.score)).toEqual(inspected.distances.slice(0, k));
+    }
+  });
+
+  it("leaves the keyword place unranked in vector mode when the query's words match more chunks than the cap, and says why", async () => {
+    const agent = newAgent("inspect keyword cap");
+    for (const [name, text] of Object.entries(ARTICLES)) await ingest(agent.id, `${name}.txt`, `${text} ${text} ${text}`, 50, 10, "fixed");
+    const doc = listDocuments(agent.id).find((d) => d.filename === "refunds.txt")!;
+    const ranked = await inspectQuery(agent.id, "refund to my card", 3, doc.id, "vector");
+    expect(ranked.expected?.keyword.rank).not.toBeNull();
+    expect(ranked.expected?.keyword.not_ranked).toBeUndefined();
+    useKeywordPlaceCap(2);
+    try {
+      const capped = await inspectQuery(agent.id, "refund to my card", 3, doc.id, "vector");
+      expect(capped.expected?.keyword).toEqual({
+        rank: null,
+        bm25: null,
+        fused_rank: null,
+        not_ranked:
+          "the query's words match more than 2 chunks, so in vector mode they are not ranked (the keyword and hybrid modes rank them)",
+      });
+      expect(capped.expected?.best_rank).toBe(ranked.expected?.best_rank); // the vector side is unchanged
+      // In hybrid mode the keyword matches are ranked whatever their number: the results depend on them.
+      const hybrid = await inspectQuery(agent.id, "refund to my card", 3, doc.id, "hybrid");
+      expect(hybrid.expected?.keyword.rank).toBe(ranked.expected?.keyword.rank);
+      // A query matching fewer chunks than the cap is ranked in vector mode too.
+      useKeywordPlaceCap(1_000);
+      expect((await inspectQuery(agent.id, "refund to my card", 3, doc.id, "vector")).expected?.keyword).toEqual(ranked.expected?.keyword);
+    } finally {
+      useKeywordPlaceCap(undefined);
     }
   });
 });

@@ -48,7 +48,13 @@ export interface ExpectedDiagnosis {
    * its chunks shares a word with the query), that chunk's bm25, and the best fused (hybrid) rank
    * of its chunks (approximate past the first results of either list).
    */
-  keyword: { rank: number | null; bm25: number | null; fused_rank: number | null };
+  keyword: {
+    rank: number | null;
+    bm25: number | null;
+    fused_rank: number | null;
+    /** Why the keyword matches were not ranked (an inspection in vector mode whose words match too many chunks); absent when they were. */
+    not_ranked?: string;
+  };
 }
 
 export interface Inspection {
@@ -186,7 +192,7 @@ export async function inspectQuery(
       beyond_cut: beyondCut(chunks[0]?.distance ?? null, cut),
       filtered_out: filteredOut,
       keyword: ready
-        ? keywordPlace(view, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null)
+        ? keywordPlace(view, model, query, doc.id, location?.head ?? [], chunks[0]?.rank ?? null, mode)
         : { rank: null, bm25: null, fused_rank: null },
     };
   }

@@ -1,10 +1,11 @@
 import "server-only";
 import { chunkKey } from "../db/chunks";
-import type { AgentRef } from "../db/agent-view";
+import { AgentView, type AgentRef } from "../db/agent-view";
+import { keywordMatchesOver } from "../db/keyword-search";
 import type { RetrievalMode } from "../validations/agent";
 import { agentVectors, cosineDistance, type RankedChunk } from "../vector-store/chunks";
 import { chunkId } from "../vector-store/client";
-import { keywordRanking } from "./keyword";
+import { ftsTerms, keywordRanking } from "./keyword";
 import type { ModePlaces, PlacedChunk, ReadContext } from "./read-types";
 
 export type { RankedResult } from "./read-types";
@@ -94,6 +95,17 @@ export async function fusedWithKeywords(
 
 /** Keyword matches read for a diagnosis: far past any top_k a person inspects. */
 const KEYWORD_DEPTH = 1_000;
+/**
+ * Past this many matching chunks, an inspection in vector mode does not rank the keyword
+ * matches: ranking them scores every match (about 250 ms for 261,000 of an agent's 333,000
+ * chunks), more than the search itself, for a figure the vector results do not depend on.
+ */
+export const KEYWORD_PLACE_MAX_MATCHES = 50_000;
+let keywordPlaceCap = KEYWORD_PLACE_MAX_MATCHES;
+/** Tests: the cap of matching chunks past which vector mode does not rank them (undefined: KEYWORD_PLACE_MAX_MATCHES). */
+export function useKeywordPlaceCap(cap: number | undefined): void {
+  keywordPlaceCap = cap ?? KEYWORD_PLACE_MAX_MATCHES;
+}
 
 /**
  * The expected document in the keyword list and in the fused one. The fused rank counts the
@@ -107,7 +119,17 @@ export function keywordPlace(
   documentId: number,
   head: RankedChunk[],
   vectorRank: number | null,
-) {
+  mode: RetrievalMode = "hybrid",
+): { rank: number | null; bm25: number | null; fused_rank: number | null; not_ranked?: string } {
+  const view = AgentView.of(agent);
+  const terms = ftsTerms(query);
+  if (mode === "vector" && terms && !view.draft && !view.scope && keywordMatchesOver(view.id, terms, keywordPlaceCap))
+    return {
+      rank: null,
+      bm25: null,
+      fused_rank: null,
+      not_ranked: `the query's words match more than ${keywordPlaceCap.toLocaleString("en")} chunks, so in vector mode they are not ranked (the keyword and hybrid modes rank them)`,
+    };
   const matches = keywordRanking(agent, model, query, KEYWORD_DEPTH);
   const at = matches.findIndex((m) => m.document_id === documentId);
   const keywordRank = new Map(matches.map((m, i) => [chunkKey(m.document_id, m.chunk_index), i + 1]));
