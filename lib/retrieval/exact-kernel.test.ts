@@ -131,6 +131,53 @@ describe("the exact ranking's kernel", () => {
   });
 
   it.each([100, 384, 1024])(
+    "scores an i8 table's rows against queries four at a time exactly as one at a time, at %i dimensions",
+    (dim) => {
+      const rows = dim === 100 ? ROWS_PER_CALL + 300 : 1500;
+      const t = new VectorTable(dim, rows, "i8");
+      t.append(1, 0, rows, rowsOfEveryShape(rows, dim));
+      const queries = Array.from({ length: 9 }, () => unitQuery(Array.from({ length: dim }, rand)));
+      const alone = queries.map((q) => scoreAll(t, [q])[0]);
+      const differing = (got: Float32Array[], want: Float32Array[]) =>
+        got.flatMap((d, k) => {
+          const r = d.findIndex((x, i) => !Object.is(x, want[k][i]));
+          return r < 0 ? [] : [`query ${k}, row ${r}: ${d[r]}, not ${want[k][r]}`];
+        });
+      // One at a time is itself 1 - qs * scale * dot, rounded to float32 at each step in that order.
+      const { values, scale } = quantizeQuery(queries[0]);
+      const stored = t.storedRows();
+      const scales = new Float32Array(stored.scales.buffer, stored.scales.byteOffset, rows);
+      const byFormula = alone[0].map((_, r) => {
+        let dot = 0;
+        for (let i = 0; i < dim; i++) dot += values[i] * ((stored.data[r * t.stride + i] << 24) >> 24);
+        return Math.fround(1 - Math.fround(Math.fround(scale * scales[r]) * dot));
+      });
+      expect(differing([alone[0]], [byFormula])).toEqual([]);
+      // Short runs and long ones, as a filtered scan scores them, with rows left out between.
+      const ranges: [number, number][] = [
+        [0, 1],
+        [2, 15],
+        [40, 700],
+        [rows - 300, 300],
+      ];
+      const aloneInRanges = queries.map((q) => {
+        const d = new Float32Array(rows).fill(-1);
+        t.scoreRanges([q], ranges, [d], 0);
+        return d;
+      });
+      for (const n of [1, 2, 3, 4, 5, 9]) {
+        const batch = queries.slice(0, n);
+        expect(differing(scoreAll(t, batch), alone), `score, ${n} queries`).toEqual([]);
+        const inRanges = batch.map(() => new Float32Array(rows).fill(-1));
+        t.scoreRanges(batch, ranges, inRanges, 0);
+        expect(differing(inRanges, aloneInRanges), `scoreRanges, ${n} queries`).toEqual([]);
+      }
+      expect(alone[0][1]).not.toBe(alone[1][1]);
+      expect(VectorTable.bytesFor(dim, rows, "i8")).toBe(t.bytes);
+    },
+  );
+
+  it.each([100, 384, 1024])(
     "quantizes rows in WebAssembly to the bytes and scales quantizeRow gives, with errors that bound the true ones, at %i dimensions",
     (dim) => {
       const rows = 2000;

@@ -14,6 +14,18 @@ interface Kernel {
   scores1(q: number, data: number, rows: number, dim: number, out: number): void;
   scores4(q: number, data: number, rows: number, dim: number, out: number): void;
   scoresI8(q: number, data: number, scales: number, rows: number, dim: number, qs: number, out: number): void;
+  scores4I8(
+    q: number,
+    data: number,
+    scales: number,
+    rows: number,
+    dim: number,
+    qs0: number,
+    qs1: number,
+    qs2: number,
+    qs3: number,
+    out: number,
+  ): void;
   normalize(data: number, rows: number, dim: number): void;
   quantizeI8(src: number, rows: number, dim: number, data: number, scales: number, errors: number): void;
 }
@@ -85,8 +97,8 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
 function layout(dimension: number, capacity: number, precision: Precision) {
   const stride = padded(dimension);
   const cap = Math.max(1, capacity);
-  // The query area holds four float32 queries, or one query as i16 values.
-  const outAt = precision === "f32" ? 4 * stride * 4 : align16(stride * 2);
+  // The query area holds four queries, float32 or i16 values, scored in one pass over the rows.
+  const outAt = precision === "f32" ? 4 * stride * 4 : align16(4 * stride * 2);
   // The output area also stages float32 rows on their way to bytes, each with its error: one at least.
   const outBytes = Math.max(4 * ROWS_PER_CALL * 4, align16(stride * 4 + 4));
   const stageRows = Math.floor(outBytes / (stride * 4 + 4));
@@ -300,26 +312,8 @@ export class VectorTable {
    * errorBound of the exact ones.
    */
   score(queries: Float32Array[], from: number, n: number, out: Float32Array[], at: number): void {
-    const q0 = 0;
-    if (this.precision === "i8") {
-      for (const [k, q] of queries.entries()) {
-        const { values, scale } = quantizeQuery(q);
-        this.i16.fill(0, 0, this.stride);
-        this.i16.set(values, 0);
-        this.fn.scoresI8(q0, this.dataAt + from * this.stride, this.scalesAt + from * 4, n, this.stride, scale, this.outAt);
-        out[k].set(this.f32.subarray(this.outAt / 4, this.outAt / 4 + n), at);
-      }
-      return;
-    }
-    const data = this.dataAt + from * this.stride * 4;
-    for (let g = 0; g < queries.length; g += 4) {
-      const group = queries.slice(g, g + 4);
-      this.f32.fill(0, q0, 4 * this.stride);
-      group.forEach((q, k) => this.f32.set(q, k * this.stride));
-      if (group.length === 1) this.fn.scores1(q0, data, n, this.stride, this.outAt);
-      else this.fn.scores4(q0, data, n, this.stride, this.outAt);
-      group.forEach((_, k) => out[g + k].set(this.f32.subarray(this.outAt / 4 + k * n, this.outAt / 4 + (k + 1) * n), at));
-    }
+    // Its one range's distances land at `at`.
+    this.scoreRanges(queries, [[from, n]], out, at - from);
   }
 
   /**
@@ -328,22 +322,37 @@ export class VectorTable {
    * the queries for each would cost more than the scoring.
    */
   scoreRanges(queries: Float32Array[], ranges: [number, number][], out: Float32Array[], at: number): void {
-    if (this.precision === "i8") {
-      for (const [start, count] of ranges) this.score(queries, start, count, out, at + start);
-      return;
-    }
-    const q0 = 0;
+    // Four queries a pass: a batch reads the rows a quarter as often as one query at a time would.
     for (let g = 0; g < queries.length; g += 4) {
       const group = queries.slice(g, g + 4);
-      this.f32.fill(0, q0, 4 * this.stride);
-      group.forEach((q, k) => this.f32.set(q, k * this.stride));
+      const scoreRows = this.load(group);
       for (const [start, n] of ranges) {
-        const data = this.dataAt + start * this.stride * 4;
-        if (group.length === 1) this.fn.scores1(q0, data, n, this.stride, this.outAt);
-        else this.fn.scores4(q0, data, n, this.stride, this.outAt);
+        scoreRows(start, n);
         group.forEach((_, k) => out[g + k].set(this.f32.subarray(this.outAt / 4 + k * n, this.outAt / 4 + (k + 1) * n), at + start));
       }
     }
+  }
+
+  /**
+   * Puts up to four queries in the query area (an i8 table's quantized), the places left empty
+   * zeros; returns the kernel call that scores rows [start, start + n) against them into the
+   * output area, query k's from n * k. One query alone takes the one-query kernel, which is faster
+   * for it than four with three empty; both give the same distances.
+   */
+  private load(group: Float32Array[]): (start: number, n: number) => void {
+    const { fn, stride, outAt } = this;
+    if (this.precision === "f32") {
+      this.f32.fill(0, 0, 4 * stride);
+      group.forEach((q, k) => this.f32.set(q, k * stride));
+      const kernel = group.length === 1 ? fn.scores1 : fn.scores4;
+      return (start, n) => kernel(0, this.dataAt + start * stride * 4, n, stride, outAt);
+    }
+    this.i16.fill(0, 0, 4 * stride);
+    const [s0, s1 = 0, s2 = 0, s3 = 0] = group.map((q, k) => quantizeRow(q, this.i16, k * stride).scale);
+    const rows = (start: number) => this.dataAt + start * stride;
+    const scales = (start: number) => this.scalesAt + start * 4;
+    if (group.length === 1) return (start, n) => fn.scoresI8(0, rows(start), scales(start), n, stride, s0, outAt);
+    return (start, n) => fn.scores4I8(0, rows(start), scales(start), n, stride, s0, s1, s2, s3, outAt);
   }
 
   /**

@@ -119,7 +119,7 @@
 ;; `dim` i16 values (int8 range) whose float value is $qs * value. out[r] = 1 - $qs * scale[r] *
 ;; (the integer dot product). The caller bounds the error of each row (exact-kernel.ts).
   (func (export "scoresI8") (param $q i32) (param $data i32) (param $scales i32) (param $rows i32) (param $dim i32) (param $qs f32) (param $out i32)
-    (local $r i32) (local $i i32) (local $p i32) (local $v v128) (local $a0 v128) (local $a1 v128) (local $s v128)
+    (local $r i32) (local $i i32) (local $p i32) (local $v v128) (local $a0 v128) (local $a1 v128)
     (local.set $p (local.get $data))
     (block $done
       (loop $row
@@ -137,13 +137,66 @@
               (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (v128.load offset=16 (i32.add (local.get $q) (i32.shl (local.get $i) (i32.const 1)))))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $step)))
-        (local.set $s (i32x4.add (local.get $a0) (local.get $a1)))
         (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32.sub (f32.const 1)
-            (f32.mul (f32.mul (local.get $qs) (f32.load (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2)))))
-              (f32.convert_i32_s
-                (i32.add (i32.add (i32x4.extract_lane 0 (local.get $s)) (i32x4.extract_lane 1 (local.get $s)))
-                         (i32.add (i32x4.extract_lane 2 (local.get $s)) (i32x4.extract_lane 3 (local.get $s))))))))
+          (call $distanceI8 (local.get $qs) (f32.load (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2))))
+            (i32x4.add (local.get $a0) (local.get $a1))))
+        (local.set $p (i32.add (local.get $p) (local.get $dim)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+  )
+
+;; The same for four queries at once (i16 values at q, q + 2 dim, q + 4 dim and q + 6 dim bytes,
+;; scales $qs0 to $qs3): each row's bytes are read and widened once for the four, which is most of
+;; a query's cost alone. out[k * rows + r] for query k, equal to what scoresI8 gives it (a zero
+;; query with scale 0 fills an unused place). Integer sums are exact in any order.
+  (func (export "scores4I8") (param $q i32) (param $data i32) (param $scales i32) (param $rows i32) (param $dim i32)
+    (param $qs0 f32) (param $qs1 f32) (param $qs2 f32) (param $qs3 f32) (param $out i32)
+    (local $r i32) (local $i i32) (local $j i32) (local $p i32) (local $v v128) (local $lo v128) (local $hi v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $q1 i32) (local $q2 i32) (local $q3 i32) (local $o i32) (local $outBytes i32) (local $sc f32)
+    (local.set $q1 (i32.add (local.get $q) (i32.shl (local.get $dim) (i32.const 1))))
+    (local.set $q2 (i32.add (local.get $q1) (i32.shl (local.get $dim) (i32.const 1))))
+    (local.set $q3 (i32.add (local.get $q2) (i32.shl (local.get $dim) (i32.const 1))))
+    (local.set $outBytes (i32.shl (local.get $rows) (i32.const 2)))
+    (local.set $p (local.get $data))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $end
+          (loop $step
+            (br_if $end (i32.ge_u (local.get $i) (local.get $dim)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $i))))
+            (local.set $lo (i16x8.extend_low_i8x16_s (local.get $v)))
+            (local.set $hi (i16x8.extend_high_i8x16_s (local.get $v)))
+            (local.set $j (i32.shl (local.get $i) (i32.const 1)))
+            (local.set $a0 (i32x4.add (local.get $a0) (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $lo) (v128.load (i32.add (local.get $q) (local.get $j))))
+              (i32x4.dot_i16x8_s (local.get $hi) (v128.load offset=16 (i32.add (local.get $q) (local.get $j)))))))
+            (local.set $a1 (i32x4.add (local.get $a1) (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $lo) (v128.load (i32.add (local.get $q1) (local.get $j))))
+              (i32x4.dot_i16x8_s (local.get $hi) (v128.load offset=16 (i32.add (local.get $q1) (local.get $j)))))))
+            (local.set $a2 (i32x4.add (local.get $a2) (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $lo) (v128.load (i32.add (local.get $q2) (local.get $j))))
+              (i32x4.dot_i16x8_s (local.get $hi) (v128.load offset=16 (i32.add (local.get $q2) (local.get $j)))))))
+            (local.set $a3 (i32x4.add (local.get $a3) (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $lo) (v128.load (i32.add (local.get $q3) (local.get $j))))
+              (i32x4.dot_i16x8_s (local.get $hi) (v128.load offset=16 (i32.add (local.get $q3) (local.get $j)))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $step)))
+        (local.set $sc (f32.load (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2)))))
+        (local.set $o (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))))
+        (f32.store (local.get $o) (call $distanceI8 (local.get $qs0) (local.get $sc) (local.get $a0)))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (call $distanceI8 (local.get $qs1) (local.get $sc) (local.get $a1)))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (call $distanceI8 (local.get $qs2) (local.get $sc) (local.get $a2)))
+        (local.set $o (i32.add (local.get $o) (local.get $outBytes)))
+        (f32.store (local.get $o) (call $distanceI8 (local.get $qs3) (local.get $sc) (local.get $a3)))
         (local.set $p (i32.add (local.get $p) (local.get $dim)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
@@ -234,6 +287,14 @@
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
   )
+
+;; 1 - $qs * $scale * (the lanes of $a summed): one i8 distance, in the one order both kernels use.
+  (func $distanceI8 (param $qs f32) (param $scale f32) (param $a v128) (result f32)
+    (f32.sub (f32.const 1)
+      (f32.mul (f32.mul (local.get $qs) (local.get $scale))
+        (f32.convert_i32_s
+          (i32.add (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+                   (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a))))))))
 
   (func $sum (param $a v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))

@@ -13,7 +13,8 @@
 //
 // `--table [--rows 333000] [--dim 1024]` measures a compact table instead, without Chroma: building
 // it from random unit rows made in memory (quantized in JavaScript as before, and by the kernel),
-// then saving it to a file in the temporary directory and reading it back.
+// then scoring a batch of 32 queries against it one query at a time and four at a time (as an
+// evaluation's batch is scored), then saving it to a file in the temporary directory and reading it back.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -435,6 +436,7 @@ async function measureTable(rows: number, dim: number, tmp: string) {
   }
   out("i8_build_values_differing_from_js", differ); // exact ties may round the other way
   out("i8_table_mb", table.bytes / MB);
+  measureBatchScoring(table, dim, ROWS_PER_CALL, unitQuery);
 
   const file = path.join(tmp, "compact.table");
   const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -457,6 +459,49 @@ async function measureTable(rows: number, dim: number, tmp: string) {
     return Buffer.from(d.buffer);
   });
   out("table_load_scores_equal", loaded && a.equals(b) ? "yes" : "no");
+}
+
+/** Batches of this many queries, as an evaluation scores them; rounds alternate the two ways, the median kept. */
+const BATCH = 32;
+const SCORE_ROUNDS = 3;
+
+/**
+ * A batch of BATCH queries scored against the table a kernel call's rows at a time, as a scan does:
+ * each query alone (the table's rows read once per query, as batches were scored before) and the
+ * batch in one call (rows read once per four queries); the two must give the same distances.
+ */
+function measureBatchScoring(
+  table: import("../../lib/retrieval/exact-kernel").VectorTable,
+  dim: number,
+  rowsPerCall: number,
+  unitQuery: (v: ArrayLike<number>) => Float32Array,
+) {
+  log(`table: scoring ${BATCH} queries, ${SCORE_ROUNDS} rounds`);
+  const queries = Array.from({ length: BATCH }, () => unitQuery(Array.from({ length: dim }, () => rand() - 0.5)));
+  const alone = queries.map(() => new Float32Array(table.rows));
+  const together = queries.map(() => new Float32Array(table.rows));
+  const one: number[] = [];
+  const four: number[] = [];
+  for (let round = 0; round < SCORE_ROUNDS; round++) {
+    let t0 = performance.now();
+    for (let from = 0; from < table.rows; from += rowsPerCall) {
+      const n = Math.min(rowsPerCall, table.rows - from);
+      queries.forEach((q, k) => table.score([q], from, n, [alone[k]], from));
+    }
+    one.push(performance.now() - t0);
+    t0 = performance.now();
+    for (let from = 0; from < table.rows; from += rowsPerCall)
+      table.score(queries, from, Math.min(rowsPerCall, table.rows - from), together, from);
+    four.push(performance.now() - t0);
+  }
+  out(`i8_score_${BATCH}_queries_one_at_a_time_ms`, pct(one, 0.5));
+  out(`i8_score_${BATCH}_queries_four_at_a_time_ms`, pct(four, 0.5));
+  out("i8_score_ms_per_query_one_at_a_time", pct(one, 0.5) / BATCH);
+  out("i8_score_ms_per_query_four_at_a_time", pct(four, 0.5) / BATCH);
+  out("i8_score_four_at_a_time_speedup", pct(one, 0.5) / pct(four, 0.5));
+  out("i8_score_rounds_ms", `one ${one.map(Math.round).join(" ")}; four ${four.map(Math.round).join(" ")}`);
+  const same = alone.every((d, k) => Buffer.from(d.buffer).equals(Buffer.from(together[k].buffer)));
+  out("i8_score_four_at_a_time_equal", same ? "yes" : "no");
 }
 
 async function main(args: ReturnType<typeof parseArgs>, tmp: string, onChroma: (stop: () => Promise<void>) => void) {
