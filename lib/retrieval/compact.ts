@@ -169,14 +169,26 @@ function smallestUpper(d: Float32Array, rows: number, bound: (r: number) => numb
 }
 
 /**
+ * The rows the exact re-score scores, shared by every call and grown as needed (up to
+ * chunksPerRead rows, 16 MB at 1,024 dimensions): making a WebAssembly memory for each search
+ * took most of a search of a small compact table. A re-score runs without a turn of the event
+ * loop, so no two calls use it at once.
+ */
+let shared: { pool: VectorTable; dist: Float32Array } | null = null;
+function poolFor(dimension: number, rows: number): { pool: VectorTable; dist: Float32Array } {
+  if (!shared || shared.pool.dimension !== dimension || shared.pool.capacity < rows) {
+    const pool = new VectorTable(dimension, Math.max(rows, shared?.pool.dimension === dimension ? shared.pool.capacity : 0, 256));
+    shared = { pool, dist: new Float32Array(pool.capacity) };
+  }
+  return shared;
+}
+
+/**
  * Scores chunks exactly from their float32 copies: the compact table's float file where it holds
  * them (a read of 4 KB each), else SQLite. One pool of rows for every page and query, so that a
  * batch of queries does not make a WebAssembly memory each.
  */
 class ExactScorer {
-  private pool: VectorTable | null = null;
-  private dist: Float32Array | null = null;
-
   constructor(
     private readonly agent: AgentVectors,
     private readonly model: string,
@@ -187,13 +199,7 @@ class ExactScorer {
     const out: RankedChunk[] = [];
     if (chunks.length === 0) return out;
     const perPage = chunksPerRead();
-    const capacity = Math.max(1, Math.min(perPage, chunks.length));
-    if (!this.pool || this.pool.capacity < capacity) {
-      this.pool = new VectorTable(this.agent.dimension, Math.max(capacity, Math.min(perPage, 1_024)));
-      this.dist = new Float32Array(this.pool.capacity);
-    }
-    const pool = this.pool;
-    const dist = this.dist!;
+    const { pool, dist } = poolFor(this.agent.dimension, Math.min(perPage, chunks.length));
     const floats = this.agent.floats;
     for (let at = 0; at < chunks.length; at += perPage) {
       const page = chunks.slice(at, at + perPage);
