@@ -1,8 +1,10 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { embedder } from "../embeddings/configured";
 import { ingest, newAgent } from "../../test/helpers";
 import { indexBacklog } from "../index-upkeep/health";
-import { compactServingText, compactState, compactVectors, useExactLimits } from "./exact";
+import { compactServingText, compactState, compactVectors, useExactLimits, warmExactVectors } from "./exact";
 import { embedForAgent, searchAgentDocuments } from "./retrieve";
 import { exactRanks } from "./inspect-misses";
 import { inspectQuery } from "./inspect";
@@ -70,6 +72,19 @@ describe("an agent past the exact limit", () => {
     const seen = await inspectQuery(big, "qq3word", 5);
     expect(seen.ranked_exactly).toBe(false); // the inspector checks the index's answer against a scan of the copy
     expect(seen.exact_unavailable).toBe(false);
+  });
+
+  it("removes the files of deleted agents' compact tables at start, and keeps the others'", async () => {
+    useExactLimits({ chunks: 10 });
+    await compactVectors(big, model(), { wait: true });
+    const dir = path.join(process.env.DATA_DIR!, "compact");
+    await expect.poll(() => fs.readdirSync(dir).some((f) => f.startsWith(`agent-${big}-`) && f.endsWith(".table"))).toBe(true);
+    fs.writeFileSync(path.join(dir, "agent-987654-0123456789ab.table"), "left by a deleted agent");
+    fs.writeFileSync(path.join(dir, "agent-987654-0123456789ab.x1.floats"), "left by a deleted agent");
+    await warmExactVectors(model(), []);
+    const left = fs.readdirSync(dir);
+    expect(left.filter((f) => f.startsWith("agent-987654-"))).toEqual([]);
+    expect(left.filter((f) => f.startsWith(`agent-${big}-`)).length).toBeGreaterThanOrEqual(2); // its table and float file
   });
 
   it("keeps the table of the agent searched most when memory holds one: the other is refused, not swapped in", async () => {

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { env } from "../env.mjs";
 import { agentChunkCount, readySignature } from "../db/documents";
 import { AgentView, type AgentRef } from "../db/agent-view";
+import { listAgents } from "../db/agents";
 import { readVectorRuns, readyVectorCoverage, vectorCoverage, type VectorRun } from "../db/chunk-vectors";
 import { asSearch } from "../vector-store/batched-add";
 import type { RankedChunk } from "../vector-store/chunks";
@@ -744,6 +745,17 @@ export async function exactPlaces(
   });
 }
 
+/** The compact tables and float files of agents deleted since: about 5 KB a chunk of disk each. */
+function removeCompactFilesOfDeletedAgents(): void {
+  const dir = path.join(/*turbopackIgnore: true*/ env().DATA_DIR, "compact");
+  if (!fs.existsSync(dir)) return;
+  const agents = new Set(listAgents().map((a) => a.id));
+  for (const f of fs.readdirSync(dir)) {
+    const id = /^agent-(\d+)-/.exec(f)?.[1];
+    if (id !== undefined && !agents.has(Number(id))) fs.rmSync(path.join(/*turbopackIgnore: true*/ dir, f), { force: true });
+  }
+}
+
 /**
  * Loads the vectors of the given agents after start-up (the most recently searched first), while
  * the memory budget lasts: an exactly ranked agent's table from SQLite, a compact table from the
@@ -751,6 +763,7 @@ export async function exactPlaces(
  * first: this waits for it.
  */
 export async function warmExactVectors(model: string, agentIds: number[]): Promise<void> {
+  removeCompactFilesOfDeletedAgents();
   for (const agentId of new Set(agentIds)) {
     while (state().loading.size > 0) await Promise.allSettled([...state().loading.values()]);
     if (exactBytesHeld() >= memoryBudget()) return;
