@@ -30,6 +30,9 @@ beforeAll(async () => {
 
 afterEach(() => useExactLimits({}));
 
+/** A background load or write is waited for as long as a busy machine takes: the event, not a time, ends the wait. */
+const LOADED = { timeout: 90_000, interval: 50 };
+
 const model = () => embedder().model;
 const keys = (rs: { document_id: number; chunk_index: number; score: number }[]) => rs.map((r) => [r.document_id, r.chunk_index, r.score]);
 
@@ -40,7 +43,7 @@ describe("an agent past the exact limit", () => {
     expect(compactServingText(big, model())).toMatch(/^Chroma's index until its compact table is loaded/);
     // The first search never waits for a table built from SQLite: it starts the load.
     await searchAgentDocuments(big, "qq3word refund", 5);
-    await expect.poll(() => compactState(big, model()).served).toBe("compact");
+    await expect.poll(() => compactState(big, model()).served, LOADED).toBe("compact");
     expect(compactServingText(big, model())).toMatch(/^ranked exactly from its compact table \([\d.]+ MB\)$/);
 
     for (const query of ["qq3word refund", "qq7word", words(5)]) {
@@ -78,7 +81,7 @@ describe("an agent past the exact limit", () => {
     useExactLimits({ chunks: 10 });
     await compactVectors(big, model(), { wait: true });
     const dir = path.join(process.env.DATA_DIR!, "compact");
-    await expect.poll(() => fs.readdirSync(dir).some((f) => f.startsWith(`agent-${big}-`) && f.endsWith(".table"))).toBe(true);
+    await expect.poll(() => fs.readdirSync(dir).some((f) => f.startsWith(`agent-${big}-`) && f.endsWith(".table")), LOADED).toBe(true);
     fs.writeFileSync(path.join(dir, "agent-987654-0123456789ab.table"), "left by a deleted agent");
     fs.writeFileSync(path.join(dir, "agent-987654-0123456789ab.x1.floats"), "left by a deleted agent");
     await warmExactVectors(model(), []);
@@ -93,13 +96,13 @@ describe("an agent past the exact limit", () => {
     // Room for the larger table alone.
     useExactLimits({ chunks: 10, memoryMb: (one * 1.5) / (1024 * 1024) });
     for (let i = 0; i < 3; i++) await searchAgentDocuments(big, `qq${i}word`, 3);
-    await expect.poll(() => compactState(big, model()).served).toBe("compact");
+    await expect.poll(() => compactState(big, model()).served, LOADED).toBe("compact");
     await searchAgentDocuments(other, "rr1word", 3);
     expect(compactState(other, model())).toMatchObject({ served: "index", reason: "memory" });
     expect(compactState(big, model()).served).toBe("compact");
     // Searched more than the first one since, the other agent takes the memory.
     for (let i = 0; i < 5; i++) await searchAgentDocuments(other, `rr${i}word`, 3);
-    await expect.poll(() => compactState(other, model()).served).toBe("compact");
+    await expect.poll(() => compactState(other, model()).served, LOADED).toBe("compact");
     expect(compactState(big, model()).served).toBe("index");
   });
 });

@@ -33,6 +33,9 @@ beforeAll(async () => {
 
 afterEach(() => useExactLimits({}));
 
+/** A background load or write is waited for as long as a busy machine takes: the event, not a time, ends the wait. */
+const LOADED = { timeout: 90_000, interval: 50 };
+
 describe("a compact table of an agent past the exact limit", () => {
   it("gives the exact first n, ties included, as a scan of the float32 copy does", async () => {
     useExactLimits({ chunks: 10 });
@@ -123,13 +126,13 @@ describe("a compact table of an agent past the exact limit", () => {
     const onDisk = path.join(process.env.DATA_DIR!, "compact");
     fs.rmSync(onDisk, { recursive: true, force: true });
     expect(await compactVectors(agentId, model)).toBeNull();
-    await expect.poll(() => compactVectors(agentId, model)).not.toBeNull();
+    await expect.poll(() => compactVectors(agentId, model), LOADED).not.toBeNull();
     const compact = (await compactVectors(agentId, model))!;
     expect(compact.table?.precision).toBe("i8");
     expect(compact.bytes).toBeLessThan(full / 2);
     expect(exactBytesHeld()).toBe(compact.bytes);
     // Written to disk: once dropped (a restart), the next search reads it from there and is served from it.
-    await expect.poll(() => fs.existsSync(onDisk) && fs.readdirSync(onDisk).some((f) => f.endsWith(".table"))).toBe(true);
+    await expect.poll(() => fs.existsSync(onDisk) && fs.readdirSync(onDisk).some((f) => f.endsWith(".table")), LOADED).toBe(true);
     useExactLimits({ chunks: 10 });
     const again = await compactVectors(agentId, model);
     expect(again?.table?.rows).toBe(compact.table!.rows);
