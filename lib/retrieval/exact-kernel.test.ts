@@ -130,6 +130,38 @@ describe("the exact ranking's kernel", () => {
     expect([...c.errors.subarray(0, c.rows)]).toEqual([...t.errors.subarray(1000, rows)]);
   });
 
+  it.each([384, 1024, 1536, 3072])(
+    "rounds queries finer than the rows, and no sum overflows even where every component is as large as the next, at %i dimensions",
+    (dim) => {
+      // Every component of equal size is where the integer dot product is largest: with the
+      // query's values as large as i16 allows, a sum past 2^31 wraps to a distance far off.
+      const signs = Float32Array.from({ length: dim }, (_, i) => (i % 3 === 0 ? -1 : 1));
+      const rows = new Float32Array(4 * dim);
+      rows.set(signs, 0);
+      rows.set(
+        signs.map((x) => -x),
+        dim,
+      );
+      rows.set(vectors(2, dim), 2 * dim);
+      const t = new VectorTable(dim, 4, "i8");
+      t.append(1, 0, 4, rows);
+      const f = new VectorTable(dim, 4);
+      f.append(1, 0, 4, rows);
+      for (const q of [unitQuery(signs), unitQuery(Array.from({ length: dim }, rand))]) {
+        const qe = quantizeQuery(q).error;
+        const approx = scoreAll(t, [q])[0];
+        const exact = scoreAll(f, [q])[0];
+        for (let r = 0; r < 4; r++) expect(Math.abs(approx[r] - exact[r]), `row ${r}`).toBeLessThanOrEqual(t.errorBound(r, qe));
+      }
+      // A tenth of what rounding the query like a row would leave, or less (one of equal
+      // components rounds without error either way).
+      const q = unitQuery(Array.from({ length: dim }, rand));
+      expect(quantizeQuery(q).error).toBeLessThan(quantizeRow(q, new Int16Array(dim), 0).error / 10);
+      expect(scoreAll(t, [unitQuery(signs)])[0][0]).toBeCloseTo(0, 3);
+      expect(scoreAll(t, [unitQuery(signs)])[0][1]).toBeCloseTo(2, 3);
+    },
+  );
+
   it.each([100, 384, 1024])(
     "scores an i8 table's rows against queries four at a time exactly as one at a time, at %i dimensions",
     (dim) => {
@@ -150,7 +182,7 @@ describe("the exact ranking's kernel", () => {
       const byFormula = alone[0].map((_, r) => {
         let dot = 0;
         for (let i = 0; i < dim; i++) dot += values[i] * ((stored.data[r * t.stride + i] << 24) >> 24);
-        return Math.fround(1 - Math.fround(Math.fround(scale * scales[r]) * dot));
+        return Math.fround(1 - Math.fround(Math.fround(scale * scales[r]) * Math.fround(dot)));
       });
       expect(differing([alone[0]], [byFormula])).toEqual([]);
       // Short runs and long ones, as a filtered scan scores them, with rows left out between.

@@ -41,7 +41,18 @@ export type Precision = "f32" | "i8";
 /** The largest byte value of a quantized component. */
 const I8_MAX = 127;
 
-/** A unit query as the i8 kernel takes it: int8-range values, their scale, and how far the scaled values are from the query (Euclidean). */
+/**
+ * The largest value of a quantized query's component for rows of `stride` components: as fine as
+ * the kernel's i16 lanes allow while its i32 sums cannot overflow. A dot product of integer
+ * vectors is at most the product of their lengths (and so is any part of it the kernel sums), and
+ * those are at most I8_MAX * sqrt(stride) and limit * sqrt(stride): 16,512 at 1,024 components,
+ * 5,504 at 3,072. Against a query rounded to int8 like the rows, the query's error (0.007 to 0.010
+ * at 1,024 components) no longer adds to every row's bound (under 1e-4 now), and several times
+ * fewer rows are re-scored: the bound is the row's own error.
+ */
+export const queryLimit = (stride: number): number => Math.min(32_767, Math.floor(0x7fff_ffff / (I8_MAX * stride)));
+
+/** A unit query as the i8 kernel takes it: i16 values up to queryLimit, their scale, and how far the scaled values are from the query (Euclidean). */
 export interface QuantizedQuery {
   values: Int16Array;
   scale: number;
@@ -49,13 +60,14 @@ export interface QuantizedQuery {
 }
 
 /**
- * Rounds `v` scaled to unit length to int8 values times one scale, written into `out` from `at`,
+ * Rounds `v` scaled to unit length to integers of at most `limit` (int8 for a table's rows, finer
+ * for a query: queryLimit) times one scale, written into `out` from `at`,
  * with the Euclidean size of the rounding (against the unit vector in float64; the float32 one
  * the exact scoring uses is within FLOAT_SUMS of it). A table's rows are rounded the same way by
  * the kernel (quantizeI8, several times faster: `npm run bench:exact -- --table`); this one rounds a
  * query, and is what the kernel is tested and measured against.
  */
-export function quantizeRow(v: Float32Array, out: Int8Array | Int16Array, at: number): { scale: number; error: number } {
+export function quantizeRow(v: Float32Array, out: Int8Array | Int16Array, at: number, limit = I8_MAX): { scale: number; error: number } {
   let max = 0;
   let sq = 0;
   for (let i = 0; i < v.length; i++) {
@@ -67,11 +79,11 @@ export function quantizeRow(v: Float32Array, out: Int8Array | Int16Array, at: nu
     return { scale: 0, error: 0 };
   }
   const norm = Math.sqrt(sq);
-  const scale = Math.fround(max / norm / I8_MAX);
+  const scale = Math.fround(max / norm / limit);
   const inv = 1 / (scale * norm);
   let err = 0;
   for (let i = 0; i < v.length; i++) {
-    const b = Math.max(-I8_MAX, Math.min(I8_MAX, Math.round(v[i] * inv)));
+    const b = Math.max(-limit, Math.min(limit, Math.round(v[i] * inv)));
     out[at + i] = b;
     const e = v[i] / norm - b * scale;
     err += e * e;
@@ -82,7 +94,7 @@ export function quantizeRow(v: Float32Array, out: Int8Array | Int16Array, at: nu
 
 export function quantizeQuery(q: Float32Array): QuantizedQuery {
   const values = new Int16Array(q.length);
-  const { scale, error } = quantizeRow(q, values, 0);
+  const { scale, error } = quantizeRow(q, values, 0, queryLimit(padded(q.length)));
   return { values, scale, error };
 }
 
@@ -348,7 +360,8 @@ export class VectorTable {
       return (start, n) => kernel(0, this.dataAt + start * stride * 4, n, stride, outAt);
     }
     this.i16.fill(0, 0, 4 * stride);
-    const [s0, s1 = 0, s2 = 0, s3 = 0] = group.map((q, k) => quantizeRow(q, this.i16, k * stride).scale);
+    const limit = queryLimit(stride);
+    const [s0, s1 = 0, s2 = 0, s3 = 0] = group.map((q, k) => quantizeRow(q, this.i16, k * stride, limit).scale);
     const rows = (start: number) => this.dataAt + start * stride;
     const scales = (start: number) => this.scalesAt + start * 4;
     if (group.length === 1) return (start, n) => fn.scoresI8(0, rows(start), scales(start), n, stride, s0, outAt);

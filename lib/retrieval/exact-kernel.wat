@@ -116,7 +116,8 @@
 
 ;; Approximate cosine distances from rows quantized to int8 (lib/retrieval/exact-kernel.ts,
 ;; compact tables): row r is `dim` signed bytes whose float value is scale[r] * byte, the query is
-;; `dim` i16 values (int8 range) whose float value is $qs * value. out[r] = 1 - $qs * scale[r] *
+;; `dim` i16 values whose float value is $qs * value, small enough that no i32 sum overflows
+;; (queryLimit in exact-kernel.ts). out[r] = 1 - $qs * scale[r] *
 ;; (the integer dot product). The caller bounds the error of each row (exact-kernel.ts).
   (func (export "scoresI8") (param $q i32) (param $data i32) (param $scales i32) (param $rows i32) (param $dim i32) (param $qs f32) (param $out i32)
     (local $r i32) (local $i i32) (local $p i32) (local $v v128) (local $a0 v128) (local $a1 v128)
