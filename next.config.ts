@@ -47,6 +47,9 @@ const nextConfig: NextConfig = {
     // stay small; files go to the upload routes, which the proxy leaves out (see proxy.ts).
     serverActions: { bodySizeLimit: SMALL_BODY_BYTES, allowedOrigins: allowedOriginHosts },
     proxyClientMaxBodySize: SMALL_BODY_BYTES,
+    // Turbopack keeps its work in .next/cache so that a rebuild after a change is quicker; a
+    // build that is never repeated (CI's fresh clone: .ci/run) skips writing it, about 20 s.
+    turbopackFileSystemCacheForBuild: process.env.KB_BUILD_CACHE !== "0",
   },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
