@@ -97,10 +97,13 @@ export async function fusedWithKeywords(
 const KEYWORD_DEPTH = 1_000;
 /**
  * Past this many matching chunks, an inspection in vector mode does not rank the keyword
- * matches: ranking them scores every match (about 250 ms for 261,000 of an agent's 333,000
- * chunks), more than the search itself, for a figure the vector results do not depend on.
+ * matches: ranking them scores every match, 2 to 4 microseconds each (35 to 120 ms for the
+ * 20,000 to 33,000 matches of a bench question of 4 to 7 words in an agent of 33,000 chunks,
+ * about 250 ms for 261,000 of 333,000), more than the search itself, for a figure the vector
+ * results do not depend on. Below it the place costs at most about 15 ms, and counting up to it
+ * 2 to 3 ms, so that an inspection stays within two searches at every size.
  */
-export const KEYWORD_PLACE_MAX_MATCHES = 50_000;
+export const KEYWORD_PLACE_MAX_MATCHES = 5_000;
 let keywordPlaceCap = KEYWORD_PLACE_MAX_MATCHES;
 /** Tests: the cap of matching chunks past which vector mode does not rank them (undefined: KEYWORD_PLACE_MAX_MATCHES). */
 export function useKeywordPlaceCap(cap: number | undefined): void {
