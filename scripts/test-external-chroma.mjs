@@ -17,11 +17,23 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 // The integration tests that talk to the shared test Chroma: under these folders, every test
 // file that uses test/helpers, collectionFor or Chroma, except those that start (and kill)
 // Chroma servers of their own (lib/vector-store/unavailable.test.ts, lib/ingest/faults.test.ts),
-// which have no such tenant. Plus the check that the app really writes into the tenant.
-const FOLDERS = ["lib/vector-store", "lib/ingest", "lib/retrieval", "lib/evaluation"];
-// Tests of the app's own ranking on a deliberately sparse Chroma graph: what they check happens in
-// the app, not in how it reaches a tenant, and they are the slowest of the set (about 35 s).
-const NOT_AGAIN = new Set(["lib/retrieval/exact.test.ts", "lib/retrieval/inspect-misses.test.ts", "lib/retrieval/index-recall.test.ts"]);
+// which have no such tenant. Plus the check that the app really writes into the tenant, and one
+// evaluation run end to end (the other evaluation tests read through the same retrieval code).
+const FOLDERS = ["lib/vector-store", "lib/ingest", "lib/retrieval"];
+const MORE = ["lib/evaluation/evaluation.test.ts"];
+// Tests whose subject is the app's own work, not how it reaches a tenant: its ranking on a
+// deliberately sparse Chroma graph, its compact tables, the keyword index and word statistics in
+// SQLite, the distance cut. They were half of this run's time, which the whole suite runs anyway.
+const NOT_AGAIN = new Set([
+  "lib/retrieval/exact.test.ts",
+  "lib/retrieval/inspect-misses.test.ts",
+  "lib/retrieval/index-recall.test.ts",
+  "lib/retrieval/compact.test.ts",
+  "lib/retrieval/compact-serving.test.ts",
+  "lib/retrieval/corpus-stats.test.ts",
+  "lib/retrieval/keyword.test.ts",
+  "lib/retrieval/cut.test.ts",
+]);
 const USES_CHROMA = /test\/helpers|collectionFor|\bChroma\b/;
 const OWN_CHROMA = /\bstartChroma\b/;
 const FILES = [
@@ -37,6 +49,7 @@ const FILES = [
       })
       .sort(),
   ),
+  ...MORE,
 ];
 
 const TENANT = "kb-ci-tenant";
