@@ -102,18 +102,23 @@ export interface SuspectDocument {
 export function readySuspects(model: string): SuspectDocument[] {
   return db()
     .prepare(
-      `SELECT d.id, d.agent_id, d.chunk_count FROM suspect_documents s JOIN documents d ON d.id = s.document_id
+      `SELECT d.id, d.agent_id, d.chunk_count FROM suspect_documents s CROSS JOIN documents d ON d.id = s.document_id
        WHERE s.model = ? AND d.status = 'ready' AND d.embedding_model = ? ORDER BY d.id DESC`,
     )
     .all(model, model) as SuspectDocument[];
 }
 
-/** How many suspect documents of `model` are ready (the check's work still to do). */
+/**
+ * How many suspect documents of `model` are ready (the check's work still to do). CROSS JOIN keeps
+ * SQLite's loop over the few suspects: with a plain JOIN it walked every ready document through
+ * the status index and looked each up among the suspects (100-140 ms at 16,648 documents, on
+ * every health check; 0.05 ms this way). readySuspects reads the same way.
+ */
 export function readySuspectCount(model: string): number {
   return (
     db()
       .prepare(
-        `SELECT COUNT(*) AS n FROM suspect_documents s JOIN documents d ON d.id = s.document_id
+        `SELECT COUNT(*) AS n FROM suspect_documents s CROSS JOIN documents d ON d.id = s.document_id
          WHERE s.model = ? AND d.status = 'ready' AND d.embedding_model = ?`,
       )
       .get(model, model) as { n: number }
