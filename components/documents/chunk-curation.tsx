@@ -13,6 +13,7 @@ import {
 } from "@/lib/actions/curation";
 import { CURATION_DONE, type CurationDone } from "@/lib/client/curation-done";
 import type { ChunkView } from "@/lib/ingest/curate";
+import { TableContext } from "@/components/ui/table-context";
 
 interface Props {
   agentId: number;
@@ -169,6 +170,7 @@ export function ChunkCuration(props: Props) {
                 )}
               </span>
             </div>
+            <TableContext context={c.context} />
             {isEditing(c, "text") ? (
               editor(`Text of chunk ${c.position}`, () => apply(() => changeChunkAction(agentId, c.id, { text: draft })), 8)
             ) : (

@@ -5,6 +5,7 @@ import { useActionState } from "react";
 import { askFromInspectorAction, type AskState } from "@/lib/actions/ask";
 import type { AskResult } from "@/lib/ask/ask";
 import { SubmitButton } from "@/components/ui/submit-button";
+import { TableContext } from "@/components/ui/table-context";
 
 export interface AskPanelProps {
   agentId: number;
@@ -43,6 +44,7 @@ function Answer({ agentId, result }: { agentId: number; result: AskResult }) {
                 {c.filename} #{c.chunk_index}
               </Link>{" "}
               <span className="font-mono text-xs text-slate-600">distance {distance(c.score)}</span>
+              <TableContext context={c.context} />
             </li>
           ))}
         </ul>

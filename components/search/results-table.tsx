@@ -6,6 +6,7 @@ import type { RetrievalMode } from "@/lib/validations/agent";
 import { beyondCut } from "@/lib/retrieval/cut";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { FileName } from "@/components/ui/file-name";
+import { TableContext } from "@/components/ui/table-context";
 import { Highlight } from "./highlight";
 
 /** Keyword and hybrid results also say where they stand in each list; reranked ones where the reranker put them. */
@@ -140,7 +141,12 @@ function columns(
       header: "Text",
       stackLabel: "",
       className: "min-w-[16rem] whitespace-pre-wrap",
-      cell: (r) => <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} />,
+      cell: (r) => (
+        <>
+          <TableContext context={r.context} />
+          <Highlight text={r.chunk_text} query={query} byStem={mode !== "vector"} />
+        </>
+      ),
     },
   ];
 }

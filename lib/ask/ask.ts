@@ -23,6 +23,8 @@ export interface Citation {
   filename: string;
   chunk_index: number;
   score: number;
+  /** The header of the table whose rows the chunk holds without it, as the result carries it. */
+  context?: string;
 }
 
 export interface AskResult {
@@ -45,8 +47,13 @@ const cite = (r: SearchResult): Citation => ({
   filename: r.filename,
   chunk_index: r.chunk_index,
   score: r.score,
+  ...(r.context ? { context: r.context } : {}),
 });
-const source = (r: SearchResult): Source => ({ label: `${r.filename} #${r.chunk_index}`, text: r.chunk_text });
+const source = (r: SearchResult): Source => ({
+  label: `${r.filename} #${r.chunk_index}`,
+  text: r.chunk_text,
+  ...(r.context ? { context: r.context } : {}),
+});
 
 async function pipeline(agent: AgentView, question: string, topK: number, trace: RetrievalTrace[]): Promise<AskResult> {
   const [retrieved] = await retrieve(agent, [question], { topK, trace });

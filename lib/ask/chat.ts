@@ -18,6 +18,8 @@ export interface Source {
   /** How the answer cites it, e.g. "refunds.md #2". */
   label: string;
   text: string;
+  /** The header of the table whose rows the text holds without it: given to the model before the text. */
+  context?: string;
 }
 
 export interface ChatModel {
@@ -38,7 +40,8 @@ export function chatModel(): ChatModel | null {
   return chat && openAIChat(chat.client, chat.model, chat.baseURL);
 }
 
-const numbered = (sources: Source[]) => sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.text}`).join("\n\n");
+const numbered = (sources: Source[]) =>
+  sources.map((s, i) => `[${i + 1}] (${s.label})\n${s.context ? `${s.context}\n` : ""}${s.text}`).join("\n\n");
 
 function openAIChat(client: OpenAI, model: string, baseURL: string): ChatModel {
   // The provider's own text stays in the server log: it can quote the request, or a key.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkText, type Chunk } from "./chunking";
+import { chunkText, indexedText, type Chunk } from "./chunking";
 
 describe("chunkText settings", () => {
   it("rejects an overlap that would stop the window from advancing, for both strategies", () => {
@@ -204,5 +204,84 @@ describe("boundary-aware chunks", () => {
     expect(chunkText("", 10, 2)).toEqual([]);
     expect(chunkText(" \n\t ", 10, 2)).toEqual([]);
     expect(chunkText("  short \n", 10, 2)).toEqual([{ index: 0, start: 2, end: 7, text: "short" }]);
+  });
+});
+
+/** A price list: a paragraph, a 40-row table (Markdown header and separator), a closing paragraph. */
+function priceList(rows = 40): { text: string; header: string; rowLines: string[] } {
+  const header = "| Plan | Price per month | Seats included | Support |";
+  const rowLines = Array.from(
+    { length: rows },
+    (_, i) => `| Plan ${i + 1} tier | $${(i + 1) * 7} | ${(i + 1) * 5} seats | ${i % 2 ? "email" : "phone and email"} |`,
+  );
+  const text = `# Prices\n\nEvery plan is billed monthly. Pick the one that fits your team.\n\n${header}\n|---|---|---|---|\n${rowLines.join("\n")}\n\nPrices exclude VAT.`;
+  return { text, header, rowLines };
+}
+
+/** Each line of the text that starts with a pipe, as [start, end) offsets. */
+const tableLines = (text: string) => [...text.matchAll(/^\|.*$/gm)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+
+describe("tables in boundary chunks", () => {
+  it("give every chunk holding rows their header, never cut a row and start the overlap at a row", () => {
+    const { text, header, rowLines } = priceList();
+    const lines = tableLines(text);
+    for (const [size, overlap] of [
+      [200, 40],
+      [160, 0],
+      [300, 120],
+      [120, 60],
+    ] as const) {
+      const chunks = checkBoundaryChunks(text, size, overlap);
+      expect(chunks.length).toBeGreaterThan(5);
+      for (const c of chunks) {
+        // No boundary inside a row: a table line is either wholly in the chunk or wholly outside it.
+        for (const l of lines) {
+          const inside = c.start < l.end && l.start < c.end;
+          if (inside) expect([c.start <= l.start, c.end >= l.end], `chunk ${c.index} cuts the line at ${l.start}`).toEqual([true, true]);
+        }
+        const holdsRows = rowLines.some((row) => c.text.includes(row));
+        if (holdsRows && !c.text.includes(header)) expect(c.context).toBe(`${header}\n|---|---|---|---|`);
+        if (c.text.includes(header) || !holdsRows) expect(c.context).toBeUndefined();
+      }
+      for (let i = 1; i < chunks.length; i++) {
+        // The next chunk starts at the start of a line (a row) whenever it starts inside the table.
+        const start = chunks[i].start;
+        if (lines.some((l) => l.start <= start && start < l.end)) expect(text[start - 1], `chunk ${i} at ${start}`).toBe("\n");
+      }
+      if (overlap >= 60) expect(chunks.slice(1).some((c, i) => c.start < chunks[i].end)).toBe(true);
+      // Every row is in some chunk, and with its header in its text or its context.
+      for (const row of rowLines) expect(chunks.some((c) => c.text.includes(row) && (c.text.includes(header) || c.context))).toBe(true);
+    }
+  });
+
+  it("index the header before the text and the questions after it, while the text stays the document's", () => {
+    const { text, header } = priceList();
+    const later = chunkText(text, 200, 40).find((c) => c.context)!;
+    expect(later.text).toBe(text.slice(later.start, later.end));
+    expect(later.text.startsWith("| Plan")).toBe(true);
+    expect(indexedText({ ...later, questions: ["What does Plan 9 cost?"] })).toBe(
+      `${header}\n|---|---|---|---|\n${later.text}\n\nWhat does Plan 9 cost?`,
+    );
+    expect(indexedText({ text: "Plain text." })).toBe("Plain text.");
+  });
+
+  it("take a header without a separator line, and cut inside a row only when the row alone is longer than the chunk", () => {
+    const long = `| Enterprise | ${"custom terms negotiated per contract ".repeat(4).trim()} |`;
+    const text = ["| Region | Uptime |", "| EU | 99.9% |", "| US | 99.5% |", long, "| APAC | 99.0% |"].join("\n");
+    const chunks = checkBoundaryChunks(text, 60, 10);
+    expect(chunks[0].text).toBe("| Region | Uptime |\n| EU | 99.9% |\n| US | 99.5% |");
+    expect(chunks[0].context).toBeUndefined();
+    // The long row is cut at words, each of its pieces with the header as context.
+    const pieces = chunks.filter((c) => long.includes(c.text));
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const c of chunks.slice(1)) expect(c.context).toBe("| Region | Uptime |");
+    expect(chunks.at(-1)!.text.endsWith("| APAC | 99.0% |")).toBe(true);
+  });
+
+  it("leave fixed windows and text without tables as they were", () => {
+    const { text } = priceList();
+    expect(chunkText(text, 200, 40, "fixed").every((c) => c.context === undefined)).toBe(true);
+    const plain = article(7, 20);
+    expect(chunkText(plain, 200, 40).every((c) => !("context" in c))).toBe(true);
   });
 });

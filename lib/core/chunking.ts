@@ -1,3 +1,5 @@
+import { TableLayout } from "./tables";
+
 export interface Chunk {
   index: number;
   /** Character offsets into the document text, end exclusive. */
@@ -5,15 +7,21 @@ export interface Chunk {
   end: number;
   text: string;
   /**
+   * The header line(s) of a table whose rows the chunk holds without them (lib/core/tables.ts):
+   * indexed before its text, so its rows are found by their column names; not part of `text`.
+   */
+  context?: string;
+  /**
    * Questions this chunk answers, attached by an editor (lib/ingest/curate.ts): indexed with its
    * text, for the vectors and the keywords alike; a result still shows the chunk's own text.
    */
   questions?: string[];
 }
 
-/** What a chunk is indexed by (embedded and keyword-indexed): its text, then the questions it answers. */
-export function indexedText(c: { text: string; questions?: string[] | null }): string {
-  return c.questions?.length ? `${c.text}\n\n${c.questions.join("\n")}` : c.text;
+/** What a chunk is indexed by (embedded and keyword-indexed): its table's header, its text, then the questions it answers. */
+export function indexedText(c: { text: string; context?: string | null; questions?: string[] | null }): string {
+  const text = c.context ? `${c.context}\n${c.text}` : c.text;
+  return c.questions?.length ? `${text}\n\n${c.questions.join("\n")}` : text;
 }
 
 /**
@@ -120,16 +128,19 @@ function rankAt(text: string, e: number): number {
 /**
  * Where a chunk starting at `from` should end, at most at `limit` and after `after`: the last cut
  * of the best rank in the second half of the window (so chunks stay full), else the last cut of
- * the best rank anywhere after `after`; -1 when no word ends in that range.
+ * the best rank anywhere after `after`; -1 when no word ends in that range. With `keepRows`, never
+ * inside a table's row or header; the end of a header is a last resort, like a heading.
  */
-function bestCut(text: string, from: number, limit: number, after: number): number {
+function bestCut(text: string, from: number, limit: number, after: number, tables: TableLayout | null, keepRows: boolean): number {
   const half = from + Math.floor((limit - from) / 2);
   const bestFull = [-1, -1, -1, -1];
   const bestAny = [-1, -1, -1, -1];
   for (let e = limit; e > after; e--) {
     // A word ends at e: a character before it, whitespace (or the end of the text) at it.
     if (isSpace(text[e - 1]) || !(e === text.length || isSpace(text[e]))) continue;
-    const rank = rankAt(text, e);
+    const cut = tables ? tables.cutAt(e) : "free";
+    if (keepRows && cut === "inside") continue;
+    const rank = cut === "header" ? WORD : rankAt(text, e);
     if (e >= half && bestFull[rank] < 0) bestFull[rank] = e;
     if (bestAny[rank] < 0) bestAny[rank] = e;
     if (rank === PARAGRAPH && e >= half) break; // nothing later can beat it
@@ -150,10 +161,13 @@ function nextWord(text: string, i: number): number {
  * Boundary-aware chunks: each starts at a word and ends at the best cut that fits (see
  * bestCut); the next starts at the first word within the last `overlap` characters, or after
  * the cut when none is. A word longer than `size` is cut inside, as nothing else fits.
- * Whitespace between two chunks belongs to neither.
+ * Whitespace between two chunks belongs to neither. In a table (lib/core/tables.ts) chunks end
+ * at a row's end and start at a row's start, unless one row alone is longer than `size`; a
+ * chunk holding rows without their header gets the header as its context.
  */
 function boundaryChunks(text: string, size: number, overlap: number): Chunk[] {
   const chunks: Chunk[] = [];
+  const tables = TableLayout.of(text);
   let last = text.length;
   while (last > 0 && isSpace(text[last - 1])) last--;
   let start = nextWord(text, 0);
@@ -163,28 +177,33 @@ function boundaryChunks(text: string, size: number, overlap: number): Chunk[] {
     if (last - start <= size) {
       end = last;
     } else {
-      end = bestCut(text, start, start + size, prevEnd);
+      end = bestCut(text, start, start + size, prevEnd, tables, true);
       if (end < 0 && start < prevEnd) {
-        // The overlap leaves no room for the next word: start after the previous chunk instead.
+        // The overlap leaves no room for the next word or row: start after the previous chunk instead.
         start = nextWord(text, prevEnd);
         continue;
       }
+      if (end < 0 && tables) end = bestCut(text, start, start + size, prevEnd, tables, false); // a row longer than size
       if (end < 0) end = start + size; // a single word longer than size
     }
-    chunks.push({ index: chunks.length, start, end, text: text.slice(start, end) });
+    const context = tables?.contextOf(start, end);
+    chunks.push({ index: chunks.length, start, end, text: text.slice(start, end), ...(context ? { context } : {}) });
     if (end >= last) break;
     prevEnd = end;
-    start = nextStart(text, start, end, overlap);
+    start = nextStart(text, start, end, overlap, tables);
   }
   return chunks;
 }
 
-/** The first word start in [end - overlap, end) after `start`; inside a long word, end - overlap; else the word after `end`. */
-function nextStart(text: string, start: number, end: number, overlap: number): number {
+/**
+ * The first word start in [end - overlap, end) after `start` (in a table, a row's start); inside
+ * a long word, end - overlap; else the word after `end`.
+ */
+function nextStart(text: string, start: number, end: number, overlap: number, tables: TableLayout | null): number {
   const from = Math.max(start + 1, end - overlap);
   if (overlap > 0 && !isSpace(text[end]) && !isSpace(text[end - 1])) return from; // cut inside a word longer than size
   for (let i = from; i < end; i++) {
-    if (!isSpace(text[i]) && isSpace(text[i - 1])) return i;
+    if (!isSpace(text[i]) && isSpace(text[i - 1]) && (!tables || tables.canStartAt(i))) return i;
   }
   return nextWord(text, end);
 }

@@ -16,6 +16,8 @@ export interface ReadyChunk extends ChunkRow {
   filename: string;
   /** The questions attached to the chunk (a JSON array), null without any. */
   questions: string | null;
+  /** Its table's header, when it holds rows without it (lib/core/tables.ts); null without one. */
+  context: string | null;
 }
 
 export const chunkKey = (documentId: number, chunkIndex: number) => `${documentId}#${chunkIndex}`;
@@ -45,7 +47,7 @@ const questionsJson = (q: string[] | undefined) => (q?.length ? JSON.stringify(q
 /** Writes a document's chunks (called inside the transaction that inserts the document). */
 export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
   const insert = db().prepare(
-    "INSERT INTO chunks (document_id, chunk_index, start, end, text, uid, position, questions, original) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO chunks (document_id, chunk_index, start, end, text, uid, position, questions, original, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   for (const c of chunks)
     insert.run(
@@ -58,6 +60,7 @@ export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
       c.position ?? null,
       questionsJson(c.questions),
       c.original ?? null,
+      c.context || null,
     );
 }
 
@@ -67,11 +70,12 @@ export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
  */
 export function insertChunksOff(documentId: number, chunks: OffChunk[], firstOwn: number): void {
   const insert = db().prepare(
-    "INSERT INTO chunks_off (document_id, position, uid, start, end, text, questions, original, enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO chunks_off (document_id, position, uid, start, end, text, questions, original, enabled, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   chunks.forEach((c, k) => {
     const uid = c.uid ?? ownChunkId(documentId, firstOwn + k);
-    insert.run(documentId, c.position, uid, c.start, c.end, c.text, questionsJson(c.questions), c.original ?? null, c.enabled ? 1 : 0);
+    const questions = questionsJson(c.questions);
+    insert.run(documentId, c.position, uid, c.start, c.end, c.text, questions, c.original ?? null, c.enabled ? 1 : 0, c.context || null);
   });
 }
 
@@ -89,6 +93,8 @@ export interface CuratedChunk {
   questions: string[];
   original: string | null;
   enabled: boolean;
+  /** Its table's header, when it holds rows without it; null without one. */
+  context: string | null;
 }
 
 interface CuratedRow {
@@ -100,6 +106,7 @@ interface CuratedRow {
   questions: string | null;
   original: string | null;
   enabled: number;
+  context: string | null;
 }
 
 /** All chunks of one document version in their order, on and off (the document's agent is checked by the caller). */
@@ -107,10 +114,10 @@ export function curatedChunks(documentId: number): CuratedChunk[] {
   const rows = db()
     .prepare(
       `SELECT chunk_index, COALESCE(uid, document_id * ${MAX_CHUNK_PLACES} + chunk_index) AS uid, start, end, text, questions, original,
-         COALESCE(position, chunk_index) AS position, 1 AS enabled
+         COALESCE(position, chunk_index) AS position, 1 AS enabled, context
        FROM chunks WHERE document_id = ?
        UNION ALL
-       SELECT NULL, uid, start, end, text, questions, original, position, enabled FROM chunks_off WHERE document_id = ?
+       SELECT NULL, uid, start, end, text, questions, original, position, enabled, context FROM chunks_off WHERE document_id = ?
        ORDER BY position`,
     )
     .all(documentId, documentId) as CuratedRow[];
@@ -123,6 +130,7 @@ export function curatedChunks(documentId: number): CuratedChunk[] {
     questions: r.questions ? (JSON.parse(r.questions) as string[]) : [],
     original: r.original,
     enabled: r.enabled === 1,
+    context: r.context,
   }));
 }
 
@@ -159,7 +167,7 @@ export function readyChunks(
   const found = new Map<string, ReadyChunk>();
   if (keys.length === 0) return found;
   const read = db().prepare(
-    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, c.questions, d.filename
+    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, c.questions, c.context, d.filename
      FROM chunks c JOIN documents d ON d.id = c.document_id
      WHERE c.document_id = ? AND c.chunk_index = ? AND d.agent_id = ? ${checked ? "" : "AND d.status = 'ready'"}`,
   );
@@ -189,12 +197,16 @@ export function readyAmong(agentId: number, documentIds: Iterable<number>): Set<
   return ready;
 }
 
-/** One document's indexed chunks in order (the document's agent is checked by the caller). */
-export function documentChunks(documentId: number): (ChunkRow & { questions?: string[] })[] {
+/** One document's indexed chunks in order, with what each is indexed by beyond its text (the document's agent is checked by the caller). */
+export function documentChunks(documentId: number): (ChunkRow & { questions?: string[]; context?: string })[] {
   const rows = db()
-    .prepare("SELECT document_id, chunk_index, start, end, text, questions FROM chunks WHERE document_id = ? ORDER BY chunk_index")
-    .all(documentId) as (ChunkRow & { questions: string | null })[];
-  return rows.map(({ questions, ...c }) => (questions ? { ...c, questions: JSON.parse(questions) as string[] } : c));
+    .prepare("SELECT document_id, chunk_index, start, end, text, questions, context FROM chunks WHERE document_id = ? ORDER BY chunk_index")
+    .all(documentId) as (ChunkRow & { questions: string | null; context: string | null })[];
+  return rows.map(({ questions, context, ...c }) => ({
+    ...c,
+    ...(context ? { context } : {}),
+    ...(questions ? { questions: JSON.parse(questions) as string[] } : {}),
+  }));
 }
 
 /** The chunk indexes of documents, to read their vectors by id. */
@@ -210,6 +222,7 @@ export function storedChunks(documentId: number): Chunk[] {
     start: c.start,
     end: c.end,
     text: c.text,
+    ...(c.context ? { context: c.context } : {}),
     ...(c.questions ? { questions: c.questions } : {}),
   }));
 }

@@ -18,9 +18,9 @@ import type Database from "better-sqlite3";
 /** The chunk rowid packs document and chunk: document_id * this + chunk_index. */
 export const MAX_CHUNKS_PER_DOCUMENT = 1_000_000;
 
-/** What a chunk is indexed by: its text, then the questions it answers (indexedText in lib/core/chunking.ts). */
+/** What a chunk is indexed by: its table's header, its text, then the questions it answers (indexedText in lib/core/chunking.ts). */
 export const INDEXED_TEXT_SQL =
-  "text || COALESCE(char(10) || char(10) || (SELECT group_concat(value, char(10)) FROM json_each(chunks.questions)), '')";
+  "COALESCE(chunks.context || char(10), '') || text || COALESCE(char(10) || char(10) || (SELECT group_concat(value, char(10)) FROM json_each(chunks.questions)), '')";
 
 /** The keyword table's definition (without its name). */
 export const KEYWORD_TABLE_DEFINITION = "fts5(text, content='', tokenize='porter unicode61')";

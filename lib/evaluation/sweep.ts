@@ -8,7 +8,7 @@ import { alternativeEmbedder, embedder } from "../embeddings/configured";
 import { newFeatureCounts, type CorpusStats, type Embedder } from "../embeddings";
 import { conflict, invalid } from "../core/errors";
 import { claim as claimKey, holder, type Claim } from "../core/one-at-a-time";
-import { chunkText } from "../core/chunking";
+import { chunkText, indexedText } from "../core/chunking";
 import { writeChunks } from "../ingest/write-chunks";
 import { embedForAgent, failureMessage } from "../retrieval/retrieve";
 import { beyondCut, noMatchCut } from "../retrieval/cut";
@@ -211,10 +211,8 @@ async function measure(
         await writeChunks({ collection, model: rowModel }, { agentId, documentId: d.id }, chunks);
         counts.set(d.id, chunks.length);
         if (corpus) {
-          await rowModel.countFeatures!(
-            chunks.map((c) => c.text),
-            corpus.df,
-          );
+          // What each chunk is indexed by (its table's header first), as the live index counts it.
+          await rowModel.countFeatures!(chunks.map(indexedText), corpus.df);
           corpus.chunks += chunks.length;
         }
       }

@@ -3,6 +3,7 @@
 import dingbatToUnicode from "dingbat-to-unicode";
 import { Parser } from "htmlparser2";
 import { LimitExceeded } from "./limit-exceeded.mjs";
+import { tableRow } from "./table-row.mjs";
 import { ZipBudgetExceeded, readDirectory, readEntry } from "./zip.mjs";
 
 // The parts that can hold the document's text or say where it is; images and other media are never inflated.
@@ -25,12 +26,12 @@ const NAMESPACES = new Map([
 const OFFICE_DOCUMENT =
   /^(?:http:\/\/schemas\.openxmlformats\.org\/officeDocument\/2006\/relationships|http:\/\/purl\.oclc\.org\/ooxml\/officeDocument\/relationships)\/officeDocument$/;
 
-// Elements whose children are read as document content: runs, links, tables, tracked insertions and
-// moves, content controls' content, drawings, VML shapes and text boxes. Anything not named here or
-// handled below (deleted text, field instructions, properties, equations) adds no text.
+// Elements whose children are read as document content: runs, links, tracked insertions and moves,
+// content controls' content, drawings, VML shapes and text boxes. Anything not named here or handled
+// below (tables, deleted text, field instructions, properties, equations) adds no text.
 const CONTAINERS = new Set(
   (
-    "w:body w:r w:hyperlink w:tbl w:tc w:customXml w:ins w:moveFromRangeEnd w:moveFromRangeStart w:moveTo " +
+    "w:body w:r w:hyperlink w:customXml w:ins w:moveFromRangeEnd w:moveFromRangeStart w:moveTo " +
     "w:moveToRangeEnd w:moveToRangeStart w:object w:smartTag w:drawing w:sdtContent mc:Fallback " +
     "v:roundrect v:shape v:textbox v:group v:rect w:txbxContent"
   ).split(" "),
@@ -62,9 +63,10 @@ const READ_BYTES = 1 << 20;
 
 /**
  * Raw text of a Word document, each paragraph followed by a blank line; a text box's paragraphs follow
- * the paragraph that anchors it. Refuses, before inflating anything, an archive whose XML parts declare
- * more than `maxXmlBytes`, stops inflating at that budget whatever the directory declares, and stops
- * reading as soon as the text passes `maxChars`.
+ * the paragraph that anchors it; a table's rows are `| cell | cell |` lines, its first row first (a
+ * table inside a cell is part of that cell's text). Refuses, before inflating anything, an archive
+ * whose XML parts declare more than `maxXmlBytes`, stops inflating at that budget whatever the
+ * directory declares, and stops reading as soon as the text passes `maxChars`.
  * @param {Uint8Array} bytes
  * @param {{ maxChars: number, maxXmlBytes: number }} limits
  * @returns {Promise<string>}
@@ -203,12 +205,15 @@ function readXml(data, handler) {
  * - text: its text is the document's (w:t)
  * - alternate: only its mc:Fallback is read, the form every reader understands
  * - textBox: content that is written after the paragraph that anchors it (w:pict)
- * - row: a table row, dropped if its properties mark it deleted
+ * - table: content, then a line break after its rows (a table inside a cell is plain content)
+ * - row: a table row, dropped if its properties mark it deleted; `cells` collects its cells' text
+ *   (absent for a row of a table inside a cell, whose text is the cell's)
+ * - cell: content written aside, then added to its row's cells
  * - contentControl: content; a check box control drops its first character (the box glyph)
  * - props / props-rPr: paragraph, row or control properties, read only for the markers above
- * @typedef {{ kind: "root" | "content" | "paragraph" | "text" | "alternate" | "textBox" | "row" | "contentControl"
- *   | "paragraphProps" | "paragraphRunProps" | "rowProps" | "controlProps",
- *   deleted?: boolean, checkbox?: boolean, text?: string, after?: string[] }} Frame
+ * @typedef {{ kind: "root" | "content" | "paragraph" | "text" | "alternate" | "textBox" | "table" | "row" | "cell"
+ *   | "contentControl" | "paragraphProps" | "paragraphRunProps" | "rowProps" | "controlProps",
+ *   deleted?: boolean, checkbox?: boolean, text?: string, after?: string[], cells?: string[] }} Frame
  */
 
 /**
@@ -216,7 +221,7 @@ function readXml(data, handler) {
  * @param {number} maxChars
  */
 function documentText(xml, maxChars) {
-  /** @type {string[][]} text boxes' text is written aside, then after their paragraph */
+  /** @type {string[][]} text boxes' and table cells' text is written aside, then after their paragraph or in their row */
   const outputs = [[]];
   let written = 0;
   let sawBody = false;
@@ -243,6 +248,8 @@ function documentText(xml, maxChars) {
   const frames = [];
   // Elements still open inside one that adds no text.
   let skipped = 0;
+  // Table cells open: a table inside one is read as the cell's text.
+  let cellDepth = 0;
   const top = () => frames[frames.length - 1];
 
   readXml(xml, {
@@ -289,6 +296,16 @@ function documentText(xml, maxChars) {
         const paragraph = frames.findLast((f) => f.kind === "paragraph");
         if (paragraph) (paragraph.after ??= []).push(text);
         else write(text);
+      } else if (frame.kind === "cell") {
+        const text = /** @type {string[]} */ (outputs.pop()).join("");
+        written -= text.length;
+        cellDepth--;
+        frames.findLast((f) => f.kind === "row")?.cells?.push(text);
+      } else if (frame.kind === "row") {
+        // A row of empty cells (spacing, merged cells) says nothing.
+        if (!frame.deleted && frame.cells?.some((c) => c.trim())) write(`${tableRow(frame.cells)}\n`);
+      } else if (frame.kind === "table") {
+        write("\n");
       }
     },
     text(text) {
@@ -317,7 +334,16 @@ function documentText(xml, maxChars) {
       write(character);
       return { kind: "content" };
     }
+    if (name === "w:tbl") return { kind: cellDepth ? "content" : "table" };
+    if (name === "w:tc") {
+      const row = frames.findLast((f) => f.kind === "row" || f.kind === "cell");
+      if (row?.kind !== "row" || !row.cells) return { kind: "content" };
+      outputs.push([]);
+      cellDepth++;
+      return { kind: "cell" };
+    }
     const kind = FRAME_KINDS.get(name);
+    if (kind === "row") return { kind, ...(cellDepth ? {} : { cells: [] }) };
     if (kind) return { kind };
     if (name === "w:pict") {
       outputs.push([]);

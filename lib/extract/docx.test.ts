@@ -98,7 +98,29 @@ describe("extractText: what of a Word document is text", () => {
         r("7"),
         `<w:r><w:fldChar w:fldCharType="end"/></w:r>`,
       );
-    expect(await read(body)).toBe("Before inserted\n\nA1\n\nA2\tx\n\na link\n\n7");
+    expect(await read(body)).toBe("Before inserted\n\n| A1 | A2 x |\n\na link\n\n7");
+  });
+
+  it("writes each table row as one line of pipe-separated cells, the first row first", async () => {
+    const cell = (...paragraphs: string[]) => `<w:tc><w:tcPr/>${paragraphs.map((t) => p(r(t))).join("")}</w:tc>`;
+    const row = (...cells: string[]) => `<w:tr>${cells.join("")}</w:tr>`;
+    const nested = `<w:tbl><w:tr>${cell("inner a")}${cell("inner b")}</w:tr></w:tbl>`;
+    const body =
+      p(r("Our plans:")) +
+      `<w:tbl><w:tblPr/><w:tblGrid/>${row(cell("Plan"), cell("Price"), cell("Seats"))}` +
+      row(cell("Team"), cell("$20", "billed yearly"), cell("10")) +
+      row(cell("Pro | Plus"), `<w:tc>${p(r("$40"))}${nested}</w:tc>`, cell("")) +
+      `</w:tbl>` +
+      p(r("Prices exclude VAT."));
+    expect((await read(body)).split("\n")).toEqual([
+      "Our plans:",
+      "",
+      "| Plan | Price | Seats |",
+      "| Team | $20 billed yearly | 10 |",
+      "| Pro \\| Plus | $40 inner a inner b |  |",
+      "",
+      "Prices exclude VAT.",
+    ]);
   });
 
   it("runs a paragraph whose mark is deleted on into the next", async () => {

@@ -119,13 +119,17 @@ export function readPage(html, handler) {
   parser.end(html);
 }
 
-/** @typedef {{ outside: boolean, inMain: boolean, inArticle: boolean, landmark: number, before: number }} ScanFrame */
+/** @typedef {{ outside: boolean, inMain: boolean, inArticle: boolean, landmark: number, before: number, table: number }} ScanFrame */
+
+// What makes a table a page's layout rather than data: these inside it (or a role saying so).
+const LAYOUT_CONTENT = /^(?:table|h[1-6]|main|article|section|nav|header|footer)$/;
 
 /**
  * One pass over the page: the `main` elements (or else `article`s) outside any chrome, in document order,
- * the header/footer landmarks that contain a heading, and the kind of every element not kept, each by ordinal.
+ * the header/footer landmarks that contain a heading, the kind of every element not kept, and the tables
+ * that lay out a page (holding another table, a heading or a landmark, or marked presentational), each by ordinal.
  * @param {string} html
- * @returns {{ roots: Set<number>, headed: Set<number>, kinds: Map<number, number> }}
+ * @returns {{ roots: Set<number>, headed: Set<number>, kinds: Map<number, number>, layoutTables: Set<number> }}
  */
 export function scanPage(html) {
   /** @type {number[]} */
@@ -137,11 +141,13 @@ export function scanPage(html) {
   // Classified once here, so the walks only look elements up; absent means KEEP.
   /** @type {Map<number, number>} */
   const kinds = new Map();
+  /** @type {Set<number>} */
+  const layoutTables = new Set();
   let headings = 0;
   // Elements still open inside an invisible one: nothing in there counts.
   let hiddenDepth = 0;
   /** @type {ScanFrame[]} */
-  const frames = [{ outside: false, inMain: false, inArticle: false, landmark: -1, before: 0 }];
+  const frames = [{ outside: false, inMain: false, inArticle: false, landmark: -1, before: 0, table: -1 }];
   readPage(html, {
     open(tag, attribs, ordinal) {
       if (hiddenDepth) return void hiddenDepth++;
@@ -149,7 +155,12 @@ export function scanPage(html) {
       if (kind !== KEEP) kinds.set(ordinal, kind);
       if (kind === INVISIBLE) return void (hiddenDepth = 1);
       if (HEADING.test(tag)) headings++;
-      let { outside, inMain, inArticle } = frames[frames.length - 1];
+      let { outside, inMain, inArticle, table } = frames[frames.length - 1];
+      if (table >= 0 && LAYOUT_CONTENT.test(tag)) layoutTables.add(table);
+      if (tag === "table") {
+        table = ordinal;
+        if (words(attribute(attribs, "role")).some((role) => role === "presentation" || role === "none")) layoutTables.add(table);
+      }
       // A form may wrap a whole page, so a main inside one still counts.
       if (kind === LANDMARK || (kind === CHROME && tag !== "form")) outside = true;
       if (!outside && !inMain && (tag === "main" || words(attribute(attribs, "role")).includes("main"))) {
@@ -160,7 +171,7 @@ export function scanPage(html) {
         articles.push(ordinal);
         inArticle = true;
       }
-      frames.push({ outside, inMain, inArticle, landmark: kind === LANDMARK ? ordinal : -1, before: headings });
+      frames.push({ outside, inMain, inArticle, landmark: kind === LANDMARK ? ordinal : -1, before: headings, table });
     },
     close() {
       if (hiddenDepth) return void hiddenDepth--;
@@ -168,5 +179,5 @@ export function scanPage(html) {
       if (frame && frame.landmark >= 0 && headings > frame.before) headed.add(frame.landmark);
     },
   });
-  return { roots: new Set(mains.length ? mains : articles), headed, kinds };
+  return { roots: new Set(mains.length ? mains : articles), headed, kinds, layoutTables };
 }

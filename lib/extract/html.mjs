@@ -1,6 +1,7 @@
 // Plain ESM: the extraction worker runs it unbundled for large pages.
 import { CHROME, INVISIBLE, INVISIBLE_TAGS, KEEP, LANDMARK, attribute, readPage, scanPage } from "./html-chrome.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
+import { tableRow } from "./table-row.mjs";
 
 // Separated by a blank line so downstream chunkers can split on paragraphs.
 const PARAGRAPH_BLOCKS = new Set([
@@ -20,7 +21,9 @@ const HEADING = /^h([1-6])$/;
 
 /**
  * Visible text of an HTML document's article, one block per line, at most one blank line between blocks,
- * headings as `#` lines and list items as `-`/`1.` lines.
+ * headings as `#` lines, list items as `-`/`1.` lines and a table's rows as `| cell | cell |` lines in
+ * their order (the `<thead>` row, or else the first, is the header); a table that lays out the page is
+ * read as text, its cells side by side.
  * The page is read as a stream of tags and text, twice or more (once to find the article, once per
  * mode tried), and never held as a tree: memory is the page, the text and the open elements.
  * Throws LimitExceeded("too_much_text") as soon as the text passes `maxChars`.
@@ -41,8 +44,14 @@ export function htmlToText(html, maxChars = Infinity) {
 /** @typedef {ReturnType<typeof scanPage>} Page */
 /** @typedef {{ ordered: boolean, next: number }} List */
 /**
- * An open element: whether its text is kept, what it writes when it closes, and what its children inherit.
- * @typedef {{ kept: boolean, closeWith: number, endsMarker: boolean, inPre: boolean, list: List | null }} Frame
+ * An open element: whether its text is kept, what it writes when it closes, what its children inherit, and
+ * what it is of the table being read as rows (`inCell`: anything inside one of its cells).
+ * @typedef {{ kept: boolean, closeWith: number, endsMarker: boolean, inPre: boolean, list: List | null,
+ *   part?: "table" | "row" | "cell", inCell?: boolean }} Frame
+ */
+/**
+ * The data table being read as rows: the cells of the row so far, and the text of the cell being read.
+ * @typedef {{ row: string[] | null, cell: string[] | null }} TableRows
  */
 
 /**
@@ -58,6 +67,22 @@ function extract(html, mode, page, maxChars) {
   const frames = [{ kept: mode !== "article", closeWith: 0, endsMarker: false, inPre: false, list: null }];
   // Elements still open inside a dropped one.
   let droppedDepth = 0;
+  /** @type {TableRows | null} the outermost data table open; a table inside its cells is read as the cell's text */
+  let table = null;
+  let cellChars = 0;
+  /** @param {string} text */
+  const toCell = (text) => {
+    // Counted as it is read, so a huge cell stops the read as soon as plain text would.
+    cellChars += text.length;
+    if (out.length + cellChars > maxChars) throw new LimitExceeded("too_much_text");
+    table?.cell?.push(text);
+  };
+  const endRow = () => {
+    // A row of empty cells (spacing) says nothing.
+    if (table?.row?.some((c) => c.trim())) out.line(tableRow(table.row));
+    if (table) table.row = null;
+    cellChars = 0;
+  };
   readPage(html, {
     open(tag, attribs, ordinal) {
       if (droppedDepth) return void droppedDepth++;
@@ -65,6 +90,22 @@ function extract(html, mode, page, maxChars) {
       const root = mode === "article" && page.roots.has(ordinal);
       if (!parent.kept && !root) return void frames.push(parent);
       if (mode === "all" ? INVISIBLE_TAGS.has(tag) : dropped(ordinal, mode, page)) return void (droppedDepth = 1);
+      if (table?.cell) {
+        // Inside a cell every block, row and cell only separates words: the row stays one line.
+        const separates = PARAGRAPH_BLOCKS.has(tag) || LINE_BLOCKS.has(tag) || CELLS.has(tag);
+        if (separates) toCell(" ");
+        return void frames.push({ ...parent, closeWith: separates ? 1 : 0, endsMarker: false, part: undefined, inCell: true });
+      }
+      if (table && tag === "tr") {
+        endRow();
+        table.row = [];
+        return void frames.push({ ...parent, closeWith: 0, endsMarker: false, part: "row" });
+      }
+      if (table && CELLS.has(tag)) {
+        table.row ??= [];
+        table.cell = [];
+        return void frames.push({ ...parent, closeWith: 0, endsMarker: false, part: "cell" });
+      }
       // A root starts afresh, as if it were the page.
       const inherited = root ? null : parent.list;
       let list = inherited;
@@ -77,11 +118,28 @@ function extract(html, mode, page, maxChars) {
       if (heading) out.marker(`${"#".repeat(Number(heading[1]))} `);
       else if (tag === "li") out.marker(inherited?.ordered ? `${inherited.next++}. ` : "- ");
       const inPre = (!root && parent.inPre) || tag === "pre";
-      frames.push({ kept: true, closeWith, endsMarker: closeWith > 0 && (Boolean(heading) || tag === "li"), inPre, list });
+      const rows = !table && tag === "table" && !page.layoutTables.has(ordinal);
+      if (rows) table = { row: null, cell: null };
+      const part = rows ? "table" : undefined;
+      frames.push({ kept: true, closeWith, endsMarker: closeWith > 0 && (Boolean(heading) || tag === "li"), inPre, list, part });
     },
     close() {
       if (droppedDepth) return void droppedDepth--;
       const frame = frames.length > 1 ? frames.pop() : undefined;
+      if (frame?.inCell) {
+        if (frame.closeWith) toCell(" ");
+        return;
+      }
+      if (frame?.part === "cell" && table?.cell) {
+        table.row?.push(table.cell.join(""));
+        table.cell = null;
+        return;
+      }
+      if (frame?.part === "row") return endRow();
+      if (frame?.part === "table") {
+        endRow();
+        table = null;
+      }
       if (!frame?.kept || !frame.closeWith) return;
       if (frame.endsMarker) out.marker("");
       out.breakLine(frame.closeWith);
@@ -89,7 +147,8 @@ function extract(html, mode, page, maxChars) {
     text(text) {
       const frame = frames[frames.length - 1];
       if (droppedDepth || !frame.kept) return;
-      if (frame.inPre) out.raw(text.replace(/\u00a0/g, " "));
+      if (table?.cell) toCell(text);
+      else if (frame.inPre) out.raw(text.replace(/\u00a0/g, " "));
       else out.inline(text);
     },
   });
@@ -146,6 +205,13 @@ class TextBuilder {
 
   space() {
     if (this.last !== " " && this.last !== "\n") this.push(" ");
+  }
+
+  /** @param {string} line a whole line, written as it is (a table row); a pending marker waits for the next text */
+  line(line) {
+    this.breakLine(1);
+    this.push(line);
+    this.breakLine(1);
   }
 
   /** @param {string} marker e.g. "## " or "2. "; "" cancels a marker the block never used */

@@ -54,8 +54,10 @@ describe("htmlToText", () => {
     expect(htmlToText("<p>\n   one\t\ttwo <em>three</em><strong>four</strong>   </p>")).toBe("one two threefour");
   });
 
-  it("separates table cells and rows", () => {
-    expect(htmlToText("<table><tr><th>Plan</th><th>Days</th></tr><tr><td>Basic</td><td>14</td></tr></table>")).toBe("Plan Days\nBasic 14");
+  it("writes a table's rows as lines of pipe-separated cells", () => {
+    expect(htmlToText("<table><tr><th>Plan</th><th>Days</th></tr><tr><td>Basic</td><td>14</td></tr></table>")).toBe(
+      "| Plan | Days |\n| Basic | 14 |",
+    );
   });
 
   it("preserves line breaks inside <pre>", () => {
@@ -102,9 +104,7 @@ describe("htmlToText: article, not page chrome", () => {
       "1. Sign in to your account and open Orders.",
       "2. Choose the order and select Request refund.",
       "3. Print the returns label and post the parcel.",
-      "Payment method Refund time",
-      "Card 3-5 working days",
-      "Bank transfer Up to 10 working days",
+      "| Payment method | Refund time |\n| Card | 3-5 working days |\n| PayPal | 24 hours |\n| Bank transfer | Up to 10 working days |",
     ]) {
       expect(text).toContain(kept);
     }
@@ -236,6 +236,43 @@ describe("htmlToText: markers", () => {
 
   it("marks every heading level", () => {
     expect(htmlToText("<h1>A</h1><h3>B</h3><h6>C</h6>")).toBe("# A\n\n### B\n\n###### C");
+  });
+});
+
+describe("htmlToText: tables", () => {
+  it("writes the header row first, then one line per row, each cell's whitespace collapsed and its pipes escaped", () => {
+    const page = `<p>Plans for every team.</p>
+      <table>
+        <caption>Prices</caption>
+        <thead><tr><th>Plan</th><th>Price</th><th>Seats</th></tr></thead>
+        <tbody>
+          <tr><td>Team</td><td>$20\n  per month</td><td>10</td></tr>
+          <tr><td><p>Pro</p><p>or Pro | Plus</p></td><td>$40<br>billed yearly</td><td><ul><li>50</li><li>more on request</li></ul></td></tr>
+        </tbody>
+      </table>
+      <p>Prices exclude VAT.</p>`;
+    expect(htmlToText(page).split("\n")).toEqual([
+      "Plans for every team.",
+      "",
+      "Prices",
+      "| Plan | Price | Seats |",
+      "| Team | $20 per month | 10 |",
+      "| Pro or Pro \\| Plus | $40 billed yearly | 50 more on request |",
+      "",
+      "Prices exclude VAT.",
+    ]);
+  });
+
+  it("takes the first row as the header when there is no thead, th cells or not, and leaves out rows of empty cells", () => {
+    const page = `<table><tbody><tr><td>Region</td><td>Uptime</td></tr>\n<tr><td>EU</td><td>99.9%</td></tr><tr><td> </td><td></td></tr><tr><td>US</td></tr></tbody></table>`;
+    expect(htmlToText(page)).toBe("| Region | Uptime |\n| EU | 99.9% |\n| US |");
+  });
+
+  it("reads a table that lays out the page (holding headings or tables, or presentational) as text, and the data tables in it as rows", () => {
+    const page = `<table><tr><td><h1>Refunds</h1><p>Within 30 days.</p>
+      <table><tr><th>Method</th><th>Days</th></tr><tr><td>Card</td><td>5</td></tr></table></td><td>Contact us</td></tr></table>`;
+    expect(htmlToText(page)).toBe("# Refunds\n\nWithin 30 days.\n\n| Method | Days |\n| Card | 5 |\n\nContact us");
+    expect(htmlToText(`<table role="presentation"><tr><td>Left</td><td>Right</td></tr></table>`)).toBe("Left Right");
   });
 });
 

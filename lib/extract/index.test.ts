@@ -72,6 +72,44 @@ describe("extractText: plain text and markdown", () => {
     expect(text).toBe("\n# Title\n\n  - item *one*\n\n\n\n```ts\nconst x = 1;\n```");
   });
 
+  it("keeps a markdown pipe table's rows header first, and gives a table written without outer pipes its pipes", async () => {
+    const md = [
+      "| Plan | Price |",
+      "|---|---:|",
+      "| Team | $20 |",
+      "",
+      "Region | Uptime",
+      ":--- | ---",
+      "  EU | 99.9%",
+      "US | 99.5% \\| measured",
+      "",
+      "```",
+      "grep a | sort",
+      "--- | ---",
+      "```",
+    ].join("\n");
+    const { text } = await extractText("prices.md", utf8(md));
+    expect(text.split("\n")).toEqual([
+      "| Plan | Price |",
+      "|---|---:|",
+      "| Team | $20 |",
+      "",
+      "| Region | Uptime |",
+      "| :--- | --- |",
+      "| EU | 99.9% |",
+      "| US | 99.5% \\| measured |",
+      "",
+      "```",
+      "grep a | sort",
+      "--- | ---",
+      "```",
+    ]);
+    // A plain text file is left as written.
+    expect((await extractText("prices.txt", utf8("Region | Uptime\n--- | ---\nEU | 99.9%"))).text).toBe(
+      "Region | Uptime\n--- | ---\nEU | 99.9%",
+    );
+  });
+
   it("decodes non-ASCII UTF-8", async () => {
     await expect(extractText("a.txt", utf8("Café – 返金 🙂"))).resolves.toMatchObject({ text: "Café – 返金 🙂" });
   });

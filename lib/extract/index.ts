@@ -8,6 +8,7 @@ import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limi
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
 import { htmlMetaTags, markdownFrontMatter } from "./file-metadata";
+import { markdownTables } from "./markdown-tables";
 
 export { RejectedFileError, SIZE_LIMIT_CODES, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";
@@ -50,7 +51,10 @@ export async function extractText(
   if (text.length > limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
   // What the file says about itself: a Markdown file's front matter (not indexed as text), a page's meta tags.
   let metadata: Metadata = {};
-  if (type === "md") ({ text, metadata } = markdownFrontMatter(text));
+  if (type === "md") {
+    ({ text, metadata } = markdownFrontMatter(text));
+    text = markdownTables(text);
+  }
   if (type === "html") metadata = htmlMetaTags(decodeText(filename, bytes));
   if (!text.trim()) throw noText(type, filename);
   return Object.keys(metadata).length ? { type, text, metadata } : { type, text };

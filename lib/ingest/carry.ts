@@ -18,6 +18,8 @@ export interface CurationItem {
   /** The chunker's text before an editor changed it; '' when written by hand; null when unedited. */
   original: string | null;
   enabled: boolean;
+  /** Its table's header, as the chunker gave it (lib/core/tables.ts); absent or null without one. */
+  context?: string | null;
   /** Where its vector is in the version it comes from (document id and chunk index), when it is indexed there. */
   from?: { document_id: number; chunk_index: number };
 }
@@ -73,6 +75,7 @@ export function carryCuration(prev: CurationState, next: Chunk[]): Carried {
     questions: [],
     original: null,
     enabled: true,
+    ...(c.context ? { context: c.context } : {}),
   }));
   const carried: string[] = [];
   const notes: string[] = [];
@@ -177,7 +180,16 @@ export function versionRows(state: CurationState): {
   const off: OffChunk[] = [];
   const from = new Map<number, { document_id: number; chunk_index: number }>();
   state.chunks.forEach((c, position) => {
-    const fields = { start: c.start, end: c.end, text: c.text, questions: c.questions, uid: c.id, position, original: c.original };
+    const fields = {
+      start: c.start,
+      end: c.end,
+      text: c.text,
+      questions: c.questions,
+      uid: c.id,
+      position,
+      original: c.original,
+      ...(c.context ? { context: c.context } : {}),
+    };
     if (state.enabled && c.enabled) {
       if (c.from) from.set(chunks.length, c.from);
       chunks.push({ index: chunks.length, ...fields });

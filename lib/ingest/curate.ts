@@ -48,6 +48,8 @@ export interface ChunkView {
   /** Written by an editor, not made by the chunker. */
   hand_written: boolean;
   questions: string[];
+  /** The header of the table whose rows it holds without it, indexed before its text (lib/core/tables.ts); null without one. */
+  context: string | null;
   start: number;
   end: number;
 }
@@ -61,6 +63,7 @@ export const chunkView = (c: CurationItem, position: number): ChunkView => ({
   edited: c.original !== null && c.original !== "",
   hand_written: c.original === "",
   questions: c.questions,
+  context: c.context ?? null,
   start: c.start,
   end: c.end,
 });

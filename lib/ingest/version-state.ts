@@ -17,6 +17,7 @@ export function curationOf(doc: Pick<DocumentRow, "id" | "enabled">): CurationSt
       questions: c.questions,
       original: c.original,
       enabled: c.enabled,
+      ...(c.context ? { context: c.context } : {}),
       ...(c.index !== null ? { from: { document_id: doc.id, chunk_index: c.index } } : {}),
     })),
   };

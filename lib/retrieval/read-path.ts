@@ -206,7 +206,7 @@ export function resultsWithText(agent: AgentView, ranked: PlacedChunk[], placed 
     const row = rows.get(chunkKey(r.document_id, r.chunk_index));
     if (!row) return [];
     const result = { chunk_text: row.text, score: r.score, document_id: r.document_id, filename: row.filename, chunk_index: r.chunk_index };
-    return [{ ...result, ...r.places, ...(placed ? r.rerank : undefined) }];
+    return [{ ...result, ...(row.context ? { context: row.context } : {}), ...r.places, ...(placed ? r.rerank : undefined) }];
   });
 }
 

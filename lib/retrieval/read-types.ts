@@ -64,6 +64,8 @@ export type PlacedChunk = RankedChunk & { places?: ModePlaces; rerank?: RerankPl
 
 export interface SearchResult {
   chunk_text: string;
+  /** The header of the table whose rows the chunk holds without it (lib/core/tables.ts); absent for every other chunk. */
+  context?: string;
   /** Chroma's raw distance in the collection's space: lower is better. */
   score: number;
   document_id: number;

@@ -119,7 +119,9 @@ async function* lines(agentId: number): AsyncGenerator<string> {
         text: doc.text,
         metadata: doc.metadata,
       },
-      chunks: curated ? [] : chunks.map((c) => ({ index: c.chunk_index, start: c.start, end: c.end })),
+      chunks: curated
+        ? []
+        : chunks.map((c) => ({ index: c.chunk_index, start: c.start, end: c.end, ...(c.context ? { context: c.context } : {}) })),
       // Without a full copy the importer embeds the text again, as it does for another model.
       vectors: runs !== null,
       ...(curated
@@ -134,6 +136,7 @@ async function* lines(agentId: number): AsyncGenerator<string> {
                 questions: c.questions,
                 original: c.original,
                 enabled: c.enabled,
+                ...(c.context ? { context: c.context } : {}),
               })),
             },
           }

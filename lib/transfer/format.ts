@@ -68,8 +68,11 @@ export const documentLineSchema = z.object({
       .optional()
       .transform((m) => readableMetadata(m ?? {})),
   }),
-  /** Character offsets into the text, end exclusive; a chunk's text is text.slice(start, end). */
-  chunks: z.array(z.object({ index: count, start: count, end: count })),
+  /**
+   * Character offsets into the text, end exclusive; a chunk's text is text.slice(start, end). `context`:
+   * the header of the table whose rows it holds without it (lib/core/tables.ts); files of earlier versions have none.
+   */
+  chunks: z.array(z.object({ index: count, start: count, end: count, context: z.string().min(1).max(MAX_CHUNK_TEXT).optional() })),
   /** True: vectors lines covering every chunk in order follow this line. */
   vectors: z.boolean(),
   /**
@@ -90,6 +93,7 @@ export const documentLineSchema = z.object({
             questions: z.array(z.string().trim().min(1).max(MAX_QUERY_LENGTH)).max(MAX_CHUNK_QUESTIONS),
             original: z.string().max(MAX_CHUNK_TEXT).nullable(),
             enabled: z.boolean(),
+            context: z.string().min(1).max(MAX_CHUNK_TEXT).optional(),
           }),
         )
         .min(1)

@@ -61,7 +61,13 @@ function chunksOf(line: DocumentLine, n: number): Chunk[] {
     );
   const problem = chunkRangeProblem(text, line.chunks, chunk_size, chunk_overlap, chunk_strategy);
   if (problem) throw badLine(n, `the chunks of "${filename}" are not ones this app makes: ${problem}`);
-  return line.chunks.map((c, i) => ({ index: i, start: c.start, end: c.end, text: text.slice(c.start, c.end) }));
+  return line.chunks.map((c, i) => ({
+    index: i,
+    start: c.start,
+    end: c.end,
+    text: text.slice(c.start, c.end),
+    ...(c.context ? { context: c.context } : {}),
+  }));
 }
 
 /**

@@ -29,6 +29,7 @@ import { migration as m028 } from "./028-document-metadata";
 import { migration as m029 } from "./029-rerankers";
 import { migration as m030 } from "./030-coverage";
 import { migration as m031 } from "./031-agent-maps";
+import { migration as m032 } from "./032-chunk-context";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -70,6 +71,7 @@ export const STEPS: readonly Migration[] = [
   m029,
   m030,
   m031,
+  m032,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */
