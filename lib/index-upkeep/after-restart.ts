@@ -12,6 +12,7 @@ import {
   readySuspectCount,
   readySuspects,
   startFullCheck,
+  suspectDocumentsOf,
   suspectNewest,
   suspectWritesUntil,
   suspectWritesUntilNow,
@@ -19,13 +20,14 @@ import {
 } from "../db/index-check";
 import { embedder } from "../embeddings/configured";
 import { chunkId, collectionFor, collectionName, isVectorStoreUnavailable } from "../vector-store/client";
-import { agentVectors, unreachableAmong } from "../vector-store/chunks";
+import { agentVectors, unreachableAmong, type OwnVectorCheck } from "../vector-store/chunks";
 import { documentVectorRuns } from "../db/chunk-vectors";
 import { onChromaBack } from "../vector-store/fetch";
 import { queueCleanup } from "../ingest/cleanup";
 import { clearUnreachable, markUnreachable, unreachableCount, type ChunkKey } from "../db/unreachable";
 import { parseChunkId } from "../vector-store/chunks";
-import { searchPause } from "../vector-store/batched-add";
+import { searchesActive, searchPause } from "../vector-store/batched-add";
+import { agentIdScope, scopeRefused, type IdScope } from "../retrieval/id-scope";
 import { sweepOrphans, sweepOrphansSoon } from "./orphans";
 import { readdVectors, upsertNotedChunks } from "./write-again";
 import { rebuildIndex } from "./rebuild";
@@ -58,9 +60,10 @@ const keysOf = (ids: string[]): ChunkKey[] => ids.map(parseChunkId).filter((k): 
  *    chunks checked written again), the graph itself is rebuilt
  *    from the stored vectors (lib/index-upkeep/rebuild.ts; writes go on meanwhile) and the
  *    window is checked again.
- * 3. The rest of the index is then checked the same way in the background, FULL_CHECK_REST
- *    paced, from where it was across app restarts (the place is in SQLite): a safety net that
- *    holds up nothing.
+ * 3. The rest of the index is then checked the same way in the background, FULL_CHECK_CHUNKS a
+ *    step, from where it was across app restarts (the place is in SQLite): a safety net that
+ *    holds up nothing. It gives way to searches before each Chroma request and rests
+ *    FULL_CHECK_REST of each step's time (see `Background` for how it asks Chroma).
  */
 
 /** Chunks of the newest writes suspected after a crash: several times what Chroma may not have saved yet. */
@@ -82,12 +85,28 @@ export const damageCallsForRebuild = (rewritten: number, checked: number): boole
 const ORPHAN_RETRY_MS = 5_000;
 /** How long after a restart new documents are suspect until checked. */
 export const FOLLOW_MS = 10 * 60_000;
-/** The full check rests this many times as long as each step took: it takes at most half the time. */
-const FULL_CHECK_REST = 1;
+/** Chunks the full check reads per step (its place in SQLite moves once a step). */
+const FULL_CHECK_CHUNKS = 1_000;
 /**
- * Before each step the full check waits for a pause in searches, this long at most: its queries
- * share Chroma's two cores with theirs (a search of a large agent took 1.4 to 2 s beside it at
- * 1,000,000 chunks, 1.1 s without).
+ * Requests the full check has in flight at once when nobody has searched for FULL_CHECK_QUIET_MS
+ * (one otherwise). Its cost is Chroma's graph search, a query per chunk (3 to 5 ms at 100,000
+ * chunks on this two-core machine, 2.4 ms at 1,000,000), which one request at a time holds to one
+ * core: under 300 chunks a second. A search that comes while two are in flight shares both cores
+ * with them (p90 422 ms against 184 with nothing running, searches every 3 s at 100,000 chunks;
+ * 123 ms with one in flight after searches).
+ */
+const FULL_CHECK_STREAMS = 2;
+const FULL_CHECK_QUIET_MS = 10_000;
+/**
+ * The full check rests this many times as long as each step took: searches no longer need the
+ * rest (it waits for a pause in them before each request, see above), so it only leaves Chroma to
+ * other work now and then (uploads do not give way to it).
+ */
+const FULL_CHECK_REST = 0.1;
+/**
+ * Before each Chroma request the full check waits for a pause in searches, this long at most in
+ * a step (then the step goes on): its queries share Chroma's two cores with theirs (a search of a
+ * large agent took 1.4 to 2 s beside it at 1,000,000 chunks, 1.1 s without).
  */
 const FULL_CHECK_MAX_WAIT_MS = 30_000;
 
@@ -210,6 +229,8 @@ async function runFull(): Promise<void> {
   if (c.fullRunning) return;
   c.fullRunning = true;
   try {
+    const paces = new Map<number, { msPerQuery?: number }>();
+    const searches = { seenAt: Number.NEGATIVE_INFINITY };
     for (;;) {
       const f = fullCheck();
       const model = embedder();
@@ -219,17 +240,26 @@ async function runFull(): Promise<void> {
         fullCheckDone(); // the model changed: its collection is checked by a new request
         return;
       }
+      const between = stepPauses(searches);
       if (fullCheckStep(model.model, f.below, 1).length > 0) {
-        await searchPause(FULL_CHECK_MAX_WAIT_MS);
+        await between();
         if (c.s.state !== "idle" || readySuspectCount(model.model) > 0) return; // a pass was asked for meanwhile
       }
-      const docs = fullCheckStep(model.model, f.below, BATCH_CHUNKS);
+      const docs = fullCheckStep(model.model, f.below, FULL_CHECK_CHUNKS);
       if (docs.length === 0) {
         fullCheckDone();
         return;
       }
       const started = performance.now();
-      const found = await pass(c, docs, () => c.s.state !== "idle", { onWritten: (n) => (c.fullRewritten += n) });
+      const found = await pass(c, docs, () => c.s.state !== "idle", {
+        onWritten: (n) => (c.fullRewritten += n),
+        background: {
+          model: model.model,
+          between,
+          streams: () => (performance.now() - searches.seenAt >= FULL_CHECK_QUIET_MS ? FULL_CHECK_STREAMS : 1),
+          paces,
+        },
+      });
       if (found === null) return;
       fullCheckAdvance(
         Math.min(...docs.map((d) => d.id)),
@@ -245,15 +275,33 @@ async function runFull(): Promise<void> {
   }
 }
 
+/**
+ * What a step of the full check waits with before each Chroma request: a pause in searches, up
+ * to FULL_CHECK_MAX_WAIT_MS in all; once that ran out, the rest of the step goes on unpaused.
+ * Searches it sees are noted in `searches`.
+ */
+function stepPauses(searches: { seenAt: number }): () => Promise<void> {
+  let spent = false;
+  return async () => {
+    if (!searchesActive()) return;
+    searches.seenAt = performance.now();
+    if (spent) return;
+    await searchPause(FULL_CHECK_MAX_WAIT_MS);
+    spent = searchesActive();
+  };
+}
+
 type Collection = Awaited<ReturnType<typeof collectionFor>>;
 
-/** The documents in steps of about BATCH_CHUNKS chunks, each step's chunk ids per agent. */
-function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
+/** The documents in steps of about `chunks` chunks, each step's chunk ids per agent. */
+function* steps(docs: Doc[], chunks: number): Generator<Map<number, string[]>> {
   for (let i = 0; i < docs.length;) {
     const byAgent = new Map<number, string[]>();
-    for (let n = 0; i < docs.length && (n === 0 || n + docs[i].chunk_count <= BATCH_CHUNKS); i++) {
+    for (let n = 0; i < docs.length && (n === 0 || n + docs[i].chunk_count <= chunks); i++) {
       const d = docs[i];
-      byAgent.set(d.agent_id, [...(byAgent.get(d.agent_id) ?? []), ...Array.from({ length: d.chunk_count }, (_, k) => chunkId(d.id, k))]);
+      const ids = byAgent.get(d.agent_id) ?? [];
+      for (let k = 0; k < d.chunk_count; k++) ids.push(chunkId(d.id, k));
+      byAgent.set(d.agent_id, ids);
       n += d.chunk_count;
     }
     yield byAgent;
@@ -261,31 +309,91 @@ function* steps(docs: Doc[]): Generator<Map<number, string[]>> {
 }
 
 /**
+ * How the full check asks Chroma (the suspect pass asks as before: the agent filter, 200 chunks a
+ * step, one request at a time, nothing paced). Its step is one group per agent of up to
+ * FULL_CHECK_CHUNKS, so that the chunks the unfiltered own-vector query does not return (from
+ * under 1 in 100 of the bench's newest chunks to 1 in 5 of its oldest) share filtered requests,
+ * sized from the agent's last pace; those go by the agent's chunk ids as its searches send them
+ * (lib/retrieval/id-scope.ts: the same list, held once for both), since a `where` costs Chroma a
+ * pass over every record's metadata per request (150 to 350 ms at 100,000 vectors, about a second
+ * at 1,000,000); and it gives way to searches before each request.
+ */
+interface Background {
+  model: string;
+  between: () => Promise<void>;
+  streams: () => number;
+  /** Each agent's filtered-query pace, so that a step's first filtered request is sized from the last. */
+  paces: Map<number, { msPerQuery?: number }>;
+}
+
+function backgroundCheck(b: Background, agentId: number, ids: string[]): OwnVectorCheck {
+  let scope: IdScope | null = null;
+  const documents = new Set(keysOf(ids).map((k) => k.document_id));
+  if (!b.paces.has(agentId)) b.paces.set(agentId, {});
+  return {
+    ids: () => {
+      try {
+        // The list searches send leaves out the agent's suspect documents: one asked about here is
+        // not in it, and its chunks go by the agent filter.
+        const suspects = suspectDocumentsOf(agentId, b.model);
+        if (suspects.some((d) => documents.has(d))) return null;
+        scope = agentIdScope(agentId, b.model, suspects);
+        return scope?.json ?? null;
+      } catch {
+        return null; // the agent was removed meanwhile: the filter answers what Chroma still holds
+      }
+    },
+    refused: () => {
+      if (scope) scopeRefused(scope);
+    },
+    between: b.between,
+    streams: b.streams,
+    pace: b.paces.get(agentId),
+  };
+}
+
+/**
  * One pass over some documents: what the index cannot return is written again. Writing moves the
- * graph and can cut off a chunk checked before, so when anything was written, their chunks are
+ * graph and can cut off a chunk checked before, so when anything was written, the chunks are
  * queried once more and what is lost then is kept as unreachable: searches rank those by their
- * exact distance. Null when `stop` said to stop; otherwise what it wrote and kept.
+ * exact distance. The suspect pass queries all its chunks again; the full check, the chunks of the
+ * documents it wrote (a lost chunk's nearest neighbours are most likely its own document's; asking
+ * the whole step again doubled its cost wherever the graph loses chunks: 4 in 100 of the bench's
+ * oldest chunks were written again, so every step there wrote some). Null when `stop` said to
+ * stop; otherwise what it wrote and kept.
  */
 async function pass(
   c: Recheck,
   docs: Doc[],
   stop: () => boolean,
-  { counted = false, onWritten = (_n: number) => {} } = {},
+  {
+    counted = false,
+    onWritten = (_n: number) => {},
+    background,
+  }: { counted?: boolean; onWritten?: (n: number) => void; background?: Background } = {},
 ): Promise<{ rewritten: number; kept: number } | null> {
   const s = c.s;
   const model = embedder();
   const collection = await collectionFor(model);
+  const stepChunks = background ? FULL_CHECK_CHUNKS : BATCH_CHUNKS;
+  const how = (agentId: number, ids: string[]) => (background ? backgroundCheck(background, agentId, ids) : {});
   let rewritten = 0;
+  const writtenDocuments = new Set<number>();
   // Counted as they are written, also when the pass is stopped half-way.
-  const wrote = (n: number) => {
-    rewritten += n;
-    s.rewritten_since_start += n;
-    if (counted) s.rewritten += n;
-    onWritten(n);
+  const wrote = (w: Written) => {
+    rewritten += w.chunks;
+    for (const d of w.documents) writtenDocuments.add(d);
+    s.rewritten_since_start += w.chunks;
+    if (counted) s.rewritten += w.chunks;
+    onWritten(w.chunks);
   };
-  for (const step of steps(docs)) {
+  for (const step of steps(docs, stepChunks)) {
     if (stop()) return null;
     for (const [agentId, ids] of step) {
+      if (background) {
+        await background.between();
+        if (stop()) return null;
+      }
       const stored = await agentVectors(collection, agentId, ids);
       // Chunks Chroma no longer holds at all (a write cut off by the kill): written from the app's copy.
       if (stored.length < ids.length) {
@@ -299,23 +407,28 @@ async function pass(
           ),
         );
       }
-      const lost = await unreachableAmong(collection, agentId, stored);
-      if (lost.size > 0) wrote(await rewrite(collection, agentId, [...lost]));
+      const check = how(agentId, ids);
+      const lost = await unreachableAmong(collection, agentId, stored, check);
+      if (lost.size > 0) wrote(await rewrite(collection, agentId, [...lost], check));
       if (counted) s.checked += ids.length;
     }
     await new Promise<void>((r) => setImmediate(r)); // searches go first
   }
   let kept = 0;
-  for (const step of steps(docs)) {
-    for (const [agentId, ids] of step) {
-      if (rewritten === 0) {
-        // Nothing written: every chunk was returned, and kept ones among them are forgotten.
-        clearUnreachable(keysOf(ids));
-        continue;
+  for (const step of steps(docs, stepChunks)) {
+    for (const [agentId, all] of step) {
+      // Nothing written (of these documents, for the full check): every chunk was returned, and
+      // kept ones among them are forgotten.
+      const ids = rewritten > 0 && !background ? all : all.filter((id) => writtenDocuments.has(parseChunkId(id)!.document_id));
+      if (ids.length < all.length) {
+        const again = new Set(ids);
+        clearUnreachable(keysOf(all.filter((id) => !again.has(id))));
       }
+      if (ids.length === 0) continue;
+      await background?.between();
       if (stop()) return null;
       const stored = await agentVectors(collection, agentId, ids);
-      const lost = await unreachableAmong(collection, agentId, stored);
+      const lost = await unreachableAmong(collection, agentId, stored, how(agentId, ids));
       const ready = readyAmong(
         agentId,
         stored.map((v) => v.document_id),
@@ -330,20 +443,33 @@ async function pass(
   return { rewritten, kept };
 }
 
-/** Writes lost chunks again (same id, embedding and metadata); how many were written. */
-async function rewrite(collection: Collection, agentId: number, ids: string[]): Promise<number> {
+/** What a write of lost chunks wrote: how many, and of which documents. */
+interface Written {
+  chunks: number;
+  documents: number[];
+}
+
+/** Writes lost chunks again (same id, embedding and metadata). */
+async function rewrite(collection: Collection, agentId: number, ids: string[], check: OwnVectorCheck): Promise<Written> {
   // Asked again, so that chunks of a document removed meanwhile are left alone.
   const again = await agentVectors(collection, agentId, ids);
-  const lost = await unreachableAmong(collection, agentId, again);
+  const lost = await unreachableAmong(collection, agentId, again, check);
   const ready = readyAmong(
     agentId,
     again.map((v) => v.document_id),
   );
-  const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id)).map((v) => v.id);
-  if (target.length === 0) return 0;
-  const documents = new Set(again.filter((v) => target.includes(v.id)).map((v) => v.document_id));
-  const written = await writingAgain(agentId, documents, () => readdVectors(collection, agentId, target, { byCheck: true }));
-  return written.length;
+  const target = again.filter((v) => lost.has(v.id) && ready.has(v.document_id));
+  if (target.length === 0) return { chunks: 0, documents: [] };
+  const documents = new Set(target.map((v) => v.document_id));
+  const written = await writingAgain(agentId, documents, () =>
+    readdVectors(
+      collection,
+      agentId,
+      target.map((v) => v.id),
+      { byCheck: true },
+    ),
+  );
+  return { chunks: written.length, documents: [...documents] };
 }
 
 /**
@@ -375,13 +501,13 @@ async function writingAgain<T>(agentId: number, documents: Set<number>, write: (
  * vectors (chunk_vectors), with the ingest's ids and metadata; how many were written. A chunk
  * without a copy stays missing, for the audit to report.
  */
-async function restoreMissing(collection: Collection, model: string, agentId: number, ids: string[]): Promise<number> {
+async function restoreMissing(collection: Collection, model: string, agentId: number, ids: string[]): Promise<Written> {
   const keys = keysOf(ids);
   const ready = readyAmong(
     agentId,
     keys.map((k) => k.document_id),
   );
-  let written = 0;
+  const written: Written = { chunks: 0, documents: [] };
   for (const documentId of ready) {
     const wanted = new Set(keys.filter((k) => k.document_id === documentId).map((k) => k.chunk_index));
     const chunks: { index: number }[] = [];
@@ -397,7 +523,8 @@ async function restoreMissing(collection: Collection, model: string, agentId: nu
     await writingAgain(agentId, new Set([documentId]), () =>
       upsertNotedChunks(collection, { agentId, documentId }, chunks, vectors, { byCheck: true }),
     );
-    written += chunks.length;
+    written.chunks += chunks.length;
+    written.documents.push(documentId);
   }
   return written;
 }

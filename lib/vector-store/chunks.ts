@@ -1,7 +1,7 @@
 import "server-only";
 import type { Collection, Metadata, Where } from "chromadb";
 import type { Chunk } from "../core/chunking";
-import { chroma, chunkId, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
+import { chroma, chunkId, isVectorStoreUnavailable, live, queryDistances, upsertRecords, type ChunkMetadata } from "./client";
 import { vectorWrite } from "./write-gate";
 import { asSearch, batchedAdd } from "./batched-add";
 
@@ -274,15 +274,20 @@ export function cosineDistance(query: number[], stored: ArrayLike<number>): numb
 
 /**
  * The ids and distances of the agent's `nResults` nearest vectors for each query vector, as
- * Chroma returned them (unparsed, so an id of any form counts).
+ * Chroma returned them (unparsed, so an id of any form counts): by the agent filter, or by the
+ * scope's list of ids when it has one.
  */
 export async function nearestIds(
   collection: Collection,
-  agentId: number,
+  agent: number | AgentScope,
   queryEmbeddings: number[][],
   nResults: number,
 ): Promise<{ ids: string[]; distances: (number | null)[] }[]> {
-  const res = await live(collection).query({ queryEmbeddings, nResults, where: byAgent(agentId), include: ["distances"] });
+  const scope = typeof agent === "number" ? { agentId: agent } : agent;
+  const res =
+    scope.idsJson === undefined
+      ? await live(collection).query({ queryEmbeddings, nResults, where: byAgent(scope.agentId), include: ["distances"] })
+      : await queryDistances(collection, { queryEmbeddings, nResults, idsJson: scope.idsJson });
   return res.ids.map((ids, q) => ({ ids, distances: res.distances[q] ?? [] }));
 }
 
@@ -326,23 +331,83 @@ export function notReturned(ids: string[], results: { ids: string[]; distances: 
 }
 
 /**
+ * How a check of chunks by their own vectors goes about it (lib/index-upkeep/after-restart.ts's
+ * full check; left out, as before: the agent filter, one request at a time, no pauses).
+ */
+export interface OwnVectorCheck {
+  /**
+   * The agent's chunk ids as its searches send them (lib/retrieval/id-scope.ts), asked for only
+   * when a filtered query is needed; null: the agent filter. A list must hold the chunks asked about.
+   */
+  ids?: () => string | null;
+  /** Chroma refused the list (an id it does not hold): the rest goes by the agent filter. */
+  refused?: () => void;
+  /** Awaited before each Chroma request after the first (the full check gives way to searches there). */
+  between?: () => Promise<void>;
+  /** How many requests may be in flight now (Chroma answers them side by side; one when left out). */
+  streams?: () => number;
+  /** Filtered queries' last pace (ms a query), kept across calls so a request is sized from the first. */
+  pace?: { msPerQuery?: number };
+}
+
+/**
+ * Runs `work` on what `next` hands out (undefined: nothing left), as many at a time as `streams`
+ * allows when each piece is taken (a stream past it stops; the first goes on), awaiting `between`
+ * before each piece but the very first one of `sent` (shared by a call's phases).
+ */
+async function inStreams<T>(
+  streams: () => number,
+  sent: { n: number },
+  between: () => Promise<void>,
+  next: () => T | undefined,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  const stream = async (k: number) => {
+    for (;;) {
+      if (sent.n > 0) await between();
+      if (k > 0 && k >= streams()) return;
+      const item = next();
+      if (item === undefined) return;
+      sent.n++;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, streams()) }, (_, k) => stream(k)));
+}
+
+/**
  * Of the given vectors, the ids that a top-SELF_QUERY_RESULTS query by the vector itself, over
  * the whole collection, returns. Unfiltered: Chroma's agent filter costs it about a second a query
  * for a small agent in a collection of 1,000,000 vectors (it walks the graph looking for the few
  * it may return), where this takes milliseconds. Only the ids asked about are answered; every
  * other id in the results is dropped here, so nothing of another agent leaves this function.
  */
-export async function ownVectorsReturned(collection: Collection, vectors: StoredVector[]): Promise<Set<string>> {
+export async function ownVectorsReturned(
+  collection: Collection,
+  vectors: StoredVector[],
+  { between = async () => {}, streams = () => 1 }: Pick<OwnVectorCheck, "between" | "streams"> = {},
+  sent = { n: 0 },
+): Promise<Set<string>> {
   const returned = new Set<string>();
-  for (let i = 0; i < vectors.length; i += SELF_QUERY_BATCH) {
-    const batch = vectors.slice(i, i + SELF_QUERY_BATCH);
-    const res = await live(collection).query({
-      queryEmbeddings: batch.map((v) => v.embedding),
-      nResults: SELF_QUERY_RESULTS,
-      include: ["distances"],
-    });
-    batch.forEach((v, q) => res.ids[q]?.includes(v.id) && returned.add(v.id));
-  }
+  let i = 0;
+  await inStreams(
+    streams,
+    sent,
+    between,
+    () => {
+      if (i >= vectors.length) return undefined;
+      i += SELF_QUERY_BATCH;
+      return vectors.slice(i - SELF_QUERY_BATCH, i);
+    },
+    async (batch) => {
+      const res = await live(collection).query({
+        queryEmbeddings: batch.map((v) => v.embedding),
+        nResults: SELF_QUERY_RESULTS,
+        include: ["distances"],
+      });
+      batch.forEach((v, q) => res.ids[q]?.includes(v.id) && returned.add(v.id));
+    },
+  );
   return returned;
 }
 
@@ -350,31 +415,67 @@ export async function ownVectorsReturned(collection: Collection, vectors: Stored
  * The given vectors of one agent, each queried with itself: the ids the index cannot return to a
  * search of their agent. A chunk that the unfiltered query returns is reachable (the filtered
  * search walks the same graph and stops later: lib/index-upkeep/audit.test.ts checks the two
- * agree); the others, usually none, are asked again with the agent filter, which decides, in
- * requests sized to take about FILTERED_REQUEST_MS each.
+ * agree); the others (none to a fifth of them, as the graph goes) are asked again filtered to the
+ * agent, which decides, in requests sized to take about FILTERED_REQUEST_MS each. Filtered by the
+ * agent's ids when `check.ids` gives them: the same search of the graph without Chroma's pass over
+ * every record's metadata that a `where` costs (about a second a request at 1,000,000 vectors).
  */
-export async function unreachableAmong(collection: Collection, agentId: number, vectors: StoredVector[]): Promise<Set<string>> {
-  const returned = await ownVectorsReturned(collection, vectors);
+export async function unreachableAmong(
+  collection: Collection,
+  agentId: number,
+  vectors: StoredVector[],
+  check: OwnVectorCheck = {},
+): Promise<Set<string>> {
+  const between = check.between ?? (async () => {});
+  const sent = { n: 0 };
+  const returned = await ownVectorsReturned(collection, vectors, check, sent);
   const unsure = vectors.filter((v) => !returned.has(v.id));
   const lost = new Set<string>();
-  for (let i = 0, size = 1; i < unsure.length;) {
-    const batch = unsure.slice(i, i + size);
-    const started = performance.now();
-    const results = await nearestIds(
-      collection,
-      agentId,
-      batch.map((v) => v.embedding),
-      SELF_QUERY_RESULTS,
-    );
-    for (const id of notReturned(
-      batch.map((v) => v.id),
-      results,
-      SELF_QUERY_RESULTS,
-    ))
-      lost.add(id);
-    i += batch.length;
-    const perQuery = Math.max(1, performance.now() - started) / batch.length;
-    size = Math.max(1, Math.min(SELF_QUERY_BATCH, Math.floor(FILTERED_REQUEST_MS / perQuery)));
-  }
+  if (unsure.length === 0) return lost;
+  const pace = check.pace ?? {};
+  let idsJson = check.ids?.() ?? undefined;
+  const size = () => Math.max(1, Math.min(SELF_QUERY_BATCH, Math.floor(FILTERED_REQUEST_MS / (pace.msPerQuery ?? FILTERED_REQUEST_MS))));
+  // Batches asked by a list Chroma refused go again by the filter, before the rest.
+  const again: StoredVector[][] = [];
+  let i = 0;
+  await inStreams(
+    check.streams ?? (() => 1),
+    sent,
+    between,
+    () => {
+      if (again.length > 0 || i >= unsure.length) return again.shift();
+      const n = size();
+      i += n;
+      return unsure.slice(i - n, i);
+    },
+    async (batch) => {
+      const started = performance.now();
+      const byIds = idsJson;
+      let results: { ids: string[]; distances: (number | null)[] }[];
+      try {
+        results = await nearestIds(
+          collection,
+          byIds === undefined ? agentId : { agentId, idsJson: byIds },
+          batch.map((v) => v.embedding),
+          SELF_QUERY_RESULTS,
+        );
+      } catch (err) {
+        if (byIds === undefined || isVectorStoreUnavailable(err)) throw err;
+        // An id Chroma does not hold: this batch and the rest by the agent filter, paced afresh.
+        if (idsJson !== undefined) check.refused?.();
+        idsJson = undefined;
+        pace.msPerQuery = undefined;
+        again.push(batch);
+        return;
+      }
+      for (const id of notReturned(
+        batch.map((v) => v.id),
+        results,
+        SELF_QUERY_RESULTS,
+      ))
+        lost.add(id);
+      pace.msPerQuery = Math.max(1, performance.now() - started) / batch.length;
+    },
+  );
   return lost;
 }
