@@ -222,11 +222,11 @@ interface CompactMeta {
  * built again from SQLite). Reading it takes a fraction of a second where building it reads every
  * vector of the agent from SQLite.
  */
-function compactFromDisk(agentId: number, model: string, dimension: number, capacity: number): AgentVectors | null {
+async function compactFromDisk(agentId: number, model: string, dimension: number, capacity: number): Promise<AgentVectors | null> {
   const files = compactFiles(agentId, model);
-  let loaded: ReturnType<typeof loadTable>;
+  let loaded: Awaited<ReturnType<typeof loadTable>>;
   try {
-    loaded = loadTable(files.table, { capacity });
+    loaded = await loadTable(files.table, { capacity });
   } catch (err) {
     if (err instanceof RangeError) return null;
     throw err;
@@ -319,7 +319,7 @@ async function load(
   let floats = before?.floats;
   if (precision === "i8" && !before?.table) {
     // After a restart: the table written to disk last, brought up to date below.
-    const disk = compactFromDisk(agentId, model, agent.dimension, agent.chunks);
+    const disk = await compactFromDisk(agentId, model, agent.dimension, agent.chunks);
     if (disk) before = disk;
     floats = disk?.floats ?? newFloatRows(agentId, model, agent.dimension);
   }

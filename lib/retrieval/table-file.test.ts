@@ -58,7 +58,7 @@ describe("a vector table on disk", () => {
       await saveTable(t, file, '{"agent": "Büro – 7"}'); // over the one before
       expect(fs.readdirSync(dir).filter((f) => f.startsWith(`round-${precision}`))).toEqual([`round-${precision}.table`]);
 
-      const loaded = loadTable(file, { capacity: 500 })!;
+      const loaded = (await loadTable(file, { capacity: 500 }))!;
       expect(loaded.meta).toBe('{"agent": "Büro – 7"}');
       const l = loaded.table;
       expect([l.precision, l.dimension, l.capacity, l.live]).toEqual([precision, DIM, 500, t.live]);
@@ -89,7 +89,7 @@ describe("a vector table on disk", () => {
     t.append(7, 0, 20, vectors(20, DIM));
     t.remove(2);
     await saving;
-    const l = loadTable(file)!.table;
+    const l = (await loadTable(file))!.table;
     expect([l.capacity, l.hasDocument(2), l.hasDocument(7)]).toEqual([before.rows, true, false]);
     expect(rowsOf(l)).toEqual(before);
     expect(scores(l, q)).toEqual(expected);
@@ -98,7 +98,7 @@ describe("a vector table on disk", () => {
   it("reads back an empty table", async () => {
     const file = path.join(dir, "empty.table");
     await saveTable(new VectorTable(DIM, 10, "i8"), file, "none yet");
-    const loaded = loadTable(file, { capacity: 10 })!;
+    const loaded = (await loadTable(file, { capacity: 10 }))!;
     expect([loaded.meta, loaded.table.rows, loaded.table.capacity]).toEqual(["none yet", 0, 10]);
   });
 
@@ -128,11 +128,11 @@ describe("a vector table on disk", () => {
     ];
     for (const [name, spoil] of variants) {
       fs.writeFileSync(file, spoil(Buffer.from(good)));
-      expect(loadTable(file), name).toBeNull();
+      expect(await loadTable(file), name).toBeNull();
     }
-    expect(loadTable(path.join(dir, "missing.table"))).toBeNull();
-    expect(loadTable(dir)).toBeNull();
+    expect(await loadTable(path.join(dir, "missing.table"))).toBeNull();
+    expect(await loadTable(dir)).toBeNull();
     fs.writeFileSync(file, good);
-    expect(loadTable(file)?.table.rows).toBe(t.rows);
+    expect((await loadTable(file))?.table.rows).toBe(t.rows);
   });
 });

@@ -450,7 +450,7 @@ async function measureTable(rows: number, dim: number, tmp: string) {
   out("table_save_event_loop_delay_max_ms", delay.max / 1e6); // the machine's own scheduling included
   out("table_file_mb", fs.statSync(file).size / MB);
   t0 = performance.now();
-  const loaded = loadTable(file);
+  const loaded = await loadTable(file);
   out("table_load_s", (performance.now() - t0) / 1000); // the file just written: in the page cache
   const query = [unitQuery(Array.from({ length: dim }, () => rand() - 0.5))];
   const [a, b] = [table, loaded?.table].map((t) => {
