@@ -2,7 +2,7 @@ import "server-only";
 import { db } from "../db/client";
 import { readyDocumentsAfter } from "../db/backup";
 import { documentVectorRuns, replaceChunkVectors, storedVectorCount } from "../db/chunk-vectors";
-import { indexedText } from "../core/chunking";
+import { embeddedText } from "../core/chunking";
 import { chunkIndexes, storedChunks } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import type { Embedder } from "../embeddings";
@@ -68,7 +68,7 @@ export async function restoreVectors(onProgress: (done: number) => void = () => 
       }
       const texts = storedChunks(doc.id);
       const chunks = texts.map((c) => ({ index: c.index }));
-      const vectors = await configured.embed(texts.map(indexedText));
+      const vectors = await configured.embed(texts.map(embeddedText));
       replaceChunkVectors(doc.id, doc.embedding_model, chunks, vectors);
       out.re_embedded++;
       if (chunkIndexes([doc.id]).length !== chunks.length) throw new Error(`document ${doc.id}: its chunks and vectors do not match`);

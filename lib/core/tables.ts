@@ -4,7 +4,8 @@
  * two or more consecutive lines starting with `|` (after any indentation); its first line, with a
  * Markdown separator line (`|---|---|`) right after it, is its header. The boundary chunker
  * (chunking.ts) cuts a table only at a row's end and gives a chunk that holds rows without the
- * header the header as its `context`.
+ * header the header as its `context`; what a chunk is embedded by names each row's cells by that
+ * header (tableRowsAsPairs).
  */
 
 interface Line {
@@ -112,4 +113,69 @@ export class TableLayout {
     const header = table.lines.slice(0, table.separator ? 2 : 1);
     return header.map((l) => this.text.slice(l.start, l.end)).join("\n");
   }
+}
+
+/** A table line's cells, its pipes escaped as `\|` read back; null unless it starts and ends with an unescaped pipe. */
+function cellsOf(line: string): string[] | null {
+  const row = line.trim();
+  if (row.length < 2 || row[0] !== "|" || !/(?<!\\)\|$/.test(row.slice(1))) return null;
+  return row
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replace(/\\\|/g, "|"));
+}
+
+/** A row as "column: value" pairs, "; " between them: empty cells left out, cells past the header's (or under an unnamed column) without a name. */
+function rowAsPairs(names: string[], cells: string[]): string {
+  return cells.flatMap((cell, k) => (cell === "" ? [] : [names[k] ? `${names[k]}: ${cell}` : cell])).join("; ");
+}
+
+/** A line that holds the end of a row cut off before it: not a table line, but ending in a row's closing pipe. */
+const isRowTail = (line: string) => !TABLE_LINE.test(line) && /(?<!\\)\|$/.test(line.trimEnd());
+
+/**
+ * `text` (after `context`, its table's header) with every row of a table whose header is known
+ * written as one line of "column: value" pairs; null when no row is. The context names the rows the
+ * text starts with (or those right after the end of a row it may start with); a table's first line
+ * in the text names the rows under it and its separator, if it has one. Rows right after the end
+ * of a row with no context to name them stay as they are. A header (with its separator) is left
+ * out once every row under it is written as pairs, the names being in every row then; a row the
+ * chunker cut off stays as it is, and so does its header.
+ */
+export function tableRowsAsPairs(text: string, context?: string | null): string | null {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let changed = false;
+  let contextShown = Boolean(context);
+  for (let i = 0; i < lines.length;) {
+    if (!TABLE_LINE.test(lines[i])) {
+      out.push(lines[i++]);
+      continue;
+    }
+    let end = i;
+    while (end < lines.length && TABLE_LINE.test(lines[end])) end++;
+    const fromContext = Boolean(context) && (i === 0 || (i === 1 && isRowTail(lines[0])));
+    const separator = !fromContext && i + 1 < end && SEPARATOR.test(lines[i + 1].trim());
+    const headerLines = fromContext ? [] : lines.slice(i, separator ? i + 2 : i + 1);
+    const names = cellsOf(fromContext ? context!.split("\n")[0] : lines[i]);
+    const rows = lines.slice(i + headerLines.length, end);
+    if (!names || rows.length === 0 || (!fromContext && i > 0 && isRowTail(lines[i - 1]))) {
+      out.push(...lines.slice(i, end));
+      i = end;
+      continue;
+    }
+    const written = rows.map((r) => {
+      const cells = cellsOf(r);
+      return cells ? rowAsPairs(names, cells) : null;
+    });
+    // The end of a row before the rows is one more row not written as pairs.
+    const whole = written.every((w) => w !== null) && !(fromContext && i === 1);
+    if (fromContext) contextShown = !whole;
+    else if (!whole) out.push(...headerLines);
+    out.push(...written.map((w, k) => w ?? rows[k]));
+    changed = true;
+    i = end;
+  }
+  if (!changed) return null;
+  return contextShown ? `${context}\n${out.join("\n")}` : out.join("\n");
 }

@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { documentChunks, storedChunks } from "../db/chunks";
+import { afterEach, describe, expect, it } from "vitest";
+import { embeddedText, indexedText } from "../core/chunking";
+import { chunkKey, documentChunks, storedChunks } from "../db/chunks";
+import { chunkVectorsOf } from "../db/chunk-vectors";
 import { getDocument, listDocuments } from "../db/documents";
+import { embedder, useEmbedder } from "../embeddings/configured";
+import { LocalEmbedder } from "../embeddings/local/embedder";
+import { reembedDocuments } from "../index-upkeep/re-embed";
 import { retrieve, searchAgentDocuments } from "../retrieval/retrieve";
 import { exportAgentLines, linesStream } from "../transfer/export";
 import { importAgent } from "../transfer/import";
@@ -84,5 +89,60 @@ describe("a table uploaded as HTML", () => {
     expect(off.chunks.find((c) => c.id === target.id)).toMatchObject({ context: HEADER, enabled: false });
     const on = await changeChunk(agent.id, target.id, { enabled: true }, null);
     expect(documentChunks(on.document_id).find((c) => c.text === target.text)?.context).toBe(HEADER);
+  });
+});
+
+describe("what a table's chunks are embedded by", () => {
+  afterEach(() => useEmbedder(undefined));
+
+  const NOVA_ROW = /^\| Nova \| \$\d+ \|/m;
+  const novaChunk = (documentId: number) => documentChunks(documentId).find((c) => NOVA_ROW.test(c.text))!;
+  /** The chunk's vector as stored (the exact ranking's copy, written with Chroma's from the same vectors). */
+  const storedVector = (c: { document_id: number; chunk_index: number }) =>
+    chunkVectorsOf([c], embedder().model).get(chunkKey(c.document_id, c.chunk_index));
+  const vectorOf = async (text: string) => Float32Array.from((await embedder().embed([text]))[0]);
+  const upload = (agentId: number) =>
+    ingestFile(agentId, { filename: "prices.html", bytes: enc(priceList()) }, { chunkSize: 300, chunkOverlap: 60 });
+
+  it("embeds the rows as column-value pairs while the keyword index keeps the pipe rows, and ranks the row's chunk first by its vector", async () => {
+    const agent = newAgent("tables embedded");
+    const res = await upload(agent.id);
+    await ingestFile(agent.id, { filename: "moving.md", bytes: enc(GUIDE) }, { chunkSize: 300, chunkOverlap: 60 });
+    const nova = novaChunk(res.document_id!);
+    expect(nova.context).toBe(HEADER);
+    expect(embeddedText(nova).split("\n")).toContain("Plan: Nova; Monthly price: $168; Seats: 5 users; Storage: 400 GB");
+    expect(embeddedText(nova)).not.toContain("|");
+
+    const stored = storedVector(nova);
+    expect(stored).toEqual(await vectorOf(embeddedText(nova)));
+    expect(stored).not.toEqual(await vectorOf(indexedText(nova)));
+
+    const [first] = (await retrieve(agent.id, ["Monthly price of the Nova plan"], { topK: 3, mode: "vector" }))[0];
+    expect(first).toMatchObject({ document_id: res.document_id, context: HEADER });
+    expect(first.chunk_text).toMatch(NOVA_ROW);
+    const [keyword] = (await retrieve(agent.id, ["Monthly price of the Nova plan"], { topK: 3, mode: "keyword" }))[0];
+    expect(keyword.chunk_text).toMatch(NOVA_ROW);
+  });
+
+  it("gives a chunk the same vector when it is embedded again after a model change, and embeds its questions after the pairs", async () => {
+    const first = await upload(newAgent("tables ingest").id);
+    const ingested = storedVector(novaChunk(first.document_id!));
+    expect(ingested).toBeDefined();
+
+    // Uploaded under another model, then re-embedded with the configured one.
+    const agent = newAgent("tables re-embed");
+    useEmbedder(new LocalEmbedder({ spec: { version: 1, lexicalDimension: 768, semanticWeight: 0 } }));
+    const res = await upload(agent.id);
+    useEmbedder(undefined);
+    expect((await reembedDocuments({ agentId: agent.id })).failed).toEqual([]);
+    expect(storedVector(novaChunk(res.document_id!))).toEqual(ingested);
+
+    // A question attached by an editor is embedded after the chunk's pairs.
+    const target = documentCuration(getDocument(agent.id, res.document_id!)).chunks.find((c) => NOVA_ROW.test(c.text))!;
+    const asked = await changeChunk(agent.id, target.id, { questions: ["What does Nova cost?"] }, null);
+    const curated = novaChunk(asked.document_id);
+    expect(curated.questions).toEqual(["What does Nova cost?"]);
+    expect(embeddedText(curated)).toMatch(/^Plan: .*\n\nWhat does Nova cost\?$/s);
+    expect(storedVector(curated)).toEqual(await vectorOf(embeddedText(curated)));
   });
 });

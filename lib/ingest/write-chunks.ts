@@ -4,7 +4,7 @@ import type { Embedder } from "../embeddings";
 import { addChunks, collectionModel } from "../vector-store/chunks";
 import { writeChunkVectors } from "../db/chunk-vectors";
 import { noteVectorWrite } from "../db/index-check";
-import { indexedText, type Chunk } from "../core/chunking";
+import { embeddedText, type Chunk } from "../core/chunking";
 
 export type IngestStage = "extract" | "chunk" | "embed" | "write" | "done";
 export type IngestProgress = (p: { stage: IngestStage; done: number; total: number }) => void;
@@ -32,11 +32,11 @@ export async function addNotedChunks(
  */
 export type KnownVectors = (slice: Chunk[]) => Map<number, number[]>;
 
-/** The slice's vectors: the known ones as they are, the others embedded from what each chunk is indexed by. */
+/** The slice's vectors: the known ones as they are, the others embedded from each chunk's embedded text. */
 async function embedSlice(model: Embedder, slice: Chunk[], known?: KnownVectors): Promise<number[][]> {
   const have = known?.(slice) ?? new Map<number, number[]>();
   const missing = slice.filter((c) => !have.has(c.index));
-  const made = missing.length ? await model.embed(missing.map(indexedText)) : [];
+  const made = missing.length ? await model.embed(missing.map(embeddedText)) : [];
   const byIndex = new Map(missing.map((c, i) => [c.index, made[i]]));
   return slice.map((c) => have.get(c.index) ?? byIndex.get(c.index)!);
 }

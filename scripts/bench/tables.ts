@@ -6,16 +6,19 @@
 // monthly price of the Kadime plan?"), each labeled with the article whose table answers it. The
 // articles are extracted as uploads are (HTML to text) and chunked by the app's chunker; the local
 // embedder embeds them in-process, its query weighting counting the set's own chunks as an agent's
-// would, and every chunk is ranked exactly by cosine distance. Three ways of indexing the rows:
+// would, and every chunk is ranked exactly by cosine distance. Four ways of indexing the rows:
 //   a_no_header   the chunks as made, indexed by their text alone (the header only in the first chunk)
-//   b_header      the same chunks indexed with their context (the header of their table) first
+//   b_header      the same chunks indexed with their context (the header of their table) first:
+//                 indexedText, what the app's keyword index holds
 //   c_pairs       each row written as "column: value" pairs instead of pipe cells, then chunked
-//   d_pairs_index the chunks of b, each indexed with its rows as "column: value" pairs (text unchanged)
+//   d_pairs_index the chunks of b, each indexed with its rows as "column: value" pairs (text
+//                 unchanged): embeddedText, what the app embeds
+// The app's figures are d's vector ones and b's BM25 ones (the `app.*` lines name them).
 // Prints `key: value` lines: chunks, and recall@1, recall@3 and MRR (rank of the expected article's
 // first chunk among all chunks, no k limit) for the vector ranking and for a BM25 baseline.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { chunkText, indexedText, type Chunk } from "../../lib/core/chunking";
+import { chunkText, embeddedText, indexedText, type Chunk } from "../../lib/core/chunking";
 import { newFeatureCounts } from "../../lib/embeddings";
 import { LocalEmbedder } from "../../lib/embeddings/local/embedder";
 import { htmlToText } from "../../lib/extract/html.mjs";
@@ -155,15 +158,11 @@ function asPairs(text: string, columns: string[]): string {
     .join("\n");
 }
 
-/** A chunk's rows as pairs, named by its table's header: its context, or the header line it holds itself. */
-function indexedAsPairs(c: Chunk): string {
-  const header = c.context ?? c.text.split("\n").find((l) => l.startsWith("| Plan |"));
-  return header ? asPairs(c.text, cellsOf(header)) : c.text;
-}
-
 interface Variant {
   name: string;
   chunks: { article: number; indexed: string }[];
+  /** What queries are weighted by (the chunks' features counted); the embedded texts when left out. */
+  counted?: string[];
 }
 const texts = articles.map((a) => htmlToText(a.html));
 const chunked = (text: (i: number) => string, index: (c: Chunk) => string) =>
@@ -178,7 +177,14 @@ const variants: Variant[] = [
   },
   { name: "b_header", chunks: chunked((i) => texts[i], indexedText) },
   { name: "c_pairs", chunks: chunked((i) => asPairs(texts[i], articles[i].columns), indexedText) },
-  { name: "d_pairs_index", chunks: chunked((i) => texts[i], indexedAsPairs) },
+  { name: "d_pairs_index", chunks: chunked((i) => texts[i], embeddedText) },
+  // The app: embedded as d, queries weighted by counts over the keyword-indexed form (b), the
+  // form counts were kept in before rows were embedded as pairs (no recount on an upgrade).
+  {
+    name: "e_app",
+    chunks: chunked((i) => texts[i], embeddedText),
+    counted: chunked((i) => texts[i], indexedText).map((c) => c.indexed),
+  },
 ];
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -193,13 +199,15 @@ out("questions", questions.length);
 out("chunk_size", SIZE);
 out("chunk_overlap", OVERLAP);
 out("embedder", embedder.model);
+out("app.vector", "e_app");
+out("app.keyword", "b_header");
 const started = performance.now();
 for (const v of variants) {
   const texts = v.chunks.map((c) => c.indexed);
   const vectors = await embedder.embed(texts);
   // Queries are weighted by the set's own chunks, as the app weights them by an agent's.
   const corpus = { chunks: texts.length, df: newFeatureCounts() };
-  await embedder.countFeatures(texts, corpus.df);
+  await embedder.countFeatures(v.counted ?? texts, corpus.df);
   const queries = await embedder.embedQueries(
     questions.map((q) => q.query),
     corpus,
