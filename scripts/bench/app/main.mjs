@@ -57,10 +57,27 @@ async function main() {
       );
       for (const f of a.articles) {
         const d = docs.get(f.filename);
-        if (!d) fail(`${dataDir} holds agent "${a.name}" without a ready ${f.filename}: not the corpus of --chunks ${args.chunks}`);
+        if (!d) continue;
         f.documentId = d.id;
         f.chunkCount = d.chunk_count;
       }
+    }
+    // An ingest cut short (--stop-after-ingest stopped before its end) is finished: the articles
+    // not ready yet are uploaded now (an interrupted one was failed at the app's start).
+    const rest = agents
+      .map((a) => ({ ...a, articles: a.articles.filter((f) => f.documentId === undefined) }))
+      .filter((a) => a.articles.length);
+    const missing = rest.reduce((n, a) => n + a.articles.length, 0);
+    if (missing > 0) {
+      if (!args.stopAfterIngest)
+        fail(
+          `${dataDir} holds ${missing} of the corpus's ${nArticles} articles not ready: finish its ingest with --stop-after-ingest first`,
+        );
+      log(`finishing the ingest in ${dataDir}: ${missing} of ${nArticles} articles are not ready yet`);
+      const started = performance.now();
+      const up = uploader(base);
+      const chunks = await up.sendUploads(up.uploadBatches(rest));
+      log(`finished: ${chunks} chunks in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
     log(`reusing the corpus in ${dataDir}: the ingest is not run again`);
   } else {

@@ -92,7 +92,8 @@ function parseArgs(argv) {
       console.log("                         the same --chunks and --stop-after-ingest made it), the ingest is not run again:");
       console.log("                         its figures print as reused, and the rest is measured over D. A run changes D");
       console.log("                         (agents, uploads, a kill): measure over a copy (cp -a) to keep the corpus");
-      console.log("  --stop-after-ingest    end after the ingest and its raw add, printing their figures");
+      console.log("  --stop-after-ingest    end after the ingest and its raw add, printing their figures; over a D whose");
+      console.log("                         ingest was cut short, uploads the articles not ready yet and ends");
       console.log(`  --only P,...           after the ingest, run only these of ${PHASES.join(",")}`);
       console.log("                         (in that order); the others' figures print as not run");
       console.log("  --via jobs             each agent's articles as one upload job, as the upload page sends a folder:");
