@@ -36,7 +36,10 @@ const allowedOriginHosts = (parseEnv().ALLOWED_ORIGINS ?? "").split(",").flatMap
 
 const nextConfig: NextConfig = {
   // Native and server-side packages stay in node_modules rather than in the bundle.
-  serverExternalPackages: ["better-sqlite3", "chromadb", "unpdf"],
+  // OCR's engine (WebAssembly loaded from its own folder) and the canvas that renders scanned PDF
+  // pages (a native addon) are loaded by the extraction worker, outside the bundle; listed so that
+  // an import from server code never pulls them in.
+  serverExternalPackages: ["better-sqlite3", "chromadb", "unpdf", "tesseract.js", "@napi-rs/canvas"],
   poweredByHeader: false,
   // The agent's search is a pages API route (pages/api): bundled like the app routes, so that
   // its lib/ modules' `import "server-only"` resolves as Next resolves it for server code

@@ -70,6 +70,18 @@ const schema = z
     MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
     MAX_PDF_PAGES: z.coerce.number().int().positive().default(2_000),
     EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    // Reading images and scanned PDF pages by OCR (docs/ingesting.md, "Images and scanned pages").
+    /** An image (or a PDF page rendered for OCR) of more pixels is refused from its header, before it is decoded. */
+    MAX_IMAGE_PIXELS: z.coerce.number().int().positive().default(40_000_000),
+    /** The languages OCR reads, as tesseract names them (`eng`, `eng+deu`); each needs the npm package `@tesseract.js-data/<lang>`. */
+    OCR_LANGUAGES: z
+      .string()
+      .regex(/^[a-z][a-z_]*(\+[a-z][a-z_]*)*$/, "language codes joined by + (eng, eng+deu)")
+      .default("eng"),
+    /** Text OCR reads with a lower mean confidence (0-100) is taken for noise: an image or page giving only that has no text. */
+    OCR_MIN_CONFIDENCE: z.coerce.number().min(0).max(100).default(40),
+    /** Most pages of one PDF read by OCR (pages without a text layer); more is refused as `too_many_scanned_pages`. */
+    OCR_MAX_PAGES: z.coerce.number().int().positive().default(50),
     MAX_FILES_PER_REQUEST: z.coerce.number().int().positive().default(50),
     MAX_REQUEST_BYTES: z.coerce
       .number()

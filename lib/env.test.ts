@@ -35,6 +35,16 @@ describe("parseEnv", () => {
       expect(() => parseEnv({ EVAL_RUNS_KEEP: bad }), bad).toThrow(new RegExp(`EVAL_RUNS_KEEP \\(got "${bad}"\\)`));
   });
 
+  it("reads English by OCR unless OCR_LANGUAGES names others, joined by +, and names a value that is not such a list", () => {
+    expect(parseEnv({})).toMatchObject({ OCR_LANGUAGES: "eng", MAX_IMAGE_PIXELS: 40_000_000, OCR_MIN_CONFIDENCE: 40, OCR_MAX_PAGES: 50 });
+    expect(parseEnv({ OCR_LANGUAGES: "eng+deu+chi_sim" }).OCR_LANGUAGES).toBe("eng+deu+chi_sim");
+    for (const bad of ["eng deu", "eng,deu", "eng+", "ENG"]) {
+      expect(() => parseEnv({ OCR_LANGUAGES: bad }), bad).toThrow(
+        `OCR_LANGUAGES (got "${bad}"): language codes joined by + (eng, eng+deu)`,
+      );
+    }
+  });
+
   it("requires a key for OpenAI unless a compatible server is named", () => {
     expect(() => parseEnv({ EMBEDDING_PROVIDER: "openai" })).toThrow(/OPENAI_API_KEY/);
     expect(parseEnv({ EMBEDDING_PROVIDER: "openai", OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }).EMBEDDING_PROVIDER).toBe("openai");

@@ -33,7 +33,7 @@ describe("the launcher's options", () => {
 });
 
 /**
- * The launcher runs from a scratch copy of scripts/ and lib/env.mjs, so that whatever it
+ * The launcher runs from a scratch copy of scripts/ and the lib/ modules it imports, so that whatever it
  * would build or start happens there (a build of an empty project), never in this tree.
  */
 const roots: string[] = [];
@@ -50,6 +50,8 @@ function scratchRoot() {
   fs.copyFileSync(path.join(here, "lib", "env.mjs"), path.join(root, "lib", "env.mjs"));
   fs.mkdirSync(path.join(root, "lib", "auth"));
   fs.copyFileSync(path.join(here, "lib", "auth", "start-warning.mjs"), path.join(root, "lib", "auth", "start-warning.mjs"));
+  fs.mkdirSync(path.join(root, "lib", "extract"));
+  fs.copyFileSync(path.join(here, "lib", "extract", "ocr-languages.mjs"), path.join(root, "lib", "extract", "ocr-languages.mjs"));
   fs.symlinkSync(path.join(here, "node_modules"), path.join(root, "node_modules"));
   return root;
 }
@@ -104,6 +106,16 @@ describe("npm start", () => {
     expect(stdout).not.toMatch(/building/);
     expect(fs.existsSync(path.join(root, ".next"))).toBe(false);
     expect(fs.existsSync(path.join(root, "data"))).toBe(false);
+  });
+
+  it("refuses an OCR language whose data package is not installed, naming the package, before building anything (exit 1)", async () => {
+    const { code, stdout, stderr, root } = await launch({ OCR_LANGUAGES: "eng+xyz" });
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'OCR_LANGUAGES is "eng+xyz", but @tesseract.js-data/xyz is not installed: run npm install @tesseract.js-data/xyz',
+    );
+    expect(stdout).not.toMatch(/building/);
+    expect(fs.existsSync(path.join(root, ".next"))).toBe(false);
   });
 
   it("goes on with a password, and a SIGTERM during the build stops it and exits 0", async () => {

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConfigError, parseEnv } from "../lib/env.mjs";
 import { openAccessWarning } from "../lib/auth/start-warning.mjs";
+import { languagesProblem } from "../lib/extract/ocr-languages.mjs";
 import { freePort, startChroma } from "./chroma-server.mjs";
 import { planDemoSeed, seedDemo } from "./demo-seed.mjs";
 import { accessRefusal, localUrl, nextArgs } from "./launch-options.mjs";
@@ -33,8 +34,9 @@ try {
   throw err;
 }
 
-// Before anything is built or started: an app open to the network needs a password.
-const refusal = accessRefusal(env);
+// Before anything is built or started: an app open to the network needs a password, and OCR
+// the data of each language it is told to read (named now, not at the first image uploaded).
+const refusal = accessRefusal(env) ?? languagesProblem(env.OCR_LANGUAGES);
 if (refusal) {
   console.error(refusal);
   process.exit(1);

@@ -16,7 +16,7 @@ const USAGE =
   "Usage: npm run sync -- --agent <id or name> <folder> [--delete] [--dry-run] [--chunk-size N] [--overlap N] [--strategy boundary|fixed] [--metadata JSON] [--url http://localhost:3000]";
 
 // A copy of ACCEPTED_EXTENSIONS in lib/extract/detect.ts (scripts/sync.test.ts keeps them equal).
-export const ACCEPTED_EXTENSIONS = [".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"];
+export const ACCEPTED_EXTENSIONS = [".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx", ".png", ".jpg", ".jpeg", ".webp"];
 const STRATEGIES = ["boundary", "fixed"];
 // The app's defaults (lib/core/chunking.ts): what the server uses for a setting not given.
 const DEFAULT_SIZE = 800;

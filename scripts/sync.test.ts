@@ -113,7 +113,7 @@ describe("npm run sync", () => {
       "a.md": TEXT.a,
       "guides/setup.md": TEXT.setup,
       "guides/faq.txt": TEXT.faq,
-      "guides/diagram.png": "not a document",
+      "guides/diagram.svg": "not a document",
       ".git/description.md": "git's own file",
       "node_modules/pkg/readme.md": "a dependency's readme",
     });

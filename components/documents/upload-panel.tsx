@@ -15,7 +15,7 @@ import { ChunkPreview } from "./chunk-preview";
 import { FileProgressList, FULL_LIST_FILES } from "./file-progress";
 import { StrategySelect } from "./strategy-select";
 
-const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx";
+const ACCEPT = ".txt,.md,.markdown,.html,.htm,.pdf,.docx,.png,.jpg,.jpeg,.webp";
 
 /** The server no longer has the upload: it restarted, and its jobs live in its memory. */
 const isGone = (err: unknown) => err instanceof ApiError && err.status === 404;
@@ -160,7 +160,7 @@ export function UploadPanel({ agentId, maxFiles, maxBytes }: { agentId: number; 
           dragging ? "border-blue-500 bg-blue-50" : "border-slate-300"
         }`}
       >
-        <p>Drop .txt, .md, .html, .pdf or .docx files here, or</p>
+        <p>Drop .txt, .md, .html, .pdf or .docx files, or .png, .jpg or .webp screenshots (read by OCR) here, or</p>
         <FileChooser
           label="Files"
           multiple

@@ -9,7 +9,10 @@ export type RejectionCode =
   | "too_much_text"
   | "too_many_pages"
   | "extract_timeout"
-  | "extract_out_of_memory";
+  | "extract_out_of_memory"
+  | "too_many_pixels"
+  | "too_many_scanned_pages"
+  | "ocr_no_text";
 
 /**
  * Every error code the API answers with, and its HTTP status: the one place a status is chosen.
@@ -45,6 +48,9 @@ export const ERROR_STATUS = {
   rejected_too_large: 413,
   rejected_too_much_text: 413,
   rejected_too_many_pages: 413,
+  // An image, or a PDF page's rendering, past MAX_IMAGE_PIXELS; a PDF with more pages to read by OCR than OCR_MAX_PAGES.
+  rejected_too_many_pixels: 413,
+  rejected_too_many_scanned_pages: 413,
   rejected_unsupported_type: 422,
   rejected_type_mismatch: 422,
   rejected_encoding: 422,
@@ -52,6 +58,8 @@ export const ERROR_STATUS = {
   rejected_unreadable: 422,
   rejected_extract_timeout: 422,
   rejected_extract_out_of_memory: 422,
+  // OCR found no text (or only what it read with less than OCR_MIN_CONFIDENCE) in an image or a scanned PDF.
+  rejected_ocr_no_text: 422,
   embedding_failed: 500,
   chat_failed: 500,
   // The agent's reranker (a reranking endpoint or the chat model) failed or answered out of shape.

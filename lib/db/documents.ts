@@ -2,6 +2,7 @@ import "server-only";
 import { notFound } from "../core/errors";
 import { DEFAULT_CHUNK_STRATEGY, indexedText, type Chunk, type ChunkStrategy } from "../core/chunking";
 import type { Metadata } from "../core/metadata";
+import { parseOcrRecord, type OcrRecord } from "../extract/ocr-record";
 import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { documentChunks, insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
@@ -41,6 +42,8 @@ export interface DocumentRow {
   base_id: number | null;
   /** The team's own keys (lib/db/metadata.ts); the built-in fields are the columns above. */
   metadata: Metadata;
+  /** The image, or the PDF pages, whose text OCR read, with its confidence; null when none was. */
+  ocr: OcrRecord | null;
 }
 
 export type DocumentWithText = DocumentRow & { text: string };
@@ -59,16 +62,16 @@ export function retiredDocument(id: number): RetiredDocument {
 }
 
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
-  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id, metadata`;
+  status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id, metadata, ocr`;
 
-/** A row as read from SQLite: its metadata still JSON. */
-type Stored<T extends { metadata: Metadata }> = Omit<T, "metadata"> & { metadata: string };
+/** A row as read from SQLite: its metadata and OCR record still JSON. */
+type Stored<T extends { metadata: Metadata }> = Omit<T, "metadata" | "ocr"> & { metadata: string; ocr?: string | null };
 
-/** A row with its metadata parsed. */
+/** A row with its metadata and OCR record parsed. */
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T>): T;
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined;
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined {
-  return row && ({ ...row, metadata: metadataOf(row.metadata) } as T);
+  return row && ({ ...row, metadata: metadataOf(row.metadata), ...("ocr" in row ? { ocr: parseOcrRecord(row.ocr ?? null) } : {}) } as T);
 }
 
 export function listDocuments(agentId: number): DocumentRow[] {
@@ -147,6 +150,7 @@ export const insertDocument = (
     chunk_strategy?: ChunkStrategy;
     source_url?: string | null;
     metadata?: Metadata;
+    ocr?: OcrRecord | null;
   },
   chunks: Chunk[] | StoredChunk[],
   version: VersionCuration = {},
@@ -157,10 +161,10 @@ export const insertDocument = (
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
            text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note, draft_id, base_id,
-           metadata)
+           metadata, ocr)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
            @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note, @draft_id, @base_id,
-           @metadata)`,
+           @metadata, @ocr)`,
       )
       .run({
         chunk_strategy: DEFAULT_CHUNK_STRATEGY,
@@ -176,6 +180,7 @@ export const insertDocument = (
         draft_id: version.draft?.id ?? null,
         base_id: version.draft?.baseId ?? null,
         metadata: JSON.stringify(d.metadata ?? {}),
+        ocr: d.ocr ? JSON.stringify(d.ocr) : null,
       });
     const id = Number(lastInsertRowid);
     insertChunks(id, chunks);

@@ -1,6 +1,7 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode } from "../validations/agent";
+import { parseOcrRecord } from "../extract/ocr-record";
 import { metadataOf } from "./metadata";
 import { db, now } from "./client";
 import { retiredDocument, type DocumentWithText, type RetiredDocument } from "./documents";
@@ -110,8 +111,8 @@ export function draftRemovals(draftId: number): DraftRemoval[] {
 export function draftVersionOf(draftId: number, filename: string): DocumentWithText | undefined {
   const row = db()
     .prepare("SELECT * FROM documents WHERE draft_id = ? AND filename = ? AND status = 'draft' ORDER BY id DESC LIMIT 1")
-    .get(draftId, filename) as (Omit<DocumentWithText, "metadata"> & { metadata: string }) | undefined;
-  return row && { ...row, metadata: metadataOf(row.metadata) };
+    .get(draftId, filename) as (Omit<DocumentWithText, "metadata" | "ocr"> & { metadata: string; ocr: string | null }) | undefined;
+  return row && { ...row, metadata: metadataOf(row.metadata), ocr: parseOcrRecord(row.ocr) };
 }
 
 /** Whether the draft stages the removal of a name. */

@@ -8,6 +8,10 @@ const EXTENSIONS: Record<string, DocumentType> = {
   htm: "html",
   pdf: "pdf",
   docx: "docx",
+  png: "png",
+  jpg: "jpeg",
+  jpeg: "jpeg",
+  webp: "webp",
 };
 
 export const ACCEPTED_EXTENSIONS = Object.keys(EXTENSIONS).map((e) => `.${e}`);
@@ -32,6 +36,15 @@ export function startsWith(bytes: Uint8Array, signature: readonly number[]): boo
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 
 export const PDF_MAGIC = ascii("%PDF-");
+export const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+export const JPEG_MAGIC = [0xff, 0xd8, 0xff];
+const RIFF_MAGIC = ascii("RIFF");
+const WEBP_MAGIC = ascii("WEBP");
+
+/** A RIFF container whose form type (bytes 8-11) is WEBP. */
+export function isWebp(bytes: Uint8Array): boolean {
+  return startsWith(bytes, RIFF_MAGIC) && startsWith(bytes.subarray(8), WEBP_MAGIC);
+}
 export const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 /** Compound File Binary: the container of legacy .doc/.xls files. */
 export const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -41,8 +54,8 @@ const SIGNATURES: { label: string; magic: readonly number[] }[] = [
   { label: "a PDF file", magic: PDF_MAGIC },
   { label: "a ZIP file (such as a .docx)", magic: ZIP_MAGIC },
   { label: "a ZIP file", magic: [0x50, 0x4b, 0x05, 0x06] },
-  { label: "a PNG image", magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
-  { label: "a JPEG image", magic: [0xff, 0xd8, 0xff] },
+  { label: "a PNG image", magic: PNG_MAGIC },
+  { label: "a JPEG image", magic: JPEG_MAGIC },
   { label: "a GIF image", magic: ascii("GIF8") },
   { label: "a legacy Office file (such as a .doc)", magic: OLE_MAGIC },
   { label: "a gzip archive", magic: [0x1f, 0x8b] },
@@ -50,5 +63,6 @@ const SIGNATURES: { label: string; magic: readonly number[] }[] = [
 
 /** What a file's first bytes say it is, for binary formats we recognise; null otherwise. */
 export function sniffBinary(bytes: Uint8Array): string | null {
+  if (isWebp(bytes)) return "a WebP image";
   return SIGNATURES.find((s) => startsWith(bytes, s.magic))?.label ?? null;
 }

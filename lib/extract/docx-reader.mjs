@@ -1,7 +1,8 @@
 // Plain ESM, run in the extraction worker: the raw text of a .docx without inflating a bomb,
 // read as a stream of XML tags so that memory is the document part's bytes and the text only.
 import dingbatToUnicode from "dingbat-to-unicode";
-import { Parser } from "htmlparser2";
+import { figureText, imageText } from "./alt-text.mjs";
+import { readXml } from "./docx-xml.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
 import { tableRow } from "./table-row.mjs";
 import { ZipBudgetExceeded, readDirectory, readEntry } from "./zip.mjs";
@@ -12,28 +13,18 @@ const XML_PART = /\.(xml|rels)$/i;
 // How a ZIP that is not a Word document (xlsx, odt, epub, ...) fails; docx.ts recognises the message.
 const NOT_A_DOCX = "Could not find main document part";
 
-// Namespaces by URI, named by the prefix Word itself writes, in the transitional and the strict format:
-// a document may bind any prefix to them.
-const NAMESPACES = new Map([
-  ["http://schemas.openxmlformats.org/wordprocessingml/2006/main", "w"],
-  ["http://purl.oclc.org/ooxml/wordprocessingml/main", "w"],
-  ["http://schemas.openxmlformats.org/markup-compatibility/2006", "mc"],
-  ["urn:schemas-microsoft-com:vml", "v"],
-  ["http://schemas.microsoft.com/office/word/2010/wordml", "wordml"],
-  ["http://schemas.openxmlformats.org/package/2006/relationships", "rel"],
-]);
-
 const OFFICE_DOCUMENT =
   /^(?:http:\/\/schemas\.openxmlformats\.org\/officeDocument\/2006\/relationships|http:\/\/purl\.oclc\.org\/ooxml\/officeDocument\/relationships)\/officeDocument$/;
 
 // Elements whose children are read as document content: runs, links, tracked insertions and moves,
-// content controls' content, drawings, VML shapes and text boxes. Anything not named here or handled
-// below (tables, deleted text, field instructions, properties, equations) adds no text.
+// content controls' content, drawings (inline or anchored, for their pictures' alt text), VML shapes
+// and text boxes. Anything not named here or handled below (tables, deleted text, field instructions,
+// properties, equations) adds no text.
 const CONTAINERS = new Set(
   (
     "w:body w:r w:hyperlink w:customXml w:ins w:moveFromRangeEnd w:moveFromRangeStart w:moveTo " +
-    "w:moveToRangeEnd w:moveToRangeStart w:object w:smartTag w:drawing w:sdtContent mc:Fallback " +
-    "v:roundrect v:shape v:textbox v:group v:rect w:txbxContent"
+    "w:moveToRangeEnd w:moveToRangeStart w:object w:smartTag w:drawing wp:inline wp:anchor w:sdtContent " +
+    "mc:Fallback v:roundrect v:shape v:textbox v:group v:rect w:txbxContent"
   ).split(" "),
 );
 const CHARACTERS = new Map([
@@ -58,13 +49,11 @@ const FRAME_KINDS = new Map([
   ["mc:AlternateContent", "alternate"],
 ]);
 
-// Inflated document XML is decoded and read this many bytes at a time.
-const READ_BYTES = 1 << 20;
-
 /**
  * Raw text of a Word document, each paragraph followed by a blank line; a text box's paragraphs follow
  * the paragraph that anchors it; a table's rows are `| cell | cell |` lines, its first row first (a
- * table inside a cell is part of that cell's text). Refuses, before inflating anything, an archive
+ * table inside a cell is part of that cell's text); a picture's alt text is `[Image: <alt>]` where the
+ * picture is, and a caption after a picture's paragraph `[Figure: <caption>]` at its end. Refuses, before inflating anything, an archive
  * whose XML parts declare more than `maxXmlBytes`, stops inflating at that budget whatever the
  * directory declares, and stops reading as soon as the text passes `maxChars`.
  * @param {Uint8Array} bytes
@@ -95,7 +84,40 @@ export async function readDocxText(bytes, { maxChars, maxXmlBytes }) {
 
   const main = mainDocumentPath(entries, inflate);
   if (!main) throw new Error(`${NOT_A_DOCX}. Are you sure this is a valid .docx file?`);
-  return documentText(inflate(main), maxChars);
+  const styles = `${main.slice(0, main.lastIndexOf("/") + 1)}styles.xml`;
+  return documentText(inflate(main), maxChars, entries.has(styles) ? captionStyles(inflate(styles)) : new Set([CAPTION]));
+}
+
+// The id Word gives its Caption style in English; its name, whatever the language, is "caption".
+const CAPTION = "Caption";
+
+/**
+ * The ids of the paragraph styles that are Word's Caption or based on it: Word in another language
+ * gives the style another id ("Beschriftung"), and LibreOffice captions figures with a style based on it.
+ * @param {Uint8Array} xml the styles part
+ * @returns {Set<string>}
+ */
+function captionStyles(xml) {
+  const captions = new Set([CAPTION]);
+  /** @type {Map<string, string>} */
+  const basedOn = new Map();
+  /** @type {string | null} */
+  let style = null;
+  readXml(xml, {
+    open(name, attribs) {
+      if (name === "w:style") style = attribs["w:type"] === "paragraph" ? (attribs["w:styleId"] ?? null) : null;
+      else if (style && name === "w:name" && attribs["w:val"]?.toLowerCase() === "caption") captions.add(style);
+      else if (style && name === "w:basedOn") basedOn.set(style, attribs["w:val"] ?? "");
+    },
+  });
+  for (const id of basedOn.keys()) {
+    const seen = new Set();
+    for (let base = basedOn.get(id); base && !seen.has(base); base = basedOn.get(base)) {
+      seen.add(base);
+      if (captions.has(base)) captions.add(id);
+    }
+  }
+  return captions;
 }
 
 /**
@@ -129,76 +151,6 @@ function partPath(target) {
 }
 
 /**
- * @typedef {{ open(name: string, attribs: Record<string, string>): void, close?(name: string): void, text?(text: string): void }} XmlHandler
- * Element and attribute names come with the prefix of NAMESPACES ("w:p", "w:val"), whatever prefix
- * the document binds; names in other namespaces come as "{uri}local" and unprefixed attributes as they are.
- */
-
-/**
- * Reads XML bytes as a stream of tags and text.
- * @param {Uint8Array} data
- * @param {XmlHandler} handler
- */
-function readXml(data, handler) {
-  /** @type {Array<Map<string, string> | null>} prefix bindings each open element adds */
-  const scopes = [];
-  /** @param {string} prefix */
-  const uriOf = (prefix) => {
-    for (let i = scopes.length - 1; i >= 0; i--) {
-      const uri = scopes[i]?.get(prefix);
-      if (uri !== undefined) return uri;
-    }
-    return prefix === "xml" ? "http://www.w3.org/XML/1998/namespace" : "";
-  };
-  /** @param {string} qualified @param {boolean} attribute */
-  const resolve = (qualified, attribute) => {
-    const colon = qualified.indexOf(":");
-    if (colon < 0 && attribute) return qualified;
-    const prefix = colon < 0 ? "" : qualified.slice(0, colon);
-    const local = qualified.slice(colon + 1);
-    const uri = uriOf(prefix);
-    const known = NAMESPACES.get(uri);
-    return known ? `${known}:${local}` : uri ? `{${uri}}${local}` : local;
-  };
-  /** @type {string[]} */
-  const names = [];
-  const parser = new Parser(
-    {
-      onopentag(qualified, raw) {
-        /** @type {Map<string, string> | null} */
-        let scope = null;
-        for (const key in raw) {
-          if (key === "xmlns" || key.startsWith("xmlns:")) (scope ??= new Map()).set(key.slice(6), raw[key]);
-        }
-        scopes.push(scope);
-        /** @type {Record<string, string>} */
-        const attribs = {};
-        for (const key in raw) if (!key.startsWith("xmlns")) attribs[resolve(key, true)] = raw[key];
-        const name = resolve(qualified, false);
-        names.push(name);
-        handler.open(name, attribs);
-      },
-      onclosetag(qualified) {
-        // At the end the tokenizer closes what a damaged or cut-off part left open.
-        if (ended) throw new Error(`The document XML is malformed: <${qualified}> is never closed.`);
-        scopes.pop();
-        handler.close?.(/** @type {string} */ (names.pop()));
-      },
-      ontext: handler.text ? (text) => handler.text?.(text) : undefined,
-    },
-    { xmlMode: true, decodeEntities: true },
-  );
-  let ended = false;
-  const decoder = new TextDecoder("utf-8");
-  for (let offset = 0; offset < data.length; offset += READ_BYTES) {
-    parser.write(decoder.decode(data.subarray(offset, offset + READ_BYTES), { stream: true }));
-  }
-  parser.write(decoder.decode());
-  ended = true;
-  parser.end();
-}
-
-/**
  * What an open element does with what it contains.
  * - content: its children are read as document content
  * - paragraph: content, then a blank line (none if its mark is deleted: it runs on into the next one)
@@ -211,27 +163,44 @@ function readXml(data, handler) {
  * - cell: content written aside, then added to its row's cells
  * - contentControl: content; a check box control drops its first character (the box glyph)
  * - props / props-rPr: paragraph, row or control properties, read only for the markers above
+ * - picture / pictureProps: a drawing's properties (wp:docPr) and what they hold: its alt text (`text`)
+ *   is written where the drawing is, unless they mark it decorative; a paragraph that holds one is
+ *   marked `picture`, and one in a caption style `caption`, its text written aside
  * @typedef {{ kind: "root" | "content" | "paragraph" | "text" | "alternate" | "textBox" | "table" | "row" | "cell"
- *   | "contentControl" | "paragraphProps" | "paragraphRunProps" | "rowProps" | "controlProps",
- *   deleted?: boolean, checkbox?: boolean, text?: string, after?: string[], cells?: string[] }} Frame
+ *   | "contentControl" | "paragraphProps" | "paragraphRunProps" | "rowProps" | "controlProps" | "picture" | "pictureProps",
+ *   deleted?: boolean, checkbox?: boolean, text?: string, after?: string[], cells?: string[], picture?: boolean,
+ *   caption?: boolean }} Frame
  */
 
 /**
  * @param {Uint8Array} xml the main document part
  * @param {number} maxChars
+ * @param {Set<string>} captions the ids of the caption styles
  */
-function documentText(xml, maxChars) {
+function documentText(xml, maxChars, captions) {
   /** @type {string[][]} text boxes' and table cells' text is written aside, then after their paragraph or in their row */
   const outputs = [[]];
   let written = 0;
   let sawBody = false;
+  // After a picture's alt text, the next text is a word of its own.
+  let spaceNext = false;
   /** @param {string} text */
   const write = (text) => {
     if (!text) return;
+    spaceNext = false;
     written += text.length;
     if (written > maxChars) throw new LimitExceeded("too_much_text");
     outputs[outputs.length - 1].push(text);
   };
+  /** Alt text or a caption, a word of its own in the text around it. @param {string} text */
+  const writeWord = (text) => {
+    if (!text) return;
+    const last = outputs[outputs.length - 1].at(-1)?.at(-1);
+    write(last && /\S/.test(last) ? ` ${text}` : text);
+    spaceNext = true;
+  };
+  /** @type {{ output: string[], end: number } | null} where the text of the last paragraph that held a picture ends */
+  let figure = null;
   /** Text, as opposed to tabs: the first of it in a check box control is the box. @param {string} text */
   const writeText = (text) => {
     if (!text) return;
@@ -242,7 +211,7 @@ function documentText(xml, maxChars) {
         return;
       }
     }
-    write(text);
+    write(spaceNext && /^\S/.test(text) ? ` ${text}` : text);
   };
   /** @type {Frame[]} */
   const frames = [];
@@ -266,6 +235,13 @@ function documentText(xml, maxChars) {
         }
       } else if (parent.kind === "paragraphProps") {
         if (name === "w:rPr") frame = { kind: "paragraphRunProps" };
+        else if (name === "w:pStyle" && captions.has(attribs["w:val"] ?? "")) startCaption();
+      } else if (parent.kind === "picture" || parent.kind === "pictureProps") {
+        // Word marks a decorative picture in an extension of its properties; what alt text it has is not read.
+        const decorative = name === "adec:decorative" && /^(?:1|true)$/.test(attribs.val ?? "");
+        const picture = frames.findLast((f) => f.kind === "picture");
+        if (decorative && picture) picture.text = "";
+        frame = { kind: "pictureProps" };
       } else if (parent.kind === "paragraphRunProps" || parent.kind === "rowProps") {
         if (name === "w:del") markDeleted(parent.kind === "rowProps" ? "row" : "paragraph");
       } else if (parent.kind === "controlProps") {
@@ -287,7 +263,11 @@ function documentText(xml, maxChars) {
       if (skipped) return void skipped--;
       const frame = /** @type {Frame} */ (frames.pop());
       if (frame.kind === "text") writeText(frame.text ?? "");
+      else if (frame.kind === "picture") writeWord(frame.text ?? "");
       else if (frame.kind === "paragraph") {
+        if (frame.caption) endCaption();
+        const output = outputs[outputs.length - 1];
+        if (frame.picture) figure = { output, end: output.length };
         if (!frame.deleted) write("\n\n");
         for (const text of frame.after ?? []) write(text);
       } else if (frame.kind === "textBox") {
@@ -316,6 +296,27 @@ function documentText(xml, maxChars) {
   if (!sawBody) throw new Error("its document part has no body");
   return outputs[0].join("");
 
+  /** A paragraph in a caption style: its text is written aside, to be joined to its picture's paragraph. */
+  function startCaption() {
+    const paragraph = frames.findLast((f) => f.kind === "paragraph");
+    if (!paragraph || paragraph.caption) return;
+    paragraph.caption = true;
+    outputs.push([]);
+  }
+
+  /**
+   * A caption's text as `[Figure: <caption>]` at the end of the paragraph before, when that paragraph
+   * held a picture and only empty paragraphs came between; any other caption (a table's) stays as it is.
+   */
+  function endCaption() {
+    const text = /** @type {string[]} */ (outputs.pop()).join("");
+    written -= text.length;
+    const output = outputs[outputs.length - 1];
+    if (figure?.output !== output || output.slice(figure.end).some((part) => /\S/.test(part))) return void write(text);
+    for (const part of output.splice(figure.end)) written -= part.length;
+    writeWord(figureText(text));
+  }
+
   /** @param {"row" | "paragraph"} kind */
   function markDeleted(kind) {
     const owner = frames.findLast((f) => f.kind === kind);
@@ -335,6 +336,12 @@ function documentText(xml, maxChars) {
       return { kind: "content" };
     }
     if (name === "w:tbl") return { kind: cellDepth ? "content" : "table" };
+    if (name === "wp:docPr") {
+      const paragraph = frames.findLast((f) => f.kind === "paragraph");
+      if (paragraph) paragraph.picture = true;
+      const hidden = /^(?:1|true)$/.test(attribs.hidden ?? "");
+      return { kind: "picture", text: hidden ? "" : imageText(attribs.descr?.trim() ? attribs.descr : attribs.title) };
+    }
     if (name === "w:tc") {
       const row = frames.findLast((f) => f.kind === "row" || f.kind === "cell");
       if (row?.kind !== "row" || !row.cells) return { kind: "content" };

@@ -57,12 +57,13 @@ describe("extractText: docx", () => {
 
 const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 
-/** A .docx whose body is `body`, with the w, v, mc and wordml prefixes bound. */
-function docxWithBody(body: string, prefix = "w"): Promise<Uint8Array> {
+/** A .docx whose body is `body`, with the w, v, mc and wordml prefixes bound, and other parts as given. */
+function docxWithBody(body: string, prefix = "w", parts: Record<string, string> = {}): Promise<Uint8Array> {
   return buildDocxWithDocument(
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${prefix}:document xmlns:${prefix}="${W}" ` +
       `xmlns:v="urn:schemas-microsoft-com:vml" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" ` +
       `xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><${prefix}:body>${body}</${prefix}:body></${prefix}:document>`,
+    parts,
   );
 }
 
@@ -144,5 +145,71 @@ describe("extractText: what of a Word document is text", () => {
     const bytes = await docxWithBody(Array.from({ length: 1_000 }, (_, i) => p(r(`Paragraph ${i}`))).join(""));
     await expect(readDocxText(bytes, { maxChars: 5_000, maxXmlBytes: 1e9 })).rejects.toBeInstanceOf(LimitExceeded);
     expect(await readDocxText(bytes, { maxChars: 50_000, maxXmlBytes: 1e9 })).toContain("Paragraph 999");
+  });
+});
+
+/** A run holding a picture as Word writes one in line with text: its alt text in wp:docPr's descr, `inner` in its properties. */
+const picture = (attributes: string, inner = "") =>
+  `<w:r><w:drawing><wp:inline distT="0" distB="0" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">` +
+  `<wp:extent cx="5486400" cy="3086100"/><wp:docPr id="1" name="Picture 1" ${attributes}>${inner}</wp:docPr>` +
+  `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
+  `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="0" name="billing.png"/></pic:nvPicPr>` +
+  `<pic:blipFill><a:blip r:embed="rId4" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"/></pic:blipFill>` +
+  `</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>`;
+const styled = (style: string, ...runs: string[]) => `<w:p><w:pPr><w:pStyle w:val="${style}"/></w:pPr>${runs.join("")}</w:p>`;
+const ALT = "The Billing tab with the Cancel subscription button";
+
+describe("extractText: a Word document's pictures and captions", () => {
+  it("writes a picture's alt text in its paragraph and joins the caption under it to that paragraph", async () => {
+    const body =
+      p(r("Open the Billing tab:"), picture(`descr="${ALT}"`), r("then confirm.")) +
+      styled(
+        "Caption",
+        r("Figure "),
+        `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> SEQ Figure \\* ARABIC </w:instrText></w:r>`,
+        `<w:r><w:fldChar w:fldCharType="separate"/></w:r>${r("1")}<w:r><w:fldChar w:fldCharType="end"/></w:r>`,
+        r(": Billing"),
+      ) +
+      p(r("Your plan stays active until the end of the period."));
+    expect((await read(body)).split("\n\n")).toEqual([
+      `Open the Billing tab: [Image: ${ALT}] then confirm. [Figure: Figure 1: Billing]`,
+      "Your plan stays active until the end of the period.",
+    ]);
+  });
+
+  it("reads the title when there is no description, and skips decorative pictures and alt text that only names a file", async () => {
+    const decorative =
+      `<a:extLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:ext uri="{C183D7F6-B498-43B3-948B-1728B52AA6E4}">` +
+      `<adec:decorative xmlns:adec="http://schemas.microsoft.com/office/drawing/2017/decorative" val="1"/></a:ext></a:extLst>`;
+    const body =
+      p(r("Title:"), picture(`descr="" title="The plans page"`)) +
+      p(r("Decorative:"), picture(`descr="A blue line"`, decorative)) +
+      p(r("File:"), picture(`descr="C:\\Users\\ann\\Pictures\\IMG_2043.png"`)) +
+      p(r("Generated:"), picture(`descr="A screenshot of a computer&#xA;&#xA;Description automatically generated"`));
+    expect((await read(body)).split("\n\n")).toEqual([
+      "Title: [Image: The plans page]",
+      "Decorative:",
+      "File:",
+      "Generated: [Image: A screenshot of a computer]",
+    ]);
+  });
+
+  it("knows a caption style by its built-in name in any language, and leaves a caption that follows no picture as it is", async () => {
+    const styles =
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}">` +
+      `<w:style w:type="paragraph" w:styleId="Beschriftung"><w:name w:val="caption"/><w:basedOn w:val="Standard"/></w:style>` +
+      `<w:style w:type="paragraph" w:styleId="Abbildung"><w:name w:val="Abbildung"/><w:basedOn w:val="Beschriftung"/></w:style></w:styles>`;
+    const body =
+      styled("Beschriftung", r("Tabelle 1: Preise")) +
+      p(r("Preise ohne MwSt.")) +
+      p(picture(`descr="Der Reiter Abrechnung"`)) +
+      p() +
+      styled("Abbildung", r("Abbildung 1: Abrechnung"));
+    const bytes = await docxWithBody(body, "w", { "word/styles.xml": styles });
+    expect((await extractText("de.docx", bytes)).text.split("\n\n")).toEqual([
+      "Tabelle 1: Preise",
+      "Preise ohne MwSt.",
+      "[Image: Der Reiter Abrechnung] [Figure: Abbildung 1: Abrechnung]",
+    ]);
   });
 });

@@ -1,11 +1,20 @@
 import { BaseError, type ErrorCode, type RejectionCode } from "../core/errors";
 
-export type DocumentType = "txt" | "md" | "html" | "pdf" | "docx";
+export type DocumentType = "txt" | "md" | "html" | "pdf" | "docx" | ImageType;
+
+/** Images read by OCR (lib/extract/image.ts), named by their content's format. */
+export type ImageType = "png" | "jpeg" | "webp";
 
 export type { RejectionCode };
 
-/** Refusals for being too big in some way (bytes, extracted text, PDF pages): HTTP 413. */
-export const SIZE_LIMIT_CODES: readonly string[] = ["too_large", "too_much_text", "too_many_pages"];
+/** Refusals for being too big in some way (bytes, extracted text, PDF pages, pixels, pages to read by OCR): HTTP 413. */
+export const SIZE_LIMIT_CODES: readonly string[] = [
+  "too_large",
+  "too_much_text",
+  "too_many_pages",
+  "too_many_pixels",
+  "too_many_scanned_pages",
+];
 
 /** An upload we refuse; `message` is written for the person who uploaded the file. */
 export class RejectedFileError extends BaseError {

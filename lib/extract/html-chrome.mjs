@@ -61,6 +61,21 @@ export function classify(tag, attribs) {
   return LANDMARK_TAGS.has(tag) ? LANDMARK : KEEP;
 }
 
+/**
+ * The alt text an `<img>` is indexed by, or undefined for one that only decorates (marked
+ * presentational or hidden) or counts visits (a tracking pixel, 2 pixels wide or high at most).
+ * @param {Attributes} attribs
+ * @returns {string | undefined}
+ */
+export function imageAlt(attribs) {
+  const alt = attribute(attribs, "alt");
+  if (!alt?.trim()) return undefined;
+  if (words(attribute(attribs, "role")).some((role) => role === "presentation" || role === "none")) return undefined;
+  if ((attribute(attribs, "aria-hidden") ?? "").trim().toLowerCase() === "true") return undefined;
+  const pixel = (/** @type {string} */ name) => Number.parseFloat(attribute(attribs, name) ?? "") <= 2;
+  return pixel("width") || pixel("height") ? undefined : alt;
+}
+
 /** @param {Attributes} attribs @param {string} name @returns {string | undefined} */
 export function attribute(attribs, name) {
   return Object.hasOwn(attribs, name) ? attribs[name] : undefined;

@@ -1,5 +1,7 @@
 // Plain ESM: the extraction worker runs it unbundled for large pages.
-import { CHROME, INVISIBLE, INVISIBLE_TAGS, KEEP, LANDMARK, attribute, readPage, scanPage } from "./html-chrome.mjs";
+import { figureText, imageText } from "./alt-text.mjs";
+import { CHROME, INVISIBLE, INVISIBLE_TAGS, KEEP, LANDMARK, attribute, imageAlt, readPage, scanPage } from "./html-chrome.mjs";
+import { TextBuilder } from "./html-text.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
 import { tableRow } from "./table-row.mjs";
 
@@ -23,7 +25,8 @@ const HEADING = /^h([1-6])$/;
  * Visible text of an HTML document's article, one block per line, at most one blank line between blocks,
  * headings as `#` lines, list items as `-`/`1.` lines and a table's rows as `| cell | cell |` lines in
  * their order (the `<thead>` row, or else the first, is the header); a table that lays out the page is
- * read as text, its cells side by side.
+ * read as text, its cells side by side. An image's alt text is written where the image is, as
+ * `[Image: <alt>]`, and a figure's caption right after its image, as `[Figure: <caption>]`.
  * The page is read as a stream of tags and text, twice or more (once to find the article, once per
  * mode tried), and never held as a tree: memory is the page, the text and the open elements.
  * Throws LimitExceeded("too_much_text") as soon as the text passes `maxChars`.
@@ -41,13 +44,21 @@ export function htmlToText(html, maxChars = Infinity) {
   return extract(html, "page", page, maxChars) || extract(html, "all", page, maxChars);
 }
 
+/** @typedef {import("./html-chrome.mjs").Attributes} Attributes */
+/** @typedef {import("./html-text.mjs").Mark} Mark */
 /** @typedef {ReturnType<typeof scanPage>} Page */
 /** @typedef {{ ordered: boolean, next: number }} List */
 /**
+ * A `<figure>` being read: where the text after its last image ends (a caption read later joins it
+ * there), and a caption read before any image, written after the first.
+ * @typedef {{ image: Mark | null, caption: string }} Figure
+ */
+/**
  * An open element: whether its text is kept, what it writes when it closes, what its children inherit, and
- * what it is of the table being read as rows (`inCell`: anything inside one of its cells).
+ * what it is of the table being read as rows or of a figure (`collected`: anything inside a cell or a
+ * figure's caption, whose text is collected on one line).
  * @typedef {{ kept: boolean, closeWith: number, endsMarker: boolean, inPre: boolean, list: List | null,
- *   part?: "table" | "row" | "cell", inCell?: boolean }} Frame
+ *   part?: "table" | "row" | "cell" | "figure" | "caption", collected?: boolean, figure?: Figure }} Frame
  */
 /**
  * The data table being read as rows: the cells of the row so far, and the text of the cell being read.
@@ -69,19 +80,36 @@ function extract(html, mode, page, maxChars) {
   let droppedDepth = 0;
   /** @type {TableRows | null} the outermost data table open; a table inside its cells is read as the cell's text */
   let table = null;
-  let cellChars = 0;
+  /** @type {string[] | null} the text of the figure caption being read */
+  let caption = null;
+  // The cell or caption being read: at most one is, as neither starts inside the other.
+  const collecting = () => table?.cell ?? caption;
+  let collectedChars = 0;
   /** @param {string} text */
-  const toCell = (text) => {
+  const collect = (text) => {
     // Counted as it is read, so a huge cell stops the read as soon as plain text would.
-    cellChars += text.length;
-    if (out.length + cellChars > maxChars) throw new LimitExceeded("too_much_text");
-    table?.cell?.push(text);
+    collectedChars += text.length;
+    if (out.length + collectedChars > maxChars) throw new LimitExceeded("too_much_text");
+    collecting()?.push(text);
   };
   const endRow = () => {
     // A row of empty cells (spacing) says nothing.
     if (table?.row?.some((c) => c.trim())) out.line(tableRow(table.row));
     if (table) table.row = null;
-    cellChars = 0;
+    collectedChars = 0;
+  };
+  /**
+   * An image's alt text where the image is, within its paragraph, so that it is chunked with it.
+   * @param {Attributes} attribs
+   * @param {Figure | undefined} figure
+   */
+  const image = (attribs, figure) => {
+    const text = imageText(imageAlt(attribs), attribute(attribs, "src"));
+    if (text) out.inline(` ${text} `);
+    if (!figure) return;
+    if (figure.caption) out.inline(` ${figure.caption} `);
+    figure.caption = "";
+    figure.image = out.mark();
   };
   readPage(html, {
     open(tag, attribs, ordinal) {
@@ -90,11 +118,12 @@ function extract(html, mode, page, maxChars) {
       const root = mode === "article" && page.roots.has(ordinal);
       if (!parent.kept && !root) return void frames.push(parent);
       if (mode === "all" ? INVISIBLE_TAGS.has(tag) : dropped(ordinal, mode, page)) return void (droppedDepth = 1);
-      if (table?.cell) {
-        // Inside a cell every block, row and cell only separates words: the row stays one line.
+      if (collecting()) {
+        // Inside a cell or a caption every block, row and cell only separates words: the row stays one line.
         const separates = PARAGRAPH_BLOCKS.has(tag) || LINE_BLOCKS.has(tag) || CELLS.has(tag);
-        if (separates) toCell(" ");
-        return void frames.push({ ...parent, closeWith: separates ? 1 : 0, endsMarker: false, part: undefined, inCell: true });
+        if (separates) collect(" ");
+        if (tag === "img") collect(` ${imageText(imageAlt(attribs), attribute(attribs, "src"))} `);
+        return void frames.push({ ...parent, closeWith: separates ? 1 : 0, endsMarker: false, part: undefined, collected: true });
       }
       if (table && tag === "tr") {
         endRow();
@@ -105,6 +134,10 @@ function extract(html, mode, page, maxChars) {
         table.row ??= [];
         table.cell = [];
         return void frames.push({ ...parent, closeWith: 0, endsMarker: false, part: "cell" });
+      }
+      if (tag === "figcaption" && parent.figure) {
+        caption = [];
+        return void frames.push({ ...parent, closeWith: 0, endsMarker: false, part: "caption" });
       }
       // A root starts afresh, as if it were the page.
       const inherited = root ? null : parent.list;
@@ -120,14 +153,16 @@ function extract(html, mode, page, maxChars) {
       const inPre = (!root && parent.inPre) || tag === "pre";
       const rows = !table && tag === "table" && !page.layoutTables.has(ordinal);
       if (rows) table = { row: null, cell: null };
-      const part = rows ? "table" : undefined;
-      frames.push({ kept: true, closeWith, endsMarker: closeWith > 0 && (Boolean(heading) || tag === "li"), inPre, list, part });
+      const figure = tag === "figure" ? { image: null, caption: "" } : root ? undefined : parent.figure;
+      if (tag === "img") image(attribs, figure);
+      const part = rows ? "table" : tag === "figure" ? "figure" : undefined;
+      frames.push({ kept: true, closeWith, endsMarker: closeWith > 0 && (Boolean(heading) || tag === "li"), inPre, list, part, figure });
     },
     close() {
       if (droppedDepth) return void droppedDepth--;
       const frame = frames.length > 1 ? frames.pop() : undefined;
-      if (frame?.inCell) {
-        if (frame.closeWith) toCell(" ");
+      if (frame?.collected) {
+        if (frame.closeWith) collect(" ");
         return;
       }
       if (frame?.part === "cell" && table?.cell) {
@@ -136,6 +171,16 @@ function extract(html, mode, page, maxChars) {
         return;
       }
       if (frame?.part === "row") return endRow();
+      if (frame?.part === "caption") {
+        const text = figureText(caption?.join("") ?? "");
+        caption = null;
+        collectedChars = 0;
+        // After its image, in the same paragraph, whatever blocks closed in between; before any image, it waits for one.
+        if (text && frame.figure?.image) out.joinAt(frame.figure.image, ` ${text} `);
+        else if (text && frame.figure) frame.figure.caption = `${frame.figure.caption} ${text}`.trim();
+        return;
+      }
+      if (frame?.part === "figure" && frame.figure?.caption) out.inline(` ${frame.figure.caption} `);
       if (frame?.part === "table") {
         endRow();
         table = null;
@@ -147,7 +192,7 @@ function extract(html, mode, page, maxChars) {
     text(text) {
       const frame = frames[frames.length - 1];
       if (droppedDepth || !frame.kept) return;
-      if (table?.cell) toCell(text);
+      if (collecting()) collect(text);
       else if (frame.inPre) out.raw(text.replace(/\u00a0/g, " "));
       else out.inline(text);
     },
@@ -172,79 +217,4 @@ function dropped(ordinal, mode, page) {
 function startOf(start, tag) {
   const first = tag === "ol" ? Number.parseInt(start ?? "", 10) : NaN;
   return Number.isFinite(first) ? first : 1;
-}
-
-/** Collapses whitespace the way a browser lays out inline text, except inside <pre>. */
-class TextBuilder {
-  /** @param {number} maxChars */
-  constructor(maxChars) {
-    this.maxChars = maxChars;
-    /** @type {string[]} */
-    this.parts = [];
-    this.length = 0;
-    this.last = "\n";
-    // Starts high so leading blocks add no newlines at the top.
-    this.trailingNewlines = 2;
-    // Written just before the block's first text, so an empty heading or item leaves no bare marker.
-    this.pendingMarker = "";
-  }
-
-  /** @param {string} text */
-  inline(text) {
-    let collapsed = text.replace(/\s+/g, " ");
-    if (this.last === " " || this.last === "\n") collapsed = collapsed.replace(/^ /, "");
-    if (collapsed) this.flushMarker();
-    this.push(collapsed);
-  }
-
-  /** @param {string} text */
-  raw(text) {
-    if (/\S/.test(text)) this.flushMarker();
-    this.push(text);
-  }
-
-  space() {
-    if (this.last !== " " && this.last !== "\n") this.push(" ");
-  }
-
-  /** @param {string} line a whole line, written as it is (a table row); a pending marker waits for the next text */
-  line(line) {
-    this.breakLine(1);
-    this.push(line);
-    this.breakLine(1);
-  }
-
-  /** @param {string} marker e.g. "## " or "2. "; "" cancels a marker the block never used */
-  marker(marker) {
-    this.pendingMarker = marker;
-  }
-
-  /**
-   * Ensures the output ends with `count` newlines, so adjacent blocks do not stack breaks.
-   * @param {number} count
-   */
-  breakLine(count) {
-    if (count > this.trailingNewlines) this.push("\n".repeat(count - this.trailingNewlines));
-  }
-
-  toString() {
-    return this.parts.join("");
-  }
-
-  flushMarker() {
-    const marker = this.pendingMarker;
-    this.pendingMarker = "";
-    this.push(marker);
-  }
-
-  /** @param {string} text */
-  push(text) {
-    if (!text) return;
-    this.length += text.length;
-    if (this.length > this.maxChars) throw new LimitExceeded("too_much_text");
-    this.parts.push(text);
-    this.last = text[text.length - 1];
-    const newlines = text.length - text.replace(/\n+$/, "").length;
-    this.trailingNewlines = newlines === text.length ? this.trailingNewlines + newlines : newlines;
-  }
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { chunkText } from "../core/chunking";
 import { rejection, utf8 } from "../../test/fixtures/extract/builders";
 import { htmlToText } from "./html.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
@@ -302,5 +303,52 @@ describe("extractText: html", () => {
       "empty",
     );
     expect(message).toContain("no visible text");
+  });
+});
+
+describe("htmlToText: images and figures", () => {
+  const ALT = "Screenshot: the Billing tab with the Cancel subscription button";
+
+  it("writes an image's alt text where the image is, inside its paragraph, whitespace collapsed, and chunks it with the paragraph", () => {
+    const page = `<main><h1>Cancel a subscription</h1>
+      <p>Plans renew every month until they are cancelled. Refunds follow the refund policy for your country.</p>
+      <p>Open Settings, then the Billing tab. <img src="/help/img/cancel.png" alt="Screenshot:  the Billing tab
+        with the Cancel subscription button" title="Not indexed"> Confirm in the dialog that opens.</p>
+      <p>Your plan stays active until the end of the period you paid for, and the data is kept for 30 days.</p></main>`;
+    const text = htmlToText(page);
+    expect(text.split("\n\n")).toContain(`Open Settings, then the Billing tab. [Image: ${ALT}] Confirm in the dialog that opens.`);
+    expect(text).not.toContain("Not indexed");
+    const chunks = chunkText(text, 200, 20);
+    expect(chunks.length).toBeGreaterThan(2);
+    const holder = chunks.find((c) => c.text.includes(`[Image: ${ALT}]`));
+    expect(holder?.text).toContain("Open Settings, then the Billing tab.");
+    expect(holder?.text).toContain("Confirm in the dialog that opens.");
+  });
+
+  it("keeps a figure's caption right after its image's alt text, in one paragraph, wherever the caption is written", () => {
+    const after = `<p>Before.</p><figure><p><img src="billing.png" alt="The Billing tab"></p>
+      <figcaption>Figure 1: <em>Cancel</em>   subscription</figcaption></figure><p>After.</p>`;
+    expect(htmlToText(after)).toBe("Before.\n\n[Image: The Billing tab] [Figure: Figure 1: Cancel subscription]\n\nAfter.");
+    const before = `<figure><figcaption>Figure 2: Plans</figcaption><a href="/plans"><img src="p.png" alt="The plans page"></a></figure>`;
+    expect(htmlToText(before)).toBe("[Image: The plans page] [Figure: Figure 2: Plans]");
+    // Without alt text the caption still stands where the image is.
+    expect(htmlToText(`<p>One.</p><figure><img src="x.png"><figcaption>Figure 3: Invoices</figcaption></figure>`)).toBe(
+      "One.\n\n[Figure: Figure 3: Invoices]",
+    );
+  });
+
+  it("skips decorative images, alt text that only names a file, tracking pixels and images in page chrome", () => {
+    const page = `<nav><img src="logo.png" alt="ACME logo"></nav><main><p>Open Billing
+      <img src="a.png" alt=""><img src="b.png" alt="   "><img src="c.png" alt="Divider" role="presentation">
+      <img src="d.png" alt="Arrow" aria-hidden="true"><img src="/img/IMG_2043.png" alt="IMG_2043.png">
+      <img src="s.png" alt="screenshot.png"><img src="/i/cancel-button.png" alt="cancel-button">
+      <img src="https://t.example/p.gif?u=1" alt="Tracking pixel" width="1" height="1">
+      <img src="spacer.gif" alt="Spacer" height="2px"> and <img src="c.png" alt="the Cancel button" width="120"> cancel.</p></main>`;
+    expect(htmlToText(page)).toBe("Open Billing and [Image: the Cancel button] cancel.");
+  });
+
+  it("keeps an image's alt text in a table cell within its row", () => {
+    const page = `<table><tr><th>Icon</th><th>Meaning</th></tr><tr><td><img src="g.png" alt="Gear icon"></td><td>Settings</td></tr></table>`;
+    expect(htmlToText(page)).toBe("| Icon | Meaning |\n| [Image: Gear icon] | Settings |");
   });
 });

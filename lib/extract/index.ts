@@ -4,17 +4,25 @@ import { ACCEPTED_EXTENSIONS, extensionOf, typeFromFilename } from "./detect";
 import { RejectedFileError, formatMB, quoted, type DocumentType } from "./errors";
 import { htmlToText } from "./html.mjs";
 import { LimitExceeded } from "./limit-exceeded.mjs";
-import { extractInWorker, resolveLimits, tooMuchText, type Limits } from "./limits";
+import { extractInWorker, resolveLimits, tooMuchText, type Limits, type OcrLimits } from "./limits";
+import { imageToText, isImageType } from "./image";
+import type { OcrRecord } from "./ocr-record";
 import { pdfToText } from "./pdf";
 import { collapseBlankLines, decodeText, normalizeLineEndings } from "./text";
 import { htmlMetaTags, markdownFrontMatter } from "./file-metadata";
 import { markdownTables } from "./markdown-tables";
+import { markdownImages } from "./markdown-images";
 
 export { RejectedFileError, SIZE_LIMIT_CODES, type DocumentType, type RejectionCode } from "./errors";
 export { ACCEPTED_EXTENSIONS } from "./detect";
+export { ocrSummary, type OcrRecord } from "./ocr-record";
 
-/** maxTextChars, maxPdfPages and timeoutMs default to MAX_TEXT_CHARS, MAX_PDF_PAGES and EXTRACT_TIMEOUT_MS. */
-export interface ExtractOptions extends Partial<Limits> {
+/**
+ * maxTextChars, maxPdfPages and timeoutMs default to MAX_TEXT_CHARS, MAX_PDF_PAGES and
+ * EXTRACT_TIMEOUT_MS; OCR's limits to MAX_IMAGE_PIXELS, OCR_LANGUAGES, OCR_MIN_CONFIDENCE and
+ * OCR_MAX_PAGES, read only for a file that needs OCR.
+ */
+export interface ExtractOptions extends Partial<Limits>, Partial<OcrLimits> {
   /** Upper bound on the upload size; no limit when omitted. */
   maxBytes?: number;
 }
@@ -22,17 +30,21 @@ export interface ExtractOptions extends Partial<Limits> {
 // Smaller pages parse in a few tens of milliseconds, less than a worker round trip costs.
 const INLINE_HTML_CHARS = 256 * 1024;
 
+/** A file's text, what it says about itself, and what OCR read of it (images, PDF pages without a text layer). */
+export interface Extracted {
+  type: DocumentType;
+  text: string;
+  metadata?: Metadata;
+  ocr?: OcrRecord;
+}
+
 /**
  * Validates an uploaded file against its name and returns its plain text.
  * Every refusal is a RejectedFileError whose message can be shown to the user as is.
  */
-export async function extractText(
-  filename: string,
-  bytes: Uint8Array,
-  opts: ExtractOptions = {},
-): Promise<{ type: DocumentType; text: string; metadata?: Metadata }> {
-  const type = typeFromFilename(filename);
-  if (!type) throw unsupported(filename);
+export async function extractText(filename: string, bytes: Uint8Array, opts: ExtractOptions = {}): Promise<Extracted> {
+  const named = typeFromFilename(filename);
+  if (!named) throw unsupported(filename);
 
   const { maxBytes } = opts;
   if (maxBytes !== undefined && bytes.byteLength > maxBytes) {
@@ -46,35 +58,48 @@ export async function extractText(
     throw new RejectedFileError("empty", `${quoted(filename)} is empty (0 bytes).`);
   }
 
-  const limits = resolveLimits(opts);
-  let text = normalizeLineEndings(await toText(type, filename, bytes, limits)).trimEnd();
+  const limits = { ...opts, ...resolveLimits(opts) };
+  const read = await toText(named, filename, bytes, limits);
+  // An image is named by its content's format, which may not be its extension's.
+  const type = read.type ?? named;
+  let text = normalizeLineEndings(read.text).trimEnd();
   if (text.length > limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
   // What the file says about itself: a Markdown file's front matter (not indexed as text), a page's meta tags.
   let metadata: Metadata = {};
   if (type === "md") {
     ({ text, metadata } = markdownFrontMatter(text));
-    text = markdownTables(text);
+    text = markdownImages(markdownTables(text));
   }
   if (type === "html") metadata = htmlMetaTags(decodeText(filename, bytes));
   if (!text.trim()) throw noText(type, filename);
-  return Object.keys(metadata).length ? { type, text, metadata } : { type, text };
+  return {
+    type,
+    text,
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+    ...(read.ocr ? { ocr: read.ocr } : {}),
+  };
 }
 
-async function toText(type: DocumentType, filename: string, bytes: Uint8Array, limits: Limits): Promise<string> {
+type Read = { text: string; type?: DocumentType; ocr?: OcrRecord };
+
+async function toText(type: DocumentType, filename: string, bytes: Uint8Array, limits: Limits & Partial<OcrLimits>): Promise<Read> {
+  if (isImageType(type)) return collapsed(await imageToText(filename, bytes, limits));
   switch (type) {
     case "txt":
     case "md":
       // UTF-8 needs at most 3 bytes per UTF-16 unit: past 3 bytes per allowed character, no need to decode.
       if (bytes.byteLength > 3 * limits.maxTextChars) throw tooMuchText(filename, type, limits.maxTextChars);
-      return decodeText(filename, bytes);
+      return { text: decodeText(filename, bytes) };
     case "html":
-      return htmlText(filename, normalizeLineEndings(decodeText(filename, bytes)), limits);
+      return { text: await htmlText(filename, normalizeLineEndings(decodeText(filename, bytes)), limits) };
     case "pdf":
-      return collapseBlankLines(normalizeLineEndings(await pdfToText(filename, bytes, limits)));
+      return collapsed(await pdfToText(filename, bytes, limits));
     case "docx":
-      return collapseBlankLines(normalizeLineEndings(await docxToText(filename, bytes, limits)));
+      return collapsed({ text: await docxToText(filename, bytes, limits) });
   }
 }
+
+const collapsed = (read: Read): Read => ({ ...read, text: collapseBlankLines(normalizeLineEndings(read.text)) });
 
 async function htmlText(filename: string, html: string, limits: Limits): Promise<string> {
   const maxChars = limits.maxTextChars;
@@ -105,7 +130,7 @@ function unsupported(filename: string): RejectedFileError {
 function noText(type: DocumentType, filename: string): RejectedFileError {
   const message =
     type === "pdf"
-      ? `${quoted(filename)} contains no extractable text. It may be a scanned image; run it through OCR and upload the result.`
+      ? `${quoted(filename)} contains no text: its pages have no text layer, and no image for OCR to read.`
       : type === "html"
         ? `${quoted(filename)} contains no visible text.`
         : `${quoted(filename)} contains no text.`;

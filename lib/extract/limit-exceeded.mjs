@@ -3,7 +3,7 @@
 /** A file over one of the extraction limits; the caller turns it into a message for the user. */
 export class LimitExceeded extends Error {
   /**
-   * @param {"too_much_text" | "too_many_pages"} code
+   * @param {"too_much_text" | "too_many_pages" | "too_many_scanned_pages"} code
    * @param {number} [pages] the page count, for too_many_pages
    */
   constructor(code, pages) {

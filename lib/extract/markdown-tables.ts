@@ -23,7 +23,7 @@ export function markdownTables(text: string): string {
   return lines.join("\n");
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+export const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 // A delimiter row: cells of dashes, optionally colon-aligned, split by pipes (at least one pipe or outer pipe).
 const DELIMITER = /^ {0,3}(?=.*\|)\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 const isRow = (line: string) => /^ {0,3}\S/.test(line) && /(?<!\\)\|/.test(line);

@@ -39,10 +39,9 @@ describe("extractText: pdf", () => {
     expect(message).toBe('"notes.pdf" is not a PDF: its content does not start with %PDF-.');
   });
 
-  it("rejects a PDF without a text layer as empty, suggesting a scan", async () => {
-    const message = await rejection(extractText("scan.pdf", buildPdf([null, null])), "empty");
-    expect(message).toContain('"scan.pdf"');
-    expect(message).toMatch(/scanned image/);
+  it("rejects a PDF whose pages hold neither a text layer nor an image for OCR as empty", async () => {
+    const message = await rejection(extractText("blank.pdf", buildPdf([null, null])), "empty");
+    expect(message).toBe('"blank.pdf" contains no text: its pages have no text layer, and no image for OCR to read.');
   });
 
   it("rejects a truncated PDF as unreadable with a short reason", async () => {

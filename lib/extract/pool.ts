@@ -2,17 +2,31 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
-/** What the worker (worker.mjs) is asked to read; limits travel with each job. */
+/**
+ * What the worker (worker.mjs) is asked to read; limits travel with each job. An `ocr` job reads
+ * one image, or one page of a PDF rendered as an image (ocr-reader.mjs).
+ */
 export type ExtractJob =
-  | { kind: "pdf"; bytes: Uint8Array; maxChars: number; maxPages: number; maxStreamBytes: number }
+  | { kind: "pdf"; bytes: Uint8Array; maxChars: number; maxPages: number; maxStreamBytes: number; maxScanned?: number; maxPixels?: number }
   | { kind: "docx"; bytes: Uint8Array; maxChars: number; maxXmlBytes: number }
-  | { kind: "html"; html: string; maxChars: number };
+  | { kind: "html"; html: string; maxChars: number }
+  | { kind: "ocr"; source: "image"; bytes: Uint8Array; languages: string }
+  | { kind: "ocr"; source: "pdf"; bytes: Uint8Array; languages: string; page: number; maxPixels: number; maxStreamBytes: number };
 
+/**
+ * A PDF's answer is its pages' text layers, in order, and the pages to read by OCR (with
+ * `maxScanned`); an OCR job's, its text and mean confidence (0-100).
+ */
 export type ExtractReply =
-  | { ok: true; text: string }
-  | { ok: false; failure: "limit"; code: "too_much_text" | "too_many_pages"; pages?: number; retire: true }
+  | { ok: true; text: string; confidence?: number }
+  | { ok: true; pages: string[]; scanned: number[] }
+  | { ok: false; failure: "limit"; code: LimitCode; pages?: number; retire: true }
   | { ok: false; failure: "damaged_zip" }
-  | { ok: false; failure: "parse"; name: string; message: string };
+  | { ok: false; failure: "parse"; name: string; message: string; retire?: true }
+  | { ok: false; failure: "ocr_languages"; missing: string[] };
+
+/** A limit a reader stopped at (limit-exceeded.mjs). */
+export type LimitCode = "too_much_text" | "too_many_pages" | "too_many_scanned_pages";
 
 /** What a worker says when it takes a job, before it reads: the job's deadline starts here. */
 export interface ExtractStarted {

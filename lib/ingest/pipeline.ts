@@ -22,7 +22,7 @@ import type { StoredChunk } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
 import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
-import { extractText, RejectedFileError } from "../extract";
+import { extractText, RejectedFileError, type OcrRecord } from "../extract";
 import { groupedWrite } from "../db/client";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
@@ -114,6 +114,7 @@ export async function ingestNamedFile(
           source_url: file.sourceUrl ?? null,
           // What the file says of itself, then what the upload (or the source) gives for it.
           metadata: { ...extracted.metadata, ...file.metadata },
+          ocr: extracted.ocr ?? null,
         },
         settings,
         onProgress,
@@ -252,8 +253,9 @@ async function goneWhileWritten(
 }
 
 /**
- * A version's text and what it is: its name, type, content hash, size, the page it came from, and
- * its metadata (a re-chunk's or import's own; an upload's from the file and the request).
+ * A version's text and what it is: its name, type, content hash, size, the page it came from, its
+ * metadata (a re-chunk's or import's own; an upload's from the file and the request), and what
+ * OCR read of it (a re-chunk keeps its document's).
  */
 export interface IndexSource {
   filename: string;
@@ -263,6 +265,7 @@ export interface IndexSource {
   text: string;
   source_url: string | null;
   metadata?: Metadata;
+  ocr?: OcrRecord | null;
 }
 
 async function indexDocument(
@@ -310,6 +313,7 @@ async function indexDocument(
         embedding_model: model.model,
         source_url: source.source_url,
         metadata: versionMetadata(agentId, filename, source.metadata, draft),
+        ocr: source.ocr ?? null,
       },
       chunks,
       given.version,

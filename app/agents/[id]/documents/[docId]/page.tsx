@@ -13,6 +13,7 @@ import { ReindexForm } from "@/components/documents/reindex-form";
 import { STRATEGY_LABELS } from "@/lib/core/chunking";
 import { DeleteDocumentButton } from "@/components/documents/delete-document-button";
 import { plural } from "@/lib/format/plural";
+import { ocrSummary } from "@/lib/extract/ocr-record";
 
 export const dynamic = "force-dynamic";
 
@@ -41,6 +42,11 @@ export default async function DocumentPage({ params, searchParams }: Props) {
             {STRATEGY_LABELS[doc.chunk_strategy]} · {doc.status}
             {doc.error ? `: ${doc.error}` : ""} · embedded with {doc.embedding_model}
           </p>
+          {doc.ocr && (
+            <p className="text-sm text-slate-600" data-testid="ocr-summary">
+              {ocrSummary(doc.ocr)}
+            </p>
+          )}
           {doc.source_url && /^https?:\/\//i.test(doc.source_url) && (
             <p className="text-sm text-slate-600 [overflow-wrap:anywhere]">
               Fetched from{" "}
