@@ -1,5 +1,5 @@
 import { createAgent } from "../lib/db/agents";
-import { collectionFor } from "../lib/vector-store/client";
+import { chroma, collectionFor, collectionName, DISTANCE_SPACE } from "../lib/vector-store/client";
 import { embedder } from "../lib/embeddings/configured";
 import { ingestFile } from "../lib/ingest/pipeline";
 import { pendingCleanups } from "../lib/ingest/cleanup";
@@ -42,3 +42,20 @@ export const ARTICLES = {
   password: "Password reset. Use the forgot password link on the sign-in page; the reset email link works for one hour.",
   invoices: "Invoices are issued on the first day of each billing period and can be downloaded as PDF from the billing settings.",
 };
+
+/**
+ * The configured embedder's collection, made with a deliberately sparse graph (2 neighbours a
+ * node, ef 1), so that Chroma's index misses chunks its own vectors should find: for tests of
+ * what the app does about such misses. Made before any ingest, so the app writes into it.
+ */
+export async function sparseCollection() {
+  const e = embedder();
+  await e.embed(["warm-up"]);
+  const collection = await chroma().createCollection({
+    name: collectionName(e.model, e.dimension),
+    embeddingFunction: null,
+    configuration: { hnsw: { space: DISTANCE_SPACE, max_neighbors: 2, ef_construction: 2, ef_search: 1 } },
+    metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
+  });
+  return { e, collection };
+}

@@ -2,17 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Collection } from "chromadb";
-import { embedder } from "../embeddings/configured";
 import { commitReady, insertDocument, listDocuments } from "../db/documents";
 import { chunkText } from "../core/chunking";
 import { env } from "../env.mjs";
-import { chroma, chromaUrl, chunkId, collectionName, DISTANCE_SPACE, HNSW } from "../vector-store/client";
+import { chroma, chromaUrl, chunkId, collectionName, HNSW } from "../vector-store/client";
 import { agentVectors, deleteDocumentVectors, nearestIds, parseChunkId } from "../vector-store/chunks";
 import { queryAgent as queryAgentWithLost } from "../retrieval/index-candidates";
 import { addNotedChunks } from "../ingest/write-chunks";
 import { clearUnreachable, markUnreachable, unreachableOf } from "../db/unreachable";
 import { chromaFetch } from "../vector-store/fetch";
-import { ingest, newAgent } from "../../test/helpers";
+import { ingest, newAgent, sparseCollection } from "../../test/helpers";
 import { rebuildState } from "./rebuild";
 import { auditIndex } from "./audit";
 import { recheckState, restartWatchLooks, watchChromaRestarts } from "./after-restart";
@@ -57,14 +56,7 @@ async function lostChunks(collection: Collection, agentIds: number[]): Promise<S
 
 describe("the index check after Chroma restarts", () => {
   it("writes again every chunk a query by its own vector cannot return, and rebuilds the index after an unclean restart", async () => {
-    const e = embedder();
-    await e.embed(["warm-up"]);
-    const collection = await chroma().createCollection({
-      name: collectionName(e.model, e.dimension),
-      embeddingFunction: null,
-      configuration: { hnsw: { space: DISTANCE_SPACE, max_neighbors: 2, ef_construction: 2, ef_search: 1 } },
-      metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
-    });
+    const { e, collection } = await sparseCollection();
     const agents = [newAgent("recheck"), newAgent("recheck other")];
     for (const [i, topic] of TOPICS.entries()) await ingest(agents[i % 2].id, `${topic}.md`, article(topic, i), 120, 0);
     const before = new Map<string, number[]>();

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { embedder } from "../embeddings/configured";
 import { listDocuments } from "../db/documents";
 import { startFullCheck } from "../db/index-check";
-import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
+import { chunkId } from "../vector-store/client";
 import { agentVectors } from "../vector-store/chunks";
-import { ingest, newAgent } from "../../test/helpers";
+import { ingest, newAgent, sparseCollection } from "../../test/helpers";
 import { recheckState, stopWatchingChromaRestarts, watchChromaRestarts } from "./after-restart";
 
 // The paced full check asks each chunk's own vector over the whole collection, and the chunks
@@ -29,14 +28,7 @@ const readyIds = (agentId: number) =>
 
 describe("the full check after a crash", () => {
   it("asks its filtered questions by the agent's own ready chunk ids, and writes back a chunk Chroma lost in a step of more than 200", async () => {
-    const e = embedder();
-    await e.embed(["warm-up"]);
-    const collection = await chroma().createCollection({
-      name: collectionName(e.model, e.dimension),
-      embeddingFunction: null,
-      configuration: { hnsw: { space: DISTANCE_SPACE, max_neighbors: 2, ef_construction: 2, ef_search: 1 } },
-      metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
-    });
+    const { e, collection } = await sparseCollection();
     const agents = [newAgent("full ids"), newAgent("full ids other")];
     // 300 chunks of 20 characters in one document, and a few articles beside it in both agents:
     // more than the 200 chunks a step of the check used to hold.

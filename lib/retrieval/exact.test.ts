@@ -3,9 +3,9 @@ import { embedder } from "../embeddings/configured";
 import { removeDocument } from "../ingest/remove";
 import { listDocuments } from "../db/documents";
 import { db } from "../db/client";
-import { chroma, chunkId, collectionName, DISTANCE_SPACE } from "../vector-store/client";
+import { chroma, chunkId, collectionName } from "../vector-store/client";
 import { agentVectors, cosineDistance } from "../vector-store/chunks";
-import { ingest, newAgent } from "../../test/helpers";
+import { ingest, newAgent, sparseCollection } from "../../test/helpers";
 import { copyMissingVectors, copyState } from "../index-upkeep/exact-copies";
 import { queryAgent } from "./index-candidates";
 import { embedForAgent, retrieve } from "./retrieve";
@@ -47,14 +47,7 @@ afterEach(() => useExactLimits({}));
 
 describe("exact ranking", () => {
   it("returns the exact top k where a sparse graph misses, for each of several agents in one collection", async () => {
-    const e = embedder();
-    await e.embed(["warm-up"]);
-    const collection = await chroma().createCollection({
-      name: collectionName(e.model, e.dimension),
-      embeddingFunction: null,
-      configuration: { hnsw: { space: DISTANCE_SPACE, max_neighbors: 2, ef_construction: 2, ef_search: 1 } },
-      metadata: { embedding_model: e.model, embedding_dimension: e.dimension, distance_space: DISTANCE_SPACE },
-    });
+    const { collection } = await sparseCollection();
     const agents = [newAgent("exact a"), newAgent("exact b"), newAgent("exact c")];
     let n = 0;
     for (const a of agents) for (let i = 0; i < 40; i++, n++) await ingest(a.id, `doc-${n}.md`, article(n), 2000, 0);
