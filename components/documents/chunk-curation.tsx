@@ -14,6 +14,7 @@ import {
 import { CURATION_DONE, type CurationDone } from "@/lib/client/curation-done";
 import type { ChunkView } from "@/lib/ingest/curate";
 import { TableContext } from "@/components/ui/table-context";
+import { PageLink } from "@/components/ui/page-link";
 
 interface Props {
   agentId: number;
@@ -148,6 +149,12 @@ export function ChunkCuration(props: Props) {
               <span>
                 {`Chunk ${c.position}`}
                 {c.hand_written ? " · written by hand" : c.edited ? " · edited" : ` · characters ${c.start}–${c.end}`}
+                {c.pages && (
+                  <>
+                    {" · "}
+                    <PageLink agentId={agentId} documentId={documentId} pages={c.pages} />
+                  </>
+                )}
                 {` · id ${c.id}`}
                 {!c.enabled && " · switched off"}
               </span>

@@ -6,6 +6,7 @@ import { askFromInspectorAction, type AskState } from "@/lib/actions/ask";
 import type { AskResult } from "@/lib/ask/ask";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { TableContext } from "@/components/ui/table-context";
+import { PageLink } from "@/components/ui/page-link";
 
 export interface AskPanelProps {
   agentId: number;
@@ -43,6 +44,11 @@ function Answer({ agentId, result }: { agentId: number; result: AskResult }) {
               <Link href={`/agents/${agentId}/documents/${c.document_id}`} className="text-blue-700 underline">
                 {c.filename} #{c.chunk_index}
               </Link>{" "}
+              {c.pages && (
+                <>
+                  <PageLink agentId={agentId} documentId={c.document_id} pages={c.pages} />{" "}
+                </>
+              )}
               <span className="font-mono text-xs text-slate-600">distance {distance(c.score)}</span>
               <TableContext context={c.context} />
             </li>

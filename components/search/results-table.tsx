@@ -7,6 +7,7 @@ import { beyondCut } from "@/lib/retrieval/cut";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { FileName } from "@/components/ui/file-name";
 import { TableContext } from "@/components/ui/table-context";
+import { PageLink } from "@/components/ui/page-link";
 import { Highlight } from "./highlight";
 
 /** Keyword and hybrid results also say where they stand in each list; reranked ones where the reranker put them. */
@@ -112,6 +113,12 @@ function columns(
             <Link href={`/agents/${agentId}/documents/${r.document_id}`} className="text-blue-700 underline">
               <FileName name={r.filename} />
             </Link>
+            {r.pages && (
+              <>
+                {" "}
+                <PageLink agentId={agentId} documentId={r.document_id} pages={r.pages} />
+              </>
+            )}
             {source && (
               <>
                 {" "}

@@ -4,6 +4,7 @@ import { logToolCall, type ToolCallSource } from "../db/tool-calls";
 import { forbidden } from "../core/errors";
 import { failureMessage, retrieve, type SearchResult } from "../retrieval/retrieve";
 import type { Filter } from "../core/filter";
+import { pageLabel, type PageRange } from "../core/pages";
 import type { RetrievalTrace } from "../core/trace";
 import { chatModel, type Source } from "./chat";
 import { extractiveAnswer } from "./extractive";
@@ -25,6 +26,8 @@ export interface Citation {
   score: number;
   /** The header of the table whose rows the chunk holds without it, as the result carries it. */
   context?: string;
+  /** The PDF pages the chunk lies on, as the result carries them. */
+  pages?: PageRange;
 }
 
 export interface AskResult {
@@ -48,9 +51,11 @@ const cite = (r: SearchResult): Citation => ({
   chunk_index: r.chunk_index,
   score: r.score,
   ...(r.context ? { context: r.context } : {}),
+  ...(r.pages ? { pages: r.pages } : {}),
 });
+// A chunk of a PDF is cited with its pages, which the model can then name.
 const source = (r: SearchResult): Source => ({
-  label: `${r.filename} #${r.chunk_index}`,
+  label: `${r.filename} #${r.chunk_index}${r.pages ? `, ${pageLabel(r.pages)}` : ""}`,
   text: r.chunk_text,
   ...(r.context ? { context: r.context } : {}),
 });

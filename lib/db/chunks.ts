@@ -1,5 +1,6 @@
 import "server-only";
 import type { Chunk } from "../core/chunking";
+import type { PageRange } from "../core/pages";
 import { db } from "./client";
 
 export interface ChunkRow {
@@ -18,7 +19,18 @@ export interface ReadyChunk extends ChunkRow {
   questions: string | null;
   /** Its table's header, when it holds rows without it (lib/core/tables.ts); null without one. */
   context: string | null;
+  /** The PDF pages it lies on (lib/core/pages.ts); null for a document without pages. */
+  page_first: number | null;
+  page_last: number | null;
 }
+
+/** A row's pages as a range; null without. */
+export const pageRangeOf = (r: { page_first: number | null; page_last: number | null }): PageRange | null =>
+  r.page_first === null || r.page_last === null ? null : { first: r.page_first, last: r.page_last };
+
+/** The pages of a chunk's characters, given by the document being written (none without pages). */
+export type ChunkPages = (c: { start: number; end: number }) => PageRange | null;
+const noPages: ChunkPages = () => null;
 
 export const chunkKey = (documentId: number, chunkIndex: number) => `${documentId}#${chunkIndex}`;
 
@@ -45,11 +57,13 @@ export type StoredChunk = Chunk & ChunkCuration;
 const questionsJson = (q: string[] | undefined) => (q?.length ? JSON.stringify(q) : null);
 
 /** Writes a document's chunks (called inside the transaction that inserts the document). */
-export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
+export function insertChunks(documentId: number, chunks: StoredChunk[], pagesOf: ChunkPages = noPages): void {
   const insert = db().prepare(
-    "INSERT INTO chunks (document_id, chunk_index, start, end, text, uid, position, questions, original, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO chunks (document_id, chunk_index, start, end, text, uid, position, questions, original, context, page_first, page_last)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const c of chunks)
+  for (const c of chunks) {
+    const pages = pagesOf(c);
     insert.run(
       documentId,
       c.index,
@@ -61,21 +75,27 @@ export function insertChunks(documentId: number, chunks: StoredChunk[]): void {
       questionsJson(c.questions),
       c.original ?? null,
       c.context || null,
+      pages?.first ?? null,
+      pages?.last ?? null,
     );
+  }
 }
 
 /**
  * Writes the chunks of a version that are in no index (switched off, or of a document switched
  * off), with the same transaction as insertChunks; `places` are their places among all chunks.
  */
-export function insertChunksOff(documentId: number, chunks: OffChunk[], firstOwn: number): void {
+export function insertChunksOff(documentId: number, chunks: OffChunk[], firstOwn: number, pagesOf: ChunkPages = noPages): void {
   const insert = db().prepare(
-    "INSERT INTO chunks_off (document_id, position, uid, start, end, text, questions, original, enabled, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO chunks_off (document_id, position, uid, start, end, text, questions, original, enabled, context, page_first, page_last)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   chunks.forEach((c, k) => {
     const uid = c.uid ?? ownChunkId(documentId, firstOwn + k);
     const questions = questionsJson(c.questions);
-    insert.run(documentId, c.position, uid, c.start, c.end, c.text, questions, c.original ?? null, c.enabled ? 1 : 0, c.context || null);
+    const pages = pagesOf(c);
+    const flags = [c.original ?? null, c.enabled ? 1 : 0, c.context || null, pages?.first ?? null, pages?.last ?? null];
+    insert.run(documentId, c.position, uid, c.start, c.end, c.text, questions, ...flags);
   });
 }
 
@@ -95,6 +115,8 @@ export interface CuratedChunk {
   enabled: boolean;
   /** Its table's header, when it holds rows without it; null without one. */
   context: string | null;
+  /** The PDF pages it lies on; null for a document without pages and a chunk written by hand. */
+  pages: PageRange | null;
 }
 
 interface CuratedRow {
@@ -107,6 +129,8 @@ interface CuratedRow {
   original: string | null;
   enabled: number;
   context: string | null;
+  page_first: number | null;
+  page_last: number | null;
 }
 
 /** All chunks of one document version in their order, on and off (the document's agent is checked by the caller). */
@@ -114,10 +138,11 @@ export function curatedChunks(documentId: number): CuratedChunk[] {
   const rows = db()
     .prepare(
       `SELECT chunk_index, COALESCE(uid, document_id * ${MAX_CHUNK_PLACES} + chunk_index) AS uid, start, end, text, questions, original,
-         COALESCE(position, chunk_index) AS position, 1 AS enabled, context
+         COALESCE(position, chunk_index) AS position, 1 AS enabled, context, page_first, page_last
        FROM chunks WHERE document_id = ?
        UNION ALL
-       SELECT NULL, uid, start, end, text, questions, original, position, enabled, context FROM chunks_off WHERE document_id = ?
+       SELECT NULL, uid, start, end, text, questions, original, position, enabled, context, page_first, page_last
+       FROM chunks_off WHERE document_id = ?
        ORDER BY position`,
     )
     .all(documentId, documentId) as CuratedRow[];
@@ -131,6 +156,7 @@ export function curatedChunks(documentId: number): CuratedChunk[] {
     original: r.original,
     enabled: r.enabled === 1,
     context: r.context,
+    pages: pageRangeOf(r),
   }));
 }
 
@@ -167,7 +193,7 @@ export function readyChunks(
   const found = new Map<string, ReadyChunk>();
   if (keys.length === 0) return found;
   const read = db().prepare(
-    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, c.questions, c.context, d.filename
+    `SELECT c.document_id, c.chunk_index, c.start, c.end, c.text, c.questions, c.context, c.page_first, c.page_last, d.filename
      FROM chunks c JOIN documents d ON d.id = c.document_id
      WHERE c.document_id = ? AND c.chunk_index = ? AND d.agent_id = ? ${checked ? "" : "AND d.status = 'ready'"}`,
   );
@@ -198,15 +224,27 @@ export function readyAmong(agentId: number, documentIds: Iterable<number>): Set<
 }
 
 /** One document's indexed chunks in order, with what each is indexed by beyond its text (the document's agent is checked by the caller). */
-export function documentChunks(documentId: number): (ChunkRow & { questions?: string[]; context?: string })[] {
+export function documentChunks(documentId: number): (ChunkRow & { questions?: string[]; context?: string; pages?: PageRange })[] {
   const rows = db()
-    .prepare("SELECT document_id, chunk_index, start, end, text, questions, context FROM chunks WHERE document_id = ? ORDER BY chunk_index")
-    .all(documentId) as (ChunkRow & { questions: string | null; context: string | null })[];
-  return rows.map(({ questions, context, ...c }) => ({
-    ...c,
-    ...(context ? { context } : {}),
-    ...(questions ? { questions: JSON.parse(questions) as string[] } : {}),
-  }));
+    .prepare(
+      `SELECT document_id, chunk_index, start, end, text, questions, context, page_first, page_last
+       FROM chunks WHERE document_id = ? ORDER BY chunk_index`,
+    )
+    .all(documentId) as (ChunkRow & {
+    questions: string | null;
+    context: string | null;
+    page_first: number | null;
+    page_last: number | null;
+  })[];
+  return rows.map(({ questions, context, page_first, page_last, ...c }) => {
+    const pages = pageRangeOf({ page_first, page_last });
+    return {
+      ...c,
+      ...(context ? { context } : {}),
+      ...(questions ? { questions: JSON.parse(questions) as string[] } : {}),
+      ...(pages ? { pages } : {}),
+    };
+  });
 }
 
 /** The chunk indexes of documents, to read their vectors by id. */

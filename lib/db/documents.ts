@@ -3,6 +3,7 @@ import { notFound } from "../core/errors";
 import { DEFAULT_CHUNK_STRATEGY, indexedText, type Chunk, type ChunkStrategy } from "../core/chunking";
 import type { Metadata } from "../core/metadata";
 import { parseOcrRecord, type OcrRecord } from "../extract/ocr-record";
+import { parsePageStarts, pagesOf } from "../core/pages";
 import { db, groupedWrite, now } from "./client";
 import { enqueueCleanup, pendingVectorsOf } from "./vector-cleanup";
 import { documentChunks, insertChunks, insertChunksOff, type OffChunk, type StoredChunk } from "./chunks";
@@ -46,7 +47,8 @@ export interface DocumentRow {
   ocr: OcrRecord | null;
 }
 
-export type DocumentWithText = DocumentRow & { text: string };
+/** A document with its text, and for a PDF where each page starts in that text (lib/core/pages.ts; null without pages). */
+export type DocumentWithText = DocumentRow & { text: string; page_starts: number[] | null };
 
 /**
  * A version being retired, read in the transaction that retires it: its row, and what each of its
@@ -64,14 +66,26 @@ export function retiredDocument(id: number): RetiredDocument {
 const COLUMNS = `id, agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count,
   status, error, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, curation_note, draft_id, base_id, metadata, ocr`;
 
-/** A row as read from SQLite: its metadata and OCR record still JSON. */
-type Stored<T extends { metadata: Metadata }> = Omit<T, "metadata" | "ocr"> & { metadata: string; ocr?: string | null };
+/** A row as read from SQLite: its metadata, OCR record and page starts still JSON. */
+export type Stored<T extends { metadata: Metadata }> = Omit<T, "metadata" | "ocr" | "page_starts"> & {
+  metadata: string;
+  ocr?: string | null;
+  page_starts?: string | null;
+};
 
-/** A row with its metadata and OCR record parsed. */
+/** A row with its metadata, OCR record and page starts parsed. */
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T>): T;
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined;
 export function parsedRow<T extends { metadata: Metadata }>(row: Stored<T> | undefined): T | undefined {
-  return row && ({ ...row, metadata: metadataOf(row.metadata), ...("ocr" in row ? { ocr: parseOcrRecord(row.ocr ?? null) } : {}) } as T);
+  return (
+    row &&
+    ({
+      ...row,
+      metadata: metadataOf(row.metadata),
+      ...("ocr" in row ? { ocr: parseOcrRecord(row.ocr ?? null) } : {}),
+      ...("page_starts" in row ? { page_starts: parsePageStarts(row.page_starts) } : {}),
+    } as T)
+  );
 }
 
 export function listDocuments(agentId: number): DocumentRow[] {
@@ -151,6 +165,7 @@ export const insertDocument = (
     source_url?: string | null;
     metadata?: Metadata;
     ocr?: OcrRecord | null;
+    page_starts?: number[] | null;
   },
   chunks: Chunk[] | StoredChunk[],
   version: VersionCuration = {},
@@ -161,10 +176,10 @@ export const insertDocument = (
       .prepare(
         `INSERT INTO documents (agent_id, filename, type, sha256, bytes, chunk_size, chunk_overlap, chunk_strategy, chunk_count, status,
            text, embedding_model, source_url, fetched_at, created_at, updated_at, enabled, removed, undo, curation_note, draft_id, base_id,
-           metadata, ocr)
+           metadata, ocr, page_starts)
          VALUES (@agent_id, @filename, @type, @sha256, @bytes, @chunk_size, @chunk_overlap, @chunk_strategy, @chunk_count, 'indexing',
            @text, @embedding_model, @source_url, @fetched_at, @t, @t, @enabled, @removed, @undo, @curation_note, @draft_id, @base_id,
-           @metadata, @ocr)`,
+           @metadata, @ocr, @page_starts)`,
       )
       .run({
         chunk_strategy: DEFAULT_CHUNK_STRATEGY,
@@ -181,10 +196,12 @@ export const insertDocument = (
         base_id: version.draft?.baseId ?? null,
         metadata: JSON.stringify(d.metadata ?? {}),
         ocr: d.ocr ? JSON.stringify(d.ocr) : null,
+        page_starts: d.page_starts?.length ? JSON.stringify(d.page_starts) : null,
       });
     const id = Number(lastInsertRowid);
-    insertChunks(id, chunks);
-    if (version.off?.length) insertChunksOff(id, version.off, chunks.length);
+    const pages = (c: { start: number; end: number }) => pagesOf(d.page_starts, c.start, c.end);
+    insertChunks(id, chunks, pages);
+    if (version.off?.length) insertChunksOff(id, version.off, chunks.length, pages);
     return id;
   })();
 

@@ -1,10 +1,8 @@
 import "server-only";
 import { conflict, notFound } from "../core/errors";
 import type { RetrievalMode } from "../validations/agent";
-import { parseOcrRecord } from "../extract/ocr-record";
-import { metadataOf } from "./metadata";
 import { db, now } from "./client";
-import { retiredDocument, type DocumentWithText, type RetiredDocument } from "./documents";
+import { parsedRow, retiredDocument, type DocumentWithText, type RetiredDocument, type Stored } from "./documents";
 import { indexDocumentChunks, unindexDocument } from "./keyword-index";
 import { enqueueCleanup } from "./vector-cleanup";
 
@@ -111,8 +109,8 @@ export function draftRemovals(draftId: number): DraftRemoval[] {
 export function draftVersionOf(draftId: number, filename: string): DocumentWithText | undefined {
   const row = db()
     .prepare("SELECT * FROM documents WHERE draft_id = ? AND filename = ? AND status = 'draft' ORDER BY id DESC LIMIT 1")
-    .get(draftId, filename) as (Omit<DocumentWithText, "metadata" | "ocr"> & { metadata: string; ocr: string | null }) | undefined;
-  return row && { ...row, metadata: metadataOf(row.metadata), ocr: parseOcrRecord(row.ocr) };
+    .get(draftId, filename) as Stored<DocumentWithText> | undefined;
+  return parsedRow(row);
 }
 
 /** Whether the draft stages the removal of a name. */

@@ -1,4 +1,5 @@
 import type { Metadata } from "../core/metadata";
+import { validPageStarts } from "../core/pages";
 import { docxToText } from "./docx";
 import { ACCEPTED_EXTENSIONS, extensionOf, typeFromFilename } from "./detect";
 import { RejectedFileError, formatMB, quoted, type DocumentType } from "./errors";
@@ -30,12 +31,16 @@ export interface ExtractOptions extends Partial<Limits>, Partial<OcrLimits> {
 // Smaller pages parse in a few tens of milliseconds, less than a worker round trip costs.
 const INLINE_HTML_CHARS = 256 * 1024;
 
-/** A file's text, what it says about itself, and what OCR read of it (images, PDF pages without a text layer). */
+/**
+ * A file's text, what it says about itself, what OCR read of it (images, PDF pages without a text
+ * layer), and for a PDF where each of its pages starts in the text (lib/core/pages.ts).
+ */
 export interface Extracted {
   type: DocumentType;
   text: string;
   metadata?: Metadata;
   ocr?: OcrRecord;
+  pageStarts?: number[];
 }
 
 /**
@@ -72,15 +77,18 @@ export async function extractText(filename: string, bytes: Uint8Array, opts: Ext
   }
   if (type === "html") metadata = htmlMetaTags(decodeText(filename, bytes));
   if (!text.trim()) throw noText(type, filename);
+  // A PDF's text is tidied page by page as it is joined (joinPages), so the tidying above keeps every page's start.
+  const pageStarts = read.pageStarts && validPageStarts(read.pageStarts, text.length) ? read.pageStarts : undefined;
   return {
     type,
     text,
     ...(Object.keys(metadata).length ? { metadata } : {}),
     ...(read.ocr ? { ocr: read.ocr } : {}),
+    ...(pageStarts ? { pageStarts } : {}),
   };
 }
 
-type Read = { text: string; type?: DocumentType; ocr?: OcrRecord };
+type Read = { text: string; type?: DocumentType; ocr?: OcrRecord; pageStarts?: number[] };
 
 async function toText(type: DocumentType, filename: string, bytes: Uint8Array, limits: Limits & Partial<OcrLimits>): Promise<Read> {
   if (isImageType(type)) return collapsed(await imageToText(filename, bytes, limits));

@@ -7,7 +7,17 @@ describe("extractText: pdf", () => {
     await expect(extractText("policy.pdf", buildPdf(["Hello refund policy"]))).resolves.toEqual({
       type: "pdf",
       text: "Hello refund policy",
+      pageStarts: [0],
     });
+  });
+
+  it("records where each page starts in the text, a page without text holding no character", async () => {
+    const pages = ["Refunds are paid within 14 days.\nAsk support for a form.", null, "Page three: invoices.", "Page four: taxes."];
+    const { text, pageStarts } = await extractText("three.pdf", buildPdf(pages));
+    expect(text).toBe("Refunds are paid within 14 days.\nAsk support for a form.\n\nPage three: invoices.\n\nPage four: taxes.");
+    expect(pageStarts).toEqual([0, 58, 58, 81]);
+    expect(text.slice(pageStarts![2], pageStarts![3])).toBe("Page three: invoices.\n\n");
+    expect(text.slice(pageStarts![3])).toBe("Page four: taxes.");
   });
 
   it("accepts an upper-case extension", async () => {

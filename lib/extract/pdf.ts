@@ -1,3 +1,4 @@
+import { joinPages } from "../core/pages";
 import { PDF_MAGIC, startsWith } from "./detect";
 import { RejectedFileError, quoted, shortReason } from "./errors";
 import { EXPANDED_BYTES_PER_CHAR, extractInWorker, resolveOcrLimits, type Limits, type OcrLimits, type ParseFailure } from "./limits";
@@ -5,16 +6,17 @@ import { isText, meanConfidence, runOcr, type OcrRead } from "./ocr";
 import type { OcrRecord } from "./ocr-record";
 
 /**
- * Text of every page in page order, pages separated by a blank line; parsed in a worker thread
- * (pdf-reader.mjs), which also names the pages to read by OCR (no text layer, but an image). Each
- * of those is then rendered and read by OCR as a job of its own, with the reader's deadline, so
- * other files are read in between; OCR's text replaces the page's layer when it stands behind it.
+ * Text of every page in page order, pages separated by a blank line, and where each page starts
+ * in it (lib/core/pages.ts); parsed in a worker thread (pdf-reader.mjs), which also names the pages
+ * to read by OCR (no text layer, but an image). Each of those is then rendered and read by OCR as
+ * a job of its own, with the reader's deadline, so other files are read in between; OCR's text
+ * replaces the page's layer when it stands behind it.
  */
 export async function pdfToText(
   filename: string,
   bytes: Uint8Array,
   limits: Limits & Partial<OcrLimits>,
-): Promise<{ text: string; ocr?: OcrRecord }> {
+): Promise<{ text: string; ocr?: OcrRecord; pageStarts: number[] }> {
   if (!startsWith(bytes, PDF_MAGIC)) {
     throw new RejectedFileError("type_mismatch", `${quoted(filename)} is not a PDF: its content does not start with %PDF-.`);
   }
@@ -36,7 +38,10 @@ export async function pdfToText(
     throw new RejectedFileError("unreadable", `${quoted(filename)} could not be read as a PDF: ${pdfReason(result)}.`);
   }
   const { pages, scanned } = result;
-  if (!scanned.length) return { text: pages.join("\n\n") };
+  if (!scanned.length) {
+    const { text, starts } = joinPages(pages);
+    return { text, pageStarts: starts };
+  }
 
   const reads: (OcrRead & { page: number })[] = [];
   for (const page of scanned) {
@@ -45,14 +50,15 @@ export async function pdfToText(
   }
   const used = reads.filter((read) => isText(read, ocr));
   for (const read of used) pages[read.page - 1] = read.text;
-  const text = pages.join("\n\n");
+  const { text, starts } = joinPages(pages);
   if (!text.trim()) {
     throw new RejectedFileError(
       "ocr_no_text",
       `${quoted(filename)} has no text layer, and no text was found in its pages by OCR (confidence ${meanConfidence(reads)}%).`,
     );
   }
-  return used.length ? { text, ocr: { pages: used.map(({ page, confidence }) => ({ page, confidence })) } } : { text };
+  const ocrRecord = used.length ? { ocr: { pages: used.map(({ page, confidence }) => ({ page, confidence })) } } : {};
+  return { text, pageStarts: starts, ...ocrRecord };
 }
 
 function pdfReason(failure: ParseFailure): string {

@@ -1,5 +1,6 @@
 import "server-only";
 import { AppError, conflict, ERROR_STATUS, invalid, notFound, type ErrorCode } from "../core/errors";
+import { pagesOf, type PageRange } from "../core/pages";
 import { documentOfChunk, chunkKey } from "../db/chunks";
 import { chunkVectorsOf } from "../db/chunk-vectors";
 import { filenameOfReplaced, logCuration } from "../db/curation-log";
@@ -52,9 +53,15 @@ export interface ChunkView {
   context: string | null;
   start: number;
   end: number;
+  /** The PDF pages it lies on (lib/core/pages.ts); null for a document without pages and a chunk written by hand. */
+  pages: PageRange | null;
 }
 
-export const chunkView = (c: CurationItem, position: number): ChunkView => ({
+/** A version's chunks as an editor sees them, each with its pages when the version has pages. */
+const chunkViews = (state: CurationState, doc: Pick<DocumentWithText, "page_starts">): ChunkView[] =>
+  state.chunks.map((c, position) => chunkView(c, position, doc.page_starts));
+
+export const chunkView = (c: CurationItem, position: number, pageStarts: number[] | null = null): ChunkView => ({
   id: c.id ?? -1,
   indexed: c.from?.chunk_index ?? null,
   position,
@@ -66,12 +73,13 @@ export const chunkView = (c: CurationItem, position: number): ChunkView => ({
   context: c.context ?? null,
   start: c.start,
   end: c.end,
+  pages: pagesOf(pageStarts, c.start, c.end),
 });
 
 /** A document's chunks as an editor sees them, with whether the last change can be undone. */
 export function documentCuration(doc: DocumentWithText): { enabled: boolean; chunks: ChunkView[]; can_undo: boolean } {
   const state = curationOf(doc);
-  return { enabled: state.enabled, chunks: state.chunks.map(chunkView), can_undo: documentCurationExtras(doc.id).undo !== null };
+  return { enabled: state.enabled, chunks: chunkViews(state, doc), can_undo: documentCurationExtras(doc.id).undo !== null };
 }
 
 export interface CurationResult {
@@ -179,7 +187,7 @@ async function applyChange(
   const before = curationOf(doc);
   const next = clone(before);
   const change = mutate(next, doc);
-  if (!change) return { document_id: doc.id, changed: false, chunks: before.chunks.map(chunkView) };
+  if (!change) return { document_id: doc.id, changed: false, chunks: chunkViews(before, doc) };
   const rows = versionRows(next);
   const result = await indexCuratedVersion(
     agentId,
@@ -212,7 +220,7 @@ async function applyChange(
     actor,
   });
   const written = findDocument(agentId, result.document_id)!;
-  return { document_id: written.id, changed: true, chunks: curationOf(written).chunks.map(chunkView) };
+  return { document_id: written.id, changed: true, chunks: chunkViews(curationOf(written), written) };
 }
 
 /** The curation without where the vectors are (they are gone with the version): what undo restores. */

@@ -22,8 +22,9 @@ import type { StoredChunk } from "../db/chunks";
 import { embedder } from "../embeddings/configured";
 import { env } from "../env.mjs";
 import { BaseError, describeFailure, failureCode, isVectorStoreUnavailable, notFound } from "../core/errors";
-import { extractText, RejectedFileError, type OcrRecord } from "../extract";
-import { groupedWrite } from "../db/client";
+import { extractText, RejectedFileError, type Extracted, type OcrRecord } from "../extract";
+import { db, groupedWrite } from "../db/client";
+import { completeDocumentPages, hasDocumentFile, keepDocumentFile } from "../db/document-files";
 import { sanitizeDocumentPath } from "../validations/filename";
 import { plural } from "../format/plural";
 import { draftVersionOf, stageDraftVersion } from "../db/drafts";
@@ -89,6 +90,8 @@ export async function ingestNamedFile(
     }
     const existing = findReadyBySha(agentId, sha256);
     if (existing) {
+      // A PDF stored before its file and pages were kept gets them now: the same bytes, read the same way.
+      if (draftId === undefined) completeKeptFile(agentId, existing.id, { ...extracted, sha256, bytes: file.bytes });
       // The same file again with metadata: the metadata is what the request changes.
       const given = file.metadata ?? {};
       const changes = Object.entries(given).some(([k, v]) => JSON.stringify(existing.metadata[k]) !== JSON.stringify(v));
@@ -115,6 +118,8 @@ export async function ingestNamedFile(
           // What the file says of itself, then what the upload (or the source) gives for it.
           metadata: { ...extracted.metadata, ...file.metadata },
           ocr: extracted.ocr ?? null,
+          page_starts: extracted.pageStarts ?? null,
+          ...(KEPT_FILE_TYPES.has(extracted.type) ? { file: file.bytes } : {}),
         },
         settings,
         onProgress,
@@ -254,8 +259,9 @@ async function goneWhileWritten(
 
 /**
  * A version's text and what it is: its name, type, content hash, size, the page it came from, its
- * metadata (a re-chunk's or import's own; an upload's from the file and the request), and what
- * OCR read of it (a re-chunk keeps its document's).
+ * metadata (a re-chunk's or import's own; an upload's from the file and the request), what OCR
+ * read of it and where its pages start (a re-chunk keeps its document's), and the uploaded file
+ * itself when it is kept (a PDF, for the document page's viewer).
  */
 export interface IndexSource {
   filename: string;
@@ -266,6 +272,20 @@ export interface IndexSource {
   source_url: string | null;
   metadata?: Metadata;
   ocr?: OcrRecord | null;
+  page_starts?: number[] | null;
+  file?: Uint8Array;
+}
+
+/** The uploads whose own bytes are kept: PDFs, which the document page opens at a chunk's page. */
+const KEPT_FILE_TYPES = new Set(["pdf"]);
+
+/** The same PDF uploaded again: keeps its file, and gives a document stored without pages its pages, when the file was not kept yet. */
+function completeKeptFile(agentId: number, documentId: number, read: Extracted & { sha256: string; bytes: Uint8Array }): void {
+  if (!KEPT_FILE_TYPES.has(read.type) || hasDocumentFile(agentId, read.sha256)) return;
+  db().transaction(() => {
+    keepDocumentFile(agentId, read.sha256, read.type, read.bytes);
+    if (read.pageStarts) completeDocumentPages(documentId, read.text, read.pageStarts);
+  })();
 }
 
 async function indexDocument(
@@ -314,10 +334,12 @@ async function indexDocument(
         source_url: source.source_url,
         metadata: versionMetadata(agentId, filename, source.metadata, draft),
         ocr: source.ocr ?? null,
+        page_starts: source.page_starts ?? null,
       },
       chunks,
       given.version,
     );
+    if (source.file) keepDocumentFile(agentId, source.sha256, source.type, source.file);
     activeIngests().add(id);
     return id;
   });

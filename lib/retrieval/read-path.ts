@@ -2,7 +2,7 @@ import "server-only";
 import { isVectorStoreUnavailable } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
 import type { AgentView } from "../db/agent-view";
-import { chunkKey } from "../db/chunks";
+import { chunkKey, pageRangeOf } from "../db/chunks";
 import { AppError } from "../core/errors";
 import { traced, type RetrievalTrace } from "../core/trace";
 import { reranked } from "./rerank";
@@ -206,7 +206,9 @@ export function resultsWithText(agent: AgentView, ranked: PlacedChunk[], placed 
     const row = rows.get(chunkKey(r.document_id, r.chunk_index));
     if (!row) return [];
     const result = { chunk_text: row.text, score: r.score, document_id: r.document_id, filename: row.filename, chunk_index: r.chunk_index };
-    return [{ ...result, ...(row.context ? { context: row.context } : {}), ...r.places, ...(placed ? r.rerank : undefined) }];
+    const pages = pageRangeOf(row);
+    const extra = { ...(row.context ? { context: row.context } : {}), ...(pages ? { pages } : {}) };
+    return [{ ...result, ...extra, ...r.places, ...(placed ? r.rerank : undefined) }];
   });
 }
 

@@ -1,6 +1,7 @@
 import type { AgentView } from "../db/agent-view";
 import type { Collection } from "../vector-store/client";
 import type { RankedChunk } from "../vector-store/chunks";
+import type { PageRange } from "../core/pages";
 import type { RetrievalMode } from "../validations/agent";
 import type { FeatureShare, Reranker } from "../rerank/types";
 
@@ -66,6 +67,8 @@ export interface SearchResult {
   chunk_text: string;
   /** The header of the table whose rows the chunk holds without it (lib/core/tables.ts); absent for every other chunk. */
   context?: string;
+  /** The PDF pages the chunk lies on (lib/core/pages.ts); absent for a document without pages. */
+  pages?: PageRange;
   /** Chroma's raw distance in the collection's space: lower is better. */
   score: number;
   document_id: number;

@@ -118,6 +118,8 @@ async function* lines(agentId: number): AsyncGenerator<string> {
         created_at: doc.created_at,
         text: doc.text,
         metadata: doc.metadata,
+        ...(doc.ocr ? { ocr: doc.ocr } : {}),
+        ...(doc.page_starts ? { page_starts: doc.page_starts } : {}),
       },
       chunks: curated
         ? []

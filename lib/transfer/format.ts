@@ -24,6 +24,7 @@ export const VECTORS_PER_LINE = 64;
 
 const count = z.number().int().min(0);
 const timestamp = z.string().min(1);
+const percent = z.number().min(0).max(100);
 const countsSchema = z.object({ documents: count, chunks: count, pairs: count, runs: count });
 export type TransferCounts = z.infer<typeof countsSchema>;
 
@@ -67,6 +68,16 @@ export const documentLineSchema = z.object({
       .record(z.string(), z.unknown())
       .optional()
       .transform((m) => readableMetadata(m ?? {})),
+    /** What OCR read of it (lib/extract/ocr-record.ts); files of earlier versions have none. */
+    ocr: z
+      .union([
+        z.object({ image: z.object({ confidence: percent }) }),
+        z.object({ pages: z.array(z.object({ page: z.number().int().positive(), confidence: percent })).min(1) }),
+      ])
+      .nullable()
+      .optional(),
+    /** A PDF's page starts in the text (lib/core/pages.ts); files of earlier versions have none. */
+    page_starts: z.array(count).min(1).nullable().optional(),
   }),
   /**
    * Character offsets into the text, end exclusive; a chunk's text is text.slice(start, end). `context`:

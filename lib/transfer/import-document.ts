@@ -14,6 +14,7 @@ import { env } from "../env.mjs";
 import { ACCEPTED_EXTENSIONS, typeFromFilename } from "../extract/detect";
 import { tooMuchText } from "../extract/limits";
 import type { DocumentType } from "../extract/errors";
+import { validPageStarts } from "../core/pages";
 import { chunkRangeProblem } from "./chunk-ranges";
 import { vectorsLineSchema, type DocumentLine, type VectorsLine } from "./format";
 import { badLine, lineAs, type FileLine } from "./lines";
@@ -42,6 +43,9 @@ function checkDocument(line: DocumentLine, n: number): void {
   if (text.trim() === "") throw badLine(n, `"${filename}" contains no text.`);
   const settings = chunkSettingsSchema.safeParse(line.document);
   if (!settings.success) throw badLine(n, `"${filename}": ${settings.error.issues[0].message}`);
+  const starts = line.document.page_starts;
+  if (starts && !validPageStarts(starts, text.length))
+    throw badLine(n, `the page starts of "${filename}" do not fit its text: they start at 0, never go back, and end within the text.`);
 }
 
 /**

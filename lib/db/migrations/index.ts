@@ -31,6 +31,7 @@ import { migration as m030 } from "./030-coverage";
 import { migration as m031 } from "./031-agent-maps";
 import { migration as m032 } from "./032-chunk-context";
 import { migration as m033 } from "./033-document-ocr";
+import { migration as m034 } from "./034-pdf-pages";
 import type { Migration } from "./migration";
 
 export type { Migration } from "./migration";
@@ -74,6 +75,7 @@ export const STEPS: readonly Migration[] = [
   m031,
   m032,
   m033,
+  m034,
 ];
 
 /** The SQL of each version, in order (what the tests build an old database from). */

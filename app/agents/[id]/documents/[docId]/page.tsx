@@ -14,6 +14,8 @@ import { STRATEGY_LABELS } from "@/lib/core/chunking";
 import { DeleteDocumentButton } from "@/components/documents/delete-document-button";
 import { plural } from "@/lib/format/plural";
 import { ocrSummary } from "@/lib/extract/ocr-record";
+import { hasDocumentFile } from "@/lib/db/document-files";
+import { viewerHref } from "@/components/ui/page-link";
 
 export const dynamic = "force-dynamic";
 
@@ -63,6 +65,11 @@ export default async function DocumentPage({ params, searchParams }: Props) {
           )}
         </div>
         <div className="flex items-center gap-3">
+          {hasDocumentFile(agent.id, doc.sha256) && (
+            <Link href={viewerHref(agent.id, doc.id, 1)} className="text-sm text-blue-700 underline">
+              Open the PDF{doc.page_starts ? ` (${plural(doc.page_starts.length, "page")})` : ""}
+            </Link>
+          )}
           <Link href={`/agents/${agent.id}`} className="text-sm text-blue-700 underline">
             All documents
           </Link>

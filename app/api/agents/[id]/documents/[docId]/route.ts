@@ -4,6 +4,7 @@ import { conflict, invalid } from "@/lib/core/errors";
 import { checkMetadataPatch } from "@/lib/core/metadata";
 import { patchDocumentsMetadata } from "@/lib/db/metadata";
 import { getDocument } from "@/lib/db/documents";
+import { hasDocumentFile } from "@/lib/db/document-files";
 import { documentCuration, inDraft, switchDocument } from "@/lib/ingest/curate";
 import { rechunkInDraft, stageDocumentRemoval } from "@/lib/ingest/drafts";
 import { documentSwitchSchema } from "@/lib/validations/curation";
@@ -28,7 +29,9 @@ export const GET = withAgent<Ctx>("viewer", async ({ req, agent, params }) => {
   const shown = doc.status === "ready" || doc.status === "draft";
   const curation = shown ? documentCuration(doc) : { enabled: doc.enabled !== 0, chunks: [], can_undo: false };
   const chunks = curation.chunks.map((c) => ({ ...c, index: c.position }));
-  return NextResponse.json({ ...doc, enabled: curation.enabled, can_undo: curation.can_undo, chunks });
+  // has_file: the uploaded PDF is kept, and GET .../file gives it (the document page's viewer).
+  const has_file = hasDocumentFile(agent.id, doc.sha256);
+  return NextResponse.json({ ...doc, enabled: curation.enabled, can_undo: curation.can_undo, has_file, chunks });
 });
 
 /**
