@@ -35,9 +35,14 @@ export const ARTICLES = {
     "Returns. You can send an item back within 60 days. We email a prepaid return label; refunds follow once the parcel arrives.\n",
 };
 
-export async function uploadThroughApi(page: Page, agentId: number, files: Record<string, string>, fields: Record<string, string> = {}) {
+export async function uploadThroughApi(
+  page: Page,
+  agentId: number,
+  files: Record<string, string | Uint8Array>,
+  fields: Record<string, string> = {},
+) {
   const form = new FormData();
-  for (const [name, text] of Object.entries(files)) form.append("files", new Blob([text]), name);
+  for (const [name, content] of Object.entries(files)) form.append("files", new Blob([content as BlobPart]), name);
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const res = await page.request.fetch(`/api/agents/${agentId}/documents`, { method: "POST", multipart: form });
   expect(res.status()).toBe(201);

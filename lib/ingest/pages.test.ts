@@ -3,7 +3,7 @@ import * as docRoute from "@/app/api/agents/[id]/documents/[docId]/route";
 import * as fileRoute from "@/app/api/agents/[id]/documents/[docId]/file/route";
 import { call } from "@/test/http";
 import { newAgent } from "@/test/helpers";
-import { buildPdf } from "@/test/fixtures/extract/builders";
+import { TOPIC_PAGES, buildPdf, topicPagesIn } from "@/test/fixtures/extract/pdf";
 import { LOCAL_PEER } from "@/test/http";
 import { db } from "../db/client";
 import { documentChunks } from "../db/chunks";
@@ -18,23 +18,7 @@ import { addChunk, changeChunk, documentCuration } from "./curate";
 import { ingestFile, rechunkDocument } from "./pipeline";
 import { removeDocument } from "./remove";
 
-// Three pages, each written in words of its own, so a chunk's words tell which pages it holds.
-const VOCABULARY = [
-  ["refunds", "repayment", "money", "returned", "purchases"],
-  ["invoices", "billing", "receipts", "statements", "charges"],
-  ["shipping", "parcels", "couriers", "delivery", "tracking"],
-];
-const PAGES = VOCABULARY.map((words) =>
-  Array.from({ length: 8 }, (_, i) => [0, 1, 2, 3, 4].map((k) => words[(i + k) % 5]).join(" ") + ` ${words[i % 5]}.`).join("\n"),
-);
 const SETTINGS = { chunkSize: 200, chunkOverlap: 40 };
-
-/** The pages whose words a chunk's text holds, as the range its pages should be. */
-function pagesNamedIn(text: string): { first: number; last: number } {
-  const words = new Set(text.toLowerCase().match(/[a-z]+/g));
-  const pages = VOCABULARY.flatMap((vocabulary, p) => (vocabulary.some((w) => words.has(w)) ? [p + 1] : []));
-  return { first: Math.min(...pages), last: Math.max(...pages) };
-}
 
 async function fileOf(agentId: number, documentId: number) {
   const req = new Request("http://localhost/test", { headers: LOCAL_PEER });
@@ -47,18 +31,18 @@ const getDoc = async (agentId: number, docId: number) =>
 describe("PDF pages on chunks", () => {
   it("gives every chunk of a 3-page PDF the pages its text comes from, and results and citations carry them", async () => {
     const agent = newAgent("pdf pages");
-    const pdf = buildPdf(PAGES);
+    const pdf = buildPdf(TOPIC_PAGES);
     const res = await ingestFile(agent.id, { filename: "policies.pdf", bytes: pdf }, SETTINGS);
     expect(res).toMatchObject({ outcome: "indexed", status: "ready" });
     const chunks = documentChunks(res.document_id!);
     expect(chunks.length).toBeGreaterThan(6);
-    for (const c of chunks) expect(c.pages, c.text).toEqual(pagesNamedIn(c.text));
+    for (const c of chunks) expect(c.pages, c.text).toEqual(topicPagesIn(c.text));
     // Some chunk runs over a page break, and the last page has chunks of its own.
     expect(chunks.some((c) => c.pages!.first < c.pages!.last)).toBe(true);
     expect(chunks.some((c) => c.pages!.first === 3)).toBe(true);
 
     const [hit] = await searchAgentDocuments(agent.id, "couriers tracking parcels delivery", 1);
-    expect(hit.pages).toEqual(pagesNamedIn(hit.chunk_text));
+    expect(hit.pages).toEqual(topicPagesIn(hit.chunk_text));
     expect(hit.pages!.last).toBe(3);
     const asked = await askAgent(agent.id, "couriers tracking parcels delivery", 3);
     expect(asked.citations.length).toBeGreaterThan(0);
@@ -80,11 +64,11 @@ describe("PDF pages on chunks", () => {
 
   it("keeps the pages through a re-chunk and an edit, and a chunk written by hand has none", async () => {
     const agent = newAgent("pdf pages curated");
-    const res = await ingestFile(agent.id, { filename: "policies.pdf", bytes: buildPdf(PAGES) }, SETTINGS);
+    const res = await ingestFile(agent.id, { filename: "policies.pdf", bytes: buildPdf(TOPIC_PAGES) }, SETTINGS);
     const rechunked = await rechunkDocument(agent.id, res.document_id!, { chunkSize: 400, chunkOverlap: 0 });
     expect(rechunked.status).toBe("ready");
     const chunks = documentChunks(rechunked.document_id!);
-    for (const c of chunks) expect(c.pages).toEqual(pagesNamedIn(c.text));
+    for (const c of chunks) expect(c.pages).toEqual(topicPagesIn(c.text));
     const last = documentCuration(getDocument(agent.id, rechunked.document_id!)).chunks.at(-1)!;
     const edited = await changeChunk(agent.id, last.id, { text: "Shipping is free over 50 euros." }, null);
     expect(edited.chunks.at(-1)).toMatchObject({ edited: true, pages: last.pages });
@@ -97,7 +81,7 @@ describe("PDF pages on chunks", () => {
 
   it("drops the file with the last document of its content, and with the agent", async () => {
     const agent = newAgent("pdf file lifetime");
-    const pdf = buildPdf(PAGES);
+    const pdf = buildPdf(TOPIC_PAGES);
     const a = await ingestFile(agent.id, { filename: "a.pdf", bytes: pdf }, SETTINGS);
     const other = newAgent("pdf file lifetime, other agent");
     const b = await ingestFile(other.id, { filename: "a.pdf", bytes: pdf }, SETTINGS);
@@ -127,7 +111,7 @@ describe("PDF pages on chunks", () => {
 
   it("gives a PDF stored without pages its pages and file when the same file is uploaded again", async () => {
     const agent = newAgent("pdf pages completed");
-    const pdf = buildPdf(PAGES);
+    const pdf = buildPdf(TOPIC_PAGES);
     const res = await ingestFile(agent.id, { filename: "old.pdf", bytes: pdf }, SETTINGS);
     const id = res.document_id!;
     // As stored before pages were recorded: no page starts, no chunk pages, no file.
@@ -137,13 +121,13 @@ describe("PDF pages on chunks", () => {
     expect(documentChunks(id).every((c) => c.pages === undefined)).toBe(true);
     const again = await ingestFile(agent.id, { filename: "old.pdf", bytes: pdf }, SETTINGS);
     expect(again).toMatchObject({ outcome: "duplicate", document_id: id });
-    expect(documentChunks(id).map((c) => c.pages)).toEqual(documentChunks(id).map((c) => pagesNamedIn(c.text)));
+    expect(documentChunks(id).map((c) => c.pages)).toEqual(documentChunks(id).map((c) => topicPagesIn(c.text)));
     expect((await fileOf(agent.id, id)).status).toBe(200);
   });
 
   it("carries the pages and the OCR record through an export and import, and refuses page starts that do not fit the text", async () => {
     const agent = newAgent("pdf pages transfer");
-    const res = await ingestFile(agent.id, { filename: "policies.pdf", bytes: buildPdf(PAGES) }, SETTINGS);
+    const res = await ingestFile(agent.id, { filename: "policies.pdf", bytes: buildPdf(TOPIC_PAGES) }, SETTINGS);
     const lines: string[] = [];
     for await (const line of exportAgentLines(agent.id)) lines.push(line);
     const imported = await importAgent(linesStream(toLines(lines)), { name: `${agent.name} copy` });
