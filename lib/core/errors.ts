@@ -164,6 +164,36 @@ export function isVectorStoreUnavailable(err: unknown): boolean {
   return false;
 }
 
+// On the prototype of a driver's error class: Chroma's words, for the instances that say it could
+// not read a collection's vector index from disk (null for the others). Registered, like NOT_SERVED.
+const UNREADABLE_INDEX = Symbol.for("kb-inspector.vector-store-unreadable-index");
+type MarkedUnreadable = Error & { [UNREADABLE_INDEX]?: (err: Error) => string | null };
+
+/**
+ * Marks a class of the Chroma driver's errors as Chroma failing to read a collection's vector
+ * index (its files damaged), for the instances `detail` finds Chroma's words for that in.
+ * lib/vector-store does it as it loads, with the text Chroma answers.
+ */
+export function markUnreadableIndex(errorClass: abstract new (...args: never[]) => Error, detail: (err: Error) => string | null): void {
+  Object.defineProperty(errorClass.prototype, UNREADABLE_INDEX, { value: detail, configurable: true });
+}
+
+/**
+ * Chroma's own words when it failed a call because it cannot read the collection's vector index
+ * (the errors lib/vector-store marks with markUnreadableIndex), anywhere along the error's causes;
+ * null for any other failure. Only rebuilding the index from the app's copies of the vectors ends it.
+ */
+export function unreadableIndexDetail(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof BaseError) return null;
+    const detail = (e as MarkedUnreadable)[UNREADABLE_INDEX]?.(e);
+    if (detail) return detail;
+  }
+  return null;
+}
+
+export const isUnreadableIndex = (err: unknown): boolean => unreadableIndexDetail(err) !== null;
+
 /** The API code any failure answers with: the app's own, vector_store_unavailable, or internal. */
 export function failureCode(err: unknown): ErrorCode {
   if (err instanceof BaseError) return err.errorCode;

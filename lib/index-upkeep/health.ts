@@ -6,7 +6,7 @@ import { chroma, collectionFor, isVectorStoreUnavailable } from "../vector-store
 import { withChromaDeadline } from "../vector-store/fetch";
 import { agentChunkCount, embeddingModelsInUse, indexingDocumentIds } from "../db/documents";
 import { embedder } from "../embeddings/configured";
-import { AppError } from "../core/errors";
+import { AppError, unreadableIndexDetail } from "../core/errors";
 import { activeIngests } from "../ingest/pipeline";
 import { pendingCleanups } from "../ingest/cleanup";
 import { probeQuery } from "../vector-store/chunks";
@@ -84,9 +84,30 @@ function ownWords(err: unknown, what: string): string {
   return `${what}; the details are in the server log.`;
 }
 
+/**
+ * What a query that Chroma failed because it cannot read the collection's index means, and the
+ * remedy; null for any other failure. Chroma's own words close it.
+ */
+function unreadableIndexWords(err: unknown): string | null {
+  const detail = unreadableIndexDetail(err);
+  if (!detail) return null;
+  return (
+    "Chroma cannot read the collection's vector index: its files are damaged (an unclean stop of Chroma can do this), " +
+    "so searches of agents served by the index fail, and so do uploads and removals. " +
+    "Rebuild the index from the app's copies of the vectors: Index health → Rebuild index…, `POST /api/audit/rebuild` " +
+    `or \`npm run audit -- --rebuild\`. Chroma said: ${detail}`
+  );
+}
+
 /** Chroma answers, and one probe embedding plus a query of the collection succeed. */
 export async function checkHealth(): Promise<Health> {
-  const health: Health = { ok: false, chroma: { ok: false }, embedder: { ok: false }, stale_models: [], index: indexBacklog() };
+  const health: Health = {
+    ok: false,
+    chroma: { ok: false, index_unreadable: false },
+    embedder: { ok: false },
+    stale_models: [],
+    index: indexBacklog(),
+  };
   try {
     await probe(() => chroma().heartbeat());
     health.chroma.ok = true;
@@ -104,8 +125,10 @@ export async function checkHealth(): Promise<Health> {
     if (health.chroma.ok) await probe(async () => probeQuery(await collectionFor(e), vector));
   } catch (err) {
     if (health.embedder.ok) {
+      const unreadable = unreadableIndexWords(err);
       health.chroma.ok = false;
-      health.chroma.error = ownWords(err, "The probe query to Chroma failed");
+      health.chroma.index_unreadable = unreadable !== null;
+      health.chroma.error = unreadable ?? ownWords(err, "The probe query to Chroma failed");
     } else {
       health.embedder.error = `The embedder failed: ${ownWords(err, "an unexpected error")}`;
     }

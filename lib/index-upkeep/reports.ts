@@ -63,7 +63,8 @@ export interface CopyState {
 /** The health check (lib/index-upkeep/health.ts). */
 export interface Health {
   ok: boolean;
-  chroma: { ok: boolean; error?: string };
+  /** `index_unreadable`: Chroma answers but cannot read the collection's vector index (its files are damaged); a rebuild repairs it. */
+  chroma: { ok: boolean; error?: string; index_unreadable: boolean };
   embedder: { ok: boolean; model?: string; dimension?: number; error?: string };
   /** Models of indexed documents that differ from the configured one. */
   stale_models: string[];

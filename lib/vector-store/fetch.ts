@@ -10,7 +10,7 @@ import {
   ChromaUnauthorizedError,
   ChromaUniqueError,
 } from "chromadb";
-import { markNotServed } from "../core/errors";
+import { markNotServed, markUnreadableIndex } from "../core/errors";
 import { vectorStoreState } from "./state";
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
@@ -45,6 +45,20 @@ const NOT_SERVING = new Set([502, 503, 504]);
 markNotServed(ChromaConnectionError);
 markNotServed(ChromaServerError, (err) => /^50[234]: /.test(err.message));
 markNotServed(ChromaNotServingError);
+
+// Chroma (1.x, local) failing to load a collection's HNSW segment from disk: its
+// index_metadata.pickle cut short ("Error deserializing pickle file: eval error at offset …: EOF
+// while parsing") or a graph file hnswlib refuses ("Error loading hnsw index"); rust/segment/src/
+// local_hnsw.rs, wrapped by local_segment_manager.rs. Every query, get, count, add and delete of the
+// collection answers 500 with it until the index is rebuilt. An open that fails (permissions, too
+// many open files) is not damage, and is left out.
+const UNREADABLE_INDEX = /Error creating hnsw segment (?:reader|writer): (?:Error deserializing pickle file|Error loading hnsw index).*/;
+const DETAIL_MAX = 200;
+markUnreadableIndex(ChromaServerError, (err) => {
+  const detail = UNREADABLE_INDEX.exec(err.message)?.[0]; // to the end of its line
+  if (!detail) return null;
+  return detail.length > DETAIL_MAX ? `${detail.slice(0, DETAIL_MAX - 1)}…` : detail;
+});
 
 // A shorter deadline for the Chroma calls made inside one piece of work (the health check).
 // Process-wide like the client itself: pages and route handlers are bundled apart, and the
