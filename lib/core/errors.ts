@@ -217,6 +217,11 @@ export interface FailureWords {
 export function describeFailure(err: unknown, what?: string, words: FailureWords = {}): string {
   if (err instanceof BaseError) return err.userMessage;
   if (isVectorStoreUnavailable(err)) return vectorStoreUnavailable(words.unavailable).message;
+  if (isUnreadableIndex(err))
+    return (
+      `The ${what ?? "request"} failed: Chroma cannot read the collection's vector index (its files are damaged, as an unclean stop ` +
+      "can leave them). Rebuild the index from the app's copies of the vectors: Index health → Rebuild index…."
+    );
   if (words.unexpected) return words.unexpected;
   return what
     ? `The ${what} failed on the server; the details are in its log.`

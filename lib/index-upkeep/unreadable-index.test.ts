@@ -86,7 +86,7 @@ describe("which of Chroma's answers mean its index cannot be read", () => {
   // local_compaction_manager.rs), and as the app's fetch throws them for an answer of 500.
   const reader = "Error constructing hnsw segment reader: Error creating hnsw segment reader";
   it("a pickle file cut short, graph files hnswlib refuses, for a read or a write, anywhere along the causes", async () => {
-    const { ChromaNotServingError, unreadableIndexDetail, isUnreadableIndex, AppError } = await lib();
+    const { ChromaNotServingError, unreadableIndexDetail, isUnreadableIndex, AppError, describeFailure } = await lib();
     const query = new ChromaServerError(
       `Error executing plan: Error sending backfill request to compactor: ${reader}: Error deserializing pickle file: eval error at offset 14953: EOF while parsing`,
     );
@@ -94,6 +94,11 @@ describe("which of Chroma's answers mean its index cannot be read", () => {
       "Error creating hnsw segment reader: Error deserializing pickle file: eval error at offset 14953: EOF while parsing",
     );
     expect(isUnreadableIndex(new Error("the search failed", { cause: query }))).toBe(true);
+    // What a search or an upload that met it tells its user.
+    expect(describeFailure(query, "search")).toBe(
+      "The search failed: Chroma cannot read the collection's vector index (its files are damaged, as an unclean stop can leave them). " +
+        "Rebuild the index from the app's copies of the vectors: Index health → Rebuild index….",
+    );
     expect(unreadableIndexDetail(new ChromaServerError(`Error executing plan: ${reader}: Error loading hnsw index`))).toBe(
       "Error creating hnsw segment reader: Error loading hnsw index",
     );
