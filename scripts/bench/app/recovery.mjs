@@ -14,8 +14,10 @@ import { isChroma, memAvailableMb, ownProcesses } from "./processes.mjs";
 export async function runRecovery({ base, large, upload, corpusStarted }) {
   // ---- a rebuild of the vector index (a new collection built from the stored vectors), with
   // small uploads one after another meanwhile: how long a write waits while it runs
-  const probeAgent = (await http(`${base}/api/agents`, json("POST", { name: "Bench writes during recovery", tools: ["document_search"] })))
-    .id;
+  // A kept DATA_DIR may hold it from an earlier run (one stopped before its end): used again.
+  const PROBE_AGENT = "Bench writes during recovery";
+  const kept = (await http(`${base}/api/agents`)).agents.find((a) => a.name === PROBE_AGENT);
+  const probeAgent = kept?.id ?? (await http(`${base}/api/agents`, json("POST", { name: PROBE_AGENT, tools: ["document_search"] }))).id;
   let probeN = 0;
   const smallUpload = async () => {
     const form = new FormData();
