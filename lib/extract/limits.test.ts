@@ -124,6 +124,7 @@ describe("extractText: decompression bombs", () => {
     await expect(extractText("ok.pdf", pdfWithBlankStream("Refunds within 14 days", 1), { maxTextChars: 200_000 })).resolves.toEqual({
       type: "pdf",
       text: "Refunds within 14 days",
+      pageStarts: [0],
     });
   });
 
