@@ -49,7 +49,9 @@ export function PdfViewer({ src, filename, initialPage }: Props) {
         setPage((p) => Math.min(Math.max(1, p), d.numPages));
       })
       .catch((err: unknown) => {
-        if (!cancelled) setError(`The PDF could not be opened: ${err instanceof Error ? err.message : String(err)}`);
+        if (cancelled) return;
+        console.error("PDF viewer:", err);
+        setError("The PDF could not be opened: the file may be damaged, or no longer kept. Reload the page to try again.");
       });
     return () => {
       cancelled = true;
@@ -86,7 +88,8 @@ export function PdfViewer({ src, filename, initialPage }: Props) {
       })
       .catch((err: unknown) => {
         if (cancelled || (err as { name?: string }).name === "RenderingCancelledException") return;
-        setError(`Page ${page} could not be shown: ${err instanceof Error ? err.message : String(err)}`);
+        console.error("PDF viewer:", err);
+        setError(`Page ${page} could not be shown: the file may be damaged. Try another page, or reload.`);
       });
     return () => {
       cancelled = true;

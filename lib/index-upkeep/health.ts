@@ -86,16 +86,18 @@ function ownWords(err: unknown, what: string): string {
 
 /**
  * What a query that Chroma failed because it cannot read the collection's index means, and the
- * remedy; null for any other failure. Chroma's own words close it.
+ * remedy; null for any other failure. Chroma's own words go to the server log.
  */
 function unreadableIndexWords(err: unknown): string | null {
   const detail = unreadableIndexDetail(err);
   if (!detail) return null;
+  // Chroma's text stays in the server log, as every library's does (ownWords).
+  console.error(`[kb-inspector] health check: Chroma cannot read the collection's index: ${detail}`);
   return (
     "Chroma cannot read the collection's vector index: its files are damaged (an unclean stop of Chroma can do this), " +
     "so searches of agents served by the index fail, and so do uploads and removals. " +
     "Rebuild the index from the app's copies of the vectors: Index health → Rebuild index…, `POST /api/audit/rebuild` " +
-    `or \`npm run audit -- --rebuild\`. Chroma said: ${detail}`
+    "or `npm run audit -- --rebuild`. Chroma's own words are in the server log."
   );
 }
 

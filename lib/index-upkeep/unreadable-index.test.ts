@@ -69,7 +69,9 @@ describe("Chroma cannot read the collection's vector index", () => {
       for (const remedy of ["Index health → Rebuild index…", "`POST /api/audit/rebuild`", "`npm run audit -- --rebuild`"]) {
         expect(error).toContain(remedy);
       }
-      expect(error).toMatch(/Chroma said: Error creating hnsw segment reader: Error deserializing pickle file: .*EOF while parsing$/);
+      // Chroma's own text stays in the server log.
+      expect(error).toMatch(/Chroma's own words are in the server log\.$/);
+      expect(error).not.toMatch(/hnsw|pickle|EOF/);
 
       // The remedy it names: a new collection built from the app's copies of the vectors.
       await rebuildIndex(embedder(), "asked for by a test");
